@@ -2,6 +2,9 @@
 // the same instant come out in the order they were scheduled. The simulator's virtual clock and
 // the relay's single delivery timer both drain one of these.
 
+/** Omit that distributes over a union, so each variant keeps its own fields. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 export interface Timed {
   at: number;
   seq: number;
@@ -16,7 +19,7 @@ export class EventQueue<T extends Timed> {
   }
 
   /** Assigns the entry its sequence number and inserts it. */
-  push(entry: Omit<T, 'seq'>): T {
+  push(entry: DistributiveOmit<T, 'seq'>): T {
     const e = { ...entry, seq: this.nextSeq++ } as T;
     const h = this.heap;
     h.push(e);

@@ -13,7 +13,7 @@ import {
   type StepContext,
   type Timing,
 } from './algorithm.ts';
-import { EventQueue } from './event-queue.ts';
+import { EventQueue, type DistributiveOmit } from './event-queue.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
 import type { DropReason, TraceEvent } from './trace.ts';
 
@@ -109,7 +109,7 @@ export function simulate(spec: SimulationSpec): SimulationResult {
   let electionStart: number | null = null;
   let groupOf: Map<ProcessId, number> | null = null;
 
-  const record = (e: Omit<TraceEvent, 'seq' | 't'>) => {
+  const record = (e: DistributiveOmit<TraceEvent, 'seq' | 't'>) => {
     if (recording) trace.push({ seq: seq++, t: now, ...e } as TraceEvent);
   };
   const ctxOf = (n: Node): StepContext => ({ now, random: n.random });

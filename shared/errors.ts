@@ -1,0 +1,50 @@
+// One table of protocol errors, after ws's error factory: every error a client can see has a
+// stable code here, an HTTP status for the REST API, and one function builds the frame. Only
+// these texts reach a client; internal exception messages never do.
+
+export const ERRORS = {
+  BAD_JSON: { status: 400, message: 'Frame is not valid JSON' },
+  BAD_FRAME: { status: 400, message: 'Frame does not match the protocol schema' },
+  UNKNOWN_TYPE: { status: 400, message: 'Unknown frame type' },
+  FRAME_TOO_LARGE: { status: 413, message: 'Frame exceeds the size limit' },
+  RATE_LIMITED: { status: 429, message: 'Too many frames; slow down' },
+  BAD_REQUEST: { status: 400, message: 'Request body does not match the schema' },
+  UNAUTHORIZED: { status: 401, message: 'Instructor token missing or wrong' },
+  NOT_FOUND: { status: 404, message: 'No such resource' },
+  UNKNOWN_LAB: { status: 404, message: 'No lab with that name' },
+  LAB_EXISTS: { status: 409, message: 'A lab with that name already exists' },
+  UNKNOWN_PROCESS: { status: 404, message: 'No process with that id in this lab' },
+  ID_NOT_IN_LAB: { status: 400, message: 'That id is not in the lab\'s id set' },
+  ID_TAKEN: { status: 409, message: 'That id is already claimed by a live process' },
+  LAB_FULL: { status: 409, message: 'Every id of this lab is taken' },
+  NOT_JOINED: { status: 409, message: 'Join a lab before sending' },
+  ALREADY_JOINED: { status: 409, message: 'This connection already joined a lab' },
+  NOT_PAUSED: { status: 409, message: 'The lab is not paused' },
+  NO_SUCH_MESSAGE: { status: 404, message: 'No in-flight message with that id' },
+  INTERNAL: { status: 500, message: 'Internal error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export interface ErrorFrame {
+  type: 'error';
+  code: ErrorCode;
+  message: string;
+  /** Echoes the `ref` of the frame that caused it, when it had one. */
+  ref?: string | number;
+  /** Which fields were wrong, for schema errors (paths only, never raw input). */
+  details?: string[];
+}
+
+export function errorFrame(code: ErrorCode, opts: { ref?: string | number; details?: string[]; message?: string } = {}): ErrorFrame {
+  const frame: ErrorFrame = { type: 'error', code, message: opts.message ?? ERRORS[code].message };
+  if (opts.ref !== undefined) frame.ref = opts.ref;
+  if (opts.details?.length) frame.details = opts.details.slice(0, 10);
+  return frame;
+}
+
+/** Errors are values at module edges. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorFrame };
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const fail = <T = never>(code: ErrorCode, opts?: Parameters<typeof errorFrame>[1]): Result<T> => ({ ok: false, error: errorFrame(code, opts) });

@@ -1,0 +1,108 @@
+// Schemas for a lab's configuration: algorithm, ids, ring order, timing bounds and fabric rules.
+// Used by the REST API (request bodies), the wire protocol (what a process is told on join)
+// and the browser's control panel. Types are inferred from the schemas, never written twice.
+import { z } from 'zod';
+import { ALGORITHM_NAMES, DEFAULT_TIMING } from './algorithm.ts';
+
+export const LabName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
+export const ProcessIdSchema = z.int().min(0).max(1_000_000);
+export const AlgorithmNameSchema = z.enum(ALGORITHM_NAMES);
+export const DetectorSchema = z.enum(['heartbeat', 'poll', 'none']);
+
+export const TimingSchema = z
+  .object({
+    transmission: z.number().positive().max(60_000),
+    processing: z.number().min(0).max(60_000),
+    heartbeatInterval: z.number().positive().max(600_000),
+    heartbeatTimeout: z.number().positive().max(600_000),
+  })
+  .strict();
+
+export const LinkRulesSchema = z
+  .object({
+    delay: z.number().min(0).max(60_000),
+    jitter: z.number().min(0).max(60_000),
+    /** Loss probability. With lossMode 'burst' this is the long-run average (Gilbert-Elliott). */
+    loss: z.number().min(0).max(1),
+    lossMode: z.enum(['independent', 'burst']),
+    /** Mean length of a loss burst, in messages (burst mode only). */
+    burstLength: z.number().min(1).max(1000),
+    duplicate: z.number().min(0).max(1),
+  })
+  .strict();
+
+export const DEFAULT_LINK: LinkRules = { delay: 20, jitter: 0, loss: 0, lossMode: 'independent', burstLength: 3, duplicate: 0 };
+
+export const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
+
+export const FabricSchema = z
+  .object({
+    link: LinkRulesSchema,
+    /** Directed overrides: from -> to only. */
+    links: z.array(LinkOverrideSchema).max(10_000),
+    /** Off: every link is FIFO. On: jitter may reorder messages on a link. */
+    reorder: z.boolean(),
+    /** 1 = real time; 10 = ten times slower (delays and the processes' timeouts scale alike). */
+    timeScale: z.number().min(0.1).max(100),
+  })
+  .strict();
+
+export const DEFAULT_FABRIC: Fabric = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
+
+/** PUT /api/labs/:lab/fabric body: any subset; `link` fields merge into the current ones. */
+export const FabricPatchSchema = z
+  .object({
+    link: LinkRulesSchema.partial().strict(),
+    links: z.array(LinkOverrideSchema).max(10_000),
+    reorder: z.boolean(),
+    timeScale: z.number().min(0.1).max(100),
+  })
+  .partial()
+  .strict();
+
+export const LabConfigSchema = z
+  .object({
+    name: LabName,
+    algorithm: AlgorithmNameSchema,
+    ids: z.array(ProcessIdSchema).min(1).max(5000),
+    ring: z.array(ProcessIdSchema).max(5000),
+    timing: TimingSchema,
+    detector: DetectorSchema,
+    options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
+    fabric: FabricSchema,
+    seed: z.int().min(0).max(2 ** 32 - 1),
+  })
+  .strict();
+
+/** POST /api/labs body: a name; everything else defaults. `size` is shorthand for ids 0..size-1. */
+export const CreateLabSchema = z
+  .object({
+    name: LabName,
+    algorithm: AlgorithmNameSchema.optional(),
+    ids: z.array(ProcessIdSchema).min(1).max(5000).optional(),
+    size: z.int().min(1).max(5000).optional(),
+    ring: z.array(ProcessIdSchema).max(5000).optional(),
+    timing: TimingSchema.partial().strict().optional(),
+    detector: DetectorSchema.optional(),
+    options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+    fabric: FabricPatchSchema.optional(),
+    seed: z.int().min(0).max(2 ** 32 - 1).optional(),
+  })
+  .strict();
+
+/** PATCH-style update of a running lab's algorithm settings (restarts every process). */
+export const UpdateLabSchema = CreateLabSchema.omit({ name: true, size: true }).strict();
+
+export const PartitionSchema = z.object({ groups: z.array(z.array(ProcessIdSchema).max(5000)).min(1).max(100) }).strict();
+export const BotsSchema = z.object({ count: z.int().min(1).max(1000), ids: z.array(ProcessIdSchema).max(1000).optional() }).strict();
+
+export type LinkRules = z.infer<typeof LinkRulesSchema>;
+export type LinkOverride = z.infer<typeof LinkOverrideSchema>;
+export type Fabric = z.infer<typeof FabricSchema>;
+export type FabricPatch = z.infer<typeof FabricPatchSchema>;
+export type LabConfig = z.infer<typeof LabConfigSchema>;
+export type CreateLab = z.infer<typeof CreateLabSchema>;
+export type UpdateLab = z.infer<typeof UpdateLabSchema>;
+
+export const DEFAULT_LAB_SIZE = 8;
+export { DEFAULT_TIMING };
