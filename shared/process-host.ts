@@ -1,0 +1,143 @@
+// Runs one pure algorithm for real: executes its effects with a host-supplied scheduler and
+// transport. The browser tab, the headless bot, the relay's server-side bots and the tests all
+// drive an algorithm through this one class, so they cannot drift apart.
+import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from './algorithm.ts';
+import type { ProcessConfig } from './protocol.ts';
+import type { Random } from './rng.ts';
+
+export interface HostIO {
+  send(to: ProcessId, message: Message): void;
+  report(report: Report): void;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+  now(): number;
+  random: Random;
+}
+
+export interface TimerView {
+  name: string;
+  /** `io.now()` value at which it fires. */
+  due: number;
+}
+
+/** What happened, for views that show an inbox, an outbox and a log. */
+export type HostEvent =
+  | { kind: 'in'; event: AlgorithmEvent }
+  | { kind: 'out'; to: ProcessId; message: Message }
+  | { kind: 'report'; report: Report }
+  | { kind: 'started'; config: AlgorithmConfig }
+  | { kind: 'stopped' };
+
+export class ProcessHost {
+  private state: unknown = null;
+  private running = false;
+  private readonly timers = new Map<string, { handle: unknown; due: number }>();
+  private last: Report | null = null;
+
+  constructor(
+    private readonly algorithm: Algorithm<any, any>,
+    private readonly io: HostIO,
+    private readonly listener?: (e: HostEvent) => void,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  get report(): Report | null {
+    return this.last;
+  }
+
+  get name(): string {
+    return this.algorithm.name;
+  }
+
+  /** Timers currently set, soonest first. */
+  timerList(): TimerView[] {
+    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+  }
+
+  /** Start, or restart from scratch (state and timers are dropped first). */
+  start(config: AlgorithmConfig): void {
+    this.stop();
+    this.running = true;
+    this.listener?.({ kind: 'started', config });
+    const out = this.algorithm.init(config, this.ctx());
+    this.state = out.state;
+    this.apply(out.effects);
+  }
+
+  /** Crash or leave: the algorithm's state and every timer go. */
+  stop(): void {
+    for (const t of this.timers.values()) this.io.clearTimer(t.handle);
+    this.timers.clear();
+    if (this.running) this.listener?.({ kind: 'stopped' });
+    this.running = false;
+    this.state = null;
+  }
+
+  deliver(from: ProcessId, message: Message): void {
+    this.feed({ kind: 'message', from, message });
+  }
+
+  elect(): void {
+    this.feed({ kind: 'elect' });
+  }
+
+  private feed(event: AlgorithmEvent): void {
+    if (!this.running) return;
+    this.listener?.({ kind: 'in', event });
+    const out = this.algorithm.step(this.state, event, this.ctx());
+    this.state = out.state;
+    this.apply(out.effects);
+  }
+
+  private ctx() {
+    return { now: this.io.now(), random: this.io.random };
+  }
+
+  private apply(effects: Effect[]): void {
+    for (const e of effects) {
+      switch (e.kind) {
+        case 'send':
+          this.listener?.({ kind: 'out', to: e.to, message: e.message });
+          this.io.send(e.to, e.message);
+          break;
+        case 'set-timer': {
+          const old = this.timers.get(e.name);
+          if (old) this.io.clearTimer(old.handle);
+          const name = e.name;
+          const handle = this.io.setTimer(() => {
+            this.timers.delete(name);
+            this.feed({ kind: 'timer', name });
+          }, e.after);
+          this.timers.set(name, { handle, due: this.io.now() + e.after });
+          break;
+        }
+        case 'cancel-timer': {
+          const old = this.timers.get(e.name);
+          if (old) this.io.clearTimer(old.handle);
+          this.timers.delete(e.name);
+          break;
+        }
+        case 'report':
+          this.last = e.report;
+          this.listener?.({ kind: 'report', report: e.report });
+          this.io.report(e.report);
+          break;
+      }
+    }
+  }
+}
+
+/** The algorithm's view of a lab's process config. */
+export function algorithmConfig(config: ProcessConfig, self: ProcessId): AlgorithmConfig {
+  return {
+    self,
+    ids: [...config.ids].sort((a, b) => a - b),
+    ring: config.ring.length ? config.ring : [...config.ids].sort((a, b) => a - b),
+    timing: config.timing,
+    detector: config.detector,
+    options: config.options,
+  };
+}
