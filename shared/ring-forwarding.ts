@@ -1,0 +1,137 @@
+// Hop-by-hop forwarding around a logical ring, shared by both ring algorithms.
+//
+// 002: "Processes are able to 'skip' faulty systems: instead of sending to process j, send to
+// j + 1. Faulty systems are those that don't respond in a fixed amount of time." Every ring hop
+// is therefore acknowledged: the sender waits UB = 2T + M (000, 002) for an ACK and, when none
+// comes, marks that successor down and re-sends every hop still waiting on it, in the original
+// order, to the next successor. 001's "the message continues around the ring even if a process
+// along the way has crashed" is this rule.
+//
+// Down successors are remembered so that later hops of the same election skip them without
+// another send (002 counts 2(n-1) messages, not one wasted send per hop). The host clears the
+// memory (`forgetDown`) when a new election episode begins, so a process that came back, or a
+// partition that healed, is tried again; any message from a process also revives it.
+import { roundTripBound, successorsOf, type Effect, type Message, type ProcessId, type Timing } from './algorithm.ts';
+
+export type AckMessage = { type: 'ACK'; seq: number };
+
+/** A ring message as the host builds it: the forwarder adds the hop's `seq`. */
+export type Unsent<M> = M extends unknown ? Omit<M, 'seq'> : never;
+
+interface PendingHop<M> {
+  seq: number;
+  to: ProcessId;
+  message: Unsent<M>;
+}
+
+export interface Forwarder<M extends Message> {
+  readonly self: ProcessId;
+  /** The ring after `self`, in order, wrapping. */
+  readonly successors: readonly ProcessId[];
+  /** How long a hop waits for its ACK: UB = 2T + M. */
+  readonly ackTimeout: number;
+  readonly nextSeq: number;
+  /** Successors that did not acknowledge within UB, skipped until heard from again. */
+  readonly down: readonly ProcessId[];
+  /** Hops sent and not yet acknowledged, in send order. */
+  readonly pending: readonly PendingHop<M>[];
+}
+
+export interface ForwardStep<M extends Message> {
+  forwarder: Forwarder<M>;
+  effects: Effect<M | AckMessage>[];
+  /** Messages that found no live successor at all: this process is alone on the ring. */
+  stranded: Unsent<M>[];
+}
+
+const ACK_PREFIX = 'ack:';
+
+export function createForwarder<M extends Message>(ring: readonly ProcessId[], self: ProcessId, timing: Timing): Forwarder<M> {
+  return {
+    self,
+    successors: successorsOf(ring, self).filter((id) => id !== self),
+    ackTimeout: roundTripBound(timing),
+    nextSeq: 1,
+    down: [],
+    pending: [],
+  };
+}
+
+/** The first successor not known to be down; null when every other process is. */
+export function liveSuccessor<M extends Message>(f: Forwarder<M>): ProcessId | null {
+  return f.successors.find((id) => !f.down.includes(id)) ?? null;
+}
+
+/** Send `messages`, in order, to the live successor, each waiting UB for its ACK. */
+export function forward<M extends Message>(f: Forwarder<M>, ...messages: Unsent<M>[]): ForwardStep<M> {
+  let next = f;
+  const effects: Effect<M | AckMessage>[] = [];
+  const stranded: Unsent<M>[] = [];
+  for (const message of messages) {
+    const to = liveSuccessor(next);
+    if (to === null) {
+      stranded.push(message);
+      continue;
+    }
+    const seq = next.nextSeq;
+    next = { ...next, nextSeq: seq + 1, pending: [...next.pending, { seq, to, message }] };
+    effects.push({ kind: 'send', to, message: { ...message, seq } as unknown as M });
+    effects.push({ kind: 'set-timer', name: ACK_PREFIX + seq, after: f.ackTimeout });
+  }
+  return { forwarder: next, effects, stranded };
+}
+
+/** A ring hop arrived: acknowledge it. Its sender is evidently up. */
+export function receiveHop<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
+  const ack: AckMessage = { type: 'ACK', seq };
+  return { forwarder: revive(f, [from]), effects: [{ kind: 'send', to: from, message: ack }], stranded: [] };
+}
+
+/** An ACK arrived: that hop is done. */
+export function receiveAck<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
+  const hop = f.pending.find((p) => p.seq === seq && p.to === from);
+  const revived = revive(f, [from]);
+  if (!hop) return { forwarder: revived, effects: [], stranded: [] };
+  return {
+    forwarder: { ...revived, pending: revived.pending.filter((p) => p !== hop) },
+    effects: [{ kind: 'cancel-timer', name: ACK_PREFIX + seq }],
+    stranded: [],
+  };
+}
+
+export function isAckTimer(name: string): boolean {
+  return name.startsWith(ACK_PREFIX);
+}
+
+/**
+ * No ACK within UB: the successor is down. Every hop still waiting on it moves, in send order,
+ * to the next successor (per-link FIFO is kept, which 001's example relies on: "P3 sends
+ * Elect(3) towards P4 and then sends Elect(2) towards P4").
+ */
+export function ackTimeout<M extends Message>(f: Forwarder<M>, name: string): ForwardStep<M> {
+  const seq = Number(name.slice(ACK_PREFIX.length));
+  const hop = f.pending.find((p) => p.seq === seq);
+  if (!hop) return { forwarder: f, effects: [], stranded: [] };
+  const moved = f.pending.filter((p) => p.to === hop.to);
+  const kept: Forwarder<M> = {
+    ...f,
+    down: f.down.includes(hop.to) ? f.down : [...f.down, hop.to],
+    pending: f.pending.filter((p) => p.to !== hop.to),
+  };
+  const cancels: Effect<M | AckMessage>[] = moved
+    .filter((p) => p.seq !== seq)
+    .map((p) => ({ kind: 'cancel-timer', name: ACK_PREFIX + p.seq }));
+  const out = forward(kept, ...moved.map((p) => p.message));
+  return { forwarder: out.forwarder, effects: [...cancels, ...out.effects], stranded: out.stranded };
+}
+
+/** These processes are up after all (a message from them, or their id in a circulating list). */
+export function revive<M extends Message>(f: Forwarder<M>, ids: readonly ProcessId[]): Forwarder<M> {
+  if (!f.down.some((id) => ids.includes(id))) return f;
+  return { ...f, down: f.down.filter((id) => !ids.includes(id)) };
+}
+
+/** A new election episode: try every successor again. Hops in flight keep their targets. */
+export function forgetDown<M extends Message>(f: Forwarder<M>): Forwarder<M> {
+  return f.down.length === 0 ? f : { ...f, down: [] };
+}

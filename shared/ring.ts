@@ -1,0 +1,200 @@
+// The ring algorithm (002, "A Ring Algorithm"), a pure state machine.
+//
+// "P thinks the coordinator has crashed; builds an ELECTION message which contains its own ID
+// number. Sends to first live successor. Each process adds its own number and forwards to next.
+// OK to have two elections at once. When the message returns to p, it sees its own process ID
+// in the list and knows that the circuit is complete. P circulates a COORDINATOR message with
+// the new high number." Hops are acknowledged and dead successors skipped (ring-forwarding.ts).
+//
+// Termination guards, for an initiator that dies mid-election:
+// - ELECTION ends at the first process that finds its own id in the list. That is the initiator
+//   when it is alive; otherwise the next process round, which then circulates the result.
+// - COORDINATOR ends at the process that started it (`origin`), and any process passes a given
+//   election's COORDINATOR on at most once, so it stops one hop after a dead origin.
+import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
+import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, type DetectorMessage, type DetectorSetup, type DetectorState, DETECTOR_OFF } from './failure-detector.ts';
+import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
+import { detectorSetup, observationCallsElection, pauseDetector, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
+
+export type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
+export type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string; coordinator: ProcessId; origin: ProcessId };
+type Hop = ElectionMessage | CoordinatorMessage;
+export type RingMessage = Hop | AckMessage | DetectorMessage;
+
+export interface RingState {
+  self: ProcessId;
+  setup: DetectorSetup;
+  watchdog: number;
+  coordinator: ProcessId | null;
+  /** Elections (ids) this process joined whose COORDINATOR it has not seen yet. */
+  open: string[];
+  /** Elections whose COORDINATOR it already passed on (the guard; only the last few kept). */
+  done: string[];
+  /** The ids collected by the last ELECTION it saw. */
+  activeList: ProcessId[];
+  fwd: Forwarder<Hop>;
+  detector: DetectorState;
+  /** The coordinator the detector was last set to watch; null while an election pauses it. */
+  watched: ProcessId | null;
+}
+
+type Out = { state: RingState; effects: Effect<RingMessage>[] };
+const DONE_KEPT = 32;
+
+function init(config: AlgorithmConfig, ctx: StepContext): Out {
+  const state: RingState = {
+    self: config.self,
+    setup: detectorSetup(config),
+    watchdog: watchdogDelay(config),
+    coordinator: null,
+    open: [],
+    done: [],
+    activeList: [],
+    fwd: createForwarder<Hop>(config.ring, config.self, config.timing),
+    detector: DETECTOR_OFF,
+    watched: null,
+  };
+  // 002: "Elections may be needed when the system is initialized"; a restarted process holds one.
+  if (config.initialCoordinator === undefined || config.initialCoordinator === null) return startElection(state, ctx);
+  return settle({ ...state, coordinator: config.initialCoordinator }, []);
+}
+
+function step(s: RingState, event: AlgorithmEvent<RingMessage>, ctx: StepContext): Out {
+  switch (event.kind) {
+    case 'elect':
+      return startElection(s, ctx);
+    case 'timer':
+      if (isAckTimer(event.name)) return afterForward(s, ackTimeout(s.fwd, event.name), []);
+      if (isDetectorTimer(event.name)) {
+        const d = detectorTimer<RingMessage>(s.setup, s.detector, event.name);
+        const next = { ...s, detector: d.state };
+        if (observationCallsElection(d.observed, s.coordinator, electing(s))) return withEffects(startElection(next, ctx), d.effects);
+        return { state: next, effects: d.effects };
+      }
+      // The watchdog: an election here never ended (a message or its initiator was lost).
+      if (event.name === WATCHDOG_TIMER && electing(s)) return startElection({ ...s, open: [] }, ctx);
+      return { state: s, effects: [] };
+    case 'message':
+      return onMessage(s, event.from, event.message, ctx);
+  }
+}
+
+function onMessage(s: RingState, from: ProcessId, m: RingMessage, ctx: StepContext): Out {
+  if (m.type === 'ACK') return afterForward(s, receiveAck(s.fwd, from, m.seq), []);
+  if (isDetectorMessage(m)) {
+    const d = detectorMessage<RingMessage>(s.setup, s.detector, from, m);
+    const next = { ...s, detector: d.state, fwd: revive(s.fwd, [from]) };
+    if (observationCallsElection(d.observed, s.coordinator, electing(s))) return withEffects(startElection(next, ctx), d.effects);
+    return { state: next, effects: d.effects };
+  }
+  const acked = receiveHop(s.fwd, from, m.seq);
+  const s1 = { ...s, fwd: acked.forwarder };
+  const out = m.type === 'ELECTION' ? onElection(s1, m) : onCoordinator(s1, m);
+  return withEffects(out, acked.effects);
+}
+
+/** 002: "builds an ELECTION message which contains its own ID number. Sends to first live successor." */
+function startElection(s: RingState, ctx: StepContext): Out {
+  const eid = `${s.self}-${Math.floor(ctx.random() * 1e9)}`;
+  const fresh = !electing(s);
+  const next = { ...s, open: [...s.open, eid], activeList: [s.self], fwd: fresh ? forgetDown(s.fwd) : s.fwd };
+  return join(next, { type: 'ELECTION', eid, list: [s.self] });
+}
+
+function onElection(s: RingState, m: ElectionMessage): Out {
+  // A second copy of an election already over here (a resend after a lost ACK).
+  if (s.done.includes(m.eid)) return { state: s, effects: [] };
+  const seen = { ...s, fwd: revive(s.fwd, m.list) };
+  // 002: "When the message returns to p, it sees its own process ID in the list."
+  if (m.list.includes(s.self)) return complete(seen, m.eid, m.list);
+  // 002: "Each process adds its own number and forwards to next."
+  const list = [...m.list, s.self];
+  const fresh = !electing(seen);
+  const next = {
+    ...seen,
+    open: seen.open.includes(m.eid) ? seen.open : [...seen.open, m.eid],
+    activeList: list,
+    fwd: fresh ? forgetDown(seen.fwd) : seen.fwd,
+  };
+  return join(next, { type: 'ELECTION', eid: m.eid, list });
+}
+
+/** Take part in an election: stop suspecting, arm the watchdog, pass the ELECTION on. */
+function join(s: RingState, election: Unsent<ElectionMessage>): Out {
+  const paused = pauseDetector<RingMessage>(s.setup, s.detector);
+  const sent = forward(s.fwd, election);
+  const effects: Effect<RingMessage>[] = [...paused.effects, { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog }];
+  return afterForward({ ...s, detector: paused.detector, watched: null }, sent, effects);
+}
+
+/** 002: "P circulates a COORDINATOR message with the new high number." */
+function complete(s: RingState, eid: string, list: ProcessId[]): Out {
+  const winner = Math.max(...list);
+  const next: RingState = { ...s, activeList: list, coordinator: winner, open: s.open.filter((e) => e !== eid), done: remember(s.done, eid) };
+  const sent = forward(next.fwd, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self });
+  // Stranded: nobody else is up, so there is nobody to tell.
+  return afterForward(next, { ...sent, stranded: [] }, []);
+}
+
+function onCoordinator(s: RingState, m: CoordinatorMessage): Out {
+  const closed = { ...s, open: s.open.filter((e) => e !== m.eid) };
+  // Back at its origin: every live process has it. Already passed on: its origin died.
+  if (m.origin === s.self || s.done.includes(m.eid)) return settle(closed, []);
+  const next: RingState = { ...closed, coordinator: m.coordinator, done: remember(s.done, m.eid) };
+  const sent = forward(next.fwd, { type: 'COORDINATOR', eid: m.eid, coordinator: m.coordinator, origin: m.origin });
+  return afterForward(next, { ...sent, stranded: [] }, []);
+}
+
+/** Apply a forwarder step; a stranded ELECTION means this process is alone: the circuit is complete. */
+function afterForward(s: RingState, out: ForwardStep<Hop>, before: Effect<RingMessage>[]): Out {
+  let state: RingState = { ...s, fwd: out.forwarder };
+  let effects: Effect<RingMessage>[] = [...before, ...out.effects];
+  for (const m of out.stranded) {
+    if (m.type !== 'ELECTION') continue;
+    const list = m.list.includes(s.self) ? m.list : [...m.list, s.self];
+    const done = complete(state, m.eid, list);
+    state = done.state;
+    effects = [...effects, ...done.effects];
+  }
+  return settle(state, effects);
+}
+
+/** When no election is open any more, stop the watchdog and watch the coordinator. */
+function settle(s: RingState, effects: Effect<RingMessage>[]): Out {
+  if (electing(s) || s.coordinator === null || s.watched === s.coordinator) return { state: s, effects };
+  const w = watchCoordinator<RingMessage>(s.setup, s.self, s.coordinator);
+  const watching = { ...s, detector: w.detector, watched: s.coordinator };
+  return { state: watching, effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects] };
+}
+
+function electing(s: RingState): boolean {
+  return s.open.length > 0;
+}
+
+function remember(done: string[], eid: string): string[] {
+  return done.includes(eid) ? done : [...done, eid].slice(-DONE_KEPT);
+}
+
+function withEffects(out: Out, first: Effect<RingMessage>[]): Out {
+  return first.length === 0 ? out : { state: out.state, effects: [...first, ...out.effects] };
+}
+
+function report(s: RingState): Report {
+  const isElecting = electing(s);
+  const ownOpen = s.open.some((e) => e.startsWith(`${s.self}-`));
+  return {
+    role: isElecting ? (ownOpen ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
+    coordinator: s.coordinator,
+    electing: isElecting,
+    activeList: s.activeList,
+    successor: liveSuccessor(s.fwd),
+  };
+}
+
+export const ring: Algorithm<RingState, RingMessage> = withReports<RingState, RingMessage>({
+  name: 'ring',
+  messageTypes: ['ELECTION', 'COORDINATOR', 'ACK', 'HEARTBEAT', 'PING', 'PONG'],
+  init,
+  step,
+  report,
+});
