@@ -94,6 +94,12 @@ export const CreateLabSchema = z
 export const UpdateLabSchema = CreateLabSchema.omit({ name: true, size: true }).strict();
 
 export const PartitionSchema = z.object({ groups: z.array(z.array(ProcessIdSchema).max(5000)).min(1).max(100) }).strict();
+/** POST /api/labs/:lab/step body: deliver or drop one held message; empty: deliver the next due one. */
+export const StepSchema = z
+  .object({ msg: z.int().min(1).optional(), action: z.enum(['deliver', 'drop']).optional() })
+  .strict();
+export type StepRequest = z.infer<typeof StepSchema>;
+
 export const BotsSchema = z.object({ count: z.int().min(1).max(1000), ids: z.array(ProcessIdSchema).max(1000).optional() }).strict();
 
 export type LinkRules = z.infer<typeof LinkRulesSchema>;

@@ -87,6 +87,47 @@ export interface LabSnapshot {
   /** ms since the lab started, on the relay's clock. */
   now: number;
   partition: ProcessId[][] | null;
+  /** Seq of the last trace event this snapshot reflects; the stream continues after it. */
+  seq?: number;
+}
+
+/** A message held by the relay (GET /api/labs/:lab/inflight), soonest first. */
+export interface InFlightInfo {
+  msg: number;
+  from: ProcessId;
+  to: ProcessId;
+  type: string;
+  message: Message;
+  /** ms until it is due on the lab's fabric clock (which stands still while paused). */
+  dueIn: number;
+  /** Set when this copy is the fabric's duplicate of message `of`. */
+  of?: number;
+}
+
+/** GET /api/labs/:lab/stats. */
+export interface LabStats {
+  /** ms since the lab started. */
+  now: number;
+  messages: { sent: number; delivered: number; dropped: number; duplicated: number; byType: Record<string, number> };
+  drops: Record<string, number>;
+  /** The election in progress or the last one: started when a process began electing (or the instructor asked). */
+  election: {
+    active: boolean;
+    startedAt: number | null;
+    endedAt: number | null;
+    /** ms from start to the last process settling; null while running or before any election. */
+    duration: number | null;
+    /** Messages by type since that election started. */
+    byType: Record<string, number>;
+    messages: number;
+  };
+  /** Directed links that carried traffic: counts since the lab started or was reset. */
+  links: { from: ProcessId; to: ProcessId; sent: number; delivered: number; dropped: number }[];
+  /** Believed coordinator -> how many live processes believe it (key "none" for null). */
+  coordinators: Record<string, number>;
+  processes: { up: number; crashed: number; absent: number };
+  /** Bad input the relay refused for this lab's connections and overall. */
+  relay: Record<string, number>;
 }
 
 export type ServerFrame =

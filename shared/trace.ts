@@ -13,7 +13,8 @@ export type DropReason =
   | 'unknown-destination'
   | 'manual' // dropped by hand while paused
   | 'overflow' // the receiver could not keep up and the bounded queue was full
-  | 'receiver-gone'; // the receiver left the lab
+  | 'receiver-gone' // the receiver left the lab (or its connection dropped)
+  | 'reset'; // discarded in flight when the instructor reset or reconfigured the lab
 
 interface Base {
   seq: number;
