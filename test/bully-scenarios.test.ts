@@ -178,6 +178,22 @@ describe('bully: recovery and rivals', () => {
   });
 });
 
+describe('bully: partitions', () => {
+  for (const detector of ['heartbeat', 'poll'] as const) {
+    it(`bully: after a partition heals, the two coordinators meet and the higher one bullies the other (${detector}; 003: "What happens if two machines decide they are co-ordinators?")`, () => {
+      const run = simulate({
+        algorithm: bully, ids: range(8), detector, link: { delay: T, jitter: 20 }, seed: 5,
+        partitions: [{ at: 1000, groups: [[0, 1, 2, 3], [4, 5, 6, 7]] }, { at: 6000, groups: null }],
+        until: 15_000,
+      });
+      const during = run.trace.filter((e) => e.kind === 'report' && e.t < 6000 && e.report.role === 'coordinator');
+      expect(during.some((e) => e.kind === 'report' && e.node === 3)).toBe(true); // the cut-off side elected 3
+      expect(allBelieve(run.coordinatorByNode, 7)).toBe(true);
+      expect(Object.values(run.reports).filter((r) => r.role === 'coordinator')).toHaveLength(1);
+    });
+  }
+});
+
 describe('bully: failure detectors find the crash', () => {
   const crashAt = 1200;
   for (const detector of ['heartbeat', 'poll'] as const) {
