@@ -19,6 +19,7 @@ export const ERRORS = {
   LAB_FULL: { status: 409, message: 'Every id of this lab is taken' },
   NOT_JOINED: { status: 409, message: 'Join a lab before sending' },
   ALREADY_JOINED: { status: 409, message: 'This connection already joined a lab' },
+  PROCESS_NOT_UP: { status: 409, message: 'That process is not connected and up' },
   NOT_PAUSED: { status: 409, message: 'The lab is not paused' },
   NO_SUCH_MESSAGE: { status: 404, message: 'No in-flight message with that id' },
   INTERNAL: { status: 500, message: 'Internal error' },

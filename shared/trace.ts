@@ -37,6 +37,8 @@ export type TraceEvent = Base &
     | { kind: 'crash' | 'recover' | 'join' | 'leave'; node: ProcessId }
     | { kind: 'report'; node: ProcessId; report: Report }
     | { kind: 'partition'; groups: ProcessId[][] | null }
+    /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
+    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
     | { kind: 'note'; text: string }
   );
 
