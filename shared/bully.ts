@@ -20,7 +20,18 @@
 // - A process holds an election on start and on restart (003); a steady start
 //   (initialCoordinator) believes the given coordinator instead.
 // - Failure detection is shared/failure-detector.ts; here only what its observations mean.
-import { roundTripBound, withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type ProcessId, type Report, type Step, type Timing } from './algorithm.ts';
+import {
+  roundTripBound,
+  withReports,
+  type Algorithm,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Effect,
+  type ProcessId,
+  type Report,
+  type Step,
+  type Timing,
+} from './algorithm.ts';
 import {
   DETECTOR_MESSAGE_TYPES,
   DETECTOR_OFF,
@@ -165,7 +176,7 @@ function onTimer(s: BullyState, name: string, fx: Fx): BullyState {
 
 function init(config: AlgorithmConfig): Out {
   const { self, ids, timing } = config;
-  const mode: DetectorMode = config.detector;
+  const mode = config.detector;
   const higher = ids.filter((id) => id > self);
   const { okTimeout, coordinatorTimeout } = bullyTimeouts(timing, config.options);
   const base: BullyState = {
