@@ -35,7 +35,8 @@ function render(trace: TraceEvent[]): string {
       case 'duplicate':
         return `duplicate ${e.from} -> ${e.to}  ${e.type}`;
       default:
-        return `${e.kind.padEnd(8)} ${e.node}`;
+        // elect, crash, recover... and kinds added later, which name a node or else print whole.
+        return 'node' in e ? `${e.kind.padEnd(8)} ${e.node}` : `${e.kind.padEnd(8)} ${JSON.stringify(e)}`;
     }
   };
   return trace.map((e) => `t=${String(e.t).padStart(5)}  ${line(e)}`).join('\n') + '\n';
