@@ -1,0 +1,156 @@
+// The observer's model of a lab, built from the relay's snapshot and its trace: who is up, what
+// each process reports, the partition, the current election. Plain objects, no Vue: the
+// composable wraps it and bumps one version counter per batch, so a thousand events cost one
+// re-render, not a thousand.
+import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { Fabric, LabConfig } from '../../../shared/lab-config.ts';
+import type { LabSnapshot, ProcessInfo } from '../../../shared/protocol.ts';
+import type { TraceEvent } from '../../../shared/trace.ts';
+import { ElectionTracker } from './election-tracker.ts';
+import { whoDisagrees, type Agreement } from './who-disagrees.ts';
+
+export class LabModel {
+  config: LabConfig | null = null;
+  readonly processes = new Map<ProcessId, ProcessInfo>();
+  partition: ProcessId[][] | null = null;
+  paused = false;
+  inFlight = 0;
+  /** Relay ms of the latest thing seen. */
+  now = 0;
+  /** Events the relay left out of its batches (it samples under load). */
+  skipped = 0;
+  readonly seenTypes = new Set<string>();
+  readonly tracker = new ElectionTracker();
+  /** A process joined that the snapshot did not know: ask for a new one (name and kind). */
+  needsSnapshot = false;
+  private agreementCache: Agreement | null = null;
+  /** Sends per relay-time bucket of 250 ms, for the message rate. */
+  private buckets: { t: number; n: number }[] = [];
+
+  applySnapshot(s: LabSnapshot): void {
+    const restarted = this.config !== null && (this.config.algorithm !== s.config.algorithm || s.now < this.now - 1000);
+    this.config = s.config;
+    this.processes.clear();
+    for (const p of s.processes) this.processes.set(p.id, { ...p });
+    this.partition = s.partition;
+    this.paused = s.paused;
+    this.inFlight = s.inFlight;
+    this.now = Math.max(this.now, s.now);
+    if (restarted) this.tracker.reset();
+    this.needsSnapshot = false;
+    this.agreementCache = null;
+  }
+
+  applyFabric(f: Fabric): void {
+    if (this.config) this.config = { ...this.config, fabric: f };
+  }
+
+  applyEvents(events: readonly TraceEvent[], skipped = 0): void {
+    this.skipped += skipped;
+    const settled = () => this.agreement().settled;
+    for (const e of events) {
+      this.now = Math.max(this.now, e.t);
+      this.apply(e);
+      this.tracker.observe(e, settled);
+    }
+    this.tracker.check(this.agreement().settled);
+  }
+
+  agreement(): Agreement {
+    if (!this.agreementCache) this.agreementCache = whoDisagrees(this.processes.values());
+    return this.agreementCache;
+  }
+
+  /** Processes in the lab's id order, including ids nobody has claimed yet. */
+  list(): ProcessInfo[] {
+    const ids = this.config?.ids ?? [...this.processes.keys()];
+    return ids.map((id) => this.processes.get(id) ?? absent(id));
+  }
+
+  /** Messages per second over the last second of relay time. */
+  rate(): number {
+    const from = this.now - 1000;
+    let n = 0;
+    for (const b of this.buckets) if (b.t > from) n += b.n;
+    return n;
+  }
+
+  private apply(e: TraceEvent): void {
+    switch (e.kind) {
+      case 'send':
+      case 'duplicate':
+        this.seenTypes.add(e.type);
+        this.count(e.t);
+        if (e.kind === 'send') this.inFlight++;
+        return;
+      case 'deliver':
+      case 'drop':
+        this.inFlight = Math.max(0, this.inFlight - 1);
+        return;
+      case 'report':
+        this.touch(e.node).report = e.report;
+        break;
+      case 'crash':
+        this.touch(e.node).status = 'crashed';
+        break;
+      case 'recover':
+        Object.assign(this.touch(e.node), { status: 'up', report: null });
+        break;
+      case 'join': {
+        const known = this.processes.get(e.node);
+        if (!known || known.kind === null) this.needsSnapshot = true;
+        Object.assign(this.touch(e.node), { status: 'up', report: null });
+        break;
+      }
+      case 'leave':
+        Object.assign(this.touch(e.node), { status: 'absent', report: null, kind: null, transport: null });
+        break;
+      case 'control':
+        if (e.action === 'pause') this.paused = true;
+        else if (e.action === 'resume') this.paused = false;
+        else if (e.action === 'reset' || e.action === 'reconfigure') {
+          this.needsSnapshot = true;
+          this.inFlight = 0;
+          this.tracker.reset();
+        } else this.needsSnapshot = true;
+        return;
+      case 'partition':
+        this.partition = e.groups;
+        for (const p of this.processes.values()) p.group = groupOf(e.groups, p.id);
+        break;
+      default:
+        return;
+    }
+    this.agreementCache = null;
+  }
+
+  private touch(id: ProcessId): ProcessInfo {
+    let p = this.processes.get(id);
+    if (!p) {
+      p = { ...absent(id), group: groupOf(this.partition, id) };
+      this.processes.set(id, p);
+    }
+    return p;
+  }
+
+  private count(t: number): void {
+    const bucket = Math.floor(t / 250) * 250;
+    const last = this.buckets[this.buckets.length - 1];
+    if (last && last.t === bucket) last.n++;
+    else {
+      this.buckets.push({ t: bucket, n: 1 });
+      if (this.buckets.length > 16) this.buckets.splice(0, this.buckets.length - 8);
+    }
+  }
+}
+
+export function absent(id: ProcessId): ProcessInfo {
+  return { id, name: null, status: 'absent', kind: null, transport: null, report: null, group: null };
+}
+
+/** A process's partition group; ids in no listed group share one implicit group after the rest. */
+export function groupOf(groups: readonly (readonly ProcessId[])[] | null, id: ProcessId): number | null {
+  if (!groups) return null;
+  const i = groups.findIndex((g) => g.includes(id));
+  return i < 0 ? groups.length : i;
+}

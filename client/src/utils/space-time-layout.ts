@@ -1,0 +1,196 @@
+// The space-time diagram of one election: a lane per process (rows, in ring order), time running
+// to the right, one arrow per message from its send to its delivery (or to the point it was
+// dropped, ending in a cross). Built only from the relay's trace. Pure: numbers in, shapes out.
+import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { DropReason, TraceEvent } from '../../../shared/trace.ts';
+import { dropPoint } from './flight-board.ts';
+import { isBackgroundType } from './message-style.ts';
+
+export interface Lane {
+  id: ProcessId;
+  y: number;
+}
+
+export interface Arrow {
+  msg: number;
+  type: string;
+  from: ProcessId;
+  to: ProcessId;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  end: 'delivered' | 'dropped' | 'in-flight';
+  reason: DropReason | null;
+}
+
+export type MarkKind = 'crash' | 'recover' | 'elect' | 'coordinator' | 'join' | 'leave';
+
+export interface Mark {
+  kind: MarkKind;
+  node: ProcessId;
+  x: number;
+  y: number;
+  t: number;
+}
+
+export interface Tick {
+  x: number;
+  label: string;
+}
+
+export interface SpaceTime {
+  lanes: Lane[];
+  arrows: Arrow[];
+  marks: Mark[];
+  ticks: Tick[];
+  t0: number;
+  t1: number;
+  width: number;
+  height: number;
+  /** Arrows left out past `maxArrows`. */
+  omitted: number;
+}
+
+export interface SpaceTimeOptions {
+  width: number;
+  laneHeight: number;
+  /** Room on the left for lane labels, px. */
+  padLeft?: number;
+  padRight?: number;
+  padTop?: number;
+  /** Leave failure-detector messages out (they bury the election at large N). */
+  hideBackground?: boolean;
+  isBackground?: (type: string) => boolean;
+  maxArrows?: number;
+  /** Right edge of the time axis for an election still running (relay ms). */
+  now?: number;
+  start?: number;
+  end?: number | null;
+}
+
+/** Roles that mean "I am the coordinator" across the algorithms. */
+export const COORDINATOR_ROLES: ReadonlySet<string> = new Set(['coordinator', 'leader', 'master']);
+
+export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly ProcessId[], o: SpaceTimeOptions): SpaceTime {
+  const padLeft = o.padLeft ?? 48;
+  const padRight = o.padRight ?? 12;
+  const padTop = o.padTop ?? 18;
+  const hidden = o.hideBackground ? (o.isBackground ?? isBackgroundType) : () => false;
+  const maxArrows = o.maxArrows ?? 4000;
+
+  let t0 = o.start ?? Infinity;
+  let t1 = o.end ?? o.now ?? -Infinity;
+  for (const e of events) {
+    if (e.t < t0) t0 = e.t;
+    if (e.t > t1) t1 = e.t;
+  }
+  if (!Number.isFinite(t0)) t0 = 0;
+  if (!Number.isFinite(t1) || t1 <= t0) t1 = t0 + 1;
+
+  const laneY = new Map<ProcessId, number>();
+  const laneList: Lane[] = lanes.map((id, i) => {
+    const y = padTop + (i + 0.5) * o.laneHeight;
+    laneY.set(id, y);
+    return { id, y };
+  });
+  const plot = Math.max(1, o.width - padLeft - padRight);
+  const x = (t: number) => padLeft + ((t - t0) / (t1 - t0)) * plot;
+
+  const open = new Map<number, Arrow>();
+  const arrows: Arrow[] = [];
+  const marks: Mark[] = [];
+  const leaders = new Set<ProcessId>();
+  let omitted = 0;
+
+  const mark = (kind: MarkKind, node: ProcessId, t: number) => {
+    const y = laneY.get(node);
+    if (y !== undefined) marks.push({ kind, node, t, x: x(t), y });
+  };
+
+  for (const e of events) {
+    switch (e.kind) {
+      case 'send':
+      case 'duplicate': {
+        if (hidden(e.type)) break;
+        const y1 = laneY.get(e.from);
+        const y2 = laneY.get(e.to);
+        if (y1 === undefined || y2 === undefined) break;
+        if (arrows.length >= maxArrows) {
+          omitted++;
+          break;
+        }
+        const a: Arrow = { msg: e.msg, type: e.type, from: e.from, to: e.to, x1: x(e.t), y1, x2: x(t1), y2, end: 'in-flight', reason: null };
+        arrows.push(a);
+        open.set(e.msg, a);
+        break;
+      }
+      case 'deliver': {
+        const a = open.get(e.msg);
+        if (!a) break;
+        a.x2 = x(e.t);
+        a.end = 'delivered';
+        open.delete(e.msg);
+        break;
+      }
+      case 'drop': {
+        const a = open.get(e.msg);
+        if (!a) break;
+        const f = dropPoint(e.reason);
+        a.x2 = x(e.t);
+        a.y2 = a.y1 + (a.y2 - a.y1) * f;
+        a.end = 'dropped';
+        a.reason = e.reason;
+        open.delete(e.msg);
+        break;
+      }
+      case 'crash':
+      case 'recover':
+      case 'join':
+      case 'leave':
+      case 'elect':
+        mark(e.kind, e.node, e.t);
+        if (e.kind !== 'elect') leaders.delete(e.node);
+        break;
+      case 'report': {
+        const isLeader = COORDINATOR_ROLES.has(e.report.role);
+        if (isLeader && !leaders.has(e.node)) mark('coordinator', e.node, e.t);
+        if (isLeader) leaders.add(e.node);
+        else leaders.delete(e.node);
+        break;
+      }
+    }
+  }
+
+  return {
+    lanes: laneList,
+    arrows,
+    marks,
+    ticks: timeTicks(t0, t1, x),
+    t0,
+    t1,
+    width: o.width,
+    height: padTop + lanes.length * o.laneHeight + 4,
+    omitted,
+  };
+}
+
+/** Round tick steps (1, 2, 5 x 10^k ms), about six across, labelled relative to the start. */
+export function timeTicks(t0: number, t1: number, x: (t: number) => number, target = 6): Tick[] {
+  const span = t1 - t0;
+  const raw = span / target;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? raw;
+  const ticks: Tick[] = [];
+  for (let k = 0; k * step <= span + 1e-9 && ticks.length < 50; k++) {
+    const dt = k * step;
+    ticks.push({ x: x(t0 + dt), label: dt >= 1000 ? `${+(dt / 1000).toFixed(2)} s` : `${+dt.toFixed(1)} ms` });
+  }
+  return ticks;
+}
+
+/** Lane height that fits `n` lanes in `height`, within readable bounds. */
+export function laneHeightFor(n: number, height: number, min = 4, max = 28): number {
+  if (n <= 0) return max;
+  return Math.max(min, Math.min(max, Math.floor(height / n)));
+}
