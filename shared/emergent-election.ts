@@ -6,7 +6,7 @@
 // master and the rest return to being its slaves. The messages exchanged are k(k-1) for a pool
 // of k, whatever the number of idles.
 import type { ProcessId } from './algorithm.ts';
-import { becomeSlave, heardSlave, lostSlave, reconsider, then } from './emergent-pool.ts';
+import { becomeSlave, heardSlave, lostSlave, reconsider, andThen } from './emergent-pool.ts';
 import { broadcast, insertSorted, TIMERS, type Eff, type EmergentState, type Out } from './emergent-state.ts';
 
 /** A slave stops believing in the master and asks the rest of the pool to elect. */
@@ -29,8 +29,8 @@ export function onCandidate(s0: EmergentState, from: ProcessId): Out {
     return { state: s0, effects: [{ kind: 'send', to: from, message: { type: 'MASTER_HEARTBEAT' } }] };
   }
   // The sender is a pool member even if its slave heartbeat has not reached us yet.
-  return then(heardSlave(s0, from), (s1) =>
-    then(s1.role === 'slave' ? startCandidacy(s1) : { state: s1, effects: [] }, (s) => {
+  return andThen(heardSlave(s0, from), (s1) =>
+    andThen(s1.role === 'slave' ? startCandidacy(s1) : { state: s1, effects: [] }, (s) => {
       const candidates = insertSorted(s.candidates, from);
       // Answer a candidate we had not told, so both always hear each other.
       if (s.told.includes(from)) return { state: { ...s, candidates }, effects: [] };
@@ -65,7 +65,7 @@ export function becomeMaster(s: EmergentState): Out {
 
 export function onMasterHeartbeat(s0: EmergentState, from: ProcessId): Out {
   // A master is no longer a pool member.
-  return then(lostSlave(s0, from), (s) => {
+  return andThen(lostSlave(s0, from), (s) => {
     switch (s.role) {
       case 'master':
         // Two masters (a healed partition, a lost CANDIDATE): the higher id keeps the role.

@@ -104,8 +104,8 @@ export function onTrigger(s: EmergentState, which: 'promote' | 'demote'): Out {
   return reconsider(s1);
 }
 
-/** Chains step fragments: each sees the state the previous one left. */
-export function then(first: Out, next: (s: EmergentState) => Out): Out {
+/** Chains step fragments: each sees the state the previous one left. (Not `then`: a module exporting `then` is a thenable.) */
+export function andThen(first: Out, next: (s: EmergentState) => Out): Out {
   const second = next(first.state);
   return { state: second.state, effects: [...first.effects, ...second.effects] };
 }

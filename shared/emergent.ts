@@ -4,7 +4,7 @@
 // come and go. This module starts processes and routes events; emergent-pool.ts keeps the pool,
 // emergent-election.ts runs the election, emergent-state.ts defines the state and options.
 import { withReports, type AlgorithmConfig, type AlgorithmEvent, type Report, type StepContext } from './algorithm.ts';
-import { heardSlave, lostSlave, onTrigger, reconsider, then, watchMaster } from './emergent-pool.ts';
+import { heardSlave, lostSlave, onTrigger, reconsider, andThen, watchMaster } from './emergent-pool.ts';
 import { onAbort, onCandidate, onCandidateWait, onMasterHeartbeat, startCandidacy } from './emergent-election.ts';
 import {
   broadcast,
@@ -65,9 +65,9 @@ function onMessage(s: EmergentState, from: number, m: EmergentMessage): Out {
     case 'MASTER_HEARTBEAT':
       return onMasterHeartbeat(s, from);
     case 'SLAVE_HEARTBEAT':
-      return then(heardSlave(s, from), reconsider);
+      return andThen(heardSlave(s, from), reconsider);
     case 'SLAVE_LEAVE':
-      return then(lostSlave(s, from), reconsider);
+      return andThen(lostSlave(s, from), reconsider);
     case 'CANDIDATE':
       return onCandidate(s, from);
     case 'ABORT':
@@ -80,7 +80,7 @@ function onMessage(s: EmergentState, from: number, m: EmergentMessage): Out {
 function onTimer(s: EmergentState, name: string): Out {
   if (name.startsWith(EXPIRE_PREFIX)) {
     const id = Number(name.slice(EXPIRE_PREFIX.length));
-    return then(lostSlave(s, id, true), reconsider);
+    return andThen(lostSlave(s, id, true), reconsider);
   }
   switch (name) {
     case TIMERS.masterHeartbeat:
