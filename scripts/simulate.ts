@@ -1,0 +1,159 @@
+// npm run simulate -- --algorithm bully|ring|ring-active-list|emergent|raft --nodes N [--ids 3,5,9]
+//   [--crash 7,3] [--initiator 4] [--seed S] [--delay MS] [--jitter MS] [--drop P] [--until MS]
+//   [--detector heartbeat|poll|none] [--trace FILE] [--json]
+//
+// Every process starts up, agreeing on the highest id as coordinator; the --crash ids crash at
+// time 0. With --initiator only that process's failure detector fires (the others learn through
+// messages), which reproduces the documents' analysis; without it every detector runs.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ALGORITHM_NAMES, type AlgorithmName } from '../shared/algorithm.ts';
+import { getAlgorithm } from '../shared/algorithms.ts';
+import { simulate, type SimulationSpec } from '../shared/simulator.ts';
+import { TRACE_VERSION } from '../shared/trace.ts';
+
+export interface SimulateOptions {
+  algorithm: AlgorithmName;
+  ids: number[];
+  crash: number[];
+  initiator: number | null;
+  seed: number;
+  delay: number;
+  jitter: number;
+  drop: number;
+  until: number | null;
+  detector: 'heartbeat' | 'poll' | 'none' | null;
+}
+
+export function parseCli(argv: string[]): { options: SimulateOptions; json: boolean; trace: string | null } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      algorithm: { type: 'string', default: 'bully' },
+      nodes: { type: 'string' },
+      ids: { type: 'string' },
+      crash: { type: 'string' },
+      initiator: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      delay: { type: 'string', default: '100' },
+      jitter: { type: 'string', default: '0' },
+      drop: { type: 'string', default: '0' },
+      until: { type: 'string' },
+      detector: { type: 'string' },
+      trace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const algorithm = values.algorithm as AlgorithmName;
+  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  const list = (s: string | undefined) => (s ? s.split(',').filter(Boolean).map((x) => num(x, 'id list')) : []);
+  let ids = list(values.ids);
+  if (ids.length === 0) {
+    const n = num(values.nodes ?? '8', '--nodes');
+    if (n < 1 || n > 100_000) throw new Error('--nodes must be between 1 and 100000');
+    ids = Array.from({ length: n }, (_, i) => i);
+  }
+  const crash = list(values.crash);
+  const initiator = values.initiator === undefined ? null : num(values.initiator, '--initiator');
+  for (const id of [...crash, ...(initiator === null ? [] : [initiator])]) if (!ids.includes(id)) throw new Error(`id ${id} is not among the lab's ids`);
+  const detector = values.detector ?? null;
+  if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector)) throw new Error('--detector must be heartbeat, poll or none');
+  const drop = Number(values.drop);
+  if (!(drop >= 0 && drop <= 1)) throw new Error('--drop must be a probability between 0 and 1');
+  return {
+    options: {
+      algorithm,
+      ids,
+      crash,
+      initiator,
+      seed: num(values.seed, '--seed'),
+      delay: num(values.delay, '--delay'),
+      jitter: num(values.jitter, '--jitter'),
+      drop,
+      until: values.until === undefined ? null : num(values.until, '--until'),
+      detector: detector as SimulateOptions['detector'],
+    },
+    json: values.json,
+    trace: values.trace ?? null,
+  };
+}
+
+function num(s: string, what: string): number {
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${what}: "${s}" is not a non-negative number`);
+  return n;
+}
+
+export function specFor(o: SimulateOptions, trace: boolean): SimulationSpec {
+  return {
+    algorithm: getAlgorithm(o.algorithm),
+    ids: o.ids,
+    seed: o.seed,
+    link: { delay: o.delay, jitter: o.jitter, drop: o.drop },
+    detector: o.detector ?? (o.initiator === null ? 'heartbeat' : 'none'),
+    crashes: o.crash.map((id) => ({ id, at: 0 })),
+    elections: o.initiator === null ? [] : [{ id: o.initiator, at: 0 }],
+    // With detectors running (and in the emergent algorithm, whose pool heartbeats are part of
+    // the algorithm) traffic never stops: run for a fixed virtual horizon.
+    until: o.until ?? (o.initiator === null || o.algorithm === 'emergent' ? 30_000 : 600_000),
+    trace,
+  };
+}
+
+export function runSimulation(o: SimulateOptions, trace: boolean) {
+  const r = simulate(specFor(o, trace));
+  const transmission = o.delay + o.jitter;
+  return {
+    algorithm: o.algorithm,
+    nodes: o.ids.length,
+    seed: r.seed,
+    crashed: o.crash,
+    initiator: o.initiator,
+    live: r.live.length,
+    coordinatorByNode: r.coordinatorByNode,
+    agreed: new Set(Object.values(r.coordinatorByNode)).size === 1,
+    messages: r.messages,
+    electionTime: r.electionTime,
+    electionTimeInTransmissions: r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
+    endTime: r.endTime,
+    events: r.events,
+    truncated: r.truncated,
+    trace: r.trace,
+  };
+}
+
+function main(): void {
+  let parsed;
+  try {
+    parsed = parseCli(process.argv.slice(2));
+  } catch (e) {
+    console.error(`simulate: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  const started = performance.now();
+  const { trace, ...result } = runSimulation(parsed.options, parsed.trace !== null);
+  const wallMs = Math.round(performance.now() - started);
+  if (parsed.trace) {
+    const header = JSON.stringify({ kind: 'header', version: TRACE_VERSION, source: 'simulator', algorithm: result.algorithm, ids: parsed.options.ids, seed: result.seed });
+    writeFileSync(parsed.trace, [header, ...trace.map((e) => JSON.stringify(e))].join('\n') + '\n');
+  }
+  if (parsed.json) {
+    console.log(JSON.stringify({ ...result, wallMs }));
+    return;
+  }
+  const coords = new Map<string, number[]>();
+  for (const [id, c] of Object.entries(result.coordinatorByNode)) coords.set(String(c), [...(coords.get(String(c)) ?? []), Number(id)]);
+  const lines = [
+    `${result.algorithm}: ${result.nodes} processes, ${result.live} live, seed ${result.seed}` + (result.initiator === null ? '' : `, initiator ${result.initiator}`),
+    `crashed at t=0: ${result.crashed.length ? result.crashed.join(', ') : 'none'}`,
+    `messages: ${result.messages.total} sent, ${result.messages.delivered} delivered, ${result.messages.dropped} dropped`,
+    ...Object.entries(result.messages.byType).map(([t, n]) => `  ${t.padEnd(12)} ${n}`),
+    `election time: ${result.electionTime === null ? 'no election' : `${result.electionTime} ms virtual (${result.electionTimeInTransmissions?.toFixed(2)} T)`}`,
+    `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (all agree)' : ' (DISAGREEMENT)'}`,
+    `${result.events} events in ${wallMs} ms wall time${result.truncated ? ' (stopped at the time horizon)' : ''}`,
+  ];
+  console.log(lines.join('\n'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
