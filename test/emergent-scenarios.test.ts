@@ -120,6 +120,21 @@ describe('emergent through the simulator', () => {
     }
   });
 
+  it('emergent: with 15% loss, jitter and churn, once faults stop there is one master all follow and a pool within limits', () => {
+    const ids = range(25);
+    for (let seed = 1; seed <= 10; seed++) {
+      const g = createRng(seed);
+      const crashes = range(6).map((k) => ({ id: Math.floor(ids.length - g() * 10), at: 2000 + k * 2500 }));
+      const recoveries = crashes.map((c) => ({ id: c.id, at: c.at + 500 + g() * 3000 }));
+      const link = { delay: 50, jitter: 100, drop: 0.15 };
+      const r = simulate({ algorithm: emergent, ids, crashes, recoveries, link, dropUntil: 20_000, until: 40_000, seed });
+      expectOneMasterAgreed(r);
+      const size = poolTimeline(r).at(-1)!.size;
+      expect(size, `seed ${seed}`).toBeGreaterThanOrEqual(3);
+      expect(size, `seed ${seed}`).toBeLessThanOrEqual(5);
+    }
+  });
+
   it('emergent: from a fresh start the pool and then one master emerge', () => {
     const r = simulate({ algorithm: emergent, ids: range(20), initialCoordinator: null, until: 15_000, seed: 3 });
     const master = expectOneMasterAgreed(r);
