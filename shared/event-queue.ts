@@ -11,74 +11,113 @@ export interface Timed {
 }
 
 export class EventQueue<T extends Timed> {
-  private heap: T[] = [];
+  // Keys live in plain number arrays beside the entries: comparisons then never touch the
+  // entries' (many-shaped) objects, which keeps the hot loop monomorphic.
+  private items: T[] = [];
+  private ats: number[] = [];
+  private seqs: number[] = [];
   private nextSeq = 0;
 
   get size(): number {
-    return this.heap.length;
+    return this.items.length;
   }
 
   /** Assigns the entry its sequence number and inserts it. */
   push(entry: DistributiveOmit<T, 'seq'>): T {
-    const e = { ...entry, seq: this.nextSeq++ } as T;
-    const h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
+    const e = entry as T;
+    e.seq = this.nextSeq++;
+    this.items.push(e);
+    this.ats.push(e.at);
+    this.seqs.push(e.seq);
+    this.up(this.items.length - 1);
     return e;
   }
 
   peek(): T | undefined {
-    return this.heap[0];
+    return this.items[0];
   }
 
   pop(): T | undefined {
-    const h = this.heap;
-    if (h.length === 0) return undefined;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l]!, h[m]!)) m = l;
-        if (r < h.length && before(h[r]!, h[m]!)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
+    const n = this.items.length;
+    if (n === 0) return undefined;
+    const top = this.items[0]!;
+    const lastItem = this.items.pop()!;
+    const lastAt = this.ats.pop()!;
+    const lastSeq = this.seqs.pop()!;
+    if (n > 1) {
+      this.items[0] = lastItem;
+      this.ats[0] = lastAt;
+      this.seqs[0] = lastSeq;
+      this.down(0);
     }
     return top;
   }
 
   /** Removes every entry matching the predicate (rare operations: crash, manual drop). */
   removeWhere(pred: (e: T) => boolean): T[] {
-    const removed = this.heap.filter(pred);
+    const removed = this.items.filter(pred);
     if (removed.length === 0) return removed;
-    const kept = this.heap.filter((e) => !pred(e));
-    this.heap = [];
-    for (const e of kept.sort((a, b) => (before(a, b) ? -1 : 1))) this.heap.push(e);
+    const kept = this.items.filter((e) => !pred(e)).sort(compare);
+    // A sorted array is a valid heap.
+    this.items = kept;
+    this.ats = kept.map((e) => e.at);
+    this.seqs = kept.map((e) => e.seq);
     return removed;
   }
 
   /** Entries in due order (a copy; for inspection, e.g. the relay's in-flight list). */
   toSortedArray(): T[] {
-    return [...this.heap].sort((a, b) => (before(a, b) ? -1 : 1));
+    return [...this.items].sort(compare);
   }
 
   clear(): void {
-    this.heap = [];
+    this.items = [];
+    this.ats = [];
+    this.seqs = [];
+  }
+
+  private less(i: number, j: number): boolean {
+    const a = this.ats[i]!;
+    const b = this.ats[j]!;
+    return a < b || (a === b && this.seqs[i]! < this.seqs[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const it = this.items[i]!;
+    this.items[i] = this.items[j]!;
+    this.items[j] = it;
+    const at = this.ats[i]!;
+    this.ats[i] = this.ats[j]!;
+    this.ats[j] = at;
+    const sq = this.seqs[i]!;
+    this.seqs[i] = this.seqs[j]!;
+    this.seqs[j] = sq;
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(i, p)) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.items.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.less(l, m)) m = l;
+      if (r < n && this.less(r, m)) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
   }
 }
 
-function before(a: Timed, b: Timed): boolean {
-  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+function compare(a: Timed, b: Timed): number {
+  return a.at - b.at || a.seq - b.seq;
 }
