@@ -1,0 +1,31 @@
+// Percentiles of latency samples (nearest rank on a sorted copy) and rounding for the tables.
+
+export interface Summary {
+  count: number;
+  min: number;
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export function summarize(samples: Float64Array | number[]): Summary {
+  const sorted = Float64Array.from(samples).sort();
+  const n = sorted.length;
+  if (n === 0) return { count: 0, min: NaN, p50: NaN, p99: NaN, max: NaN, mean: NaN };
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
+  return { count: n, min: sorted[0]!, p50: rank(sorted, 0.5), p99: rank(sorted, 0.99), max: sorted[n - 1]!, mean: sum / n };
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function rank(sorted: Float64Array, q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+/** Rounds to `digits` decimals (for JSON and tables). */
+export function round(x: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
