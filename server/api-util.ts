@@ -1,0 +1,51 @@
+// Shared pieces of the REST layer: the instructor-token check, body validation against a
+// schema, and error answers built from the one error table (the body is the same error frame a
+// socket gets). Every refused request is counted.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
+import { ERRORS, errorFrame, type ErrorCode, type ErrorFrame } from '../shared/errors.ts';
+import type { Counters } from './counters.ts';
+import { issuePaths } from './frame-check.ts';
+
+export function sendError(res: Response, counters: Counters, error: ErrorFrame | ErrorCode): void {
+  const frame = typeof error === 'string' ? errorFrame(error) : error;
+  counters.inc(`http_${frame.code}`);
+  if (frame.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer realm="election-lab"');
+  res.status(ERRORS[frame.code].status).json(frame);
+}
+
+/** Parses a request body; on failure answers 400 with the offending paths and returns null. */
+export function parseBody<S extends z.ZodType>(schema: S, req: Request, res: Response, counters: Counters): z.infer<S> | null {
+  const parsed = schema.safeParse(req.body ?? {});
+  if (parsed.success) return parsed.data;
+  sendError(res, counters, errorFrame('BAD_REQUEST', { details: issuePaths(parsed.error) }));
+  return null;
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** Middleware: `Authorization: Bearer <token>` must carry the instructor's token. */
+export function requireToken(token: string, counters: Counters) {
+  const expected = digest(token);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.get('authorization') ?? '';
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m || !timingSafeEqual(digest(m[1]!), expected)) return sendError(res, counters, 'UNAUTHORIZED');
+    next();
+  };
+}
+
+/** Express's body-parser errors (bad JSON, too large) and anything thrown, as error frames. */
+export function errorHandler(counters: Counters, onError: (err: unknown) => void) {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) return next(err);
+    const type = (err as { type?: string } | null)?.type;
+    if (type === 'entity.parse.failed') return sendError(res, counters, 'BAD_JSON');
+    if (type === 'entity.too.large') return sendError(res, counters, errorFrame('FRAME_TOO_LARGE', { message: 'Request body exceeds the size limit' }));
+    const status = (err as { status?: number } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, counters, 'BAD_REQUEST');
+    onError(err);
+    sendError(res, counters, 'INTERNAL');
+  };
+}

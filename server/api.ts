@@ -1,0 +1,196 @@
+// The REST API under /api: JSON in and out, for scripts, tests and the control panel. Reads are
+// open; every change needs `Authorization: Bearer <instructor token>`. Errors come back as the
+// protocol's error frame with the HTTP status of the error table.
+import express, { type Request, type Response, type Router } from 'express';
+import { ALGORITHMS } from '../shared/algorithms.ts';
+import { ALGORITHM_NAMES, type ProcessId } from '../shared/algorithm.ts';
+import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '../shared/lab-config.ts';
+import type { LabStats } from '../shared/protocol.ts';
+import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
+import type { Counters } from './counters.ts';
+import type { Lab } from './lab.ts';
+import * as control from './lab-control.ts';
+import type { Labs } from './labs.ts';
+import { statusOf } from './process-table.ts';
+import { sendTrace } from './trace-http.ts';
+
+export interface ApiDeps {
+  labs: Labs;
+  counters: Counters;
+  token: string;
+  connections: () => Record<string, number>;
+  onError: (err: unknown) => void;
+}
+
+export function createApi(deps: ApiDeps): Router {
+  const { labs, counters } = deps;
+  const api = express.Router();
+  const auth = requireToken(deps.token, counters);
+  const started = Date.now();
+  api.use(express.json({ limit: '2mb' }));
+
+  /** Resolves :lab, answering 404 when there is none. */
+  const labOf = (req: Request, res: Response): Lab | null => {
+    const lab = labs.get(String(req.params['lab']));
+    if (!lab) sendError(res, counters, 'UNKNOWN_LAB');
+    return lab ?? null;
+  };
+  const idOf = (req: Request, res: Response, lab: Lab): ProcessId | null => {
+    const id = ProcessIdSchema.safeParse(Number(req.params['id']));
+    if (id.success && lab.processes.has(id.data)) return id.data;
+    sendError(res, counters, 'UNKNOWN_PROCESS');
+    return null;
+  };
+
+  api.get('/health', (_req, res) => {
+    res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON() });
+  });
+
+  api.get('/algorithms', (_req, res) => {
+    res.json(ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })));
+  });
+
+  api.get('/labs', (_req, res) => {
+    res.json(
+      labs.list().map((lab) => {
+        const counts = { up: 0, crashed: 0, absent: 0 };
+        for (const e of lab.processes.list()) counts[statusOf(e)]++;
+        return { name: lab.name, algorithm: lab.config.algorithm, size: lab.config.ids.length, processes: counts, paused: lab.scheduler.paused, now: lab.now() };
+      }),
+    );
+  });
+
+  api.post('/labs', auth, async (req, res) => {
+    const body = parseBody(CreateLabSchema, req, res, counters);
+    if (!body) return;
+    const created = await labs.create(body);
+    if (!created.ok) return sendError(res, counters, created.error);
+    res.status(201).json(created.value.snapshot());
+  });
+
+  api.get('/labs/:lab', (req, res) => {
+    const lab = labOf(req, res);
+    if (lab) res.json(lab.snapshot());
+  });
+
+  api.put('/labs/:lab', auth, async (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(UpdateLabSchema, req, res, counters);
+    if (!lab || !body) return;
+    const r = control.update(lab, body);
+    if (!r.ok) return sendError(res, counters, r.error);
+    await labs.save(lab);
+    res.json(lab.snapshot());
+  });
+
+  api.delete('/labs/:lab', auth, async (req, res) => {
+    if (!(await labs.remove(String(req.params['lab'])))) return sendError(res, counters, 'UNKNOWN_LAB');
+    res.status(204).end();
+  });
+
+  api.put('/labs/:lab/fabric', auth, async (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(FabricPatchSchema, req, res, counters);
+    if (!lab || !body) return;
+    const fabric = control.setFabric(lab, body);
+    await labs.save(lab);
+    res.json(fabric);
+  });
+
+  api.post('/labs/:lab/partition', auth, (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(PartitionSchema, req, res, counters);
+    if (!lab || !body) return;
+    const r = control.partition(lab, body.groups);
+    if (!r.ok) return sendError(res, counters, r.error);
+    res.json({ groups: r.value });
+  });
+
+  api.delete('/labs/:lab/partition', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    control.partition(lab, null);
+    res.json({ groups: null });
+  });
+
+  for (const action of ['crash', 'recover', 'elect'] as const) {
+    api.post(`/labs/:lab/processes/:id/${action}`, auth, (req, res) => {
+      const lab = labOf(req, res);
+      const id = lab && idOf(req, res, lab);
+      if (!lab || id === null) return;
+      const r = control[action](lab, id);
+      if (!r.ok) return sendError(res, counters, r.error);
+      res.json(r.value);
+    });
+  }
+
+  api.get('/labs/:lab/processes/:id', (req, res) => {
+    const lab = labOf(req, res);
+    const id = lab && idOf(req, res, lab);
+    if (lab && id !== null) res.json(lab.info(lab.processes.get(id)!));
+  });
+
+  api.post('/labs/:lab/pause', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    control.pause(lab);
+    res.json({ paused: true, inFlight: lab.scheduler.size });
+  });
+
+  api.post('/labs/:lab/resume', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    control.resume(lab);
+    res.json({ paused: false, inFlight: lab.scheduler.size });
+  });
+
+  api.post('/labs/:lab/step', auth, (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(StepSchema, req, res, counters);
+    if (!lab || !body) return;
+    const r = control.step(lab, body);
+    if (!r.ok) return sendError(res, counters, r.error);
+    res.json(r.value);
+  });
+
+  api.get('/labs/:lab/inflight', (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    const limit = Math.min(10_000, Math.max(1, Number(req.query['limit']) || 1000));
+    res.json({ paused: lab.scheduler.paused, total: lab.scheduler.size, messages: control.inflight(lab, limit) });
+  });
+
+  api.post('/labs/:lab/reset', auth, async (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    const archived = await control.reset(lab);
+    res.json({ snapshot: lab.snapshot(), archived: archived ? archived.split(/[\\/]/).pop() : null });
+  });
+
+  api.get('/labs/:lab/stats', (req, res) => {
+    const lab = labOf(req, res);
+    if (lab) res.json(labStats(lab, counters));
+  });
+
+  api.get('/labs/:lab/trace', async (req, res) => {
+    const lab = labOf(req, res);
+    if (lab) await sendTrace(lab, req, res, counters);
+  });
+
+  api.use((_req, res) => sendError(res, counters, 'NOT_FOUND'));
+  api.use(errorHandler(counters, deps.onError));
+  return api;
+}
+
+export function labStats(lab: Lab, counters: Counters): LabStats {
+  const processes = { up: 0, crashed: 0, absent: 0 };
+  const coordinators: Record<string, number> = {};
+  for (const e of lab.processes.list()) {
+    const status = statusOf(e);
+    processes[status]++;
+    if (status !== 'up' || !e.report) continue;
+    const key = e.report.coordinator === null ? 'none' : String(e.report.coordinator);
+    coordinators[key] = (coordinators[key] ?? 0) + 1;
+  }
+  return lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() });
+}

@@ -1,0 +1,24 @@
+// What the labs need from a connection, whatever carries it (raw WebSocket, socket.io, or an
+// in-process bot). Frames leave as JSON text encoded once by the caller, so a batch for many
+// observers is stringified once, not once per observer.
+import type { ServerFrame } from '../shared/protocol.ts';
+
+export type TransportName = 'ws' | 'socketio' | 'server';
+
+export interface Conn {
+  /** Unique per relay, for logs and maps. */
+  readonly id: number;
+  readonly transport: TransportName;
+  /** Sends one frame already encoded as JSON text. */
+  sendText(json: string): void;
+  /** True while too much is queued for this peer; the relay then drops instead of queueing more. */
+  overloaded(): boolean;
+  close(): void;
+}
+
+export function sendFrame(conn: Conn, frame: ServerFrame): void {
+  conn.sendText(JSON.stringify(frame));
+}
+
+let nextConnId = 1;
+export const newConnId = (): number => nextConnId++;

@@ -1,0 +1,44 @@
+// Every frame from a socket is checked here before it touches any state (socket.io's
+// isPacketValid): size, JSON, a known type, then the frame's schema. Errors are values carrying
+// the error code and the offending fields' paths, never the raw input.
+import type { z } from 'zod';
+import { fail, ok, type Result } from '../shared/errors.ts';
+import { CLIENT_FRAME_TYPES, ClientFrameSchema, MAX_FRAME_BYTES, type ClientFrame } from '../shared/protocol.ts';
+
+const KNOWN_TYPES = new Set<string>(CLIENT_FRAME_TYPES);
+
+/** Text of a raw WebSocket message to a value. */
+export function decodeText(data: Buffer | string, isBinary: boolean): Result<unknown> {
+  const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+  if (size > MAX_FRAME_BYTES) return fail('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
+  if (isBinary) return fail('BAD_FRAME', { message: 'Frames are JSON text, not binary' });
+  try {
+    return ok(JSON.parse(typeof data === 'string' ? data : data.toString('utf8')));
+  } catch {
+    return fail('BAD_JSON');
+  }
+}
+
+/** A decoded value to a client frame. */
+export function checkFrame(raw: unknown): Result<ClientFrame> {
+  const ref = refOf(raw);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
+  const type = (raw as { type?: unknown }).type;
+  if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) return fail('UNKNOWN_TYPE', { ref, message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}` });
+  const parsed = ClientFrameSchema.safeParse(raw);
+  if (!parsed.success) return fail('BAD_FRAME', { ref, details: issuePaths(parsed.error) });
+  return ok(parsed.data);
+}
+
+/** The frame's `ref`, when it is one a reply may echo. */
+export function refOf(raw: unknown): string | number | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const ref = (raw as { ref?: unknown }).ref;
+  if (typeof ref === 'string' && ref.length <= 64) return ref;
+  if (typeof ref === 'number' && Number.isSafeInteger(ref)) return ref;
+  return undefined;
+}
+
+export function issuePaths(error: z.ZodError): string[] {
+  return error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(frame)'}: ${i.message}`.slice(0, 160));
+}

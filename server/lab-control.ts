@@ -1,0 +1,156 @@
+// The instructor's controls over one lab: crash and recover an id, ask one to elect, partition
+// the ids, change the fabric, pause and step by hand, reset, and reconfigure. Each control is
+// journaled, and the processes concerned are told with the frames of shared/protocol.ts.
+import type { ProcessId } from '../shared/algorithm.ts';
+import { fail, ok, type Result } from '../shared/errors.ts';
+import type { Fabric, FabricPatch, LabConfig, StepRequest, UpdateLab } from '../shared/lab-config.ts';
+import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '../shared/protocol.ts';
+import { sendFrame } from './conn.ts';
+import type { Lab } from './lab.ts';
+import { checkPartition, mergeFabric, updatedLabConfig } from './lab-settings.ts';
+import type { ProcessEntry } from './process-table.ts';
+
+function entryOf(lab: Lab, id: ProcessId): Result<ProcessEntry> {
+  const e = lab.processes.get(id);
+  return e ? ok(e) : fail('UNKNOWN_PROCESS');
+}
+
+/** The process gets nothing more, its sends are dropped, and it is told to stop. */
+export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
+  const r = entryOf(lab, id);
+  if (!r.ok) return r;
+  const e = r.value;
+  if (!e.crashed) {
+    lab.setReport(e, null);
+    e.crashed = true;
+    lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
+    if (e.conn) sendFrame(e.conn, { type: 'crashed' });
+  }
+  return ok(lab.info(e));
+}
+
+/** The process restarts its algorithm from scratch (and so holds an election, as the documents require). */
+export function recover(lab: Lab, id: ProcessId): Result<ProcessInfo> {
+  const r = entryOf(lab, id);
+  if (!r.ok) return r;
+  const e = r.value;
+  if (e.crashed) {
+    e.crashed = false;
+    lab.record({ kind: 'recover', node: id }, lab.clocks.tick(id));
+    if (e.conn) sendFrame(e.conn, { type: 'recovered', config: lab.processConfig() });
+  }
+  return ok(lab.info(e));
+}
+
+export function elect(lab: Lab, id: ProcessId): Result<ProcessInfo> {
+  const r = entryOf(lab, id);
+  if (!r.ok) return r;
+  const e = r.value;
+  if (!e.conn || e.crashed) return fail('PROCESS_NOT_UP');
+  lab.stats.electRequested(lab.now());
+  lab.record({ kind: 'elect', node: id }, lab.clocks.tick(id));
+  sendFrame(e.conn, { type: 'elect' });
+  return ok(lab.info(e));
+}
+
+/** `null` heals. Messages already in flight across the cut are dropped when they come due. */
+export function partition(lab: Lab, groups: ProcessId[][] | null): Result<ProcessId[][] | null> {
+  let checked: ProcessId[][] | null = null;
+  if (groups) {
+    const r = checkPartition(groups, lab.config.ids);
+    if (!r.ok) return r;
+    checked = r.value;
+  }
+  lab.fabric.setPartition(checked);
+  lab.record({ kind: 'partition', groups: checked });
+  return ok(checked);
+}
+
+/** A new time scale changes the processes' timeouts too, so they restart with the scaled timing. */
+export function setFabric(lab: Lab, patch: FabricPatch): Fabric {
+  const before = lab.config.fabric;
+  const fabric = mergeFabric(before, patch);
+  lab.applyConfig({ ...lab.config, fabric });
+  lab.record({ kind: 'control', action: 'fabric' });
+  lab.observers.broadcast(JSON.stringify({ type: 'fabric', lab: lab.name, fabric } satisfies ServerFrame));
+  if (fabric.timeScale !== before.timeScale) restartAll(lab);
+  return fabric;
+}
+
+export function pause(lab: Lab): void {
+  if (lab.scheduler.paused) return;
+  lab.scheduler.pause();
+  lab.record({ kind: 'control', action: 'pause' });
+}
+
+export function resume(lab: Lab): void {
+  if (!lab.scheduler.paused) return;
+  lab.scheduler.resume();
+  lab.record({ kind: 'control', action: 'resume' });
+}
+
+/** While paused: deliver or drop one held message (by id, or the next one due). */
+export function step(lab: Lab, req: StepRequest): Result<StepResult> {
+  if (!lab.scheduler.paused) return fail('NOT_PAUSED');
+  let target = req.msg;
+  if (target === undefined) target = lab.scheduler.list()[0]?.msg;
+  const [h] = target === undefined ? [] : lab.scheduler.take((x) => x.msg === target);
+  if (!h) return fail('NO_SUCH_MESSAGE');
+  const base = { msg: h.msg, from: h.from, to: h.to, type: h.message.type };
+  if (req.action === 'drop') {
+    lab.drop(h.msg, h.from, h.to, h.message.type, 'manual');
+    return ok({ ...base, outcome: 'dropped', reason: 'manual' });
+  }
+  const outcome = lab.deliver(h);
+  return ok(outcome === 'delivered' ? { ...base, outcome } : { ...base, outcome: 'dropped', reason: outcome });
+}
+
+export function inflight(lab: Lab, limit = 10_000): InFlightInfo[] {
+  const now = lab.scheduler.now();
+  return lab.scheduler
+    .list()
+    .slice(0, limit)
+    .map((h) => ({ msg: h.msg, from: h.from, to: h.to, type: h.message.type, message: h.message, dueIn: Math.round((h.at - now) * 10) / 10, ...(h.of !== undefined ? { of: h.of } : {}) }));
+}
+
+/**
+ * A fresh run: held messages are discarded, crashes and the partition cleared, the lab resumed,
+ * the trace moved to archive/ and started again, and every connected process restarted.
+ */
+export function reset(lab: Lab): Promise<string | null> {
+  discardInFlight(lab);
+  const archived = lab.deps.store.rotate();
+  lab.restartTimeline();
+  lab.fabric.setPartition(null);
+  lab.scheduler.resume();
+  for (const e of lab.processes.list()) e.crashed = false;
+  lab.record({ kind: 'control', action: 'reset' });
+  restartAll(lab);
+  return archived;
+}
+
+/** New algorithm settings: every connected, live process restarts with them. */
+export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
+  const next = updatedLabConfig(lab.config, body);
+  if (!next.ok) return next;
+  discardInFlight(lab);
+  const removed = lab.applyConfig(next.value);
+  for (const e of removed) if (e.conn) sendFrame(e.conn, { type: 'left' });
+  lab.record({ kind: 'control', action: 'reconfigure' });
+  restartAll(lab);
+  return ok(lab.config);
+}
+
+function discardInFlight(lab: Lab): void {
+  for (const h of lab.scheduler.drain()) lab.drop(h.msg, h.from, h.to, h.message.type, 'reset');
+}
+
+function restartAll(lab: Lab): void {
+  const config = lab.processConfig();
+  for (const e of lab.processes.list()) {
+    if (!e.conn || e.crashed) continue;
+    lab.setReport(e, null);
+    sendFrame(e.conn, { type: 'restart', config });
+  }
+  lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));
+}

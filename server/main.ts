@@ -1,0 +1,65 @@
+// Entry point: `npm start`. Reads PORT (3000), HOST (0.0.0.0, so a classroom network can join),
+// ELECTION_LAB_TOKEN (generated and printed when unset) and DATA_DIR (./data); builds the relay,
+// listens, makes sure a lab named `demo` exists (8 ids running bully), and prints the URLs.
+import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
+import { resolve } from 'node:path';
+import { createRelay } from './relay.ts';
+
+const port = Number(process.env['PORT'] ?? 3000);
+const host = process.env['HOST'] ?? '0.0.0.0';
+const dataDir = resolve(process.env['DATA_DIR'] ?? './data');
+const fromEnv = process.env['ELECTION_LAB_TOKEN'];
+const token = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(12).toString('base64url');
+
+const relay = await createRelay({ dataDir, token });
+if (!relay.labs.get('demo')) {
+  const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });
+  if (!demo.ok) console.error('could not create the demo lab:', demo.error.message);
+}
+
+relay.server.on('error', (err) => {
+  console.error(`cannot listen on ${host}:${port}:`, err.message);
+  process.exit(1);
+});
+relay.server.listen(port, host, () => {
+  const lan = host === '0.0.0.0' || host === '::' ? lanAddresses() : [host];
+  const lines = [
+    'Election Lab relay is up.',
+    `  data folder:    ${dataDir}`,
+    `  labs:           ${relay.labs.list().map((l) => `${l.name} (${l.config.algorithm}, ${l.config.ids.length} ids)`).join(', ')}`,
+    '',
+    'Students open (join lab "demo"):',
+    ...[`http://localhost:${port}/lab/demo`, ...lan.map((a) => `http://${a}:${port}/lab/demo`)].map((u) => `  ${u}`),
+    '',
+    'Instructor (keep this token to yourself):',
+    `  http://localhost:${port}/lab/demo/instructor?token=${encodeURIComponent(token)}`,
+    fromEnv ? '  token from ELECTION_LAB_TOKEN' : '  token generated; set ELECTION_LAB_TOKEN to choose one',
+    '',
+    `Raw WebSocket processes: ws://<host>:${port}/ws (docs/PROTOCOL.md); REST: http://localhost:${port}/api/labs`,
+  ];
+  console.log(lines.join('\n'));
+});
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`\n${signal}: writing traces and closing...`);
+    relay.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  });
+}
+
+function lanAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === 'IPv4' && !a.internal)
+    .map((a) => a!.address);
+}

@@ -1,0 +1,130 @@
+// Who holds which id in a lab. An id is held by at most one live connection; a second live claim
+// is refused. A connection that drops keeps its id reserved for `graceMs` so that its resume
+// token can take it back; after that anyone may claim it. The crashed flag belongs to the id,
+// not the connection: a process that reconnects while crashed stays crashed.
+import { randomBytes } from 'node:crypto';
+import type { ProcessId, Report } from '../shared/algorithm.ts';
+import { fail, ok, type Result } from '../shared/errors.ts';
+import type { ProcessKind, ProcessStatus } from '../shared/protocol.ts';
+import type { Conn } from './conn.ts';
+
+export interface ProcessEntry {
+  readonly id: ProcessId;
+  name: string | null;
+  kind: ProcessKind | null;
+  conn: Conn | null;
+  crashed: boolean;
+  report: Report | null;
+  resume: string | null;
+  /** Until this clock time only the resume token may claim the id. */
+  heldUntil: number;
+}
+
+export interface ClaimRequest {
+  id?: ProcessId;
+  resume?: string;
+}
+
+export function statusOf(e: ProcessEntry): ProcessStatus {
+  return e.crashed ? 'crashed' : e.conn ? 'up' : 'absent';
+}
+
+export class ProcessTable {
+  private readonly entries = new Map<ProcessId, ProcessEntry>();
+  private readonly byToken = new Map<string, ProcessId>();
+  /** Ids in ascending order, for "the next free id". */
+  private order: ProcessId[] = [];
+
+  constructor(ids: readonly ProcessId[]) {
+    this.setIds(ids);
+  }
+
+  /** New id set: entries for new ids are added; entries for removed ids are returned (still connected ones must be told). */
+  setIds(ids: readonly ProcessId[]): ProcessEntry[] {
+    const keep = new Set(ids);
+    const removed: ProcessEntry[] = [];
+    for (const [id, e] of this.entries) {
+      if (keep.has(id)) continue;
+      this.entries.delete(id);
+      if (e.resume) this.byToken.delete(e.resume);
+      removed.push(e);
+    }
+    for (const id of ids) if (!this.entries.has(id)) this.entries.set(id, blank(id));
+    this.order = [...keep].sort((a, b) => a - b);
+    return removed;
+  }
+
+  get(id: ProcessId): ProcessEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  has(id: ProcessId): boolean {
+    return this.entries.has(id);
+  }
+
+  /** Entries in ascending id order. */
+  list(): ProcessEntry[] {
+    return this.order.map((id) => this.entries.get(id)!);
+  }
+
+  /**
+   * Gives `conn` an id: the one its resume token names (taking it over from a stale connection),
+   * the one it asks for if free, or the lowest free one. Returns the previous connection, if one
+   * was displaced by a resume.
+   */
+  claim(conn: Conn, req: ClaimRequest, now: number): Result<{ entry: ProcessEntry; resumed: boolean; displaced: Conn | null }> {
+    const tokenId = req.resume !== undefined ? this.byToken.get(req.resume) : undefined;
+    if (tokenId !== undefined && (req.id === undefined || req.id === tokenId)) {
+      const entry = this.entries.get(tokenId)!;
+      const displaced = entry.conn && entry.conn !== conn ? entry.conn : null;
+      entry.conn = conn;
+      entry.heldUntil = 0;
+      return ok({ entry, resumed: true, displaced });
+    }
+    let entry: ProcessEntry | undefined;
+    if (req.id !== undefined) {
+      entry = this.entries.get(req.id);
+      if (!entry) return fail('ID_NOT_IN_LAB');
+      if (entry.conn || entry.heldUntil > now) return fail('ID_TAKEN', { message: `Id ${req.id} is already claimed by a live process` });
+    } else {
+      for (const id of this.order) {
+        const e = this.entries.get(id)!;
+        if (!e.conn && e.heldUntil <= now) {
+          entry = e;
+          break;
+        }
+      }
+      if (!entry) return fail('LAB_FULL');
+    }
+    if (entry.resume) this.byToken.delete(entry.resume);
+    entry.resume = randomBytes(18).toString('base64url');
+    this.byToken.set(entry.resume, entry.id);
+    entry.conn = conn;
+    entry.heldUntil = 0;
+    entry.report = null;
+    return ok({ entry, resumed: false, displaced: null });
+  }
+
+  /** The connection is gone: hold the id for its token until `holdUntil` (0: release it now, forgetting the token). */
+  release(entry: ProcessEntry, holdUntil: number): void {
+    entry.conn = null;
+    entry.report = null;
+    entry.heldUntil = holdUntil;
+    if (holdUntil === 0 && entry.resume) {
+      this.byToken.delete(entry.resume);
+      entry.resume = null;
+    }
+  }
+
+  /** Ids nobody holds or reserves (for bots). */
+  free(now: number): ProcessId[] {
+    return this.order.filter((id) => {
+      const e = this.entries.get(id)!;
+      return !e.conn && e.heldUntil <= now;
+    });
+  }
+}
+
+function blank(id: ProcessId): ProcessEntry {
+  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0 };
+}

@@ -1,0 +1,102 @@
+// Builds the whole relay (express, socket.io, raw WebSocket, the labs) on an http.Server without
+// listening, after socket.io's createApplication: only server/main.ts listens, and tests bind
+// 127.0.0.1 port 0. Everything with state hangs off the returned object; nothing is global.
+import { createServer, type Server as HttpServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import type { Server as IoServer } from 'socket.io';
+import { createApi } from './api.ts';
+import { realClock, type Clock } from './clock.ts';
+import type { Conn } from './conn.ts';
+import { Counters } from './counters.ts';
+import { Labs } from './labs.ts';
+import type { ObserverOptions } from './observers.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.ts';
+import { Session } from './session.ts';
+import { serveClient } from './static.ts';
+import { createSocketIo } from './transport-socketio.ts';
+import { WsTransport } from './transport-ws.ts';
+
+export interface RelayOptions {
+  dataDir: string;
+  token: string;
+  clock?: Clock;
+  /** The built dashboard; null: none. Default: client/dist beside server/. */
+  clientDir?: string | null;
+  rateLimits?: RateLimits;
+  /** Labs with more ids keep Lamport clocks only (vector clocks cost O(ids) per message). */
+  vectorLimit?: number;
+  resumeGraceMs?: number;
+  /** A raw WebSocket peer counts as overloaded past this many queued bytes. */
+  maxBacklogBytes?: number;
+  /** A socket.io peer counts as overloaded past this many queued packets. */
+  maxBacklogFrames?: number;
+  observers?: ObserverOptions;
+  traceFlushMs?: number;
+  heartbeatMs?: number;
+  maxLabs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export interface Relay {
+  app: Express;
+  server: HttpServer;
+  io: IoServer;
+  labs: Labs;
+  counters: Counters;
+  /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */
+  session(conn: Conn): Session;
+  /** Stops accepting, disconnects everyone, writes every buffered trace line. */
+  close(): Promise<void>;
+}
+
+/** Hard cap on one socket message; between MAX_FRAME_BYTES and this, a frame gets FRAME_TOO_LARGE. */
+const MAX_PAYLOAD = 1024 * 1024;
+
+export async function createRelay(opts: RelayOptions): Promise<Relay> {
+  const clock = opts.clock ?? realClock;
+  const onError = opts.onError ?? ((err: unknown) => console.error('[relay]', err));
+  const counters = new Counters();
+  const labs = new Labs({
+    dataDir: opts.dataDir,
+    clock,
+    vectorLimit: opts.vectorLimit ?? 64,
+    resumeGraceMs: opts.resumeGraceMs ?? 15_000,
+    observers: opts.observers,
+    traceFlushMs: opts.traceFlushMs,
+    maxLabs: opts.maxLabs,
+    onError,
+  });
+  await labs.loadAll();
+
+  const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits });
+
+  const app = express();
+  app.disable('x-powered-by');
+  const server = createServer(app);
+  const ws = new WsTransport({ newSession, maxBacklogBytes: opts.maxBacklogBytes ?? 4 * 1024 * 1024, maxPayload: MAX_PAYLOAD, heartbeatMs: opts.heartbeatMs ?? 30_000 });
+  const io = createSocketIo(server, { newSession, maxBacklogFrames: opts.maxBacklogFrames ?? 5000, maxPayload: MAX_PAYLOAD });
+
+  server.on('upgrade', (req, socket, head) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/ws') return ws.handleUpgrade(req, socket, head);
+    // socket.io answers its own upgrades; anything else is refused.
+    if (!path?.startsWith('/socket.io/')) socket.destroy();
+  });
+
+  app.use('/api', createApi({ labs, counters, token: opts.token, connections: () => ({ ws: ws.size, socketio: io.engine.clientsCount }), onError }));
+  const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
+  serveClient(app, clientDir);
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      ws.close();
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      server.closeAllConnections();
+      await labs.close();
+    })());
+
+  return { app, server, io, labs, counters, session: newSession, close };
+}

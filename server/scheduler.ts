@@ -1,0 +1,119 @@
+// One timer queue per lab: every held message sits in a binary heap ordered by due time, and a
+// single clock timer is armed for the earliest one (Maelstrom's priority queue; never a
+// setTimeout per message). The queue runs on its own "fabric time", which stands still while
+// the lab is paused, so a held message keeps the delay it had left when the lab resumes.
+import { EventQueue, type DistributiveOmit, type Timed } from '../shared/event-queue.ts';
+import type { Clock } from './clock.ts';
+
+/** Entries due within this many ms of now are served in the same pass (timers are ms-coarse). */
+const SLACK_MS = 0.5;
+/** At most this many entries per timer pass; the rest go in the next pass so I/O is not starved. */
+const MAX_BATCH = 20_000;
+
+export class Scheduler<T extends Timed> {
+  private readonly queue = new EventQueue<T>();
+  private timer: unknown = null;
+  private timerAt = Infinity;
+  private pausedAt: number | null = null;
+  /** Total ms spent paused; fabric time = clock time - offset. */
+  private offset = 0;
+  private disposed = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly onDue: (entry: T) => void,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** Fabric time in ms: the clock, minus the time spent paused. */
+  now(): number {
+    return (this.pausedAt ?? this.clock.now()) - this.offset;
+  }
+
+  get paused(): boolean {
+    return this.pausedAt !== null;
+  }
+
+  get size(): number {
+    return this.queue.size;
+  }
+
+  push(entry: DistributiveOmit<T, 'seq'>): T {
+    const e = this.queue.push(entry);
+    if (!this.paused && e.at < this.timerAt) this.arm();
+    return e;
+  }
+
+  pause(): void {
+    if (this.paused) return;
+    this.pausedAt = this.clock.now();
+    this.disarm();
+  }
+
+  resume(): void {
+    if (this.pausedAt === null) return;
+    this.offset += this.clock.now() - this.pausedAt;
+    this.pausedAt = null;
+    this.arm();
+  }
+
+  /** Held entries in due order (a copy). */
+  list(): T[] {
+    return this.queue.toSortedArray();
+  }
+
+  /** Removes and returns the entries matching `pred` (manual step, reset). O(n): rare operations only. */
+  take(pred: (e: T) => boolean): T[] {
+    const removed = this.queue.removeWhere(pred);
+    if (removed.length && !this.paused) this.arm();
+    return removed;
+  }
+
+  /** Removes every held entry. */
+  drain(): T[] {
+    const all = this.queue.toSortedArray();
+    this.queue.clear();
+    this.disarm();
+    return all;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.disarm();
+    this.queue.clear();
+  }
+
+  private arm(): void {
+    if (this.disposed) return;
+    const head = this.queue.peek();
+    if (!head) return this.disarm();
+    if (this.timer !== null && this.timerAt <= head.at) return;
+    this.disarm();
+    this.timerAt = head.at;
+    this.timer = this.clock.setTimeout(() => this.fire(), Math.max(0, head.at - this.now()));
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    if (this.paused || this.disposed) return;
+    const limit = this.now() + SLACK_MS;
+    for (let n = 0; n < MAX_BATCH; n++) {
+      const head = this.queue.peek();
+      if (!head || head.at > limit || this.paused) break;
+      this.queue.pop();
+      try {
+        this.onDue(head);
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+    if (!this.paused) this.arm();
+  }
+}

@@ -1,0 +1,161 @@
+// One connection's conversation with the relay, the same for both transports: rate limit, check
+// the frame, then act on it (join a lab as a process, send, report, leave, observe, ping). A
+// session speaks for one process at most, and only for the id the relay gave it.
+import type { ProcessId } from '../shared/algorithm.ts';
+import { errorFrame, type ErrorCode, type ErrorFrame } from '../shared/errors.ts';
+import type { ClientFrame, ServerFrame } from '../shared/protocol.ts';
+import type { Clock } from './clock.ts';
+import { sendFrame, type Conn } from './conn.ts';
+import type { Counters } from './counters.ts';
+import { checkFrame, decodeText, refOf } from './frame-check.ts';
+import type { Lab } from './lab.ts';
+import type { Labs } from './labs.ts';
+import { TokenBucket, type RateLimits } from './rate-limit.ts';
+
+export interface SessionContext {
+  labs: Labs;
+  counters: Counters;
+  clock: Clock;
+  rateLimits: RateLimits;
+}
+
+/** Labs one connection may watch at once. */
+const MAX_OBSERVED = 16;
+
+export class Session {
+  private process: { lab: Lab; id: ProcessId } | null = null;
+  private readonly observing = new Set<Lab>();
+  private readonly bucket: TokenBucket;
+  private lastRateError = -Infinity;
+  private closed = false;
+
+  constructor(
+    readonly conn: Conn,
+    private readonly ctx: SessionContext,
+  ) {
+    this.bucket = new TokenBucket(ctx.rateLimits, () => ctx.clock.now());
+  }
+
+  /** A raw WebSocket message. */
+  onText(data: Buffer | string, isBinary: boolean): void {
+    if (!this.admit()) return;
+    const decoded = decodeText(data, isBinary);
+    if (!decoded.ok) return this.refuse(decoded.error);
+    this.onValue(decoded.value);
+  }
+
+  /** A socket.io `frame` event (already decoded); `oversized` when its packet broke the size limit. */
+  onFrame(raw: unknown, oversized: boolean): void {
+    if (!this.admit()) return;
+    if (oversized) return this.refuse(errorFrame('FRAME_TOO_LARGE', { ref: refOf(raw) }));
+    this.onValue(raw);
+  }
+
+  /** A socket.io event other than `frame`. */
+  onUnknownEvent(): void {
+    if (!this.admit()) return;
+    this.refuse(errorFrame('UNKNOWN_TYPE', { message: 'socket.io clients send every frame as a "frame" event' }));
+  }
+
+  /** The connection closed: a joined process keeps its id for its resume token for a while. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const p = this.process;
+    if (p && this.ctx.labs.get(p.lab.name) === p.lab) p.lab.leave(this.conn, p.id, false);
+    this.process = null;
+    for (const lab of this.observing) lab.observers.remove(this.conn);
+    this.observing.clear();
+  }
+
+  private onValue(raw: unknown): void {
+    const frame = checkFrame(raw);
+    if (!frame.ok) return this.refuse(frame.error);
+    this.ctx.counters.inc('frames');
+    this.handle(frame.value);
+  }
+
+  private handle(f: ClientFrame): void {
+    switch (f.type) {
+      case 'send': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
+        return p.lab.send(p.entry, f.to, f.message);
+      }
+      case 'report': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        return p.lab.report(p.entry, f.report);
+      }
+      case 'join': {
+        if (this.owned()) return this.error('ALREADY_JOINED', f.ref);
+        const lab = this.ctx.labs.get(f.lab);
+        if (!lab) return this.error('UNKNOWN_LAB', f.ref);
+        const joined = lab.join(this.conn, f);
+        if (!joined.ok) return this.refuse({ ...joined.error, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
+        this.process = { lab, id: joined.value.id };
+        return;
+      }
+      case 'leave': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        p.lab.leave(this.conn, p.entry.id, true);
+        this.process = null;
+        return;
+      }
+      case 'observe': {
+        const lab = this.ctx.labs.get(f.lab);
+        if (!lab) return this.error('UNKNOWN_LAB', f.ref);
+        if (!this.observing.has(lab) && this.observing.size >= MAX_OBSERVED) return this.error('BAD_FRAME', f.ref, `Observe at most ${MAX_OBSERVED} labs per connection`);
+        lab.observers.remove(this.conn);
+        lab.observers.add(this.conn, JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot(), ...(f.ref !== undefined ? { ref: f.ref } : {}) } satisfies ServerFrame));
+        this.observing.add(lab);
+        return;
+      }
+      case 'unobserve': {
+        const lab = this.ctx.labs.get(f.lab);
+        if (!lab) return this.error('UNKNOWN_LAB', f.ref);
+        lab.observers.remove(this.conn);
+        this.observing.delete(lab);
+        return;
+      }
+      case 'ping':
+        return sendFrame(this.conn, f.ref !== undefined ? { type: 'pong', ref: f.ref } : { type: 'pong' });
+    }
+  }
+
+  /** The process this connection still speaks for (a resume elsewhere, a removed lab or a removed id ends that). */
+  private owned() {
+    const p = this.process;
+    if (!p) return null;
+    const entry = this.ctx.labs.get(p.lab.name) === p.lab ? p.lab.owned(this.conn, p.id) : null;
+    if (!entry) {
+      this.process = null;
+      return null;
+    }
+    return { lab: p.lab, entry };
+  }
+
+  private admit(): boolean {
+    if (this.closed) return false;
+    if (this.bucket.take()) return true;
+    this.ctx.counters.inc('RATE_LIMITED');
+    // One error a second at most: answering every refused frame would itself be a flood.
+    const now = this.ctx.clock.now();
+    if (now - this.lastRateError >= 1000) {
+      this.lastRateError = now;
+      sendFrame(this.conn, errorFrame('RATE_LIMITED'));
+    }
+    return false;
+  }
+
+  private error(code: ErrorCode, ref: string | number | undefined, message?: string): void {
+    this.refuse(errorFrame(code, { ref, ...(message ? { message } : {}) }));
+  }
+
+  private refuse(frame: ErrorFrame): void {
+    this.ctx.counters.inc(frame.code);
+    sendFrame(this.conn, frame);
+  }
+}

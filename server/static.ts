@@ -1,0 +1,31 @@
+// The dashboard: the Vue app built into client/dist, with index.html answering every other GET
+// so client-side routes (/lab/demo/instructor...) load. Without a build, / explains how to make one.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type Express } from 'express';
+
+const NOT_BUILT = `Election Lab relay is running, but the dashboard is not built.
+
+Run \`npm run build\` (or \`npm start\`, which builds first) to serve the dashboard here.
+The relay itself works without it:
+  REST API     /api  (try /api/health and /api/labs)
+  WebSocket    /ws   (JSON frames, see docs/PROTOCOL.md)
+  socket.io    /socket.io/
+`;
+
+const isReserved = (path: string): boolean => path.startsWith('/api') || path === '/ws' || path.startsWith('/socket.io');
+
+export function serveClient(app: Express, distDir: string | null): boolean {
+  const index = distDir ? join(distDir, 'index.html') : null;
+  if (!distDir || !index || !existsSync(index)) {
+    app.get('/', (_req, res) => void res.type('text/plain').send(NOT_BUILT));
+    return false;
+  }
+  app.use(express.static(distDir, { index: 'index.html', maxAge: '1h', setHeaders: (res, path) => path.endsWith('.html') && res.setHeader('Cache-Control', 'no-cache') }));
+  app.use((req, res, next) => {
+    if (req.method !== 'GET' || isReserved(req.path)) return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+  return true;
+}

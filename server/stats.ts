@@ -1,0 +1,121 @@
+// Counters for GET /api/labs/:lab/stats, updated in O(1) per message: totals, messages by type
+// since the current (or last) election started, drops by reason, and a directed per-link
+// traffic and drop matrix. An election starts when the first process reports `electing` (or the
+// instructor asks one to elect) and ends when no live process reports `electing` any more.
+import type { ProcessId } from '../shared/algorithm.ts';
+import type { LabStats } from '../shared/protocol.ts';
+import { linkKey } from './fabric.ts';
+
+interface LinkCount {
+  from: ProcessId;
+  to: ProcessId;
+  sent: number;
+  delivered: number;
+  dropped: number;
+}
+
+export class StatsTracker {
+  private sent = 0;
+  private delivered = 0;
+  private dropped = 0;
+  private duplicated = 0;
+  private readonly byType = new Map<string, number>();
+  private readonly drops = new Map<string, number>();
+  private readonly links = new Map<number, LinkCount>();
+  private electing = 0;
+  private active = false;
+  private startedAt: number | null = null;
+  private endedAt: number | null = null;
+  private electionByType = new Map<string, number>();
+  private electionMessages = 0;
+
+  send(from: ProcessId, to: ProcessId, type: string): void {
+    this.sent++;
+    this.byType.set(type, (this.byType.get(type) ?? 0) + 1);
+    if (this.startedAt !== null) {
+      this.electionMessages++;
+      this.electionByType.set(type, (this.electionByType.get(type) ?? 0) + 1);
+    }
+    this.link(from, to).sent++;
+  }
+
+  deliver(from: ProcessId, to: ProcessId): void {
+    this.delivered++;
+    this.link(from, to).delivered++;
+  }
+
+  drop(from: ProcessId, to: ProcessId, reason: string): void {
+    this.dropped++;
+    this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);
+    this.link(from, to).dropped++;
+  }
+
+  duplicate(): void {
+    this.duplicated++;
+  }
+
+  /** A process's `electing` flag went from `before` to `after` (a crash or leave clears it). */
+  electingChanged(before: boolean, after: boolean, t: number): void {
+    if (before === after) return;
+    this.electing += after ? 1 : -1;
+    if (after) this.begin(t);
+    else if (this.electing === 0 && this.active) {
+      this.active = false;
+      this.endedAt = t;
+    }
+  }
+
+  /** The instructor asked a process to elect. */
+  electRequested(t: number): void {
+    this.begin(t);
+  }
+
+  snapshot(now: number, extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>): LabStats {
+    return {
+      now,
+      messages: { sent: this.sent, delivered: this.delivered, dropped: this.dropped, duplicated: this.duplicated, byType: Object.fromEntries(this.byType) },
+      drops: Object.fromEntries(this.drops),
+      election: {
+        active: this.active,
+        startedAt: this.startedAt,
+        endedAt: this.active ? null : this.endedAt,
+        duration: !this.active && this.startedAt !== null && this.endedAt !== null ? this.endedAt - this.startedAt : null,
+        byType: Object.fromEntries(this.electionByType),
+        messages: this.electionMessages,
+      },
+      links: [...this.links.values()].map((l) => ({ ...l })).sort((a, b) => a.from - b.from || a.to - b.to),
+      ...extra,
+    };
+  }
+
+  reset(): void {
+    this.sent = this.delivered = this.dropped = this.duplicated = 0;
+    this.byType.clear();
+    this.drops.clear();
+    this.links.clear();
+    this.electing = 0;
+    this.active = false;
+    this.startedAt = this.endedAt = null;
+    this.electionByType = new Map();
+    this.electionMessages = 0;
+  }
+
+  private begin(t: number): void {
+    if (this.active) return;
+    this.active = true;
+    this.startedAt = t;
+    this.endedAt = null;
+    this.electionByType = new Map();
+    this.electionMessages = 0;
+  }
+
+  private link(from: ProcessId, to: ProcessId): LinkCount {
+    const key = linkKey(from, to);
+    let l = this.links.get(key);
+    if (!l) {
+      l = { from, to, sent: 0, delivered: 0, dropped: 0 };
+      this.links.set(key, l);
+    }
+    return l;
+  }
+}

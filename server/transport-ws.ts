@@ -1,0 +1,94 @@
+// Raw WebSocket transport at /ws: one JSON frame per text message, the same frames as socket.io
+// (docs/PROTOCOL.md). Dead peers are found by ping/pong; a peer that stops reading is reported
+// as overloaded once `maxBacklogBytes` are queued, and the relay drops instead of queueing more.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { newConnId, type Conn } from './conn.ts';
+import type { Session } from './session.ts';
+
+export interface WsTransportOptions {
+  newSession: (conn: Conn) => Session;
+  maxBacklogBytes: number;
+  /** Hard cap on one message; larger ones close the socket (smaller ones past the frame limit get an error frame). */
+  maxPayload: number;
+  heartbeatMs: number;
+}
+
+class WsConn implements Conn {
+  readonly id = newConnId();
+  readonly transport = 'ws' as const;
+  alive = true;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly maxBacklog: number,
+  ) {}
+
+  sendText(json: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(json);
+  }
+
+  overloaded(): boolean {
+    return this.ws.bufferedAmount > this.maxBacklog;
+  }
+
+  close(): void {
+    this.ws.close(1000);
+  }
+}
+
+export class WsTransport {
+  private readonly wss: WebSocketServer;
+  private readonly conns = new Set<WsConn>();
+  private readonly heartbeat: ReturnType<typeof setInterval>;
+
+  constructor(private readonly opts: WsTransportOptions) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayload, perMessageDeflate: false });
+    this.heartbeat = setInterval(() => this.sweep(), opts.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  get size(): number {
+    return this.conns.size;
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const c of this.conns) c.ws.terminate();
+    this.conns.clear();
+    this.wss.close();
+  }
+
+  private accept(ws: WebSocket): void {
+    const conn = new WsConn(ws, this.opts.maxBacklogBytes);
+    const session = this.opts.newSession(conn);
+    this.conns.add(conn);
+    ws.on('message', (data, isBinary) => {
+      conn.alive = true;
+      session.onText(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data), isBinary);
+    });
+    ws.on('pong', () => (conn.alive = true));
+    // Errors (a too-large message, a broken frame) close the socket; 'close' cleans up.
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      this.conns.delete(conn);
+      session.close();
+    });
+  }
+
+  private sweep(): void {
+    for (const c of this.conns) {
+      if (!c.alive) {
+        c.ws.terminate();
+        continue;
+      }
+      c.alive = false;
+      c.ws.ping();
+    }
+  }
+}
