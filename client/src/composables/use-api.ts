@@ -1,0 +1,113 @@
+// The relay's REST API, in one place: every path the browser calls is listed here. Answers are
+// values ({ ok, data } or { ok: false, error }), never exceptions, so views show failures as
+// state. Instructor calls carry the token as `Authorization: Bearer`.
+import { ref, type Ref } from 'vue';
+import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { CreateLab, FabricPatch, StepRequest, UpdateLab } from '../../../shared/lab-config.ts';
+import type { InFlightInfo, LabSnapshot, LabStats } from '../../../shared/protocol.ts';
+
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
+
+export interface LabSummary {
+  name: string;
+  algorithm: string;
+  size: number;
+  up?: number;
+  processes?: number;
+  observers?: number;
+}
+
+export async function request<T>(method: string, path: string, opts: { body?: unknown; token?: string | null; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  try {
+    const res = await fetch(path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
+    const text = await res.text();
+    const json: unknown = text ? safeParse(text) : null;
+    if (!res.ok) {
+      const err = (json ?? {}) as { code?: string; message?: string; error?: { code?: string; message?: string } };
+      const e = err.error ?? err;
+      return { ok: false, status: res.status, code: e.code ?? 'HTTP_' + res.status, message: e.message ?? res.statusText };
+    }
+    return { ok: true, data: unwrap(json) as T };
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
+    return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+  }
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The relay answers `{ data }` (socket.io's ack shape); accept a bare body too. */
+function unwrap(json: unknown): unknown {
+  if (json && typeof json === 'object' && 'data' in json && Object.keys(json).length === 1) return (json as { data: unknown }).data;
+  return json;
+}
+
+const enc = encodeURIComponent;
+
+/** Read-only calls anyone may make (the dashboard, the join page). */
+export const publicApi = {
+  labs: () => request<LabSummary[] | { labs: LabSummary[] }>('GET', '/api/labs'),
+  snapshot: (lab: string) => request<LabSnapshot>('GET', `/api/labs/${enc(lab)}`),
+  stats: (lab: string) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats`),
+  traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
+};
+
+/** The instructor's calls: every one carries the token. `busy` and `lastError` are for the panel. */
+export function useInstructorApi(token: Ref<string | null>) {
+  const busy = ref(0);
+  const lastError = ref<string | null>(null);
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+    busy.value++;
+    const res = await request<T>(method, path, { body, token: token.value });
+    busy.value--;
+    lastError.value = res.ok ? null : `${res.message} (${res.code})`;
+    return res;
+  }
+
+  const lab = (name: string) => `/api/labs/${enc(name)}`;
+  return {
+    busy,
+    lastError,
+    createLab: (body: CreateLab) => call<LabSnapshot>('POST', '/api/labs', body),
+    updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PATCH', lab(name), body),
+    deleteLab: (name: string) => call<unknown>('DELETE', lab(name)),
+    setFabric: (name: string, body: FabricPatch) => call<unknown>('PATCH', `${lab(name)}/fabric`, body),
+    partition: (name: string, groups: ProcessId[][]) => call<unknown>('PUT', `${lab(name)}/partition`, { groups }),
+    heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
+    crash: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
+    recover: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
+    elect: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/elect`),
+    pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
+    resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
+    step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
+    inFlight: (name: string) => call<InFlightInfo[] | { messages: InFlightInfo[] }>('GET', `${lab(name)}/inflight`),
+    addBots: (name: string, count: number) => call<unknown>('POST', `${lab(name)}/bots`, { count }),
+    removeBots: (name: string) => call<unknown>('DELETE', `${lab(name)}/bots`),
+    reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
+    /** Downloads go through fetch so the token travels in a header, never in a link. */
+    async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {
+      busy.value++;
+      try {
+        const res = await fetch(publicApi.traceUrl(name, format), { headers: token.value ? { Authorization: `Bearer ${token.value}` } : {} });
+        if (!res.ok) return { ok: false, status: res.status, code: 'HTTP_' + res.status, message: res.statusText };
+        return { ok: true, data: await res.blob() };
+      } catch {
+        return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+      } finally {
+        busy.value--;
+      }
+    },
+  };
+}
+
+export type InstructorApi = ReturnType<typeof useInstructorApi>;

@@ -1,0 +1,32 @@
+// The stats panel's figures for the election on show, rebuilt at most four times a second from
+// the observer's model, with the algorithm's formulas for this N beside the counts.
+import { computed, ref, type Ref } from 'vue';
+import { getAlgorithm } from '../../../shared/algorithms.ts';
+import type { LabObserver } from './use-lab-observer.ts';
+import { statsVsTheory, type StatsTable, type Theory } from '../utils/stats-vs-theory.ts';
+
+export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | null> = ref(null)) {
+  const knownTypes = computed<readonly string[]>(() => {
+    void observer.slowVersion.value;
+    const name = observer.model.value.config?.algorithm;
+    return name ? getAlgorithm(name).messageTypes : [];
+  });
+
+  const table = computed<StatsTable | null>(() => {
+    void observer.slowVersion.value;
+    const m = observer.model.value;
+    const w = m.tracker.shown;
+    if (!w || !m.config) return null;
+    const transmission = m.config.timing.transmission * m.config.fabric.timeScale;
+    return statsVsTheory(w, m.now, knownTypes.value, theoryFor.value, transmission);
+  });
+
+  /** Trace batches the relay sampled under load: counts from the trace are then lower bounds. */
+  const note = computed(() => {
+    void observer.slowVersion.value;
+    const skipped = observer.model.value.skipped;
+    return skipped ? `The relay left ${skipped} message events out of its batches under load; counts here may be low (the relay's /stats has exact totals).` : null;
+  });
+
+  return { knownTypes, table, note };
+}

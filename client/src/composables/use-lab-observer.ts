@@ -1,0 +1,137 @@
+// Watches one lab for the dashboard and the instructor's panel: observes it over socket.io,
+// feeds the snapshot and the trace batches into a LabModel (plain objects) and the flight board,
+// and bumps `version` once per batch. Views that rebuild DOM read `slowVersion`, which moves at
+// most four times a second, so a busy lab never floods the page with re-renders.
+import { markRaw, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
+import type { LabStats, ServerFrame } from '../../../shared/protocol.ts';
+import type { TraceEvent } from '../../../shared/trace.ts';
+import { FlightBoard } from '../utils/flight-board.ts';
+import { LabModel } from '../utils/lab-model.ts';
+import { publicApi } from './use-api.ts';
+import { useRelaySocket } from './use-relay-socket.ts';
+
+const SLOW_MS = 250;
+
+export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {}) {
+  const model = shallowRef(markRaw(new LabModel()));
+  const flights = markRaw(new FlightBoard());
+  const version = ref(0);
+  const slowVersion = ref(0);
+  const loaded = ref(false);
+  const missing = ref(false);
+  const error = ref<string | null>(null);
+  const stats = shallowRef<LabStats | null>(null);
+  let slowTimer: ReturnType<typeof setTimeout> | null = null;
+  let identityTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Drops answers to requests made for a lab we no longer watch. */
+  let generation = 0;
+
+  const socket = useRelaySocket({
+    onFrame,
+    onOpen: () => socket.send({ type: 'observe', lab: lab.value }),
+  });
+
+  function bump(): void {
+    version.value++;
+    if (slowTimer === null)
+      slowTimer = setTimeout(() => {
+        slowTimer = null;
+        slowVersion.value++;
+      }, SLOW_MS);
+  }
+
+  function onFrame(f: ServerFrame): void {
+    switch (f.type) {
+      case 'snapshot':
+        if (f.lab !== lab.value) return;
+        model.value.applySnapshot(f.snapshot);
+        loaded.value = true;
+        missing.value = false;
+        error.value = null;
+        syncFlightDuration();
+        bump();
+        return;
+      case 'events':
+        if (f.lab !== lab.value) return;
+        model.value.applyEvents(f.events, f.skipped);
+        animate(f.events);
+        if (model.value.needsSnapshot) refreshIdentity();
+        bump();
+        return;
+      case 'fabric':
+        if (f.lab !== lab.value) return;
+        model.value.applyFabric(f.fabric);
+        syncFlightDuration();
+        bump();
+        return;
+      case 'error':
+        if (f.code === 'UNKNOWN_LAB') missing.value = true;
+        else error.value = f.message;
+        return;
+    }
+  }
+
+  function animate(events: readonly TraceEvent[]): void {
+    const now = performance.now();
+    for (const e of events) {
+      if (e.kind === 'send' || e.kind === 'duplicate') flights.send(e.msg, e.from, e.to, e.type, now);
+      else if (e.kind === 'drop') flights.drop(e.msg, e.reason, now);
+    }
+  }
+
+  /** Messages fly for about their real delay (scaled), kept between 0.5 and 2 s to stay visible. */
+  function syncFlightDuration(): void {
+    const f = model.value.config?.fabric;
+    if (!f) return;
+    flights.duration = Math.min(2000, Math.max(500, (f.link.delay + f.link.jitter / 2) * f.timeScale));
+  }
+
+  /** A new process joined: fetch its name and kind (debounced; stale answers dropped). */
+  function refreshIdentity(): void {
+    if (identityTimer !== null) return;
+    identityTimer = setTimeout(async () => {
+      identityTimer = null;
+      const g = generation;
+      const res = await publicApi.snapshot(lab.value);
+      if (g !== generation || !res.ok) return;
+      model.value.mergeIdentity(res.data);
+      syncFlightDuration();
+      bump();
+    }, 300);
+  }
+
+  // The relay's own stats (exact even when it samples trace batches under load), once a second.
+  let statsTimer: ReturnType<typeof setInterval> | null = null;
+  if (opts.stats) {
+    const poll = async () => {
+      const g = generation;
+      const res = await publicApi.stats(lab.value);
+      if (g === generation) stats.value = res.ok ? res.data : null;
+    };
+    statsTimer = setInterval(poll, 1000);
+    void poll();
+  }
+
+  watch(lab, (next, prev) => {
+    generation++;
+    socket.send({ type: 'unobserve', lab: prev });
+    model.value = markRaw(new LabModel());
+    flights.clear();
+    loaded.value = false;
+    missing.value = false;
+    stats.value = null;
+    socket.send({ type: 'observe', lab: next });
+    bump();
+  });
+
+  onScopeDispose(() => {
+    generation++;
+    if (slowTimer !== null) clearTimeout(slowTimer);
+    if (identityTimer !== null) clearTimeout(identityTimer);
+    if (statsTimer !== null) clearInterval(statsTimer);
+  });
+
+  return { model, flights, version, slowVersion, loaded, missing, error, stats, status: socket.status, connectionError: socket.error };
+}
+
+export type LabObserver = ReturnType<typeof useLabObserver>;

@@ -1,0 +1,60 @@
+// One socket.io connection to the relay. Every frame travels as the single `frame` event
+// (shared/protocol.ts). Returns refs for the connection state; frames sent before the socket is
+// open wait in a short queue; `onOpen` runs on every (re)connect so callers can re-join or
+// re-observe; the socket closes when the calling scope is disposed.
+import { io, type Socket } from 'socket.io-client';
+import { onScopeDispose, ref } from 'vue';
+import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '../../../shared/protocol.ts';
+
+export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+
+export interface RelaySocket {
+  status: import('vue').Ref<ConnectionStatus>;
+  error: import('vue').Ref<string | null>;
+  send(frame: ClientFrame): void;
+  close(): void;
+}
+
+const MAX_QUEUED = 200;
+
+export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void; onOpen?: () => void; onClose?: () => void }): RelaySocket {
+  const status = ref<ConnectionStatus>('connecting');
+  const error = ref<string | null>(null);
+  const queue: ClientFrame[] = [];
+  const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
+    path: '/socket.io',
+    transports: ['websocket', 'polling'],
+    reconnectionDelay: 500,
+    reconnectionDelayMax: 4000,
+  });
+
+  socket.on('connect', () => {
+    status.value = 'open';
+    error.value = null;
+    handlers.onOpen?.();
+    while (queue.length) socket.emit('frame', queue.shift()!);
+  });
+  socket.on('disconnect', () => {
+    status.value = socket.active ? 'connecting' : 'closed';
+    handlers.onClose?.();
+  });
+  socket.on('connect_error', () => {
+    status.value = socket.active ? 'connecting' : 'closed';
+    error.value = 'Cannot reach the relay; retrying';
+  });
+  socket.on('frame', (frame) => handlers.onFrame(frame));
+
+  function send(frame: ClientFrame): void {
+    if (socket.connected) socket.emit('frame', frame);
+    else if (queue.length < MAX_QUEUED) queue.push(frame);
+  }
+
+  function close(): void {
+    socket.removeAllListeners();
+    socket.disconnect();
+    status.value = 'closed';
+  }
+
+  onScopeDispose(close);
+  return { status, error, send, close };
+}

@@ -1,0 +1,74 @@
+// How one process is drawn and described: shape by kind (human, bot, external), fill by role,
+// crossed out when crashed, dashed when nobody holds the id, a ring in its partition group's
+// colour, a halo when it disagrees. Every visual cue has a text twin for tables and screen readers.
+import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { ProcessInfo } from '../../../shared/protocol.ts';
+import { GROUP_COLOURS, OKABE_ITO, STATUS_COLOURS } from './message-style.ts';
+import { COORDINATOR_ROLES } from './space-time-layout.ts';
+import type { Agreement } from './who-disagrees.ts';
+
+export type NodeShape = 'circle' | 'square' | 'diamond';
+
+export interface ProcessLook {
+  shape: NodeShape;
+  fill: string;
+  stroke: string;
+  dashed: boolean;
+  crossed: boolean;
+  /** Partition group ring colour, when the lab is partitioned. */
+  ring: string | null;
+  halo: 'disagrees' | 'stale' | null;
+  role: string;
+  /** Its role says it is the coordinator (coordinator, leader, master). */
+  leads: boolean;
+  /** e.g. "up", "crashed", "absent", "up, cut off (group 2)". */
+  status: string;
+  kind: string;
+  /** The coordinator it believes in, as text. */
+  believes: string;
+}
+
+export const ROLE_FILL = {
+  coordinator: OKABE_ITO.blue,
+  electing: OKABE_ITO.orange,
+  other: '#ffffff',
+  crashed: '#d9d9d9',
+  absent: '#ffffff',
+} as const;
+
+export function processLook(p: ProcessInfo, agreement: Agreement, mainGroup: number | null): ProcessLook {
+  const shape: NodeShape = p.kind === 'bot' ? 'square' : p.kind === 'external' ? 'diamond' : 'circle';
+  const kind = p.kind ?? 'nobody';
+  const ring = p.group === null ? null : GROUP_COLOURS[p.group % GROUP_COLOURS.length]!;
+  const cutOff = p.group !== null && mainGroup !== null && p.group !== mainGroup;
+  const believes = p.report ? (p.report.coordinator === null ? 'none' : String(p.report.coordinator)) : '?';
+  if (p.status === 'absent') {
+    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, ring, halo: null, role: '-', leads: false, status: 'absent', kind, believes: '-' };
+  }
+  if (p.status === 'crashed') {
+    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, ring, halo: null, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
+  }
+  const role = p.report?.role ?? 'starting';
+  const leads = COORDINATOR_ROLES.has(role);
+  const fill = leads ? ROLE_FILL.coordinator : p.report?.electing ? ROLE_FILL.electing : ROLE_FILL.other;
+  const halo = agreement.disagree.has(p.id) ? 'disagrees' : agreement.stale.has(p.id) ? 'stale' : null;
+  const status = cutOff ? `up, cut off (group ${p.group! + 1})` : p.group !== null ? `up (group ${p.group + 1})` : 'up';
+  return { shape, fill, stroke: '#1b1b1b', dashed: false, crossed: false, ring, halo, role, leads, status, kind, believes };
+}
+
+/** The group most processes are in: the others are "cut off". null when not partitioned. */
+export function mainGroup(processes: Iterable<{ group: number | null; status: string }>): number | null {
+  const counts = new Map<number, number>();
+  for (const p of processes) if (p.group !== null && p.status !== 'absent') counts.set(p.group, (counts.get(p.group) ?? 0) + 1);
+  let best: number | null = null;
+  let bestN = 0;
+  for (const [g, n] of counts) if (n > bestN || (n === bestN && best !== null && g < best)) [best, bestN] = [g, n];
+  return best;
+}
+
+/** How many up processes believe in each coordinator, most first: the dashboard's headline. */
+export function beliefs(processes: Iterable<ProcessInfo>): { coordinator: ProcessId | null; count: number }[] {
+  const counts = new Map<ProcessId | null, number>();
+  for (const p of processes) if (p.status === 'up' && p.report) counts.set(p.report.coordinator, (counts.get(p.report.coordinator) ?? 0) + 1);
+  return [...counts].map(([coordinator, count]) => ({ coordinator, count })).sort((a, b) => b.count - a.count || (b.coordinator ?? -1) - (a.coordinator ?? -1));
+}
