@@ -1,7 +1,10 @@
 // The trace format shared by the relay, the simulator, replay and the dashboard (versioned:
 // docs/PROTOCOL.md describes it). Maelstrom's lesson: journal every send and receive, and draw
 // every diagram from the journal.
+import { z } from 'zod';
 import type { Message, ProcessId, Report } from './algorithm.ts';
+import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
+import { MessageSchema, ReportSchema } from './protocol.ts';
 
 export const TRACE_VERSION = 1;
 
@@ -43,3 +46,52 @@ export type TraceEvent = Base &
   );
 
 export type TraceKind = TraceEvent['kind'];
+
+export const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
+
+// The same events as a zod schema, for reading trace files back (replay). The assertions below
+// keep it and the TraceEvent type in step: a field added to one and not the other fails to compile.
+const base = {
+  seq: z.int().min(0),
+  t: z.number().min(0),
+  lamport: z.int().min(0).optional(),
+  vector: z.record(z.string(), z.int().min(0)).optional(),
+};
+const Id = ProcessIdSchema;
+const Type = z.string().min(1).max(64);
+const Msg = z.int().min(0);
+export const TraceEventSchema = z.discriminatedUnion('kind', [
+  z.object({ ...base, kind: z.literal('send'), msg: Msg, from: Id, to: Id, type: Type, message: MessageSchema }).strict(),
+  z.object({ ...base, kind: z.literal('deliver'), msg: Msg, from: Id, to: Id, type: Type }).strict(),
+  z.object({ ...base, kind: z.literal('drop'), msg: Msg, from: Id, to: Id, type: Type, reason: z.enum(DROP_REASONS) }).strict(),
+  z.object({ ...base, kind: z.literal('duplicate'), msg: Msg, of: Msg, from: Id, to: Id, type: Type }).strict(),
+  z.object({ ...base, kind: z.literal('timer'), node: Id, name: z.string().max(128) }).strict(),
+  z.object({ ...base, kind: z.literal('elect'), node: Id }).strict(),
+  z.object({ ...base, kind: z.enum(['crash', 'recover', 'join', 'leave']), node: Id }).strict(),
+  z.object({ ...base, kind: z.literal('report'), node: Id, report: ReportSchema }).strict(),
+  z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
+  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']) }).strict(),
+  z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
+]);
+
+/**
+ * A trace file's first line (JSON Lines: this header, then one TraceEvent per line). `source`
+ * says who recorded it; the rest describes the run so a reader can label it. Unknown fields are
+ * kept: later versions may add some.
+ */
+export const TraceHeaderSchema = z.looseObject({
+  kind: z.literal('header'),
+  version: z.int().min(1),
+  source: z.enum(['simulator', 'relay', 'explorer', 'experiment']),
+  algorithm: AlgorithmNameSchema.optional(),
+  ids: z.array(Id).optional(),
+  seed: z.number().optional(),
+});
+export type TraceHeader = z.infer<typeof TraceHeaderSchema>;
+
+type Parsed = z.infer<typeof TraceEventSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Messages are open objects on both sides; compare the rest field by field.
+const _schemaMatchesType: Same<Omit<Extract<Parsed, { kind: 'send' }>, 'message'>, Omit<Extract<TraceEvent, { kind: 'send' }>, 'message'>> &
+  Same<Exclude<Parsed, { kind: 'send' }>, Exclude<TraceEvent, { kind: 'send' }>> = true;
+void _schemaMatchesType;
