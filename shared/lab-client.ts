@@ -1,0 +1,304 @@
+// A client of the relay for processes and observers, the same in Node (bots, tests) and the
+// browser. The transport is a `ChannelFactory`: socket.io (`socketIoChannel`) or a plain
+// WebSocket (`wsChannel`, given the WebSocket constructor: the browser's, or the `ws` package's
+// in Node, so no Node-only import lives here). A process joins a lab, runs the lab's algorithm in
+// a ProcessHost with real timers, sends and reports through the relay, obeys crashed /
+// recovered / restart / elect, and after a dropped connection rejoins with its resume token.
+import { io as ioClient, type Socket } from 'socket.io-client';
+import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from './algorithm.ts';
+import { getAlgorithm } from './algorithms.ts';
+import type { ErrorFrame } from './errors.ts';
+import type { Fabric } from './lab-config.ts';
+import { algorithmConfig, ProcessHost, type HostEvent } from './process-host.ts';
+import type { ClientFrame, LabSnapshot, ProcessConfig, ProcessKind, ServerFrame } from './protocol.ts';
+import { createRng, deriveSeed } from './rng.ts';
+import type { TraceEvent } from './trace.ts';
+
+export interface ChannelEvents {
+  /** Connected (again): the client (re)sends its join or observe. */
+  open(): void;
+  frame(frame: ServerFrame): void;
+  /** Connection lost; a reconnecting channel will call `open` again. */
+  close(): void;
+}
+
+export interface Channel {
+  /** Sends if connected; frames sent while disconnected are dropped (the network lost them). */
+  send(frame: ClientFrame): void;
+  close(): void;
+}
+
+export type ChannelFactory = (events: ChannelEvents) => Channel;
+
+/** socket.io (browser tabs, the dashboard, bots); reconnects by itself. `url`: the relay's origin. */
+export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {}): ChannelFactory {
+  return (events) => {
+    const socket: Socket = ioClient(url, { transports: ['websocket'], reconnection: opts.reconnect ?? true, reconnectionDelay: 250, reconnectionDelayMax: 5000 });
+    socket.on('connect', () => events.open());
+    socket.on('disconnect', () => events.close());
+    socket.on('frame', (f: ServerFrame) => events.frame(f));
+    return {
+      send: (frame) => void (socket.connected && socket.emit('frame', frame)),
+      close: () => void socket.disconnect(),
+    };
+  };
+}
+
+/** The part of the WebSocket API both the browser's and the `ws` package's sockets have. */
+export interface WebSocketLike {
+  readyState: number;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  send(data: string): void;
+  close(code?: number): void;
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** Plain WebSocket at `<relay>/ws`, JSON text frames; reconnects with backoff (250 ms doubling to 5 s). */
+export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts: { reconnect?: boolean } = {}): ChannelFactory {
+  return (events) => {
+    let socket: WebSocketLike | null = null;
+    let closed = false;
+    let delay = 250;
+    let retry: ReturnType<typeof setTimeout> | null = null;
+    const connect = () => {
+      const s = new WebSocketImpl(url);
+      socket = s;
+      s.onopen = () => {
+        delay = 250;
+        events.open();
+      };
+      s.onmessage = (ev) => {
+        if (typeof ev.data !== 'string') return;
+        let frame: ServerFrame;
+        try {
+          frame = JSON.parse(ev.data) as ServerFrame;
+        } catch {
+          return;
+        }
+        events.frame(frame);
+      };
+      s.onerror = () => {};
+      s.onclose = () => {
+        if (socket !== s) return;
+        socket = null;
+        events.close();
+        if (closed || opts.reconnect === false) return;
+        retry = setTimeout(connect, delay);
+        delay = Math.min(5000, delay * 2);
+      };
+    };
+    connect();
+    return {
+      send: (frame) => {
+        if (socket && socket.readyState === 1) socket.send(JSON.stringify(frame));
+      },
+      close: () => {
+        closed = true;
+        if (retry) clearTimeout(retry);
+        socket?.close(1000);
+      },
+    };
+  };
+}
+
+export type LabProcessStatus = 'connecting' | 'up' | 'crashed' | 'left' | 'refused' | 'closed';
+
+export type LabProcessEvent =
+  | { kind: 'status'; status: LabProcessStatus }
+  | { kind: 'joined'; id: ProcessId; config: ProcessConfig }
+  | { kind: 'error'; error: ErrorFrame }
+  | { kind: 'host'; event: HostEvent }
+  | { kind: 'deliver'; from: ProcessId; msg: number; message: Message };
+
+export interface LabProcessOptions {
+  channel: ChannelFactory;
+  lab: string;
+  /** The id to claim; absent: the next free one. */
+  id?: ProcessId;
+  name?: string;
+  kind?: ProcessKind;
+  /** The algorithm registry; tests may pass their own. */
+  algorithms?: (name: AlgorithmName) => Algorithm<any, any>;
+  onEvent?: (e: LabProcessEvent) => void;
+}
+
+/** One process of a lab. */
+export class LabProcess {
+  status: LabProcessStatus = 'closed';
+  id: ProcessId | null = null;
+  config: ProcessConfig | null = null;
+  host: ProcessHost | null = null;
+  private channel: Channel | null = null;
+  private resume: string | null = null;
+  private joinWaiters: { resolve: (id: ProcessId) => void; reject: (e: ErrorFrame) => void } | null = null;
+  private readonly t0 = performance.now();
+
+  constructor(private readonly opts: LabProcessOptions) {}
+
+  get report(): Report | null {
+    return this.host?.report ?? null;
+  }
+
+  /** Connects and joins; resolves with the id the relay gave, rejects with the relay's error frame. */
+  start(): Promise<ProcessId> {
+    this.setStatus('connecting');
+    const joined = new Promise<ProcessId>((resolve, reject) => (this.joinWaiters = { resolve, reject }));
+    this.channel = this.opts.channel({ open: () => this.join(), frame: (f) => this.onFrame(f), close: () => this.onClose() });
+    return joined;
+  }
+
+  /** Leaves the lab (the id is free at once) and disconnects. */
+  stop(): void {
+    this.host?.stop();
+    this.channel?.send({ type: 'leave' });
+    this.channel?.close();
+    this.channel = null;
+    this.setStatus('closed');
+  }
+
+  /** Drops the connection without leaving (the relay keeps the id for the resume token for a while). */
+  disconnect(): void {
+    this.host?.stop();
+    this.channel?.close();
+    this.channel = null;
+    this.setStatus('closed');
+  }
+
+  private join(): void {
+    const frame: ClientFrame = { type: 'join', lab: this.opts.lab };
+    const id = this.id ?? this.opts.id;
+    if (id !== undefined) frame.id = id;
+    if (this.resume) frame.resume = this.resume;
+    if (this.opts.name) frame.name = this.opts.name;
+    frame.kind = this.opts.kind ?? 'bot';
+    this.channel?.send(frame);
+  }
+
+  private onFrame(f: ServerFrame): void {
+    switch (f.type) {
+      case 'joined': {
+        const changed = JSON.stringify(f.config) !== JSON.stringify(this.config);
+        this.id = f.id;
+        this.resume = f.resume;
+        this.config = f.config;
+        this.emit({ kind: 'joined', id: f.id, config: f.config });
+        this.joinWaiters?.resolve(f.id);
+        this.joinWaiters = null;
+        if (f.status === 'crashed') {
+          this.host?.stop();
+          return this.setStatus('crashed');
+        }
+        this.setStatus('up');
+        // A resumed process whose lab did not change carries on; its report was cleared on disconnect.
+        if (changed || !this.host?.isRunning) this.restart(f.config);
+        else if (this.host.report) this.channel?.send({ type: 'report', report: this.host.report });
+        return;
+      }
+      case 'deliver':
+        this.emit({ kind: 'deliver', from: f.from, msg: f.msg, message: f.message });
+        return this.host?.deliver(f.from, f.message);
+      case 'crashed':
+        this.host?.stop();
+        return this.setStatus('crashed');
+      case 'recovered':
+      case 'restart':
+        this.config = f.config;
+        this.setStatus('up');
+        return this.restart(f.config);
+      case 'elect':
+        return this.host?.elect();
+      case 'left':
+        this.host?.stop();
+        this.channel?.close();
+        this.channel = null;
+        return this.setStatus('left');
+      case 'error':
+        this.emit({ kind: 'error', error: f });
+        if (this.joinWaiters && this.status === 'connecting') {
+          this.joinWaiters.reject(f);
+          this.joinWaiters = null;
+          this.channel?.close();
+          this.channel = null;
+          this.setStatus('refused');
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onClose(): void {
+    if (this.status === 'up' || this.status === 'crashed') this.setStatus('connecting');
+  }
+
+  private restart(config: ProcessConfig): void {
+    const id = this.id!;
+    const algorithm = (this.opts.algorithms ?? getAlgorithm)(config.algorithm);
+    this.host?.stop();
+    this.host = new ProcessHost(
+      algorithm,
+      {
+        send: (to, message) => this.channel?.send({ type: 'send', to, message }),
+        report: (report) => this.channel?.send({ type: 'report', report }),
+        setTimer: (fn, ms) => setTimeout(fn, ms),
+        clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+        now: () => performance.now() - this.t0,
+        random: createRng(deriveSeed(config.seed, id)),
+      },
+      this.opts.onEvent ? (event) => this.emit({ kind: 'host', event }) : undefined,
+    );
+    this.host.start(algorithmConfig(config, id));
+  }
+
+  private setStatus(status: LabProcessStatus): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.emit({ kind: 'status', status });
+  }
+
+  private emit(e: LabProcessEvent): void {
+    this.opts.onEvent?.(e);
+  }
+}
+
+export interface LabObserverOptions {
+  channel: ChannelFactory;
+  lab: string;
+  onSnapshot?: (s: LabSnapshot) => void;
+  onEvents?: (events: TraceEvent[], skipped: number) => void;
+  onFabric?: (f: Fabric) => void;
+  onError?: (e: ErrorFrame) => void;
+  onConnection?: (connected: boolean) => void;
+}
+
+/** A dashboard's subscription: a snapshot on every (re)connect, then batched trace events. */
+export class LabObserver {
+  private channel: Channel | null = null;
+
+  constructor(private readonly opts: LabObserverOptions) {}
+
+  start(): void {
+    this.channel = this.opts.channel({
+      open: () => {
+        this.opts.onConnection?.(true);
+        this.channel?.send({ type: 'observe', lab: this.opts.lab });
+      },
+      close: () => this.opts.onConnection?.(false),
+      frame: (f) => {
+        if (f.type === 'snapshot' && f.lab === this.opts.lab) this.opts.onSnapshot?.(f.snapshot);
+        else if (f.type === 'events' && f.lab === this.opts.lab) this.opts.onEvents?.(f.events, f.skipped);
+        else if (f.type === 'fabric' && f.lab === this.opts.lab) this.opts.onFabric?.(f.fabric);
+        else if (f.type === 'error') this.opts.onError?.(f);
+      },
+    });
+  }
+
+  stop(): void {
+    this.channel?.send({ type: 'unobserve', lab: this.opts.lab });
+    this.channel?.close();
+    this.channel = null;
+  }
+}
