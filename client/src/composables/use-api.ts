@@ -8,13 +8,14 @@ import type { InFlightInfo, LabSnapshot, LabStats } from '../../../shared/protoc
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
 
+/** GET /api/labs, one entry per lab. */
 export interface LabSummary {
   name: string;
   algorithm: string;
   size: number;
-  up?: number;
-  processes?: number;
-  observers?: number;
+  processes: { up: number; crashed: number; absent: number };
+  paused: boolean;
+  now: number;
 }
 
 export async function request<T>(method: string, path: string, opts: { body?: unknown; token?: string | null; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
@@ -26,11 +27,12 @@ export async function request<T>(method: string, path: string, opts: { body?: un
     const text = await res.text();
     const json: unknown = text ? safeParse(text) : null;
     if (!res.ok) {
-      const err = (json ?? {}) as { code?: string; message?: string; error?: { code?: string; message?: string } };
-      const e = err.error ?? err;
-      return { ok: false, status: res.status, code: e.code ?? 'HTTP_' + res.status, message: e.message ?? res.statusText };
+      // The body is the protocol's error frame (shared/errors.ts).
+      const e = (json ?? {}) as { code?: string; message?: string; details?: string[] };
+      const details = e.details?.length ? ` (${e.details.join('; ')})` : '';
+      return { ok: false, status: res.status, code: e.code ?? `HTTP_${res.status}`, message: (e.message ?? res.statusText) + details };
     }
-    return { ok: true, data: unwrap(json) as T };
+    return { ok: true, data: json as T };
   } catch (e) {
     if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
     return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
@@ -45,17 +47,12 @@ function safeParse(text: string): unknown {
   }
 }
 
-/** The relay answers `{ data }` (socket.io's ack shape); accept a bare body too. */
-function unwrap(json: unknown): unknown {
-  if (json && typeof json === 'object' && 'data' in json && Object.keys(json).length === 1) return (json as { data: unknown }).data;
-  return json;
-}
 
 const enc = encodeURIComponent;
 
 /** Read-only calls anyone may make (the dashboard, the join page). */
 export const publicApi = {
-  labs: () => request<LabSummary[] | { labs: LabSummary[] }>('GET', '/api/labs'),
+  labs: () => request<LabSummary[]>('GET', '/api/labs'),
   snapshot: (lab: string) => request<LabSnapshot>('GET', `/api/labs/${enc(lab)}`),
   stats: (lab: string) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats`),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
@@ -79,10 +76,10 @@ export function useInstructorApi(token: Ref<string | null>) {
     busy,
     lastError,
     createLab: (body: CreateLab) => call<LabSnapshot>('POST', '/api/labs', body),
-    updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PATCH', lab(name), body),
+    updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PUT', lab(name), body),
     deleteLab: (name: string) => call<unknown>('DELETE', lab(name)),
-    setFabric: (name: string, body: FabricPatch) => call<unknown>('PATCH', `${lab(name)}/fabric`, body),
-    partition: (name: string, groups: ProcessId[][]) => call<unknown>('PUT', `${lab(name)}/partition`, { groups }),
+    setFabric: (name: string, body: FabricPatch) => call<unknown>('PUT', `${lab(name)}/fabric`, body),
+    partition: (name: string, groups: ProcessId[][]) => call<unknown>('POST', `${lab(name)}/partition`, { groups }),
     heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
     crash: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
     recover: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
@@ -90,7 +87,7 @@ export function useInstructorApi(token: Ref<string | null>) {
     pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
     resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
     step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
-    inFlight: (name: string) => call<InFlightInfo[] | { messages: InFlightInfo[] }>('GET', `${lab(name)}/inflight`),
+    inFlight: (name: string) => call<{ paused: boolean; total: number; messages: InFlightInfo[] }>('GET', `${lab(name)}/inflight?limit=200`),
     addBots: (name: string, count: number) => call<unknown>('POST', `${lab(name)}/bots`, { count }),
     removeBots: (name: string) => call<unknown>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),

@@ -43,7 +43,7 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
       return;
     }
     const res = await api.inFlight(lab.value);
-    if (res.ok) inFlight.value = Array.isArray(res.data) ? res.data : res.data.messages;
+    if (res.ok) inFlight.value = res.data.messages;
   }
   watch([observer.version, paused], () => {
     if (pending !== null) return;
@@ -61,7 +61,7 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     unauthorized,
     inFlight,
     paused,
-    createLab: (body: Omit<CreateLab, 'name'>) => run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })),
+    createLab: (body: Omit<CreateLab, 'name'>) => run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })).then((ok) => ok && observer.refresh()),
     updateLab: (body: UpdateLab) => run('Applied the algorithm settings; every process restarts', api.updateLab(name(), body)),
     setFabric: (patch: FabricPatch) => run('Applied the network settings', api.setFabric(name(), patch)),
     partition: (groups: ProcessId[][]) => run(`Partitioned into ${groups.length} groups`, api.partition(name(), groups)),

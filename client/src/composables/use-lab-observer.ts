@@ -86,19 +86,27 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
     flights.duration = Math.min(2000, Math.max(500, (f.link.delay + f.link.jitter / 2) * f.timeScale));
   }
 
-  /** A new process joined: fetch its name and kind (debounced; stale answers dropped). */
+  /**
+   * A process joined that the snapshot did not know, or the lab was reset: observe again. The
+   * relay answers with a snapshot placed exactly where this stream continues (debounced).
+   */
   function refreshIdentity(): void {
     if (identityTimer !== null) return;
-    identityTimer = setTimeout(async () => {
+    identityTimer = setTimeout(() => {
       identityTimer = null;
-      const g = generation;
-      const res = await publicApi.snapshot(lab.value);
-      if (g !== generation || !res.ok) return;
-      model.value.mergeIdentity(res.data);
-      syncFlightDuration();
-      bump();
+      socket.send({ type: 'observe', lab: lab.value });
     }, 300);
   }
+
+  /** Watch again now (after the instructor created the lab, say). */
+  function refresh(): void {
+    socket.send({ type: 'observe', lab: lab.value });
+  }
+
+  // A lab that does not exist yet is looked for again every few seconds.
+  const missingTimer = setInterval(() => {
+    if (missing.value) refresh();
+  }, 3000);
 
   // The relay's own stats (exact even when it samples trace batches under load), once a second.
   let statsTimer: ReturnType<typeof setInterval> | null = null;
@@ -129,9 +137,10 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
     if (slowTimer !== null) clearTimeout(slowTimer);
     if (identityTimer !== null) clearTimeout(identityTimer);
     if (statsTimer !== null) clearInterval(statsTimer);
+    clearInterval(missingTimer);
   });
 
-  return { model, flights, version, slowVersion, loaded, missing, error, stats, status: socket.status, connectionError: socket.error };
+  return { model, flights, version, slowVersion, loaded, missing, error, stats, refresh, status: socket.status, connectionError: socket.error };
 }
 
 export type LabObserver = ReturnType<typeof useLabObserver>;

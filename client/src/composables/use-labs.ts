@@ -17,7 +17,7 @@ export function useLabs(everyMs = 3000) {
       return;
     }
     error.value = null;
-    labs.value = Array.isArray(res.data) ? res.data : res.data.labs;
+    labs.value = res.data;
   }
 
   void refresh();

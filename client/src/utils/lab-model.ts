@@ -41,21 +41,6 @@ export class LabModel {
     this.agreementCache = null;
   }
 
-  /**
-   * A snapshot fetched later over REST may be older than the events already applied: take only
-   * what the trace does not carry (the config, names, kinds), keep the state the trace built.
-   */
-  mergeIdentity(s: LabSnapshot): void {
-    this.config = s.config;
-    for (const p of s.processes) {
-      const mine = this.processes.get(p.id);
-      if (mine) Object.assign(mine, { name: p.name, kind: p.kind, transport: p.transport });
-      else this.processes.set(p.id, { ...p });
-    }
-    this.needsSnapshot = false;
-    this.agreementCache = null;
-  }
-
   applyFabric(f: Fabric): void {
     if (this.config) this.config = { ...this.config, fabric: f };
   }

@@ -1,0 +1,37 @@
+// Headless Chromium for the end-to-end tests: Debian's /usr/bin/chromium through playwright-core
+// (never a downloaded browser), and a place for screenshots (test/screenshots/, gitignored).
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+export const SCREENSHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
+
+export function hasChromium(): boolean {
+  return existsSync(CHROMIUM);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!hasChromium()) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Collects page errors and console errors, so a test can assert the page stayed healthy. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
