@@ -44,13 +44,17 @@ export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {})
   };
 }
 
-/** The part of the WebSocket API both the browser's and the `ws` package's sockets have. */
+/**
+ * The part of the WebSocket API both the browser's and the `ws` package's sockets have. Handler
+ * parameters are `never` so either library's event types fit; the handlers set below say what
+ * they read.
+ */
 export interface WebSocketLike {
   readyState: number;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: unknown) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
+  onopen: ((ev: never) => void) | null;
+  onmessage: ((ev: never) => void) | null;
+  onclose: ((ev: never) => void) | null;
+  onerror: ((ev: never) => void) | null;
   send(data: string): void;
   close(code?: number): void;
 }
@@ -70,7 +74,7 @@ export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts
         delay = 250;
         events.open();
       };
-      s.onmessage = (ev) => {
+      s.onmessage = (ev: { data: unknown }) => {
         if (typeof ev.data !== 'string') return;
         let frame: ServerFrame;
         try {

@@ -73,14 +73,14 @@ describe('relay delivery', () => {
     const b = await joinAs(h, 'ws', 'fifo', 1);
     sendMany(a.c, 1, 60);
     await waitFor(() => delivered(b.c).length === 60, 3000, 'fifo deliveries');
-    const order = delivered(b.c).map((d) => (d.frame.message as { i: number }).i);
+    const order = delivered(b.c).map((d) => d.frame.message['i'] as number);
     expect(order).toEqual([...order].sort((x, y) => x - y));
 
     expect((await h.api('PUT', '/api/labs/fifo/fabric', { reorder: true })).status).toBe(200);
     b.c.received.length = 0;
     sendMany(a.c, 1, 60);
     await waitFor(() => delivered(b.c).length === 60, 3000, 'reordered deliveries');
-    const reordered = delivered(b.c).map((d) => (d.frame.message as { i: number }).i);
+    const reordered = delivered(b.c).map((d) => d.frame.message['i'] as number);
     expect(reordered).not.toEqual([...reordered].sort((x, y) => x - y));
     await Promise.all([a.c.close(), b.c.close()]);
   });

@@ -1,0 +1,84 @@
+// Integration: full elections through the relay, with processes split between socket.io and raw
+// WebSocket, each running the real algorithm in shared/lab-client.ts's LabProcess with real
+// timers. Issue 3: "a full Bully and Ring election across mixed socket.io and raw WebSocket
+// processes elects the highest live id". Then the coordinator is crashed over REST and the
+// survivors elect the next highest (000: "the process with the highest id becomes coordinator").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { AlgorithmName } from '../shared/algorithm.ts';
+import { LabProcess, socketIoChannel, wsChannel } from '../shared/lab-client.ts';
+import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startRelay();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const TIMING = { transmission: 40, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 };
+
+async function runLab(name: string, algorithm: AlgorithmName, ids: number[]): Promise<LabProcess[]> {
+  const r = await h.api('POST', '/api/labs', { name, algorithm, ids, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
+  expect(r.status).toBe(201);
+  const procs = ids.map(
+    (id, i) =>
+      new LabProcess({
+        lab: name,
+        id,
+        kind: 'bot',
+        channel: i % 2 === 0 ? wsChannel(h.wsUrl, WebSocket) : socketIoChannel(h.url),
+      }),
+  );
+  expect(await Promise.all(procs.map((p) => p.start()))).toEqual(ids);
+  return procs;
+}
+
+const agreeOn = (procs: LabProcess[], leader: number) => procs.every((p) => p.report?.coordinator === leader && !p.report.electing);
+
+async function relayAgrees(name: string, leader: number, live: number): Promise<boolean> {
+  const s = (await h.api('GET', `/api/labs/${name}/stats`)).body;
+  return s.coordinators[String(leader)] === live && s.processes.up === live;
+}
+
+describe.each(['bully', 'ring'] as const)('%s election through the relay', (algorithm) => {
+  it('elects the highest live id across mixed transports, then the next highest after a crash', async () => {
+    const name = `elect-${algorithm}`;
+    const ids = [3, 7, 12, 20, 31, 44];
+    const procs = await runLab(name, algorithm, ids);
+    const transports = (await h.api('GET', `/api/labs/${name}`)).body.processes.map((p: { transport: string }) => p.transport);
+    expect(new Set(transports)).toEqual(new Set(['ws', 'socketio']));
+
+    await waitFor(() => agreeOn(procs, 44), 8000, 'agreement on 44');
+    await waitFor(() => relayAgrees(name, 44, 6), 2000, 'the relay to see the reports');
+
+    expect((await h.api('POST', `/api/labs/${name}/processes/44/crash`)).status).toBe(200);
+    const survivors = procs.filter((p) => p.id !== 44);
+    await waitFor(() => procs[5]!.status === 'crashed', 2000, 'the crashed frame');
+    await waitFor(() => agreeOn(survivors, 31), 8000, 'agreement on 31');
+    await waitFor(() => relayAgrees(name, 31, 5), 2000, 'the relay to see the new coordinator');
+    const stats = (await h.api('GET', `/api/labs/${name}/stats`)).body;
+    expect(stats.election.duration).toBeGreaterThan(0);
+    expect(stats.election.messages).toBeGreaterThan(0);
+
+    // Recovery: the recovered process restarts from scratch and, being highest, takes over again.
+    await h.api('POST', `/api/labs/${name}/processes/44/recover`);
+    await waitFor(() => agreeOn(procs, 44), 8000, 'agreement on 44 after recovery');
+    for (const p of procs) p.stop();
+  });
+});
+
+describe('elect on request', () => {
+  it('POST .../elect makes that process start an election now', async () => {
+    const procs = await runLab('elect-now', 'bully', [1, 2, 3]);
+    await waitFor(() => agreeOn(procs, 3), 8000, 'agreement on 3');
+    const before = (await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0;
+    expect((await h.api('POST', '/api/labs/elect-now/processes/1/elect')).status).toBe(200);
+    await waitFor(async () => ((await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0) >= before + 2, 3000, 'new ELECTION messages');
+    await waitFor(() => agreeOn(procs, 3), 8000, 'agreement on 3 again');
+    const trace = (await h.api('GET', '/api/labs/elect-now/trace')).text;
+    expect(trace).toContain('"kind":"elect","node":1');
+    for (const p of procs) p.stop();
+  });
+});
