@@ -1,0 +1,43 @@
+// A clock for unit tests of the relay's scheduler and labs: time moves only when the test says,
+// and it counts how many timers were armed (the relay promises one timer per lab, not one per message).
+import type { Clock } from '../../server/clock.ts';
+
+export class ManualClock implements Clock {
+  private t = 0;
+  private timers = new Map<number, { at: number; fn: () => void }>();
+  private next = 1;
+  armed = 0;
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimeout(fn: () => void, ms: number): unknown {
+    this.armed++;
+    const id = this.next++;
+    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  get pending(): number {
+    return this.timers.size;
+  }
+
+  /** Moves time forward, firing due timers in order (bounded: at most 100,000 firings). */
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (let n = 0; n < 100_000; n++) {
+      let first: [number, { at: number; fn: () => void }] | null = null;
+      for (const e of this.timers) if (e[1].at <= end && (!first || e[1].at < first[1].at)) first = e;
+      if (!first) break;
+      this.timers.delete(first[0]);
+      this.t = Math.max(this.t, first[1].at);
+      first[1].fn();
+    }
+    this.t = end;
+  }
+}
