@@ -19,6 +19,8 @@ export async function startChild(script: string, args: string[], opts: { nodeArg
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, ...opts.env },
   });
+  // A send racing the child's exit reports here; the pending request then fails by its own exit handler.
+  proc.on('error', () => {});
   const ready = await once(proc, opts.timeoutMs ?? 20_000, script);
   let chain: Promise<unknown> = Promise.resolve();
   return {
@@ -26,6 +28,7 @@ export async function startChild(script: string, args: string[], opts: { nodeArg
     ready,
     request<T>(msg: Record<string, unknown>, timeoutMs = 120_000): Promise<T> {
       const next = chain.then(() => {
+        if (!proc.connected) throw new Error(`${script}: not running`);
         proc.send(msg);
         return once(proc, timeoutMs, `${script} ${String(msg.cmd)}`) as Promise<T>;
       });

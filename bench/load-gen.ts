@@ -180,6 +180,9 @@ export class LoadGen {
   }
 
   async close(): Promise<void> {
+    // Leave first: a dropped connection's id stays reserved for its resume token.
+    for (const c of this.clients) c.wire.send({ type: 'leave' });
+    await sleep(50);
     for (const c of this.clients) c.wire.close();
     this.clients = [];
     this.indexOf.clear();

@@ -1,0 +1,44 @@
+// The relay as the benchmark runs it: the real createRelay, on 127.0.0.1 port 0, traces written
+// to a temporary folder, no dashboard files. The per-connection flood limit is raised far above
+// what the load can reach, so it does not cap the measurement (the token bucket still runs on
+// every frame, so its cost is counted). Everything else is the relay's default.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CreateLab } from '../shared/lab-config.ts';
+import { createRelay, type RelayOptions } from '../server/relay.ts';
+
+export const BENCH_TOKEN = 'bench-token';
+
+export interface BenchRelay {
+  port: number;
+  createLab(body: CreateLab): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startBenchRelay(overrides: Partial<RelayOptions> = {}): Promise<BenchRelay> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'election-lab-bench-'));
+  const relay = await createRelay({
+    dataDir,
+    token: BENCH_TOKEN,
+    clientDir: null,
+    rateLimits: { rate: 10_000_000, burst: 10_000_000 },
+    onError: (err) => console.error('[bench relay]', err),
+    ...overrides,
+  });
+  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (relay.server.address() as AddressInfo).port,
+    async createLab(body) {
+      await relay.labs.remove(body.name);
+      const r = await relay.labs.create(body);
+      if (!r.ok) throw new Error(`lab ${body.name}: ${r.error.message}`);
+    },
+    async close() {
+      await relay.close();
+      await new Promise<void>((resolve) => relay.server.close(() => resolve()));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

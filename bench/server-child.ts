@@ -1,0 +1,63 @@
+// A server under test in its own process: `baseline-ws`, `baseline-socketio` or `relay`.
+// Reports its port when listening, then answers `usage` (RSS and CPU, after a full GC when the
+// process runs with --expose-gc) so the parent can measure the server alone.
+import { startBaselineSocketIo } from './baseline-socketio.ts';
+import { startBaselineWs, type BaselineServer } from './baseline-ws.ts';
+import type { CreateLab } from '../shared/lab-config.ts';
+
+/** A server under test; the relay can also make labs (the baselines have none). */
+interface BenchServer extends BaselineServer {
+  createLab?(body: CreateLab): Promise<void>;
+}
+import { serveParent } from './child-proc.ts';
+
+const kind = process.argv[2];
+
+async function start(): Promise<BenchServer> {
+  if (kind === 'baseline-ws') return startBaselineWs();
+  if (kind === 'baseline-socketio') return startBaselineSocketIo();
+  if (kind === 'relay') return (await import('./relay-host.ts')).startBenchRelay();
+  throw new Error(`unknown server kind ${kind}`);
+}
+
+const server = await start();
+let cpuMark = process.cpuUsage();
+let timeMark = performance.now();
+
+serveParent(async (m) => {
+  if (m.cmd === 'usage') {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (m.gc && gc) {
+      // Several passes: weak references and finalizers free more on the second one.
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const mem = process.memoryUsage();
+    return { rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers };
+  }
+  if (m.cmd === 'cpu-mark') {
+    cpuMark = process.cpuUsage();
+    timeMark = performance.now();
+    return { ok: true };
+  }
+  if (m.cmd === 'cpu') {
+    const c = process.cpuUsage(cpuMark);
+    const seconds = (performance.now() - timeMark) / 1000;
+    return { cpu: (c.user + c.system) / 1e6 / seconds };
+  }
+  if (m.cmd === 'lab') {
+    await server.createLab?.(m.body as CreateLab);
+    return { ok: true };
+  }
+  if (m.cmd === 'exit') {
+    await server.close();
+    // Exit normally so that --cpu-prof writes its profile.
+    setTimeout(() => process.exit(0), 20);
+    return { closed: true };
+  }
+  throw new Error(`unknown command ${String(m.cmd)}`);
+});
+process.on('SIGTERM', () => process.exit(0));
+process.send?.({ port: server.port, pid: process.pid });
