@@ -1,0 +1,140 @@
+// npm run experiment -- [--algorithm bully,ring,ring-active-list,emergent,raft] [--nodes 4,8,...,512]
+//   [--case worst,best,random] [--runs R] [--delay MS] [--jitter MS] [--drop P[,P...]] [--seed S]
+//   [--detector none|heartbeat|poll] [--out DIR]
+//
+// Runs the documents' setting (the coordinator N-1 crashed, one process detects it) for every
+// combination in the simulator and writes DIR/runs.csv (one row per run), DIR/summary.md (measured
+// beside the formulas) and SVG plots. Several --drop values sweep loss and add agreement.svg.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode } from '../shared/algorithm.ts';
+import { DEFAULT_SWEEP, runOne, runWeight, sweepRuns, type RunRow, type SweepSpec } from '../shared/experiment.ts';
+import { experimentFigures } from '../shared/experiment-plots.ts';
+import { agreementTable, summaryTable, toCsv } from '../shared/experiment-tables.ts';
+import { ELECTION_CASES, type ElectionCase } from '../shared/formulas.ts';
+
+export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      algorithm: { type: 'string' },
+      nodes: { type: 'string' },
+      case: { type: 'string' },
+      runs: { type: 'string' },
+      delay: { type: 'string' },
+      jitter: { type: 'string' },
+      drop: { type: 'string' },
+      seed: { type: 'string' },
+      detector: { type: 'string' },
+      out: { type: 'string', default: 'experiment-out' },
+      live: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.live !== undefined) throw new Error('--live is not available yet: it needs the bot runner (scripts/bots.ts)');
+  const list = (s: string | undefined) => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
+  const algorithms = (list(values.algorithm) ?? DEFAULT_SWEEP.algorithms) as AlgorithmName[];
+  for (const a of algorithms) if (!ALGORITHM_NAMES.includes(a)) throw new Error(`--algorithm: "${a}" is not one of ${ALGORITHM_NAMES.join(', ')}`);
+  const cases = (list(values.case) ?? DEFAULT_SWEEP.cases) as ElectionCase[];
+  for (const c of cases) if (!ELECTION_CASES.includes(c)) throw new Error(`--case: "${c}" is not one of worst, best, random`);
+  const nodes = list(values.nodes)?.map((x) => num(x, '--nodes')) ?? DEFAULT_SWEEP.nodes;
+  for (const n of nodes) if (!Number.isInteger(n) || n < 2 || n > 5000) throw new Error('--nodes: every N must be an integer from 2 to 5000');
+  const drops = list(values.drop)?.map((x) => num(x, '--drop')) ?? DEFAULT_SWEEP.drops;
+  for (const d of drops) if (d > 1) throw new Error('--drop: a probability between 0 and 1');
+  const detector = (values.detector ?? DEFAULT_SWEEP.detector) as DetectorMode;
+  if (!['none', 'heartbeat', 'poll'].includes(detector)) throw new Error('--detector: none, heartbeat or poll');
+  const runs = values.runs === undefined ? DEFAULT_SWEEP.runs : num(values.runs, '--runs');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 100_000) throw new Error('--runs: an integer from 1 to 100000');
+  return {
+    spec: {
+      algorithms,
+      nodes,
+      cases,
+      runs,
+      delay: values.delay === undefined ? DEFAULT_SWEEP.delay : num(values.delay, '--delay'),
+      jitter: values.jitter === undefined ? DEFAULT_SWEEP.jitter : num(values.jitter, '--jitter'),
+      drops,
+      seed: values.seed === undefined ? DEFAULT_SWEEP.seed : num(values.seed, '--seed'),
+      detector,
+    },
+    out: values.out,
+    quiet: values.quiet,
+  };
+}
+
+function num(s: string, what: string): number {
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${what}: "${s}" is not a non-negative number`);
+  return n;
+}
+
+/** Runs the sweep, reporting progress as a share of the expected work. */
+export function runExperiment(spec: SweepSpec, progress?: (done: number, label: string) => void): RunRow[] {
+  const runs = sweepRuns(spec);
+  const total = runs.reduce((a, p) => a + runWeight(p), 0);
+  let done = 0;
+  const rows: RunRow[] = [];
+  for (const p of runs) {
+    progress?.(done / total, `${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`);
+    rows.push(runOne(p, () => performance.now()));
+    done += runWeight(p);
+  }
+  progress?.(1, 'done');
+  return rows;
+}
+
+/** Everything the run writes, as file name and text. */
+export function experimentFiles(spec: SweepSpec, rows: readonly RunRow[]): { file: string; text: string }[] {
+  const summary: string[] = [];
+  for (const a of spec.algorithms) for (const c of spec.cases) {
+    const t = summaryTable(rows, a, c);
+    if (t) summary.push(`### ${a}, ${c} case\n\nMeasured (formula); bold where they agree.\n\n${t}`);
+  }
+  if (spec.drops.length > 1) summary.push(`### Agreement under loss\n\n${agreementTable(rows)}`);
+  return [
+    { file: 'runs.csv', text: toCsv(rows) },
+    { file: 'summary.md', text: summary.join('\n') },
+    ...experimentFigures(rows).map((f) => ({ file: f.file, text: f.svg })),
+  ];
+}
+
+function bar(share: number, label: string): string {
+  const width = 30;
+  const full = Math.round(share * width);
+  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.round(share * 100)).padStart(3)}% ${label}`;
+}
+
+function main(): void {
+  let parsed;
+  try {
+    parsed = parseExperimentCli(process.argv.slice(2));
+  } catch (e) {
+    console.error(`experiment: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  const { spec, out, quiet } = parsed;
+  const tty = process.stderr.isTTY;
+  let lastShown = -1;
+  const started = performance.now();
+  const rows = runExperiment(spec, (share, label) => {
+    if (quiet) return;
+    if (tty) process.stderr.write(`\r${bar(share, label).padEnd(90)}`);
+    else if (Math.floor(share * 10) > lastShown) {
+      lastShown = Math.floor(share * 10);
+      process.stderr.write(bar(share, label) + '\n');
+    }
+  });
+  if (tty && !quiet) process.stderr.write('\n');
+  const wall = (performance.now() - started) / 1000;
+  mkdirSync(out, { recursive: true });
+  const files = experimentFiles(spec, rows);
+  for (const f of files) writeFileSync(join(out, f.file), f.text);
+  const unsafe = rows.filter((r) => !r.safe).length;
+  const disagreed = rows.filter((r) => !r.agreed).length;
+  console.log(`${rows.length} runs in ${wall.toFixed(1)} s; ${disagreed} ended without agreement, ${unsafe} with two leaders`);
+  console.log(`wrote ${files.map((f) => join(out, f.file)).join(', ')}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
