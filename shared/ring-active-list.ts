@@ -17,22 +17,38 @@
 // back and applies (c), so each sends one Elected(x) to its live successor and each receives
 // exactly one from its live predecessor, as in 001's example (P2 and P3 each send one). That
 // is enough for every live process to learn x, and the circulation stops by itself.
+//
+// Epochs (not in 001): every Elect and Elected carries the number of the election it belongs
+// to. 001's rules have no notion of "which election", and under message loss (resends after a
+// lost ACK, watchdog restarts) leftovers of a finished election reach idle processes, which
+// rule (a) would take for a new one, round after round. So rules (a)-(c) apply within one
+// epoch: a detection opens epoch + 1; an Elect of a newer epoch is "the first message seen"
+// (rule (a)); leftovers of the current or an older epoch are dropped. Epoch 0 means "I do not
+// know the epoch": a process that starts without a coordinator (first start or restart) uses it.
+// An idle process that hears such an Elect holds a fresh election for the newcomer; one taking
+// part in an election carries it into its own epoch. With reliable links every process is in
+// the same epoch and the rules run exactly as 001 writes them.
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DETECTOR_OFF, type DetectorMessage, type DetectorSetup, type DetectorState } from './failure-detector.ts';
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
 import { detectorSetup, observationCallsElection, pauseDetector, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
-export type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId };
-export type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId };
+export type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
+export type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
 type Hop = ElectMessage | ElectedMessage;
 export type ActiveListMessage = Hop | AckMessage | DetectorMessage;
+
+/** The epoch of a process that does not know the current one (first start or restart). */
+const UNKNOWN_EPOCH = 0;
 
 export interface ActiveListState {
   self: ProcessId;
   setup: DetectorSetup;
   watchdog: number;
   coordinator: ProcessId | null;
-  /** An Elect has been sent or seen in the current election (rule (a) has happened). */
+  /** The election this process takes part in, or last took part in. */
+  epoch: number;
+  /** An Elect has been sent or seen in this epoch's election and it has not ended here. */
   participating: boolean;
   activeList: ProcessId[];
   /** The x rule (c) chose, until Elected(x) arrives. */
@@ -51,6 +67,7 @@ function init(config: AlgorithmConfig): Out {
     setup: detectorSetup(config),
     watchdog: watchdogDelay(config),
     coordinator: null,
+    epoch: UNKNOWN_EPOCH,
     participating: false,
     activeList: [],
     chosen: null,
@@ -59,24 +76,24 @@ function init(config: AlgorithmConfig): Out {
     watched: null,
   };
   // A process that starts without a coordinator (first start or restart) holds an election.
-  if (config.initialCoordinator === undefined || config.initialCoordinator === null) return detect(state);
+  if (config.initialCoordinator === undefined || config.initialCoordinator === null) return detect(state, UNKNOWN_EPOCH);
   return settle({ ...state, coordinator: config.initialCoordinator }, []);
 }
 
 function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out {
   switch (event.kind) {
     case 'elect':
-      return detect(s);
+      return s.participating ? { state: s, effects: [] } : detect(s, s.epoch + 1);
     case 'timer': {
       if (isAckTimer(event.name)) return afterForward(s, ackTimeout(s.fwd, event.name), []);
       if (isDetectorTimer(event.name)) {
         const d = detectorTimer<ActiveListMessage>(s.setup, s.detector, event.name);
         const next = { ...s, detector: d.state };
-        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next), d.effects);
+        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next, s.epoch + 1), d.effects);
         return { state: next, effects: d.effects };
       }
-      // The watchdog: this election never ended (a message was lost): start over.
-      if (event.name === WATCHDOG_TIMER && s.participating) return detect({ ...s, participating: false });
+      // The watchdog: this election never ended (a message was lost): start a newer one.
+      if (event.name === WATCHDOG_TIMER && s.participating) return detect(s, s.epoch + 1);
       return { state: s, effects: [] };
     }
     case 'message': {
@@ -85,55 +102,66 @@ function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out
       if (isDetectorMessage(m)) {
         const d = detectorMessage<ActiveListMessage>(s.setup, s.detector, from, m);
         const next = { ...s, detector: d.state, fwd: revive(s.fwd, [from]) };
-        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next), d.effects);
+        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next, s.epoch + 1), d.effects);
         return { state: next, effects: d.effects };
       }
       const acked = receiveHop(s.fwd, from, m.seq);
       const s1 = { ...s, fwd: acked.forwarder };
-      return prepend(m.type === 'ELECT' ? onElect(s1, m.id) : onElected(s1, m.coordinator), acked.effects);
+      return prepend(m.type === 'ELECT' ? onElect(s1, m.id, m.epoch) : onElected(s1, m.coordinator, m.epoch), acked.effects);
     }
   }
 }
 
 /** 001: "P2 sets its active list to [ ]; P2 sends Elect(2) ...; P2 sets active list to [2]". */
-function detect(s: ActiveListState): Out {
-  // An Elect of ours is already going round; a second would only duplicate it.
-  if (s.participating) return { state: s, effects: [] };
-  return participate({ ...s, activeList: [], chosen: null }, [s.self], [{ type: 'ELECT', id: s.self }]);
+function detect(s: ActiveListState, epoch: number): Out {
+  return participate({ ...s, activeList: [], chosen: null }, epoch, [s.self], [{ type: 'ELECT', id: s.self, epoch }]);
 }
 
-function onElect(s: ActiveListState, j: ProcessId): Out {
+function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
   const seen = { ...s, fwd: revive(s.fwd, [j]) };
-  if (!seen.participating) {
-    // Our own Elect from an election that is already over here: nothing left to do.
-    if (j === s.self) return { state: seen, effects: [] };
-    // (a) "initialize its active list to [i,j]; send Elect(i) + send Elect(j)".
-    return participate(seen, [s.self, j], [{ type: 'ELECT', id: s.self }, { type: 'ELECT', id: j }]);
+  const drop = { state: seen, effects: [] };
+  if (e !== UNKNOWN_EPOCH && e > s.epoch) {
+    // (a) "this is the first message sent or seen: initialize its active list to [i,j]; send
+    // Elect(i) + send Elect(j)" (a newer epoch replaces an older election still open here).
+    if (j === s.self) return participate(seen, e, [s.self], [{ type: 'ELECT', id: s.self, epoch: e }]);
+    return participate(seen, e, [s.self, j], [{ type: 'ELECT', id: s.self, epoch: e }, { type: 'ELECT', id: j, epoch: e }]);
+  }
+  if (e === UNKNOWN_EPOCH) {
+    // A newcomer's Elect: an idle process holds a fresh election that includes it; one taking
+    // part in an election carries it along (rule (b) below) inside its own epoch.
+    if (!s.participating) return j === s.self ? drop : detect(seen, s.epoch + 1);
+    if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
+  } else if (e < s.epoch || !s.participating) {
+    // A leftover of an election that is over here (an older epoch, or this one already decided).
+    return drop;
   }
   if (j !== s.self) {
-    // (b) "add [j] to active list + forward Elect(j) message to the next process".
+    // (b) "if (i != j), add [j] to active list + forward Elect(j) message to the next process".
     const next = { ...seen, activeList: addId(seen.activeList, j) };
-    return afterForward(next, forward(next.fwd, { type: 'ELECT', id: j }), []);
+    return afterForward(next, forward(next.fwd, { type: 'ELECT', id: j, epoch: s.epoch }), []);
   }
-  // (c) "process i has complete set of active processes ... choose highest process ID + send
-  // Elected(x) message to neighbor".
+  // (c) "otherwise (i = j), so process i has complete set of active processes in its active
+  // list => choose highest process ID + send Elected(x) message to neighbor".
   const x = Math.max(...seen.activeList);
   const next = { ...seen, chosen: x };
-  return afterForward(next, forward(next.fwd, { type: 'ELECTED', coordinator: x }), []);
+  return afterForward(next, forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }), []);
 }
 
-/** 001: "If a process receives "Elected(x)" message, set coordinator to x." */
-function onElected(s: ActiveListState, x: ProcessId): Out {
-  return settle({ ...s, coordinator: x, participating: false, chosen: null }, []);
+/** 001: "If a process receives "Elected(x)" message, set coordinator to x." (Not an older epoch's.) */
+function onElected(s: ActiveListState, x: ProcessId, e: number): Out {
+  if (e < s.epoch) return { state: s, effects: [] };
+  return settle({ ...s, coordinator: x, epoch: e, participating: false, chosen: null }, []);
 }
 
-/** The first Elect sent or seen: a new election episode here. */
-function participate(s: ActiveListState, list: ProcessId[], sends: Unsent<Hop>[]): Out {
+/** The first Elect sent or seen in `epoch`: a new election episode here. */
+function participate(s: ActiveListState, epoch: number, list: ProcessId[], sends: Unsent<Hop>[]): Out {
   const paused = pauseDetector<ActiveListMessage>(s.setup, s.detector);
   const next: ActiveListState = {
     ...s,
+    epoch,
     participating: true,
     activeList: [...new Set(list)].sort((a, b) => a - b),
+    chosen: null,
     fwd: forgetDown(s.fwd),
     detector: paused.detector,
     watched: null,
@@ -141,7 +169,6 @@ function participate(s: ActiveListState, list: ProcessId[], sends: Unsent<Hop>[]
   const effects: Effect<ActiveListMessage>[] = [...paused.effects, { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog }];
   return afterForward(next, forward(next.fwd, ...sends), effects);
 }
-
 /**
  * Apply a forwarder step. Stranded means no other process answers: this one is alone, so its
  * own Elect has in effect come back (rule (c)) and its Elected(x) reaches only itself.
@@ -150,7 +177,8 @@ function afterForward(s: ActiveListState, out: ForwardStep<Hop>, before: Effect<
   let state: ActiveListState = { ...s, fwd: out.forwarder };
   let effects: Effect<ActiveListMessage>[] = [...before, ...out.effects];
   for (const m of out.stranded) {
-    const local = m.type === 'ELECTED' ? onElected(state, m.coordinator) : m.id === s.self && state.participating ? onElect(state, m.id) : null;
+    const local =
+      m.type === 'ELECTED' ? onElected(state, m.coordinator, m.epoch) : m.id === s.self && state.participating ? onElect(state, m.id, m.epoch) : null;
     if (!local) continue; // someone else's Elect with nobody left to carry it to
     state = local.state;
     effects = [...effects, ...local.effects];
@@ -181,7 +209,7 @@ function report(s: ActiveListState): Report {
     electing: s.participating,
     activeList: s.activeList,
     successor: liveSuccessor(s.fwd),
-    ...(s.chosen === null ? {} : { detail: { chosen: s.chosen } }),
+    detail: s.chosen === null ? { epoch: s.epoch } : { epoch: s.epoch, chosen: s.chosen },
   };
 }
 

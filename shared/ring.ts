@@ -96,9 +96,7 @@ function onMessage(s: RingState, from: ProcessId, m: RingMessage, ctx: StepConte
 /** 002: "builds an ELECTION message which contains its own ID number. Sends to first live successor." */
 function startElection(s: RingState, ctx: StepContext): Out {
   const eid = `${s.self}-${Math.floor(ctx.random() * 1e9)}`;
-  const fresh = !electing(s);
-  const next = { ...s, open: [...s.open, eid], activeList: [s.self], fwd: fresh ? forgetDown(s.fwd) : s.fwd };
-  return join(next, { type: 'ELECTION', eid, list: [s.self] });
+  return join({ ...s, activeList: [s.self] }, { type: 'ELECTION', eid, list: [s.self] });
 }
 
 function onElection(s: RingState, m: ElectionMessage): Out {
@@ -109,22 +107,21 @@ function onElection(s: RingState, m: ElectionMessage): Out {
   if (m.list.includes(s.self)) return complete(seen, m.eid, m.list);
   // 002: "Each process adds its own number and forwards to next."
   const list = [...m.list, s.self];
-  const fresh = !electing(seen);
-  const next = {
-    ...seen,
-    open: seen.open.includes(m.eid) ? seen.open : [...seen.open, m.eid],
-    activeList: list,
-    fwd: fresh ? forgetDown(seen.fwd) : seen.fwd,
-  };
-  return join(next, { type: 'ELECTION', eid: m.eid, list });
+  return join({ ...seen, activeList: list }, { type: 'ELECTION', eid: m.eid, list });
 }
 
-/** Take part in an election: stop suspecting, arm the watchdog, pass the ELECTION on. */
+/**
+ * Take part in an election and pass its ELECTION on. The first election of an episode (none
+ * open here before) stops the detector, arms the watchdog once (later elections do not push it
+ * back, or stale ones could keep this process electing forever) and retries skipped successors.
+ */
 function join(s: RingState, election: Unsent<ElectionMessage>): Out {
+  const open = s.open.includes(election.eid) ? s.open : [...s.open, election.eid];
+  if (electing(s)) return afterForward({ ...s, open }, forward(s.fwd, election), []);
   const paused = pauseDetector<RingMessage>(s.setup, s.detector);
-  const sent = forward(s.fwd, election);
+  const fwd = forgetDown(s.fwd);
   const effects: Effect<RingMessage>[] = [...paused.effects, { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog }];
-  return afterForward({ ...s, detector: paused.detector, watched: null }, sent, effects);
+  return afterForward({ ...s, open, fwd, detector: paused.detector, watched: null }, forward(fwd, election), effects);
 }
 
 /** 002: "P circulates a COORDINATOR message with the new high number." */

@@ -21,16 +21,16 @@ const listOf = (s: ActiveListState) => ringActiveList.report(s).activeList;
 describe('ring-active-list step (001: Election In A Ring)', () => {
   it('ring-active-list: on detection "P2 sends Elect(2) message to P3; P2 sets active list to [2]"', () => {
     const out = ringActiveList.step(start(2), { kind: 'elect' }, ctx);
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, seq: 1 }]);
+    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 1, seq: 1 }]);
     expect(listOf(out.state)).toEqual([2]);
     expect(ringActiveList.report(out.state).electing).toBe(true);
   });
 
   it('ring-active-list: rule (a), first Elect seen: active list [i,j], "send Elect(i) + send Elect(j)" in that order', () => {
-    const out = deliver(start(3), 2, { type: 'ELECT', id: 2, seq: 1 });
+    const out = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 });
     expect(hopsSent(out.effects)).toEqual([
-      { to: 4, type: 'ELECT', id: 3, seq: 1 },
-      { to: 4, type: 'ELECT', id: 2, seq: 2 },
+      { to: 4, type: 'ELECT', id: 3, epoch: 1, seq: 1 },
+      { to: 4, type: 'ELECT', id: 2, epoch: 1, seq: 2 },
     ]);
     // 001 writes P3's list as [2,3]: the list is a set, shown ascending.
     expect(listOf(out.state)).toEqual([2, 3]);
@@ -38,29 +38,29 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
 
   it('ring-active-list: rule (b), i != j: adds j (as 001\'s example does: "P2 adds 3 to its active list") and forwards Elect(j)', () => {
     const p2 = ringActiveList.step(start(2), { kind: 'elect' }, ctx).state;
-    const out = deliver(p2, 3, { type: 'ELECT', id: 3, seq: 5 });
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 3, seq: 2 }]);
+    const out = deliver(p2, 3, { type: 'ELECT', id: 3, epoch: 1, seq: 5 });
+    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 3, epoch: 1, seq: 2 }]);
     expect(listOf(out.state)).toEqual([2, 3]);
   });
 
   it('ring-active-list: rule (c), i == j: the list is complete; "choose highest process ID + send Elected(x)" to the neighbour', () => {
-    const p2 = deliver(ringActiveList.step(start(2), { kind: 'elect' }, ctx).state, 3, { type: 'ELECT', id: 3, seq: 5 }).state;
-    const out = deliver(p2, 3, { type: 'ELECT', id: 2, seq: 6 });
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECTED', coordinator: 3, seq: 3 }]);
+    const p2 = deliver(ringActiveList.step(start(2), { kind: 'elect' }, ctx).state, 3, { type: 'ELECT', id: 3, epoch: 1, seq: 5 }).state;
+    const out = deliver(p2, 3, { type: 'ELECT', id: 2, epoch: 1, seq: 6 });
+    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }]);
     // 001 sets the coordinator only on Elected(x); until then the choice is shown as a detail.
-    expect(ringActiveList.report(out.state)).toMatchObject({ coordinator: 4, electing: true, detail: { chosen: 3 } });
+    expect(ringActiveList.report(out.state)).toMatchObject({ coordinator: 4, electing: true, detail: { chosen: 3, epoch: 1 } });
   });
 
   it('ring-active-list: on Elected(x) "set coordinator to x"; Elected is not forwarded', () => {
-    const p3 = deliver(start(3), 2, { type: 'ELECT', id: 2, seq: 1 }).state;
-    const out = deliver(p3, 2, { type: 'ELECTED', coordinator: 3, seq: 2 });
+    const p3 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
+    const out = deliver(p3, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 });
     expect(hopsSent(out.effects)).toEqual([]);
     expect(ringActiveList.report(out.state)).toMatchObject({ role: 'coordinator', coordinator: 3, electing: false });
   });
 
   it('ring-active-list: an Elect(i) of its own arriving after the election ended is ignored', () => {
-    const done = deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, seq: 2 }).state;
-    const out = deliver(done, 2, { type: 'ELECT', id: 3, seq: 3 });
+    const done = deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 }).state;
+    const out = deliver(done, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 });
     expect(hopsSent(out.effects)).toEqual([]);
     expect(ringActiveList.report(out.state).electing).toBe(false);
   });
@@ -71,11 +71,11 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
   });
 
   it('ring-active-list: a dead successor is skipped after UB without an ACK (001: "The messages pass P4 + P1")', () => {
-    const p3 = deliver(start(3), 2, { type: 'ELECT', id: 2, seq: 1 });
+    const p3 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 });
     const past4 = ringActiveList.step(p3.state, { kind: 'timer', name: 'ack:1' }, ctx);
     expect(hopsSent(past4.effects)).toEqual([
-      { to: 1, type: 'ELECT', id: 3, seq: 3 },
-      { to: 1, type: 'ELECT', id: 2, seq: 4 },
+      { to: 1, type: 'ELECT', id: 3, epoch: 1, seq: 3 },
+      { to: 1, type: 'ELECT', id: 2, epoch: 1, seq: 4 },
     ]);
     expect(ringActiveList.report(past4.state).successor).toBe(1);
   });
@@ -84,13 +84,13 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     const polled = ringActiveList.step(start(2, 'poll'), { kind: 'timer', name: TIMER_POLL }, ctx);
     expect(polled.effects).toContainEqual({ kind: 'send', to: 4, message: { type: 'PING' } });
     const out = ringActiveList.step(polled.state, { kind: 'timer', name: TIMER_PONG }, ctx);
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, seq: 1 }]);
+    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 1, seq: 1 }]);
   });
 
   it('ring-active-list: the watchdog restarts an election that never ended', () => {
     const stuck = ringActiveList.step(start(2), { kind: 'elect' }, ctx).state;
     const out = ringActiveList.step(stuck, { kind: 'timer', name: WATCHDOG_TIMER }, ctx);
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, seq: 2 }]);
+    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 2, seq: 2 }]);
   });
 
   it('ring-active-list: alone on the ring, a process elects itself', () => {

@@ -46,6 +46,8 @@ export function render(trace: TraceEvent[]): string {
         return `note     ${e.text}`;
       case 'duplicate':
         return `duplicate ${e.from} -> ${e.to}  ${e.type}`;
+      case 'control':
+        return `control  ${e.action}`;
       default:
         return `${e.kind.padEnd(8)} ${e.node}`;
     }
