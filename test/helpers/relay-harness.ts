@@ -117,8 +117,9 @@ export async function connect(h: Harness, transport: 'ws' | 'socketio'): Promise
     sendRaw,
     next(pred, ms = 3000, from = 0) {
       return new Promise((resolve, reject) => {
+        let i = from;
         const check = () => {
-          for (let i = from; i < received.length; i++) {
+          for (; i < received.length; i++) {
             if (pred(received[i]!.frame)) {
               waiters.delete(check);
               clearTimeout(timer);
