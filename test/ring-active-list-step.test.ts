@@ -100,4 +100,47 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     }
     expect(ringActiveList.report(s)).toMatchObject({ coordinator: 2, electing: false, activeList: [2], successor: null });
   });
+  describe('epochs (not in 001: they keep rules (a)-(c) inside one election under message loss)', () => {
+    const idleAfterEpoch1 = () =>
+      deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 }).state;
+
+    it('ring-active-list: a leftover Elect of an election already decided here does not start a new round', () => {
+      const out = deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 1, epoch: 1, seq: 3 });
+      expect(hopsSent(out.effects)).toEqual([]);
+      expect(out.state.participating).toBe(false);
+    });
+
+    it('ring-active-list: an Elect of a newer epoch is "the first message seen" (rule (a)) even mid-election', () => {
+      const inEpoch1 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
+      const out = deliver(inEpoch1, 2, { type: 'ELECT', id: 1, epoch: 2, seq: 2 });
+      expect(hopsSent(out.effects)).toEqual([
+        { to: 4, type: 'ELECT', id: 3, epoch: 2, seq: 3 },
+        { to: 4, type: 'ELECT', id: 1, epoch: 2, seq: 4 },
+      ]);
+      expect(listOf(out.state)).toEqual([1, 3]);
+    });
+
+    it('ring-active-list: an Elect or Elected of an older epoch is dropped', () => {
+      const inEpoch2 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 2, seq: 1 }).state;
+      expect(hopsSent(deliver(inEpoch2, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 2 }).effects)).toEqual([]);
+      expect(ringActiveList.report(deliver(inEpoch2, 2, { type: 'ELECTED', coordinator: 2, epoch: 1, seq: 2 }).state).coordinator).toBe(4);
+    });
+
+    it('ring-active-list: a restarted process (epoch unknown, 0) reaching an idle process gets a fresh election', () => {
+      const out = deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 2, epoch: 0, seq: 3 });
+      expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 2, seq: 3 }]);
+    });
+
+    it('ring-active-list: a restarted process reaching one mid-election is carried into that election (rule (b))', () => {
+      const inEpoch1 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
+      const out = deliver(inEpoch1, 2, { type: 'ELECT', id: 1, epoch: 0, seq: 2 });
+      expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 3 }]);
+      expect(listOf(out.state)).toEqual([1, 2, 3]);
+    });
+
+    it('ring-active-list: a process started without a coordinator elects in the unknown epoch 0', () => {
+      const out = ringActiveList.init({ ...config(2), initialCoordinator: null }, ctx);
+      expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 0, seq: 1 }]);
+    });
+  });
 });
