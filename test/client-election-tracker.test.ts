@@ -78,6 +78,23 @@ describe('election tracker', () => {
     expect(m.tracker.current).toBeNull();
   });
 
+  it('messages of a finished election that land later still end their arrows', () => {
+    const m = new LabModel();
+    m.applySnapshot(snapshotOf([1, 2]));
+    const r = (seq: number, node: number, role: string, coordinator: number | null, electing: boolean) => ({ seq, t: seq, kind: 'report' as const, node, report: { role, coordinator, electing } });
+    m.applyEvents([
+      r(1, 1, 'electing', null, true),
+      { seq: 2, t: 2, kind: 'send', msg: 7, from: 2, to: 1, type: 'OK', message: { type: 'OK' } },
+      r(3, 2, 'coordinator', 2, false),
+      r(4, 1, 'follower', 2, false),
+      { seq: 5, t: 5, kind: 'deliver', msg: 7, from: 2, to: 1, type: 'OK' },
+    ]);
+    const w = m.tracker.shown!;
+    expect(w.end).toBe(4);
+    expect(w.delivered).toBe(1);
+    expect(w.events.at(-1)).toMatchObject({ kind: 'deliver', msg: 7 });
+  });
+
   it('a reset of the lab forgets the election on show', () => {
     const m = modelFed(worstCaseBully().trace);
     m.applyEvents([{ seq: 999, t: 999, kind: 'control', action: 'reset' }]);

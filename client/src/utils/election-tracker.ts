@@ -67,6 +67,11 @@ export class ElectionTracker {
     }
     let w = this.current;
     if (!w) {
+      // Messages of the finished election still landing: their arrows end where they land.
+      if ((e.kind === 'deliver' || e.kind === 'drop') && this.last && this.sendTimes.has(e.msg)) {
+        this.record(this.last, e);
+        return;
+      }
       const trigger = this.triggerOf(e);
       if (!trigger) return;
       w = this.open(e.t, trigger);
@@ -96,7 +101,9 @@ export class ElectionTracker {
 
   private open(t: number, trigger: string): ElectionWindow {
     this.serial++;
-    const pre = this.recentStatus.filter((s) => s.t >= t - this.preRoll && s.t <= t && s.kind !== 'elect');
+    // What set it off: crashes, recoveries and partitions shortly before (not joins: a class
+    // joining one by one would stretch the diagram over minutes).
+    const pre = this.recentStatus.filter((s) => s.t >= t - this.preRoll && s.t <= t && (s.kind === 'crash' || s.kind === 'recover' || s.kind === 'partition'));
     const w: ElectionWindow = { serial: this.serial, start: t, end: null, trigger, sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: [...pre], truncated: 0 };
     this.sendTimes.clear();
     this.current = w;
@@ -110,7 +117,6 @@ export class ElectionTracker {
     if (!w.sawElecting) return; // stray messages in a settled lab: not an election
     w.end = t;
     this.last = w;
-    this.sendTimes.clear();
   }
 
   private record(w: ElectionWindow, e: TraceEvent): void {

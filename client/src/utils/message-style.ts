@@ -14,8 +14,11 @@ export const OKABE_ITO = {
   black: '#000000',
 } as const;
 
-/** Election-message colours in the order types are assigned (yellow last: weak on white). */
-const COLOURS = [OKABE_ITO.blue, OKABE_ITO.vermillion, OKABE_ITO.bluishGreen, OKABE_ITO.reddishPurple, OKABE_ITO.orange, OKABE_ITO.skyBlue, OKABE_ITO.yellow] as const;
+/**
+ * Election-message colours in the order types are assigned. Vermillion is kept for crashes and
+ * drops, so a dropped message never looks like a message type; yellow comes last (weak on white).
+ */
+const COLOURS = [OKABE_ITO.blue, OKABE_ITO.orange, OKABE_ITO.bluishGreen, OKABE_ITO.reddishPurple, OKABE_ITO.skyBlue, OKABE_ITO.black, OKABE_ITO.yellow] as const;
 
 export const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'star', 'cross'] as const;
 export type Shape = (typeof SHAPES)[number];

@@ -1,0 +1,127 @@
+// End to end in real headless Chromium against the real relay serving the built app: an
+// instructor page, five student tabs that are real processes, twenty bots and the dashboard in
+// one lab. Crashing the coordinator from the panel must bring every tab and the dashboard to
+// the new coordinator; a partition built in the panel must show on the dashboard. Screenshots
+// of every view go to test/screenshots/.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LabProcess, socketIoChannel } from '../shared/lab-client.ts';
+import { createRelay, type Relay } from '../server/relay.ts';
+import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
+import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
+
+const TOKEN = 'e2e-token';
+const LAB = 'classroom';
+const STUDENTS = 5;
+const BOTS = 20;
+const N = STUDENTS + BOTS;
+
+let relay: Relay;
+let base: string;
+let dataDir: string;
+let browser: Browser;
+let context: BrowserContext;
+const bots: LabProcess[] = [];
+const errors = new Map<string, string[]>();
+
+async function open(name: string, path: string): Promise<Page> {
+  const page = await context.newPage();
+  errors.set(name, watchErrors(page));
+  await page.goto(base + path);
+  return page;
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(base + path, { method, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+beforeAll(async () => {
+  await ensureClientBuild();
+  dataDir = await mkdtemp(join(tmpdir(), 'election-lab-e2e-'));
+  relay = await createRelay({ dataDir, token: TOKEN, clientDir: CLIENT_DIST, onError: () => {} });
+  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  // Short bounds so detection and elections take well under a second each.
+  const created = await api('POST', '/api/labs', {
+    name: LAB,
+    algorithm: 'bully',
+    size: N,
+    timing: { transmission: 40, processing: 5, heartbeatInterval: 150, heartbeatTimeout: 500 },
+    fabric: { link: { delay: 10 } },
+  });
+  expect(created.status).toBe(201);
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+}, 180_000);
+
+afterAll(async () => {
+  for (const b of bots) b.stop();
+  await context?.close();
+  await browser?.close();
+  await relay?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the lab in the browser', () => {
+  let dashboard: Page;
+  let instructor: Page;
+  const students: Page[] = [];
+
+  it('five student tabs join as processes 0 to 4 and twenty bots take the other ids', async () => {
+    dashboard = await open('dashboard', `/lab/${LAB}`);
+    instructor = await open('instructor', `/lab/${LAB}/instructor?token=${TOKEN}`);
+    for (let i = 0; i < STUDENTS; i++) {
+      const page = await open(`student-${i}`, `/lab/${LAB}/process/new?name=student-${i}`);
+      // The tab asks for the next free id and shows it in the URL once it has it.
+      await page.waitForURL(new RegExp(`/lab/${LAB}/process/${i}(\\?|$)`), { timeout: 10_000 });
+      await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 10_000 }).toBe('up');
+      students.push(page);
+    }
+    // The token left the address bar.
+    expect(instructor.url()).not.toContain('token=');
+    for (let i = 0; i < BOTS; i++) {
+      const bot = new LabProcess({ channel: socketIoChannel(base), lab: LAB, kind: 'bot', name: `bot-${i}` });
+      bots.push(bot);
+      expect(await bot.start()).toBe(STUDENTS + i);
+    }
+    await expect.poll(() => dashboard.getByTestId('consensus').textContent(), { timeout: 15_000 }).toBe(`coordinator ${N - 1} (${N} of ${N})`);
+    for (const page of students) await expect.poll(() => page.getByTestId('coordinator').textContent(), { timeout: 10_000 }).toBe(String(N - 1));
+    await screenshot(dashboard, 'dashboard-steady');
+    await screenshot(instructor, 'instructor');
+    await screenshot(students[0]!, 'student-steady');
+  }, 90_000);
+
+  it('crashing the coordinator from the panel: every tab and the dashboard show the new coordinator', async () => {
+    await instructor.getByRole('button', { name: `Crash process ${N - 1}` }).click();
+    const next = String(N - 2);
+    for (const page of students) await expect.poll(() => page.getByTestId('coordinator').textContent(), { timeout: 15_000 }).toBe(next);
+    await expect.poll(() => dashboard.getByTestId('consensus').textContent(), { timeout: 15_000 }).toBe(`coordinator ${next} (${N - 1} of ${N - 1})`);
+    expect(bots.every((b) => b.report?.coordinator === N - 2 || b.id === N - 1)).toBe(true);
+    // The stats panel counted the election that followed.
+    await expect.poll(() => dashboard.locator('.stats tr.total td').first().textContent(), { timeout: 5_000 }).not.toBe('0');
+    await screenshot(dashboard, 'dashboard-after-crash');
+    await screenshot(students[4]!, 'student-after-crash');
+    await screenshot(instructor, 'instructor-after-crash');
+  }, 60_000);
+
+  it('a partition built in the panel shows on the dashboard, and each side elects its own coordinator', async () => {
+    await instructor.getByRole('button', { name: 'Split ring in 2' }).click();
+    await instructor.getByRole('button', { name: 'Apply partition' }).click();
+    await expect.poll(() => dashboard.getByTestId('partition').textContent(), { timeout: 10_000 }).toBe('partitioned into 2 groups');
+    // Ring 0..24 split in two arcs: 0..11 and 12..24 (24 crashed). The first side loses 23 and elects 11.
+    for (const page of students) await expect.poll(() => page.getByTestId('coordinator').textContent(), { timeout: 15_000 }).toBe('11');
+    await expect.poll(() => dashboard.locator('tr[data-process="0"] td').nth(3).textContent(), { timeout: 10_000 }).toContain('cut off');
+    await screenshot(dashboard, 'dashboard-partition');
+    await screenshot(instructor, 'instructor-partition');
+    await instructor.getByRole('button', { name: 'Heal' }).click();
+    await expect.poll(() => dashboard.getByTestId('partition').count(), { timeout: 10_000 }).toBe(0);
+  }, 60_000);
+
+  it('no page logged an error', () => {
+    for (const [name, list] of errors) expect({ name, errors: list }).toEqual({ name, errors: [] });
+  });
+});
