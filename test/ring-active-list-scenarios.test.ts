@@ -177,6 +177,19 @@ describe('ring-active-list: properties over many seeds', () => {
     for (const id of range(6)) expect(r.reports[id], `process ${id}`).toMatchObject({ coordinator: 5, electing: false });
   });
 
+  it('ring-active-list: a partition elects a coordinator on each side; once healed, the higher one\'s heartbeat brings everyone to it', () => {
+    for (const detector of ['heartbeat', 'poll'] as const) {
+      const r = simulate({
+        algorithm: ringActiveList, ids: range(6), detector, link: { delay: T, jitter: 50 }, seed: 1, until: 30_000,
+        partitions: [{ at: 1000, groups: [[0, 1, 2], [3, 4, 5]] }, { at: 8000, groups: null }],
+      });
+      const split: Record<number, number | null> = {};
+      for (const e of r.trace) if (e.kind === 'report' && e.t < 8000) split[e.node] = e.report.coordinator;
+      expect(split, detector).toEqual({ 0: 2, 1: 2, 2: 2, 3: 5, 4: 5, 5: 5 });
+      expect(r.coordinatorByNode, detector).toEqual({ 0: 5, 1: 5, 2: 5, 3: 5, 4: 5, 5: 5 });
+    }
+  });
+
   it('ring-active-list: the same seed gives an identical trace', () => {
     const spec: SimulationSpec = {
       algorithm: ringActiveList, ids: range(7), link: { delay: T, jitter: 60, drop: 0.05 }, until: 15_000,
