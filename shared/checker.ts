@@ -1,0 +1,281 @@
+// The live checker: a pure, incremental observer of a lab's trace that flags split brain,
+// disagreement once the fabric is quiet, elections that overrun their bound, and spurious
+// elections (003's constraints "Uniqueness" and "Spurious"; 002's requirement that every live
+// process ends up believing the highest live id). The relay feeds it every trace event as it
+// happens; `checkTrace` runs it over a simulator's trace. Time only arrives with events and
+// `tick`, so the same trace always gives the same findings.
+//
+// Definitions (docs/algorithms/comparison.md explains them with examples):
+// - Acting as coordinator: a live process whose report names itself as coordinator.
+// - Fabric quiet: no election message in flight (steady heartbeats and polls excepted) and no
+//   belief change (coordinator, electing, term), crash, recovery, partition or fabric change
+//   for `bounds.quiet`, the longest wait after which the algorithm would itself act.
+// - Election episode: from the first live process electing (or an `elect` request) until none
+//   is; its deadline restarts at every fault (crash, recovery, partition, fabric change).
+import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type Timing } from './algorithm.ts';
+import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from './checker-finding.ts';
+import { checkerProfile } from './checker-profiles.ts';
+import { createCoordinatorWatch } from './checker-coordinators.ts';
+import type { TraceEvent } from './trace.ts';
+
+export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from './checker-finding.ts';
+
+export interface CheckerSetup {
+  algorithm: AlgorithmName;
+  ids: readonly ProcessId[];
+  timing: Timing;
+  options?: Readonly<Record<string, unknown>>;
+  /** Replace any derived bound (tests, experiments). */
+  bounds?: Partial<CheckerBounds>;
+}
+
+export interface Checker {
+  /** Feed one trace event; `now` (default `event.t`) may run ahead of it. Returns new findings. */
+  observe(event: TraceEvent, now?: number): Finding[];
+  /** Let time pass without an event (the relay calls this on a timer). Returns new findings. */
+  tick(now: number): Finding[];
+  summary(): CheckerSummary;
+}
+
+interface Proc {
+  live: boolean;
+  report: Report | null;
+  /** Time of an `elect` request not yet answered by a report: that election is asked for, not spurious. */
+  asked: number | null;
+  /** Time it was last handed an election message: electing right after it is joining, not detecting. */
+  told: number | null;
+}
+
+export function createChecker(setup: CheckerSetup): Checker {
+  const profile = checkerProfile(setup, setup.bounds);
+  const { bounds } = profile;
+  const procs = new Map<ProcessId, Proc>();
+  const inFlight = new Set<number>();
+  let groupOf: Map<ProcessId, number> | null = null;
+  let clock = 0;
+  let lastActivity = 0;
+  let quietChecked = false;
+  let paused: number | null = null;
+  let election: { since: number; deadline: number; flagged: boolean; spurious: boolean; lost: number } | null = null;
+  let spuriousElections = 0;
+  const counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
+  const recent: Finding[] = [];
+  const coordinators = createCoordinatorWatch(profile);
+
+  const proc = (id: ProcessId): Proc => {
+    let p = procs.get(id);
+    if (!p) procs.set(id, (p = { live: false, report: null, asked: null, told: null }));
+    return p;
+  };
+  const liveIds = () => [...procs].filter(([, p]) => p.live).map(([id]) => id).sort((a, b) => a - b);
+  const isQuiet = () => paused === null && inFlight.size === 0 && clock >= lastActivity + bounds.quiet;
+
+  const emit = (out: Finding[], f: Finding) => {
+    counts[f.kind]++;
+    recent.push(f);
+    if (recent.length > RECENT_FINDINGS) recent.shift();
+    out.push(f);
+  };
+  const activity = (t: number) => {
+    lastActivity = t;
+    quietChecked = false;
+  };
+  const fault = (t: number) => {
+    activity(t);
+    if (election) election.deadline = t + bounds.election;
+  };
+  const electingIds = () => liveIds().filter((id) => procs.get(id)!.report?.electing);
+
+  /** Open or close the election episode after a change at time t. */
+  const updateElection = (t: number, asked = false) => {
+    const electing = electingIds();
+    if (!election && (electing.length > 0 || asked)) election = { since: t, deadline: t + bounds.election, flagged: false, spurious: false, lost: 0 };
+    else if (election && electing.length === 0 && !asked) election = null;
+  };
+
+  const coordinatorChanged = (out: Finding[], t: number) => {
+    for (const f of coordinators.update(t, procs)) emit(out, f);
+  };
+
+  const agreement = (out: Finding[], t: number) => {
+    quietChecked = true;
+    const live = liveIds();
+    if (live.length === 0) return;
+    const believed = (id: ProcessId) => procs.get(id)!.report?.coordinator ?? null;
+    let expected: ProcessId | null;
+    let why: string;
+    if (profile.expects === 'highest') {
+      expected = live[live.length - 1]!;
+      why = 'the highest live id';
+    } else {
+      // Any one live coordinator: the acting one most live processes follow (ties: highest id).
+      const acting = live.filter((id) => believed(id) === id);
+      const followers = (c: ProcessId) => live.filter((id) => believed(id) === c).length;
+      acting.sort((a, b) => followers(b) - followers(a) || b - a);
+      expected = acting[0] ?? null;
+      why = expected === null ? 'no live process acts as coordinator' : 'the live coordinator most processes follow';
+    }
+    const wrong = live.filter((id) => believed(id) !== expected);
+    if (wrong.length === 0) return;
+    const beliefs = new Map<string, ProcessId[]>();
+    for (const id of wrong) {
+      const c = believed(id);
+      const key = c === null ? 'none' : procs.get(c)?.live ? String(c) : `${c} (down)`;
+      beliefs.set(key, [...(beliefs.get(key) ?? []), id]);
+    }
+    const who = [...beliefs].map(([c, ps]) => `${ps.join(',')} believe ${c}`).join('; ');
+    const part = groupOf ? ' (partitioned)' : '';
+    emit(out, { kind: 'agreement', at: t, processes: wrong, since: lastActivity, detail: `quiet fabric${part}: expected ${expected ?? 'a coordinator'} (${why}); ${who}` });
+  };
+
+  /** Fire every deadline up to `now`, in time order. */
+  const advance = (now: number): Finding[] => {
+    const out: Finding[] = [];
+    if (now < clock) now = clock;
+    if (paused !== null) {
+      clock = now;
+      return out;
+    }
+    for (let guard = 0; guard < 1000; guard++) {
+      const overlapAt = coordinators.nextDue(bounds.overlap);
+      const quietAt = !quietChecked && inFlight.size === 0 ? lastActivity + bounds.quiet : Infinity;
+      const lateAt = election && !election.flagged ? election.deadline : Infinity;
+      const at = Math.min(overlapAt, quietAt, lateAt);
+      if (at > now) break;
+      clock = Math.max(clock, at);
+      if (at === overlapAt) for (const f of coordinators.due(at, bounds.overlap)) emit(out, f);
+      else if (at === lateAt) {
+        const electing = electingIds();
+        if (electing.length === 0) {
+          // Asked for, but nobody took it up (an idle told to elect, a winner at once): no election.
+          election = null;
+          continue;
+        }
+        election!.flagged = true;
+        const lost = election!.lost > 0 ? `, ${election!.lost} messages lost meanwhile` : '';
+        emit(out, { kind: 'liveness', at, since: election!.since, processes: electing, detail: `election unfinished after ${bounds.election} ms (${setup.algorithm} bound)${lost}; electing: ${electing.join(',')}` });
+      } else agreement(out, at);
+    }
+    clock = now;
+    return out;
+  };
+
+  /**
+   * A false detection (003, "Spurious"): this process began electing on its own (not asked to,
+   * not on an election message it was just handed) while the coordinator it believed was alive.
+   * In the relay a process reports one round trip after the relay hands it something.
+   */
+  const spuriousCheck = (out: Finding[], id: ProcessId, before: Report | null, p: Proc, t: number) => {
+    const window = roundTripBound(setup.timing);
+    const asked = p.asked !== null && t - p.asked <= window;
+    const joined = p.told !== null && t - p.told <= window;
+    p.asked = null;
+    const c = before?.coordinator ?? null;
+    if (asked || joined || c === null || c === id || !procs.get(c)?.live) return;
+    spuriousElections++;
+    if (!election || election.spurious) return;
+    election.spurious = true;
+    const behind = groupOf && (groupOf.get(c) ?? -1) !== (groupOf.get(id) ?? -1) ? ' (behind a partition)' : '';
+    emit(out, { kind: 'spurious', at: t, processes: [id], detail: `${id} started an election while its coordinator ${c} was alive${behind}` });
+  };
+
+  const apply = (e: TraceEvent): Finding[] => {
+    const out: Finding[] = [];
+    const t = e.t;
+    switch (e.kind) {
+      case 'send':
+      case 'duplicate':
+        if (profile.steady.has(e.type)) break;
+        inFlight.add(e.msg);
+        activity(t);
+        break;
+      case 'deliver':
+      case 'drop':
+        if (e.kind === 'drop' && e.reason === 'loss' && election) election.lost++;
+        if (e.kind === 'deliver' && !profile.steady.has(e.type)) proc(e.to).told = t;
+        if (inFlight.delete(e.msg)) activity(t);
+        break;
+      case 'elect':
+        proc(e.node).asked = t;
+        updateElection(t, true);
+        activity(t);
+        break;
+      case 'crash':
+      case 'leave':
+        Object.assign(proc(e.node), { live: false, report: null, asked: null, told: null });
+        fault(t);
+        updateElection(t);
+        coordinatorChanged(out, t);
+        break;
+      case 'recover':
+      case 'join':
+        Object.assign(proc(e.node), { live: true, report: null });
+        fault(t);
+        break;
+      case 'report': {
+        const p = proc(e.node);
+        const before = p.report;
+        p.live = true;
+        p.report = e.report;
+        const changed = !before || before.coordinator !== e.report.coordinator || before.electing !== e.report.electing || before.term !== e.report.term;
+        if (!changed) break;
+        activity(t);
+        updateElection(t);
+        if (e.report.electing && !before?.electing) spuriousCheck(out, e.node, before, p, t);
+        else if (p.asked !== null && !e.report.electing) p.asked = null;
+        coordinatorChanged(out, t);
+        break;
+      }
+      case 'partition':
+        groupOf = e.groups ? new Map(e.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
+        fault(t);
+        break;
+      case 'control':
+        if (e.action === 'pause') paused ??= t;
+        else if (e.action === 'resume' && paused !== null) {
+          const d = t - paused;
+          paused = null;
+          lastActivity += d;
+          if (election) election.deadline += d;
+          coordinators.shift(d);
+        } else if (e.action === 'reset' || e.action === 'reconfigure') {
+          for (const p of procs.values()) Object.assign(p, { report: null, asked: null });
+          inFlight.clear();
+          election = null;
+          coordinators.reset();
+          activity(t);
+        } else fault(t);
+        break;
+      default:
+        break;
+    }
+    return out;
+  };
+
+  return {
+    observe(e, now = e.t) {
+      const before = advance(e.t);
+      const during = apply(e);
+      return [...before, ...during, ...advance(now)];
+    },
+    tick: advance,
+    summary: () => ({
+      counts: { ...counts },
+      spuriousElections,
+      splitBrain: coordinators.current(),
+      quiet: isQuiet(),
+      election: { active: election !== null, since: election?.since ?? null, deadline: election?.deadline ?? null },
+      bounds,
+      recent: [...recent],
+    }),
+  };
+}
+
+/** Run the checker over a whole trace (a simulator run), then on to `until` (default: the last event). */
+export function checkTrace(trace: readonly TraceEvent[], setup: CheckerSetup, until?: number): { findings: Finding[]; summary: CheckerSummary } {
+  const checker = createChecker(setup);
+  const findings: Finding[] = [];
+  for (const e of trace) findings.push(...checker.observe(e));
+  findings.push(...checker.tick(until ?? trace[trace.length - 1]?.t ?? 0));
+  return { findings, summary: checker.summary() };
+}
