@@ -117,6 +117,20 @@ describe('ring-active-list: message counts', () => {
   }
 });
 
+describe('ring-active-list: concurrent detection', () => {
+  it('ring-active-list: when every follower notices a silent coordinator at once, the elections merge: still m(m+1) hops', () => {
+    // Heartbeat detection, no jitter: all m followers send Elect(i) together; each then treats
+    // the others' Elects by rule (b), so it is one election, not m.
+    for (const n of [4, 8]) {
+      const r = simulate({ algorithm: ringActiveList, ids: range(n), link: { delay: T }, crashes: [{ id: n - 1, at: 1000 }], until: 15_000 });
+      const m = n - 1;
+      expect(r.trace.filter((e) => e.kind === 'timer' && e.name === 'fd:silence')).toHaveLength(m);
+      expect(hops(r.trace, HOPS)).toBe(m * (m + 1));
+      expect(new Set(Object.values(r.coordinatorByNode))).toEqual(new Set([n - 2]));
+    }
+  });
+});
+
 describe('ring-active-list: properties over many seeds', () => {
   it('ring-active-list: without loss every live process ends believing the highest live id', () => {
     for (let seed = 1; seed <= 40; seed++) {

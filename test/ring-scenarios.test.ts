@@ -97,6 +97,18 @@ describe('ring: message count (002: "2 (n-1) messages always")', () => {
     }
   }
 
+  it('ring: when every follower notices a silent coordinator at once, m elections run side by side: 2m² hops', () => {
+    // Heartbeat detection, no jitter: all m = n - 1 followers time out together and each starts
+    // its own election (002: "OK to have two elections at once"); each costs 2m hops.
+    for (const n of [4, 8]) {
+      const r = simulate({ algorithm: ring, ids: range(n), link: { delay: T }, crashes: [{ id: n - 1, at: 1000 }], until: 15_000 });
+      const m = n - 1;
+      expect(new Set(sendsOf(r.trace).filter((e) => e.type === 'ELECTION').map((e) => e.message.eid)).size).toBe(m);
+      expect(hops(r.trace, HOPS)).toBe(2 * m * m);
+      expect(believers(r)).toEqual(new Set([n - 2]));
+    }
+  });
+
   it('ring: with k crashed processes in a row, 2(n-k) hops and one wasted send per crashed process', () => {
     const r = simulate({
       algorithm: ring, ids: range(10), detector: 'none', link: { delay: T },
