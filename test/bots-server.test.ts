@@ -1,0 +1,94 @@
+// Server-side bots (server/bots.ts): the instructor tops up a lab from the control API.
+// Issue: "POST /api/labs/:lab/bots with a count, DELETE to remove them". The bots run the same
+// LabProcess as a tab over an in-process session, so they elect like any process (000: the
+// highest live id becomes coordinator).
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireToken } from '../server/api-util.ts';
+import { botRoutes, ServerBots } from '../server/bots.ts';
+import { BotFleet } from '../shared/bot-fleet.ts';
+import { nodeChannel } from '../bots/node-channel.ts';
+import { startRelay, TOKEN, waitFor, type Harness } from './helpers/relay-harness.ts';
+
+const TIMING = { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 };
+let h: Harness;
+let bots: ServerBots;
+let botsUrl: string;
+let closeBotsApi: () => Promise<void>;
+
+beforeAll(async () => {
+  h = await startRelay();
+  bots = new ServerBots({ labs: h.relay.labs, session: h.relay.session });
+  // The routes on an app of their own, so this test does not depend on how api.ts mounts them.
+  const app = express();
+  app.use('/api', express.json(), botRoutes(bots, { counters: h.relay.counters, auth: requireToken(TOKEN, h.relay.counters) }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  botsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  closeBotsApi = () => new Promise((r) => server.close(() => r()));
+});
+afterAll(async () => {
+  bots.closeAll();
+  await closeBotsApi();
+  await h.close();
+});
+
+async function call(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers['authorization'] = `Bearer ${token}`;
+  const res = await fetch(botsUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+const coordinatorsAt = async (lab: string) => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators as Record<string, number>;
+
+describe('server-side bots', () => {
+  it('top up a lab on the lowest free ids, elect with the remote processes, and leave on DELETE', async () => {
+    const lab = 'topup';
+    expect((await h.api('POST', '/api/labs', { name: lab, size: 6, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 0 } } })).status).toBe(201);
+    const remote = new BotFleet({ lab, channel: () => nodeChannel(h.url, 'ws'), count: 2 });
+    expect((await remote.start()).joined).toEqual([0, 1]);
+
+    const post = await call('POST', `/api/labs/${lab}/bots`, { count: 3 });
+    expect(post.status).toBe(201);
+    expect(post.body).toEqual({ requested: 3, started: [2, 3, 4], refused: [] });
+    await waitFor(async () => (await coordinatorsAt(lab))['4'] === 5, 8000, 'all five agreeing on 4');
+    const snapshot = (await h.api('GET', `/api/labs/${lab}`)).body;
+    expect(snapshot.processes.filter((p: { transport: string }) => p.transport === 'server').map((p: { id: number }) => p.id)).toEqual([2, 3, 4]);
+
+    // Named ids; then the lab is full.
+    expect((await call('POST', `/api/labs/${lab}/bots`, { count: 1, ids: [5] })).body.started).toEqual([5]);
+    await waitFor(async () => (await coordinatorsAt(lab))['5'] === 6, 8000, 'all six agreeing on 5');
+    const full = await call('POST', `/api/labs/${lab}/bots`, { count: 1 });
+    expect([full.status, full.body.code]).toEqual([409, 'LAB_FULL']);
+    expect((await call('GET', `/api/labs/${lab}/bots`)).body.ids).toEqual([2, 3, 4, 5]);
+
+    // DELETE: the server bots leave; the two remote processes elect the higher of them.
+    expect((await call('DELETE', `/api/labs/${lab}/bots`)).body).toEqual({ lab, stopped: [2, 3, 4, 5] });
+    await waitFor(() => remote.status().agreed && remote.status().coordinator === 1, 8000, 'the remote pair agreeing on 1');
+    const after = (await h.api('GET', `/api/labs/${lab}`)).body.processes;
+    expect(after.filter((p: { status: string }) => p.status === 'up').map((p: { id: number }) => p.id)).toEqual([0, 1]);
+    remote.stop();
+  });
+
+  it('a crashed server bot stops, and recovers by holding an election it wins', async () => {
+    const lab = 'crashbot';
+    await h.api('POST', '/api/labs', { name: lab, size: 3, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 2, jitter: 0 } } });
+    expect((await call('POST', `/api/labs/${lab}/bots`, { count: 3 })).body.started).toEqual([0, 1, 2]);
+    await waitFor(async () => (await coordinatorsAt(lab))['2'] === 3, 8000, 'agreement on 2');
+    await h.api('POST', `/api/labs/${lab}/processes/2/crash`);
+    await waitFor(async () => (await coordinatorsAt(lab))['1'] === 2, 8000, 'agreement on 1');
+    await h.api('POST', `/api/labs/${lab}/processes/2/recover`);
+    await waitFor(async () => (await coordinatorsAt(lab))['2'] === 3, 8000, 'agreement on 2 again');
+    bots.stop(lab);
+  });
+
+  it('refuses without the instructor token, for unknown labs, and for ids outside the lab', async () => {
+    expect((await call('POST', '/api/labs/crashbot/bots', { count: 1 }, null)).status).toBe(401);
+    expect((await call('DELETE', '/api/labs/crashbot/bots', undefined, null)).status).toBe(401);
+    expect((await call('POST', '/api/labs/nope/bots', { count: 1 })).body.code).toBe('UNKNOWN_LAB');
+    expect((await call('POST', '/api/labs/crashbot/bots', { count: 1, ids: [99] })).body.code).toBe('ID_NOT_IN_LAB');
+    expect((await call('POST', '/api/labs/crashbot/bots', { count: 0 })).body.code).toBe('BAD_REQUEST');
+  });
+});
