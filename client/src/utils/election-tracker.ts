@@ -80,9 +80,9 @@ export class ElectionTracker {
     if ((e.kind === 'report' || e.kind === 'crash' || e.kind === 'recover' || e.kind === 'leave' || e.kind === 'partition') && settled()) this.close(e.t);
   }
 
-  /** Once per batch: a window opened by a stray message ends quietly once the lab is settled. */
+  /** Once per batch: a window opened by a stray message ends once the lab is settled. */
   check(settled: boolean): void {
-    if (this.current && !this.current.sawElecting && settled) this.current = null;
+    if (this.current && !this.current.sawElecting && settled) this.close(this.current.start);
   }
 
   reset(): void {
@@ -105,7 +105,8 @@ export class ElectionTracker {
     // joining one by one would stretch the diagram over minutes).
     const pre = this.recentStatus.filter((s) => s.t >= t - this.preRoll && s.t <= t && (s.kind === 'crash' || s.kind === 'recover' || s.kind === 'partition'));
     const w: ElectionWindow = { serial: this.serial, start: t, end: null, trigger, sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: [...pre], truncated: 0 };
-    this.sendTimes.clear();
+    // A stray window may turn out to be the last election's tail: keep matching its sends.
+    if (trigger.startsWith('elect') || trigger.endsWith('started electing')) this.sendTimes.clear();
     this.current = w;
     return w;
   }
@@ -114,15 +115,34 @@ export class ElectionTracker {
     const w = this.current;
     if (!w) return;
     this.current = null;
-    if (!w.sawElecting) return; // stray messages in a settled lab: not an election
+    if (!w.sawElecting) {
+      // Messages in a settled lab that started no election: the tail of the last one (the
+      // ring's final ACKs, a late OK), sent after everyone already agreed. They count there.
+      this.serial--;
+      if (this.last) this.merge(this.last, w);
+      return;
+    }
     w.end = t;
     this.last = w;
+  }
+
+  private merge(into: ElectionWindow, tail: ElectionWindow): void {
+    for (const [type, n] of Object.entries(tail.sent)) into.sent[type] = (into.sent[type] ?? 0) + n;
+    into.dropped += tail.dropped;
+    into.delivered += tail.delivered;
+    into.latencySum += tail.latencySum;
+    const room = Math.max(0, this.maxEvents - into.events.length);
+    const kept = tail.events.filter((e) => e.t >= tail.start);
+    into.events.push(...kept.slice(0, room));
+    into.truncated += tail.truncated + Math.max(0, kept.length - room);
   }
 
   private record(w: ElectionWindow, e: TraceEvent): void {
     switch (e.kind) {
       case 'send':
         w.sent[e.type] = (w.sent[e.type] ?? 0) + 1;
+        // Sends whose fate the relay sampled out never leave the map: bound it.
+        if (this.sendTimes.size > 50_000) this.sendTimes.clear();
         this.sendTimes.set(e.msg, e.t);
         break;
       case 'duplicate':

@@ -91,7 +91,8 @@ export class LabModel {
         this.touch(e.node).report = e.report;
         break;
       case 'crash':
-        this.touch(e.node).status = 'crashed';
+        // The relay forgets a crashed process's report too: it holds no beliefs until it recovers.
+        Object.assign(this.touch(e.node), { status: 'crashed', report: null });
         break;
       case 'recover':
         Object.assign(this.touch(e.node), { status: 'up', report: null });

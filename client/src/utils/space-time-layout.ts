@@ -20,7 +20,8 @@ export interface Arrow {
   y1: number;
   x2: number;
   y2: number;
-  end: 'delivered' | 'dropped' | 'in-flight';
+  /** 'lost-track': no delivery or drop seen long after the send (the relay sampled it out under load). */
+  end: 'delivered' | 'dropped' | 'in-flight' | 'lost-track';
   reason: DropReason | null;
 }
 
@@ -67,6 +68,8 @@ export interface SpaceTimeOptions {
   now?: number;
   start?: number;
   end?: number | null;
+  /** A message with no fate seen this long after its send is drawn as a short stub, not a line to the edge (ms). */
+  lostAfter?: number;
 }
 
 /** Roles that mean "I am the coordinator" across the algorithms. */
@@ -160,6 +163,16 @@ export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly P
         break;
       }
     }
+  }
+
+  // Sends whose delivery never showed up (sampled out by the relay, or still held): a stub.
+  const lostAfter = o.lostAfter ?? Infinity;
+  for (const a of open.values()) {
+    const sentAt = t0 + ((a.x1 - padLeft) / plot) * (t1 - t0);
+    if (t1 - sentAt <= lostAfter) continue;
+    a.end = 'lost-track';
+    a.x2 = a.x1 + Math.min(12, (a.x2 - a.x1) * 0.1);
+    a.y2 = a.y1 + (a.y2 - a.y1) * 0.15;
   }
 
   return {

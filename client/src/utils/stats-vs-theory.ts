@@ -1,15 +1,11 @@
 // The stats panel's table: messages by type since the election started, beside what the
-// algorithm's formulas say for this N (best and worst case), and the election's duration in ms
-// and in message-transmission times. The formulas come from shared/ (passed in): nothing here
-// knows an algorithm's analysis.
+// algorithm's formulas (shared/formulas.ts) say for this N in the best and the worst case, and
+// the election's duration in ms and in message-transmission times beside the formula's time.
+// Nothing here knows an algorithm's analysis: the expectations are passed in.
+import type { Expectation } from '../../../shared/formulas.ts';
 import type { ElectionWindow } from './election-tracker.ts';
 import { windowFigures } from './election-tracker.ts';
 import { isBackgroundType } from './message-style.ts';
-
-export type TheoryCase = 'best' | 'worst';
-/** Expected election messages for a case: by type, or a total only; null when the formula has no answer. */
-export type Expected = Readonly<Record<string, number>> | number | null;
-export type Theory = (c: TheoryCase) => Expected;
 
 export type Verdict = 'within' | 'below' | 'above' | 'n/a';
 
@@ -18,7 +14,14 @@ export interface StatsRow {
   observed: number;
   best: number | null;
   worst: number | null;
+  /** The document's formula, e.g. "N(N−1)/2" (the worst case's when they differ). */
+  formula: string | null;
   verdict: Verdict;
+}
+
+export interface Theory {
+  best: Expectation;
+  worst: Expectation;
 }
 
 export interface StatsTable {
@@ -33,48 +36,50 @@ export interface StatsTable {
   /** Duration over the mean one-way latency measured in this election. */
   inMeasured: number | null;
   meanLatency: number | null;
+  /** The formula's election time in T: best and worst case, and its text. */
+  time: { best: number; worst: number; formula: string } | null;
 }
 
 export function verdict(observed: number, best: number | null, worst: number | null): Verdict {
-  if (best === null && worst === null) return 'n/a';
-  const lo = Math.min(best ?? worst!, worst ?? best!);
-  const hi = Math.max(best ?? worst!, worst ?? best!);
+  if (best === null || worst === null) return 'n/a';
+  const lo = Math.min(best, worst);
+  const hi = Math.max(best, worst);
   return observed < lo ? 'below' : observed > hi ? 'above' : 'within';
 }
 
-function pick(e: Expected, type: string | null): number | null {
-  if (e === null) return null;
-  if (typeof e === 'number') return type === null ? e : null;
-  if (type === null) return Object.entries(e).reduce((s, [t, n]) => (isBackgroundType(t) ? s : s + n), 0);
-  return e[type] ?? (Object.keys(e).length ? 0 : null);
-}
-
 /**
- * @param known the algorithm's message types (rows in this order; background types left out)
+ * @param known the algorithm's message types (rows in this order; background types left out,
+ *   unless the formulas count them, as Raft's winner heartbeat)
  * @param transmission T in ms as the processes run it (already times the time scale)
  */
 export function statsVsTheory(w: ElectionWindow, now: number, known: readonly string[], theory: Theory | null, transmission: number): StatsTable {
-  const best = theory ? theory('best') : null;
-  const worst = theory ? theory('worst') : null;
-  const types = known.filter((t) => !isBackgroundType(t));
-  for (const t of Object.keys(w.sent)) if (!isBackgroundType(t) && !types.includes(t)) types.push(t);
-  const rows = types.map((type) => {
+  const counted = new Set(Object.keys(theory?.worst.messages ?? {}));
+  const inTable = (t: string) => counted.has(t) || !isBackgroundType(t);
+  const types = known.filter(inTable);
+  for (const t of [...counted, ...Object.keys(w.sent)]) if (inTable(t) && !types.includes(t)) types.push(t);
+
+  const rows = types.map((type): StatsRow => {
     const observed = w.sent[type] ?? 0;
-    const b = pick(best, type);
-    const k = pick(worst, type);
-    return { type, observed, best: b, worst: k, verdict: verdict(observed, b, k) };
+    const best = theory?.best.messages[type]?.min ?? null;
+    const worst = theory?.worst.messages[type]?.max ?? null;
+    const formula = theory?.worst.messages[type]?.formula ?? null;
+    return { type, observed, best, worst, formula, verdict: verdict(observed, best, worst) };
   });
+  const sum = (pick: (r: StatsRow) => number | null) => (theory ? rows.reduce((s, r) => s + (pick(r) ?? 0), 0) : null);
+  const observed = rows.reduce((s, r) => s + r.observed, 0);
+  const best = sum((r) => r.best);
+  const worst = sum((r) => r.worst);
   const f = windowFigures(w, now);
-  const tb = pick(best, null);
-  const tw = pick(worst, null);
+  const background = Object.entries(w.sent).reduce((s, [t, n]) => (inTable(t) ? s : s + n), 0);
   return {
     rows,
-    total: { type: 'total', observed: f.electionMessages, best: tb, worst: tw, verdict: verdict(f.electionMessages, tb, tw) },
-    background: f.backgroundMessages,
+    total: { type: 'total', observed, best, worst, formula: null, verdict: verdict(observed, best, worst) },
+    background,
     durationMs: f.durationMs,
     finished: f.finished,
     inT: transmission > 0 ? f.durationMs / transmission : null,
     inMeasured: f.meanLatency ? f.durationMs / f.meanLatency : null,
     meanLatency: f.meanLatency,
+    time: theory ? { best: theory.best.time.min, worst: theory.worst.time.max, formula: theory.worst.time.formula } : null,
   };
 }
