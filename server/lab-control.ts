@@ -146,11 +146,12 @@ function discardInFlight(lab: Lab): void {
 }
 
 function restartAll(lab: Lab): void {
-  const config = lab.processConfig();
+  // The same frame for everyone: encode it once (it carries every id of the lab).
+  const text = JSON.stringify({ type: 'restart', config: lab.processConfig() } satisfies ServerFrame);
   for (const e of lab.processes.list()) {
     if (!e.conn || e.crashed) continue;
     lab.setReport(e, null);
-    sendFrame(e.conn, { type: 'restart', config });
+    e.conn.sendText(text);
   }
   lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));
 }

@@ -66,8 +66,10 @@ export class TraceStore {
     return this.chain;
   }
 
+  /** Writes everything, including lines appended while earlier writes were under way; later appends are ignored. */
   async close(): Promise<void> {
-    await this.flush();
+    do await this.flush();
+    while (this.buffer.length > 0);
     this.closed = true;
   }
 

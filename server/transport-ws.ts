@@ -40,7 +40,7 @@ class WsConn implements Conn {
 
 export class WsTransport {
   private readonly wss: WebSocketServer;
-  private readonly conns = new Set<WsConn>();
+  private readonly conns = new Map<WsConn, Session>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: WsTransportOptions) {
@@ -57,9 +57,13 @@ export class WsTransport {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
   }
 
+  /** Ends every session first (so their leaves are journaled before the labs close), then the sockets. */
   close(): void {
     clearInterval(this.heartbeat);
-    for (const c of this.conns) c.ws.terminate();
+    for (const [c, session] of this.conns) {
+      session.close();
+      c.ws.terminate();
+    }
     this.conns.clear();
     this.wss.close();
   }
@@ -67,7 +71,7 @@ export class WsTransport {
   private accept(ws: WebSocket): void {
     const conn = new WsConn(ws, this.opts.maxBacklogBytes);
     const session = this.opts.newSession(conn);
-    this.conns.add(conn);
+    this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {
       conn.alive = true;
       session.onText(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data), isBinary);
@@ -82,7 +86,7 @@ export class WsTransport {
   }
 
   private sweep(): void {
-    for (const c of this.conns) {
+    for (const c of this.conns.keys()) {
       if (!c.alive) {
         c.ws.terminate();
         continue;

@@ -36,7 +36,7 @@ function sendMany(c: FrameClient, to: number, n: number, type = 'PING') {
 }
 
 describe('relay delivery', () => {
-  it('delivers after the link delay: never early, median within 10 ms, 90th percentile within 30 ms', async () => {
+  it('delivers after the link delay: the relay serves it within 5 ms (median), the receiver sees it within 15 ms (median)', async () => {
     await lab('delay', { fabric: { link: { delay: 80, jitter: 0 } } });
     const a = await joinAs(h, 'ws', 'delay', 0);
     const b = await joinAs(h, 'socketio', 'delay', 1);
@@ -51,17 +51,18 @@ describe('relay delivery', () => {
       await sleep(5);
     }
     await waitFor(() => delivered(b.c).length === 40 && delivered(c.c).length === 40, 4000, 'deliveries');
-    const delays = [b.c, c.c].flatMap((x, k) => delivered(x).map((d, i) => d.at - sent[k + 1]![i]!).slice(5));
-    const sorted = [...delays].sort((x, y) => x - y);
-    const pct = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!;
-    expect(sorted[0]).toBeGreaterThanOrEqual(79);
-    expect(pct(0.5)).toBeLessThan(90);
-    expect(pct(0.9)).toBeLessThan(110);
-    // The relay's own journal: deliver minus send, per message, from its single timer queue.
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    // End to end, on the test's clock: never early; a busy machine may stall single messages.
+    const endToEnd = [b.c, c.c].flatMap((x, k) => delivered(x).map((d, i) => d.at - sent[k + 1]![i]!).slice(5));
+    expect(Math.min(...endToEnd)).toBeGreaterThanOrEqual(79);
+    expect(median(endToEnd)).toBeLessThan(95);
+    // The relay's own journal: deliver minus send per message, from its single timer queue.
     const events = await trace('delay');
     const sendT = new Map(events.filter((e) => e.kind === 'send').map((e) => [(e as { msg: number }).msg, e.t]));
-    const relayDelays = events.filter((e) => e.kind === 'deliver').map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
-    expect(Math.min(...relayDelays)).toBeGreaterThanOrEqual(79.5);
+    const served = events.filter((e) => e.kind === 'deliver').map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
+    expect(served).toHaveLength(80);
+    expect(Math.min(...served)).toBeGreaterThanOrEqual(79.5);
+    expect(median(served)).toBeLessThan(85);
     // The relay stamps the sender: a deliver names who sent it.
     expect(delivered(b.c)[0]!.frame.from).toBe(0);
     await Promise.all([a.c.close(), b.c.close(), c.c.close()]);
