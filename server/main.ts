@@ -2,6 +2,7 @@
 // ELECTION_LAB_TOKEN (generated and printed when unset) and DATA_DIR (./data); builds the relay,
 // listens, makes sure a lab named `demo` exists (8 ids running bully), and prints the URLs.
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { createRelay } from './relay.ts';
@@ -23,6 +24,8 @@ relay.server.on('error', (err) => {
   process.exit(1);
 });
 relay.server.listen(port, host, () => {
+  // PORT=0 picks a free port; print the real one.
+  const port = (relay.server.address() as AddressInfo).port;
   const lan = host === '0.0.0.0' || host === '::' ? lanAddresses() : [host];
   const lines = [
     'Election Lab relay is up.',
