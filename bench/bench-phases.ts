@@ -33,8 +33,9 @@ export interface Latency extends LatencyResult {
   serverCpu: number;
 }
 
-export function startServer(kind: ServerKind, nodeArgs: string[] = []): Promise<ChildHandle> {
-  return startChild('./server-child.ts', [kind], { nodeArgs: ['--expose-gc', ...nodeArgs] });
+/** `args`: extra arguments for server-child.ts (the relay takes option overrides as JSON). */
+export function startServer(kind: ServerKind, nodeArgs: string[] = [], args: string[] = []): Promise<ChildHandle> {
+  return startChild('./server-child.ts', [kind, ...args], { nodeArgs: ['--expose-gc', ...nodeArgs] });
 }
 
 /** Stops a server child cleanly (so a CPU profile gets written). */

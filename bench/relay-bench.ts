@@ -13,7 +13,7 @@ import { startChild, type ChildHandle } from './child-proc.ts';
 import type { Transport } from './load-wire.ts';
 
 const FULL: BenchParams = { clients: 16, window: 32, warmupMs: 1000, throughputMs: 5000, latencyMs: 5000, delayRate: 2000, memoryProcesses: 1000, relayNodeArgs: [] };
-const QUICK: BenchParams = { clients: 8, window: 16, warmupMs: 200, throughputMs: 700, latencyMs: 700, delayRate: 500, memoryProcesses: 100, relayNodeArgs: [] };
+const QUICK: BenchParams = { clients: 8, window: 16, warmupMs: 150, throughputMs: 500, latencyMs: 500, delayRate: 500, memoryProcesses: 50, relayNodeArgs: [] };
 
 export interface BenchOptions {
   quick: boolean;

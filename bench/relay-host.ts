@@ -7,13 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CreateLab } from '../shared/lab-config.ts';
+import { labStats } from '../server/api.ts';
 import { createRelay, type RelayOptions } from '../server/relay.ts';
+import type { LabStats } from '../shared/protocol.ts';
 
 export const BENCH_TOKEN = 'bench-token';
 
 export interface BenchRelay {
   port: number;
   createLab(body: CreateLab): Promise<void>;
+  /** The lab's stats without the per-link list (a million entries in a 1,000-process Bully), plus its length. */
+  labStats(name: string): (Omit<LabStats, 'links'> & { linkCount: number; inFlight: number }) | null;
   close(): Promise<void>;
 }
 
@@ -34,6 +38,12 @@ export async function startBenchRelay(overrides: Partial<RelayOptions> = {}): Pr
       await relay.labs.remove(body.name);
       const r = await relay.labs.create(body);
       if (!r.ok) throw new Error(`lab ${body.name}: ${r.error.message}`);
+    },
+    labStats(name) {
+      const lab = relay.labs.get(name);
+      if (!lab) return null;
+      const { links, ...rest } = labStats(lab, relay.counters);
+      return { ...rest, linkCount: links.length, inFlight: lab.scheduler.size };
     },
     async close() {
       await relay.close();

@@ -8,6 +8,7 @@ import type { CreateLab } from '../shared/lab-config.ts';
 /** A server under test; the relay can also make labs (the baselines have none). */
 interface BenchServer extends BaselineServer {
   createLab?(body: CreateLab): Promise<void>;
+  labStats?(name: string): unknown;
 }
 import { serveParent } from './child-proc.ts';
 
@@ -16,7 +17,8 @@ const kind = process.argv[2];
 async function start(): Promise<BenchServer> {
   if (kind === 'baseline-ws') return startBaselineWs();
   if (kind === 'baseline-socketio') return startBaselineSocketIo();
-  if (kind === 'relay') return (await import('./relay-host.ts')).startBenchRelay();
+  // argv[3]: relay option overrides as JSON (e.g. the default flood limits for the scale run).
+  if (kind === 'relay') return (await import('./relay-host.ts')).startBenchRelay(JSON.parse(process.argv[3] ?? '{}'));
   throw new Error(`unknown server kind ${kind}`);
 }
 
@@ -35,7 +37,8 @@ serveParent(async (m) => {
       }
     }
     const mem = process.memoryUsage();
-    return { rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers };
+    // maxRSS is in KiB: the peak resident set since the process started.
+    return { rss: mem.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers };
   }
   if (m.cmd === 'cpu-mark') {
     cpuMark = process.cpuUsage();
@@ -51,6 +54,7 @@ serveParent(async (m) => {
     await server.createLab?.(m.body as CreateLab);
     return { ok: true };
   }
+  if (m.cmd === 'lab-stats') return { stats: server.labStats?.(String(m.lab)) ?? null };
   if (m.cmd === 'exit') {
     await server.close();
     // Exit normally so that --cpu-prof writes its profile.
