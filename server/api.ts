@@ -7,6 +7,7 @@ import { ALGORITHM_NAMES, type ProcessId } from '../shared/algorithm.ts';
 import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '../shared/lab-config.ts';
 import type { LabStats } from '../shared/protocol.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
+import { botRoutes, type ServerBots } from './bots.ts';
 import type { Counters } from './counters.ts';
 import type { Lab } from './lab.ts';
 import * as control from './lab-control.ts';
@@ -20,6 +21,8 @@ export interface ApiDeps {
   token: string;
   connections: () => Record<string, number>;
   onError: (err: unknown) => void;
+  /** Server-side bots (POST/DELETE /api/labs/:lab/bots); absent: no such routes. */
+  bots?: ServerBots;
 }
 
 export function createApi(deps: ApiDeps): Router {
@@ -177,6 +180,7 @@ export function createApi(deps: ApiDeps): Router {
     if (lab) await sendTrace(lab, req, res, counters);
   });
 
+  if (deps.bots) api.use(botRoutes(deps.bots, { counters, auth }));
   api.use((_req, res) => sendError(res, counters, 'NOT_FOUND'));
   api.use(errorHandler(counters, deps.onError));
   return api;

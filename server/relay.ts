@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
 import { createApi } from './api.ts';
+import { ServerBots } from './bots.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
@@ -35,6 +36,8 @@ export interface RelayOptions {
   traceFlushMs?: number;
   heartbeatMs?: number;
   maxLabs?: number;
+  /** Server-side bots and their routes (default on). */
+  bots?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -44,6 +47,7 @@ export interface Relay {
   io: IoServer;
   labs: Labs;
   counters: Counters;
+  bots: ServerBots | null;
   /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */
   session(conn: Conn): Session;
   /** Stops accepting, disconnects everyone, writes every buffered trace line. */
@@ -85,18 +89,21 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
 
-  app.use('/api', createApi({ labs, counters, token: opts.token, connections: () => ({ ws: ws.size, socketio: io.engine.clientsCount }), onError }));
+  const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession });
+  const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
+  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, ...(bots ? { bots } : {}) }));
   const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
   serveClient(app, clientDir);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      bots?.closeAll();
       ws.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       server.closeAllConnections();
       await labs.close();
     })());
 
-  return { app, server, io, labs, counters, session: newSession, close };
+  return { app, server, io, labs, counters, bots, session: newSession, close };
 }

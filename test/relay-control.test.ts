@@ -89,6 +89,8 @@ describe('authorisation', () => {
       ['POST', '/api/labs/auth/step', {}],
       ['POST', '/api/labs/auth/resume'],
       ['POST', '/api/labs/auth/reset'],
+      ['POST', '/api/labs/auth/bots', { count: 1 }],
+      ['DELETE', '/api/labs/auth/bots'],
     ];
     for (const [method, path, body] of controls) {
       for (const token of [null, 'wrong-token']) {
@@ -121,6 +123,19 @@ describe('authorisation', () => {
     expect((await h.api('POST', '/api/labs/ids/processes/77/crash')).body.code).toBe('UNKNOWN_PROCESS');
     expect((await h.api('POST', '/api/labs/ids/processes/1/elect')).body.code).toBe('PROCESS_NOT_UP');
     expect((await h.api('POST', '/api/labs', { name: 'ids' })).body.code).toBe('LAB_EXISTS');
+  });
+});
+
+describe('server-side bots', () => {
+  it('are mounted on the relay API: POST starts them on free ids as transport "server", DELETE removes them', async () => {
+    await create('botlab', { size: 3 });
+    const r = await h.api('POST', '/api/labs/botlab/bots', { count: 2 });
+    expect(r.status).toBe(201);
+    expect(r.body.started).toEqual([0, 1]);
+    const procs = (await h.api('GET', '/api/labs/botlab')).body.processes;
+    expect(procs.map((p: { transport: string | null }) => p.transport)).toEqual(['server', 'server', null]);
+    expect((await h.api('DELETE', '/api/labs/botlab/bots')).body.stopped).toEqual([0, 1]);
+    await waitFor(async () => (await h.api('GET', '/api/labs/botlab')).body.processes.every((p: { status: string }) => p.status === 'absent'), 2000, 'bots gone');
   });
 });
 
