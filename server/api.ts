@@ -172,7 +172,8 @@ export function createApi(deps: ApiDeps): Router {
 
   api.get('/labs/:lab/stats', (req, res) => {
     const lab = labOf(req, res);
-    if (lab) res.json(labStats(lab, counters));
+    const limit = Number(req.query['links'] ?? 5000);
+    if (lab) res.json(labStats(lab, counters, Number.isFinite(limit) && limit >= 0 ? limit : 5000));
   });
 
   api.get('/labs/:lab/trace', async (req, res) => {
@@ -186,7 +187,7 @@ export function createApi(deps: ApiDeps): Router {
   return api;
 }
 
-export function labStats(lab: Lab, counters: Counters): LabStats {
+export function labStats(lab: Lab, counters: Counters, linkLimit = 5000): LabStats {
   const processes = { up: 0, crashed: 0, absent: 0 };
   const coordinators: Record<string, number> = {};
   for (const e of lab.processes.list()) {
@@ -196,5 +197,5 @@ export function labStats(lab: Lab, counters: Counters): LabStats {
     const key = e.report.coordinator === null ? 'none' : String(e.report.coordinator);
     coordinators[key] = (coordinators[key] ?? 0) + 1;
   }
-  return lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() });
+  return lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit);
 }

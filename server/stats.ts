@@ -70,7 +70,11 @@ export class StatsTracker {
     this.begin(t);
   }
 
-  snapshot(now: number, extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>): LabStats {
+  /** `linkLimit`: at most this many links, the busiest (an all-to-all lab of 1,000 ids has a million). */
+  snapshot(now: number, extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>, linkLimit = Infinity): LabStats {
+    let links = [...this.links.values()];
+    const omitted = Math.max(0, links.length - linkLimit);
+    if (omitted > 0) links = links.sort((a, b) => b.sent - a.sent).slice(0, linkLimit);
     return {
       now,
       messages: { sent: this.sent, delivered: this.delivered, dropped: this.dropped, duplicated: this.duplicated, byType: Object.fromEntries(this.byType) },
@@ -83,7 +87,8 @@ export class StatsTracker {
         byType: Object.fromEntries(this.electionByType),
         messages: this.electionMessages,
       },
-      links: [...this.links.values()].map((l) => ({ ...l })).sort((a, b) => a.from - b.from || a.to - b.to),
+      links: links.map((l) => ({ ...l })).sort((a, b) => a.from - b.from || a.to - b.to),
+      ...(omitted > 0 ? { linksOmitted: omitted } : {}),
       ...extra,
     };
   }

@@ -104,6 +104,17 @@ export interface InFlightInfo {
   of?: number;
 }
 
+/** POST /api/labs/:lab/step answer: what happened to the message taken off the queue. */
+export interface StepResult {
+  msg: number;
+  from: ProcessId;
+  to: ProcessId;
+  type: string;
+  outcome: 'delivered' | 'dropped';
+  /** Why it was dropped: 'manual' when asked to, or the receiver's state (crashed, gone...). */
+  reason?: string;
+}
+
 /** GET /api/labs/:lab/stats. */
 export interface LabStats {
   /** ms since the lab started. */
@@ -123,6 +134,8 @@ export interface LabStats {
   };
   /** Directed links that carried traffic: counts since the lab started or was reset. */
   links: { from: ProcessId; to: ProcessId; sent: number; delivered: number; dropped: number }[];
+  /** Links left out of `links` (the busiest are kept; `?links=<n>` raises the limit). */
+  linksOmitted?: number;
   /** Believed coordinator -> how many live processes believe it (key "none" for null). */
   coordinators: Record<string, number>;
   processes: { up: number; crashed: number; absent: number };

@@ -103,6 +103,8 @@ describe('relay delivery', () => {
     const link = s.links.find((l: { from: number; to: number }) => l.from === 0 && l.to === 1);
     expect(link).toMatchObject({ sent: n, dropped: s.drops.loss, delivered: n - s.drops.loss });
     await waitFor(() => delivered(b.c).length === n - s.drops.loss, 3000, 'deliveries');
+    const top = (await h.api('GET', '/api/labs/loss/stats?links=0')).body;
+    expect([top.links.length, top.linksOmitted]).toEqual([0, s.links.length]);
     await Promise.all([a.c.close(), b.c.close()]);
   });
 
