@@ -2,44 +2,23 @@
 // Issue: "POST /api/labs/:lab/bots with a count, DELETE to remove them". The bots run the same
 // LabProcess as a tab over an in-process session, so they elect like any process (000: the
 // highest live id becomes coordinator).
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireToken } from '../server/api-util.ts';
-import { botRoutes, ServerBots } from '../server/bots.ts';
 import { BotFleet } from '../shared/bot-fleet.ts';
 import { nodeChannel } from '../bots/node-channel.ts';
-import { startRelay, TOKEN, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 const TIMING = { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 };
 let h: Harness;
-let bots: ServerBots;
-let botsUrl: string;
-let closeBotsApi: () => Promise<void>;
 
 beforeAll(async () => {
   h = await startRelay();
-  bots = new ServerBots({ labs: h.relay.labs, session: h.relay.session });
-  // The routes on an app of their own, so this test does not depend on how api.ts mounts them.
-  const app = express();
-  app.use('/api', express.json(), botRoutes(bots, { counters: h.relay.counters, auth: requireToken(TOKEN, h.relay.counters) }));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  botsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeBotsApi = () => new Promise((r) => server.close(() => r()));
 });
 afterAll(async () => {
-  bots.closeAll();
-  await closeBotsApi();
   await h.close();
 });
 
-async function call(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers['authorization'] = `Bearer ${token}`;
-  const res = await fetch(botsUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+/** The relay's REST API, where server/relay.ts mounts the bot routes. */
+const call = (method: string, path: string, body?: unknown, token?: string | null) => h.api(method, path, body, token === undefined ? {} : { token });
 
 const coordinatorsAt = async (lab: string) => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators as Record<string, number>;
 
@@ -81,7 +60,7 @@ describe('server-side bots', () => {
     await waitFor(async () => (await coordinatorsAt(lab))['1'] === 2, 8000, 'agreement on 1');
     await h.api('POST', `/api/labs/${lab}/processes/2/recover`);
     await waitFor(async () => (await coordinatorsAt(lab))['2'] === 3, 8000, 'agreement on 2 again');
-    bots.stop(lab);
+    await call('DELETE', `/api/labs/${lab}/bots`);
   });
 
   it('refuses without the instructor token, for unknown labs, and for ids outside the lab', async () => {
