@@ -21,11 +21,14 @@ export interface SessionContext {
 
 /** Labs one connection may watch at once. */
 const MAX_OBSERVED = 16;
+/** `join` and `observe` cost O(ids) (a free-id search, a snapshot): a few a second per connection. */
+const COSTLY_LIMITS = { rate: 5, burst: 20 };
 
 export class Session {
   private process: { lab: Lab; id: ProcessId } | null = null;
   private readonly observing = new Set<Lab>();
   private readonly bucket: TokenBucket;
+  private readonly costly: TokenBucket;
   private lastRateError = -Infinity;
   private closed = false;
 
@@ -34,6 +37,7 @@ export class Session {
     private readonly ctx: SessionContext,
   ) {
     this.bucket = new TokenBucket(ctx.rateLimits, () => ctx.clock.now());
+    this.costly = new TokenBucket(COSTLY_LIMITS, () => ctx.clock.now());
   }
 
   /** A raw WebSocket message. */
@@ -71,6 +75,9 @@ export class Session {
   private onValue(raw: unknown): void {
     const frame = checkFrame(raw);
     if (!frame.ok) return this.refuse(frame.error);
+    if ((frame.value.type === 'join' || frame.value.type === 'observe') && !this.costly.take()) {
+      return this.refuse(errorFrame('RATE_LIMITED', { ref: frame.value.ref, message: 'Too many join or observe frames; slow down' }));
+    }
     this.ctx.counters.inc('frames');
     this.handle(frame.value);
   }

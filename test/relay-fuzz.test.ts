@@ -136,6 +136,19 @@ describe('size limits and floods', () => {
     await small.close();
   });
 
+  it('limits the costly frames (join, observe) to a few a second per connection', async () => {
+    const c = await connect(h, 'socketio');
+    for (let i = 0; i < 40; i++) c.send({ type: 'observe', lab: 'other', ref: i });
+    c.send({ type: 'ping', ref: 'end' });
+    await c.next((f) => f.type === 'pong');
+    const snapshots = c.received.filter((r) => r.frame.type === 'snapshot').length;
+    const refused = c.received.filter((r) => r.frame.type === 'error' && r.frame.code === 'RATE_LIMITED').length;
+    expect(snapshots).toBeGreaterThanOrEqual(20);
+    expect(snapshots).toBeLessThan(30);
+    expect(snapshots + refused).toBe(40);
+    await c.close();
+  });
+
   it('refuses unknown socket.io events with UNKNOWN_TYPE', async () => {
     const { io } = await import('socket.io-client');
     const s = io(h.url, { transports: ['websocket'], forceNew: true, reconnection: false });
