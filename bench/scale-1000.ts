@@ -45,6 +45,8 @@ const api = async (method: string, path: string, body?: unknown) => {
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json() as Promise<any>;
 };
+// Ctrl-C or a kill: take the relay child down too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void relay.kill().then(() => process.exit(130)));
 const relayStats = async () => (await relay.request<{ stats: any }>({ cmd: 'lab-stats', lab: LAB })).stats;
 const relayMem = (gc = false) => relay.request<{ rss: number; maxRss: number; heapUsed: number }>({ cmd: 'usage', gc });
 
