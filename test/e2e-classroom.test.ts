@@ -45,12 +45,12 @@ beforeAll(async () => {
   relay = await createRelay({ dataDir, token: TOKEN, clientDir: CLIENT_DIST, onError: () => {} });
   await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
-  // Short bounds so detection and elections take well under a second each.
+  // Bounds short enough for a quick test, loose enough for a busy two-core CI machine.
   const created = await api('POST', '/api/labs', {
     name: LAB,
     algorithm: 'bully',
     size: N,
-    timing: { transmission: 40, processing: 5, heartbeatInterval: 150, heartbeatTimeout: 500 },
+    timing: { transmission: 100, processing: 20, heartbeatInterval: 300, heartbeatTimeout: 1200 },
     fabric: { link: { delay: 10 } },
   });
   expect(created.status).toBe(201);
@@ -120,6 +120,24 @@ describe('the lab in the browser', () => {
     await instructor.getByRole('button', { name: 'Heal' }).click();
     await expect.poll(() => dashboard.getByTestId('partition').count(), { timeout: 10_000 }).toBe(0);
   }, 60_000);
+
+  it('every control on every page has a label, and the partition builder works from the keyboard', async () => {
+    // Runs in the page; a string so this file needs no DOM types.
+    const unlabelled = `(() => [...document.querySelectorAll('button, input, select, textarea')]
+      .filter((el) => el.offsetParent !== null)
+      .filter((el) => !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.labels && el.labels.length) || (el.tagName === 'BUTTON' && el.textContent.trim())))
+      .map((el) => el.outerHTML.slice(0, 120)))()`;
+    const home = await open('home', '/');
+    await home.getByRole('heading', { name: 'Labs on this relay' }).waitFor();
+    for (const page of [home, dashboard, instructor, students[0]!]) expect({ url: page.url(), unlabelled: await page.evaluate(unlabelled) }).toEqual({ url: page.url(), unlabelled: [] });
+    await screenshot(home, 'home');
+    // Keyboard instead of drag and drop: focus process 3's chip, press → to move it to group 2.
+    const chip = instructor.getByRole('button', { name: 'Process 3, in group 1' });
+    await chip.focus();
+    await instructor.keyboard.press('ArrowRight');
+    await expect.poll(() => instructor.getByRole('region', { name: /^Group 2, 1 processes$/ }).count()).toBe(1);
+    await expect.poll(() => instructor.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")')).toBe('Process 3, in group 2');
+  }, 30_000);
 
   it('no page logged an error', () => {
     for (const [name, list] of errors) expect({ name, errors: list }).toEqual({ name, errors: [] });

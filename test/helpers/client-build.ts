@@ -25,5 +25,5 @@ export function clientBuildIsStale(): boolean {
 export async function ensureClientBuild(): Promise<void> {
   if (!clientBuildIsStale()) return;
   const { build } = await import('vite');
-  await build({ configFile: join(root, 'client', 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(root, 'client', 'vite.config.ts'), logLevel: 'error' });
 }
