@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { AlgorithmName } from '../shared/algorithm.ts';
-import { LabProcess, socketIoChannel, wsChannel } from '../shared/lab-client.ts';
+import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '../shared/lab-client.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
@@ -22,7 +22,7 @@ afterAll(async () => {
 const TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
 const SETTLE_MS = 15_000;
 
-async function runLab(name: string, algorithm: AlgorithmName, ids: number[]): Promise<LabProcess[]> {
+async function runLab(name: string, algorithm: AlgorithmName, ids: number[], onEvent?: (id: number, e: LabProcessEvent) => void): Promise<LabProcess[]> {
   const r = await h.api('POST', '/api/labs', { name, algorithm, ids, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
   expect(r.status).toBe(201);
   const procs = ids.map(
@@ -31,6 +31,7 @@ async function runLab(name: string, algorithm: AlgorithmName, ids: number[]): Pr
         lab: name,
         id,
         kind: 'bot',
+        onEvent: (e) => onEvent?.(id, e),
         channel: i % 2 === 0 ? wsChannel(h.wsUrl, WebSocket) : socketIoChannel(h.url),
       }),
   );
@@ -68,6 +69,26 @@ describe.each(['bully', 'ring'] as const)('%s election through the relay', (algo
     // Recovery: the recovered process restarts from scratch and, being highest, takes over again.
     await h.api('POST', `/api/labs/${name}/processes/44/recover`);
     await waitFor(() => agreeOn(procs, 44), SETTLE_MS, 'agreement on 44 after recovery');
+    for (const p of procs) p.stop();
+  }, 60_000);
+});
+
+describe('reconnecting', () => {
+  it('a LabProcess whose connection drops rejoins with its resume token and keeps its id, over both transports', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const track = (s: import('node:net').Socket) => sockets.add(s);
+    h.relay.server.on('connection', track);
+    const statuses: string[] = [];
+    const procs = await runLab('reconnect', 'bully', [5, 6], (id, e) => id === 6 && e.kind === 'status' && statuses.push(e.status));
+    await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6');
+    for (const s of sockets) s.destroy();
+    await waitFor(() => statuses.includes('connecting') && procs.every((p) => p.status === 'up'), SETTLE_MS, 'both back');
+    expect(procs.map((p) => p.id)).toEqual([5, 6]);
+    await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6 again');
+    const trace = (await h.api('GET', '/api/labs/reconnect/trace')).text;
+    expect(trace.match(/"kind":"join","node":6/g)).toHaveLength(2);
+    expect(trace).toContain('"kind":"leave","node":6');
+    h.relay.server.off('connection', track);
     for (const p of procs) p.stop();
   }, 60_000);
 });
