@@ -4,6 +4,7 @@
 // processes elects the highest live id". Then the coordinator is crashed over REST and the
 // survivors elect the next highest (000: "the process with the highest id becomes coordinator").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { AlgorithmName } from '../shared/algorithm.ts';
 import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '../shared/lab-client.ts';
@@ -75,9 +76,10 @@ describe.each(['bully', 'ring'] as const)('%s election through the relay', (algo
 
 describe('reconnecting', () => {
   it('a LabProcess whose connection drops rejoins with its resume token and keeps its id, over both transports', async () => {
-    const sockets = new Set<import('node:net').Socket>();
-    const track = (s: import('node:net').Socket) => sockets.add(s);
-    h.relay.server.on('connection', track);
+    // Every WebSocket (raw or socket.io) starts as an HTTP upgrade: remember those sockets to cut them.
+    const sockets = new Set<Duplex>();
+    const track = (_req: unknown, s: Duplex) => sockets.add(s);
+    h.relay.server.on('upgrade', track);
     const statuses: string[] = [];
     const procs = await runLab('reconnect', 'bully', [5, 6], (id, e) => id === 6 && e.kind === 'status' && statuses.push(e.status));
     await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6');
@@ -88,7 +90,7 @@ describe('reconnecting', () => {
     const trace = (await h.api('GET', '/api/labs/reconnect/trace')).text;
     expect(trace.match(/"kind":"join","node":6/g)).toHaveLength(2);
     expect(trace).toContain('"kind":"leave","node":6');
-    h.relay.server.off('connection', track);
+    h.relay.server.off('upgrade', track);
     for (const p of procs) p.stop();
   }, 60_000);
 });
