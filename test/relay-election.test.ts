@@ -80,11 +80,16 @@ describe('reconnecting', () => {
     const sockets = new Set<Duplex>();
     const track = (_req: unknown, s: Duplex) => sockets.add(s);
     h.relay.server.on('upgrade', track);
-    const statuses: string[] = [];
-    const procs = await runLab('reconnect', 'bully', [5, 6], (id, e) => id === 6 && e.kind === 'status' && statuses.push(e.status));
+    const statuses: Record<number, string[]> = { 5: [], 6: [] };
+    const procs = await runLab('reconnect', 'bully', [5, 6], (id, e) => e.kind === 'status' && statuses[id]!.push(e.status));
     await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6');
+    const before = { 5: statuses[5]!.length, 6: statuses[6]!.length };
     for (const s of sockets) s.destroy();
-    await waitFor(() => statuses.includes('connecting') && procs.every((p) => p.status === 'up'), SETTLE_MS, 'both back');
+    const back = (id: 5 | 6) => {
+      const seen = statuses[id]!.slice(before[id]);
+      return seen.includes('connecting') && seen.at(-1) === 'up';
+    };
+    await waitFor(() => back(5) && back(6), SETTLE_MS, 'both back');
     expect(procs.map((p) => p.id)).toEqual([5, 6]);
     await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6 again');
     const trace = (await h.api('GET', '/api/labs/reconnect/trace')).text;
