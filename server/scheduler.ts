@@ -5,8 +5,6 @@
 import { EventQueue, type DistributiveOmit, type Timed } from '../shared/event-queue.ts';
 import type { Clock } from './clock.ts';
 
-/** Entries due within this many ms of now are served in the same pass (timers are ms-coarse). */
-const SLACK_MS = 0.5;
 /** At most this many entries per timer pass; the rest go in the next pass so I/O is not starved. */
 const MAX_BATCH = 20_000;
 
@@ -90,7 +88,8 @@ export class Scheduler<T extends Timed> {
     if (this.timer !== null && this.timerAt <= head.at) return;
     this.disarm();
     this.timerAt = head.at;
-    this.timer = this.clock.setTimeout(() => this.fire(), Math.max(0, head.at - this.now()));
+    // Whole ms, rounded up: a message is never served before it is due (a timer that fires early re-arms).
+    this.timer = this.clock.setTimeout(() => this.fire(), Math.max(0, Math.ceil(head.at - this.now())));
   }
 
   private disarm(): void {
@@ -103,7 +102,7 @@ export class Scheduler<T extends Timed> {
     this.timer = null;
     this.timerAt = Infinity;
     if (this.paused || this.disposed) return;
-    const limit = this.now() + SLACK_MS;
+    const limit = this.now();
     for (let n = 0; n < MAX_BATCH; n++) {
       const head = this.queue.peek();
       if (!head || head.at > limit || this.paused) break;

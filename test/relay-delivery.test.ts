@@ -36,7 +36,7 @@ function sendMany(c: FrameClient, to: number, n: number, type = 'PING') {
 }
 
 describe('relay delivery', () => {
-  it('delivers after the link delay: the relay serves it within 5 ms (median), the receiver sees it within 15 ms (median)', async () => {
+  it('delivers after the link delay: never early; the relay serves it and the receiver sees it within 10 and 15 ms (medians)', async () => {
     await lab('delay', { fabric: { link: { delay: 80, jitter: 0 } } });
     const a = await joinAs(h, 'ws', 'delay', 0);
     const b = await joinAs(h, 'socketio', 'delay', 1);
@@ -61,8 +61,8 @@ describe('relay delivery', () => {
     const sendT = new Map(events.filter((e) => e.kind === 'send').map((e) => [(e as { msg: number }).msg, e.t]));
     const served = events.filter((e) => e.kind === 'deliver').map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
     expect(served).toHaveLength(80);
-    expect(Math.min(...served)).toBeGreaterThanOrEqual(79.5);
-    expect(median(served)).toBeLessThan(85);
+    expect(Math.min(...served)).toBeGreaterThanOrEqual(79.9);
+    expect(median(served)).toBeLessThan(90);
     // The relay stamps the sender: a deliver names who sent it.
     expect(delivered(b.c)[0]!.frame.from).toBe(0);
     await Promise.all([a.c.close(), b.c.close(), c.c.close()]);
