@@ -74,7 +74,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   await labs.loadAll();
 
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits });
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError });
 
   const app = express();
   app.disable('x-powered-by');

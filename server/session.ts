@@ -17,6 +17,7 @@ export interface SessionContext {
   counters: Counters;
   clock: Clock;
   rateLimits: RateLimits;
+  onError: (err: unknown) => void;
 }
 
 /** Labs one connection may watch at once. */
@@ -79,7 +80,13 @@ export class Session {
       return this.refuse(errorFrame('RATE_LIMITED', { ref: frame.value.ref, message: 'Too many join or observe frames; slow down' }));
     }
     this.ctx.counters.inc('frames');
-    this.handle(frame.value);
+    try {
+      this.handle(frame.value);
+    } catch (err) {
+      // A bug must not take the relay down with it: log it, tell the client, carry on.
+      this.ctx.onError(err);
+      this.refuse(errorFrame('INTERNAL', { ref: frame.value.ref }));
+    }
   }
 
   private handle(f: ClientFrame): void {
