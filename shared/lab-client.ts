@@ -108,6 +108,8 @@ export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts
   };
 }
 
+const JOIN_REF = 'lab-client-join';
+
 export type LabProcessStatus = 'connecting' | 'up' | 'crashed' | 'left' | 'refused' | 'closed';
 
 export type LabProcessEvent =
@@ -178,6 +180,8 @@ export class LabProcess {
     if (this.resume) frame.resume = this.resume;
     if (this.opts.name) frame.name = this.opts.name;
     frame.kind = this.opts.kind ?? 'bot';
+    // The ref tells a refusal of this join apart from errors about other frames.
+    frame.ref = JOIN_REF;
     this.channel?.send(frame);
   }
 
@@ -221,9 +225,11 @@ export class LabProcess {
         return this.setStatus('left');
       case 'error':
         this.emit({ kind: 'error', error: f });
-        if (this.joinWaiters && this.status === 'connecting') {
-          this.joinWaiters.reject(f);
+        // A refused join (first or after a reconnect, e.g. the id went to someone else) ends this process.
+        if (f.ref === JOIN_REF) {
+          this.joinWaiters?.reject(f);
           this.joinWaiters = null;
+          this.host?.stop();
           this.channel?.close();
           this.channel = null;
           this.setStatus('refused');

@@ -106,6 +106,16 @@ describe('reconnecting', () => {
   }, 60_000);
 });
 
+describe('refusals', () => {
+  it('LabProcess.start rejects with the relay error frame when its id is taken, and ends as refused', async () => {
+    const [first] = await runLab('taken', 'bully', [1]);
+    const rival = new LabProcess({ lab: 'taken', id: 1, channel: wsChannel(h.wsUrl, WebSocket) });
+    await expect(rival.start()).rejects.toMatchObject({ type: 'error', code: 'ID_TAKEN' });
+    expect(rival.status).toBe('refused');
+    first!.stop();
+  });
+});
+
 describe('elect on request', () => {
   it('POST .../elect makes that process start an election now', async () => {
     const procs = await runLab('elect-now', 'bully', [1, 2, 3]);
