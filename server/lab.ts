@@ -9,7 +9,7 @@ import type { LabConfig } from '../shared/lab-config.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '../shared/protocol.ts';
 import type { DropReason, TraceEvent } from '../shared/trace.ts';
 import type { Clock } from './clock.ts';
-import { ClockBook, type Stamp } from './clocks.ts';
+import { ClockBook, type Stamp } from './logical-clocks.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import { Fabric } from './fabric.ts';
 import { processConfigOf } from './lab-settings.ts';

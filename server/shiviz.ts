@@ -5,7 +5,7 @@
 // at a process are written: drops, partitions and notes happen in the relay, not at a host.
 import type { ProcessId } from '../shared/algorithm.ts';
 import type { TraceEvent } from '../shared/trace.ts';
-import { ClockBook, type Stamp } from './clocks.ts';
+import { ClockBook, type Stamp } from './logical-clocks.ts';
 
 export const SHIVIZ_REGEX = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';
 

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ProcessId } from '../shared/algorithm.ts';
 import type { TraceEvent } from '../shared/trace.ts';
-import type { Stamp } from './clocks.ts';
+import type { Stamp } from './logical-clocks.ts';
 
 /** Where a reloaded trace left off. */
 export interface TraceTail {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FABRIC, DEFAULT_LINK } from '../shared/lab-config.ts';
 import type { ServerFrame } from '../shared/protocol.ts';
 import { createRng } from '../shared/rng.ts';
-import { ClockBook } from '../server/clocks.ts';
+import { ClockBook } from '../server/logical-clocks.ts';
 import { newConnId, type Conn } from '../server/conn.ts';
 import { Fabric } from '../server/fabric.ts';
 import { Lab } from '../server/lab.ts';
