@@ -5,6 +5,7 @@ import type { CreateLab } from '../shared/lab-config.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import type { LatencyResult, ThroughputResult } from './load-gen.ts';
 import type { Transport } from './load-wire.ts';
+import { sleep } from './load-gen.ts';
 import { round } from './stats.ts';
 
 export type ServerKind = 'relay' | 'baseline-ws' | 'baseline-socketio';
@@ -52,8 +53,8 @@ export function benchLab(name: string, size: number, link: { delay: number; jitt
   return { name, size, algorithm: 'bully', detector: 'none', fabric: { link: { ...link, loss: 0, duplicate: 0 } } };
 }
 
-async function connect(load: ChildHandle, server: ChildHandle, transport: Transport, lab: string, ids: number[]): Promise<void> {
-  const r = await load.request<{ connected: number; errors: number }>({ cmd: 'connect', url: urlOf(server), transport, lab, ids });
+async function connect(load: ChildHandle, server: ChildHandle, transport: Transport, lab: string, ids: number[], report = false): Promise<void> {
+  const r = await load.request<{ connected: number; errors: number }>({ cmd: 'connect', url: urlOf(server), transport, lab, ids, report });
   if (r.connected !== ids.length) throw new Error(`connected ${r.connected} of ${ids.length}`);
 }
 
@@ -102,7 +103,7 @@ export interface Memory {
   heapPerProcess: number;
 }
 
-/** RSS of a fresh server before and after `n` processes join (a full GC before each reading). */
+/** RSS of a fresh server before and after `n` processes join and report their state (a full GC before each reading). */
 export async function measureMemory(load: ChildHandle, kind: ServerKind, transport: Transport, n: number, nodeArgs: string[] = []): Promise<Memory> {
   const server = await startServer(kind, nodeArgs);
   try {
@@ -112,7 +113,8 @@ export async function measureMemory(load: ChildHandle, kind: ServerKind, transpo
     await connect(load, server, transport, lab, [0]);
     await load.request({ cmd: 'close' });
     const before = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
-    await connect(load, server, transport, lab, range(n));
+    await connect(load, server, transport, lab, range(n), true);
+    await sleep(200);
     const after = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
     await load.request({ cmd: 'close' });
     return {

@@ -17,6 +17,8 @@ export interface ConnectRequest {
   ids: number[];
   /** Connections opened at once while connecting. */
   parallel?: number;
+  /** Send one state report after joining, as a process running an algorithm does. */
+  report?: boolean;
 }
 
 export interface ThroughputResult {
@@ -77,6 +79,7 @@ export class LoadGen {
     wire.send({ type: 'join', lab: req.lab, id, kind: 'bot' });
     const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref());
     if (!(await Promise.race([joined, timeout]))) throw new Error(`join of id ${id} failed or timed out`);
+    if (req.report) wire.send({ type: 'report', report: { role: 'follower', coordinator: req.ids[req.ids.length - 1] ?? 0, electing: false } });
     this.indexOf.set(id, this.clients.length);
     this.clients.push({ id, wire, next: 0 });
   }
