@@ -1,0 +1,136 @@
+// npm run explore -- --algorithm bully --nodes 4 [--faults partition,crash,drop,slow] [--depth D]
+//   [--states S] [--seconds S] [--initiators 0,1|all] [--detect-window MS] [--early] [--seed S]
+//   [--trace FILE] [--json]
+//
+// Searches, breadth first, the orders in which messages, timers and detections may happen in a
+// small lab (ids 0..N-1, the coordinator N-1 crashed, the other processes' detectors firing within
+// one transmission time), and where the given faults may strike, checking safety at every step and
+// agreement whenever nothing is pending. Prints the shortest schedule that breaks one and writes
+// it as a trace file the dashboard replays.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '../shared/algorithm.ts';
+import { getAlgorithm } from '../shared/algorithms.ts';
+import type { ExploreSetup, FaultBudget } from '../shared/explore-engine.ts';
+import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '../shared/explore-search.ts';
+import { serializeTrace } from '../shared/replay-file.ts';
+
+export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
+
+export interface ExploreCli {
+  algorithm: AlgorithmName;
+  setup: ExploreSetup;
+  limits: SearchLimits;
+  trace: string;
+  json: boolean;
+}
+
+export function parseExploreCli(argv: string[]): ExploreCli {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      algorithm: { type: 'string', default: 'bully' },
+      nodes: { type: 'string', default: '4' },
+      faults: { type: 'string', default: '' },
+      depth: { type: 'string', default: '40' },
+      states: { type: 'string', default: '300000' },
+      seconds: { type: 'string', default: '60' },
+      initiators: { type: 'string', default: 'all' },
+      'detect-window': { type: 'string' },
+      early: { type: 'boolean', default: false },
+      seed: { type: 'string', default: '1' },
+      trace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const algorithm = values.algorithm as AlgorithmName;
+  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  const n = int(values.nodes, '--nodes');
+  if (n < 2 || n > 8) throw new Error('--nodes: from 2 to 8 (the search space grows fast)');
+  const faults = values.faults.split(',').map((f) => f.trim()).filter(Boolean);
+  for (const f of faults) if (!(FAULTS as readonly string[]).includes(f)) throw new Error(`--faults: "${f}" is not one of ${FAULTS.join(', ')}`);
+  const budget: FaultBudget = { crash: 0, drop: 0, partition: 0, slow: 0 };
+  for (const f of faults) budget[f as keyof FaultBudget] = 1;
+  const ids = Array.from({ length: n }, (_, i) => i);
+  const liveIds = ids.slice(0, -1);
+  const initiators = values.initiators === 'all' ? liveIds : values.initiators.split(',').map((x) => int(x, '--initiators'));
+  for (const id of initiators) if (!liveIds.includes(id)) throw new Error(`--initiators: ${id} is not a live id (0..${n - 2})`);
+  const timing = DEFAULT_TIMING;
+  return {
+    algorithm,
+    setup: {
+      algorithm: getAlgorithm(algorithm),
+      ids,
+      timing,
+      detector: 'none',
+      initialCoordinator: n - 1,
+      crashed: [n - 1],
+      initiators,
+      detectWindow: values['detect-window'] === undefined ? timing.transmission : int(values['detect-window'], '--detect-window'),
+      budget,
+      seed: int(values.seed, '--seed'),
+      extremes: !values.early,
+    },
+    limits: { depth: int(values.depth, '--depth'), states: int(values.states, '--states'), ms: 1000 * int(values.seconds, '--seconds') },
+    trace: values.trace ?? `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
+    json: values.json,
+  };
+}
+
+function int(s: string, what: string): number {
+  const v = Number(s);
+  if (!Number.isInteger(v) || v < 0) throw new Error(`${what}: "${s}" is not a non-negative integer`);
+  return v;
+}
+
+/** The search, and the schedule found as lines and as a trace file's text. */
+export function runExplore(cli: ExploreCli, clock: () => number): { result: SearchResult; schedule: string[]; traceText: string | null } {
+  const result = search(cli.setup, cli.limits, clock);
+  if (!result.finding) return { result, schedule: [], traceText: null };
+  const { trace, worlds } = scheduleTrace(cli.setup, result.finding.actions);
+  const schedule = result.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(worlds[i]!, worlds[i + 1]!, a)}`);
+  const faults = Object.entries(cli.setup.budget).filter(([, v]) => v > 0).map(([k]) => k);
+  const header = { source: 'explorer' as const, algorithm: cli.algorithm, ids: [...cli.setup.ids], seed: cli.setup.seed, faults, violation: result.finding.violation };
+  return { result, schedule, traceText: serializeTrace(header, trace) };
+}
+
+function main(): void {
+  let cli: ExploreCli;
+  try {
+    cli = parseExploreCli(process.argv.slice(2));
+  } catch (e) {
+    console.error(`explore: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  const { result, schedule, traceText } = runExplore(cli, () => performance.now());
+  const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));
+  if (traceText) {
+    mkdirSync(dirname(cli.trace), { recursive: true });
+    writeFileSync(cli.trace, traceText);
+  }
+  if (cli.json) {
+    console.log(JSON.stringify({ ...result, statesPerSecond: perSecond, schedule, trace: traceText ? cli.trace : null }));
+    return;
+  }
+  const n = cli.setup.ids.length;
+  const stop = {
+    found: 'found a violation',
+    exhausted: 'explored every reachable state',
+    depth: `reached the depth bound (${cli.limits.depth})`,
+    states: `reached the state bound (${cli.limits.states})`,
+    time: `reached the time bound (${cli.limits.ms / 1000} s)`,
+  }[result.stoppedBy];
+  console.log(`${cli.algorithm}, ${n} processes (coordinator ${n - 1} crashed, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${Object.entries(cli.setup.budget).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}`);
+  console.log(`${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`);
+  if (!result.finding) {
+    console.log('no schedule breaks safety or agreement within the bound');
+    return;
+  }
+  console.log(`VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps:`);
+  for (const line of schedule) console.log(line);
+  console.log(`trace written to ${cli.trace} (replay it in the dashboard)`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
