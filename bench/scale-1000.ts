@@ -98,6 +98,8 @@ try {
   await api('POST', `/api/labs/${LAB}/processes/${N - 1}/crash`);
   await until('the crash to reach the bot', () => f.status().crashed === 1, 20);
   const sentBefore = { ...f.counters.sentByType };
+  await relay.request({ cmd: 'cpu-mark' });
+  const botsCpu0 = process.cpuUsage();
   t0 = performance.now();
   await api('POST', `/api/labs/${LAB}/processes/0/elect`);
   log(`crashed ${N - 1}; asked 0 to elect (T = ${T} ms, so UB = ${2 * T + 10} ms)`);
@@ -117,6 +119,10 @@ try {
     return tAgree > 0;
   }, 20);
   await until('the relay to empty its queue', async () => (await relayStats()).inFlight === 0, 200);
+  // CPU seconds from the elect to now: the storm's work (both sides idle while waiting out UB).
+  const relayCpuSeconds = (await relay.request<{ cpu: number }>({ cmd: 'cpu' })).cpu * ((performance.now() - t0) / 1000);
+  const botsCpuUsage = process.cpuUsage(botsCpu0);
+  const botsCpuSeconds = (botsCpuUsage.user + botsCpuUsage.system) / 1e6;
   await sleep(500);
   const stats = await relayStats();
   const memEnd = await relayMem();
@@ -149,6 +155,12 @@ try {
     agreed: true,
     countsMatch: measured.ELECTION === expected.ELECTION && measured.OK === expected.OK && measured.COORDINATOR === expected.COORDINATOR,
     linkCount: stats.linkCount,
+    cpu: {
+      relaySeconds: round(relayCpuSeconds),
+      botsSeconds: round(botsCpuSeconds),
+      relayMicrosPerMessage: round((relayCpuSeconds * 1e6) / stats.election.messages),
+      botsMicrosPerMessage: round((botsCpuSeconds * 1e6) / stats.election.messages),
+    },
     memory: {
       relayRssEmptyMiB: mib(memEmpty.rss),
       relayRssJoinedMiB: mib(memJoined.rss),
@@ -162,7 +174,8 @@ try {
   console.log(`\n| message | N(N-1)/2, (N-1)(N-2)/2, N-2 | relay counted | bots sent |\n|---|---|---|---|`);
   for (const k of ['ELECTION', 'OK', 'COORDINATOR'] as const) console.log(`| ${k} | ${expected[k]} | ${measured[k]} | ${sentByBots[k] ?? 0} |`);
   console.log(`\nlost ${lost}; dropped to the crashed ${N - 1}: ${droppedToCrashed}; relay messages ${JSON.stringify(stats.messages.sent)} sent / ${stats.messages.delivered} delivered`);
-  console.log(`memory: relay ${JSON.stringify(result.memory)}`);
+  console.log(`memory: ${JSON.stringify(result.memory)}`);
+  console.log(`cpu: ${JSON.stringify(result.cpu)}`);
   await writeFile(values.out, JSON.stringify(result, null, 2) + '\n');
   console.log(`wrote ${values.out}; counts ${result.countsMatch ? 'match' : 'DO NOT match'} the formulas`);
   process.exitCode = result.countsMatch && lost === 0 ? 0 : 1;
