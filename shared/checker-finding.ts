@@ -1,7 +1,9 @@
 // What the live checker reports: findings (values, never thrown) and a summary for the stats.
 // The relay appends each finding to the trace as a `finding` event and returns the summary in
 // GET /api/labs/:lab/stats under `checker`; the dashboard reads both.
+import { z } from 'zod';
 import type { ProcessId } from './algorithm.ts';
+import { ProcessIdSchema } from './lab-config.ts';
 
 export const FINDING_KINDS = ['safety', 'agreement', 'liveness', 'spurious'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
@@ -27,6 +29,18 @@ export interface Finding {
   /** When the condition began (a split brain, an election), where that differs from `at`. */
   since?: number;
 }
+
+/** For reading `finding` trace events back (replay); trace.ts checks it against `Finding`. */
+export const FindingSchema = z
+  .object({
+    kind: z.enum(FINDING_KINDS),
+    at: z.number().min(0),
+    detail: z.string().max(2000),
+    processes: z.array(ProcessIdSchema).max(5000),
+    term: z.int().min(0).optional(),
+    since: z.number().min(0).optional(),
+  })
+  .strict();
 
 /** The checker's state for GET /api/labs/:lab/stats (`checker`). */
 export interface CheckerSummary {

@@ -162,7 +162,8 @@ export function createChecker(setup: CheckerSetup): Checker {
 
   /**
    * A false detection (003, "Spurious"): this process began electing on its own (not asked to,
-   * not on an election message it was just handed) while the coordinator it believed was alive.
+   * not on an election message it was just handed, not to settle rival coordinators) while the
+   * coordinator it believed was alive.
    * In the relay a process reports one round trip after the relay hands it something.
    */
   const spuriousCheck = (out: Finding[], id: ProcessId, before: Report | null, p: Proc, t: number) => {
@@ -171,7 +172,9 @@ export function createChecker(setup: CheckerSetup): Checker {
     const joined = p.told !== null && t - p.told <= window;
     p.asked = null;
     const c = before?.coordinator ?? null;
-    if (asked || joined || c === null || c === id || !procs.get(c)?.live) return;
+    // With rival coordinators about, electing is how the algorithm resolves them (003, "Uniqueness").
+    const rivals = !profile.terms && coordinators.current().length > 0;
+    if (asked || joined || rivals || c === null || c === id || !procs.get(c)?.live) return;
     spuriousElections++;
     if (!election || election.spurious) return;
     election.spurious = true;

@@ -3,6 +3,7 @@
 // every diagram from the journal.
 import { z } from 'zod';
 import type { Message, ProcessId, Report } from './algorithm.ts';
+import { FindingSchema, type Finding } from './checker-finding.ts';
 import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
 import { MessageSchema, ReportSchema } from './protocol.ts';
 
@@ -43,6 +44,8 @@ export type TraceEvent = Base &
     /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
     | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
     | { kind: 'note'; text: string }
+    /** The live checker's conclusion (shared/checker.ts): split brain, disagreement, a late or spurious election. */
+    | { kind: 'finding'; finding: Finding }
   );
 
 export type TraceKind = TraceEvent['kind'];
@@ -72,6 +75,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
   z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']) }).strict(),
   z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
+  z.object({ ...base, kind: z.literal('finding'), finding: FindingSchema }).strict(),
 ]);
 
 /**

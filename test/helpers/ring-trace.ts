@@ -48,6 +48,8 @@ export function render(trace: TraceEvent[]): string {
         return `duplicate ${e.from} -> ${e.to}  ${e.type}`;
       case 'control':
         return `control  ${e.action}`;
+      case 'finding':
+        return `finding  ${e.finding.kind} ${e.finding.detail}`;
       default:
         return `${e.kind.padEnd(8)} ${e.node}`;
     }
