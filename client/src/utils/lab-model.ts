@@ -35,8 +35,12 @@ export class LabModel {
     this.partition = s.partition;
     this.paused = s.paused;
     this.inFlight = s.inFlight;
-    this.now = Math.max(this.now, s.now);
-    if (restarted) this.tracker.reset();
+    // A reset restarts the relay's timeline at 0.
+    this.now = restarted ? s.now : Math.max(this.now, s.now);
+    if (restarted) {
+      this.tracker.reset();
+      this.buckets = [];
+    }
     this.needsSnapshot = false;
     this.agreementCache = null;
   }
@@ -113,6 +117,11 @@ export class LabModel {
           this.needsSnapshot = true;
           this.inFlight = 0;
           this.tracker.reset();
+          if (e.action === 'reset') {
+            // The relay's clock starts again from this event.
+            this.now = e.t;
+            this.buckets = [];
+          }
         } else this.needsSnapshot = true;
         return;
       case 'partition':
