@@ -34,6 +34,8 @@ export interface Checker {
   observe(event: TraceEvent, now?: number): Finding[];
   /** Let time pass without an event (the relay calls this on a timer). Returns new findings. */
   tick(now: number): Finding[];
+  /** The earliest time a finding may fall due without another event (Infinity: none); the relay arms one timer for it. */
+  nextDue(): number;
   summary(): CheckerSummary;
 }
 
@@ -128,6 +130,12 @@ export function createChecker(setup: CheckerSetup): Checker {
     emit(out, { kind: 'agreement', at: t, processes: wrong, since: lastActivity, detail: `quiet fabric${part}: expected ${expected ?? 'a coordinator'} (${why}); ${who}` });
   };
 
+  const deadlines = () => ({
+    overlapAt: coordinators.nextDue(bounds.overlap),
+    quietAt: !quietChecked && inFlight.size === 0 ? lastActivity + bounds.quiet : Infinity,
+    lateAt: election && !election.flagged ? election.deadline : Infinity,
+  });
+
   /** Fire every deadline up to `now`, in time order. */
   const advance = (now: number): Finding[] => {
     const out: Finding[] = [];
@@ -137,9 +145,7 @@ export function createChecker(setup: CheckerSetup): Checker {
       return out;
     }
     for (let guard = 0; guard < 1000; guard++) {
-      const overlapAt = coordinators.nextDue(bounds.overlap);
-      const quietAt = !quietChecked && inFlight.size === 0 ? lastActivity + bounds.quiet : Infinity;
-      const lateAt = election && !election.flagged ? election.deadline : Infinity;
+      const { overlapAt, quietAt, lateAt } = deadlines();
       const at = Math.min(overlapAt, quietAt, lateAt);
       if (at > now) break;
       clock = Math.max(clock, at);
@@ -163,7 +169,7 @@ export function createChecker(setup: CheckerSetup): Checker {
   /**
    * A false detection (003, "Spurious"): this process began electing on its own (not asked to,
    * not on an election message it was just handed, not to settle rival coordinators) while the
-   * coordinator it believed was alive.
+   * coordinator it believed was alive and still acting as coordinator.
    * In the relay a process reports one round trip after the relay hands it something.
    */
   const spuriousCheck = (out: Finding[], id: ProcessId, before: Report | null, p: Proc, t: number) => {
@@ -174,7 +180,9 @@ export function createChecker(setup: CheckerSetup): Checker {
     const c = before?.coordinator ?? null;
     // With rival coordinators about, electing is how the algorithm resolves them (003, "Uniqueness").
     const rivals = !profile.terms && coordinators.current().length > 0;
-    if (asked || joined || rivals || c === null || c === id || !procs.get(c)?.live) return;
+    // A coordinator that crashed and came back, or stepped down, is no longer one: suspecting it is right.
+    const leads = c !== null && procs.get(c)?.live === true && procs.get(c)?.report?.coordinator === c;
+    if (asked || joined || rivals || c === id || !leads) return;
     spuriousElections++;
     if (!election || election.spurious) return;
     election.spurious = true;
@@ -262,6 +270,11 @@ export function createChecker(setup: CheckerSetup): Checker {
       return [...before, ...during, ...advance(now)];
     },
     tick: advance,
+    nextDue() {
+      if (paused !== null) return Infinity;
+      const d = deadlines();
+      return Math.min(d.overlapAt, d.quietAt, d.lateAt);
+    },
     summary: () => ({
       counts: { ...counts },
       spuriousElections,
