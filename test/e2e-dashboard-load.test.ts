@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LabProcess, socketIoChannel } from '../shared/lab-client.ts';
 import { createRelay, type Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
 import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
@@ -21,7 +20,6 @@ let relay: Relay;
 let base: string;
 let dataDir: string;
 let browser: Browser;
-const bots: LabProcess[] = [];
 
 beforeAll(async () => {
   await ensureClientBuild();
@@ -35,39 +33,32 @@ beforeAll(async () => {
     body: JSON.stringify({ name: LAB, algorithm: 'raft', size: N, timing: { transmission: 100, processing: 10, heartbeatInterval: 100, heartbeatTimeout: 1500 }, fabric: { link: { delay: 20, jitter: 10 } } }),
   });
   expect(res.status).toBe(201);
-  for (let i = 0; i < N; i++) {
-    const bot = new LabProcess({ channel: socketIoChannel(base), lab: LAB, kind: 'bot', name: `b${i}` });
-    bots.push(bot);
-    await bot.start();
-  }
+  // The relay's own bots (POST /api/labs/:lab/bots), as the instructor adds them.
+  const added = await fetch(`${base}/api/labs/${LAB}/bots`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ count: N }) });
+  expect(added.status).toBe(201);
   browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  for (const b of bots) b.stop();
   await browser?.close();
   await relay?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-/** Frame gaps (ms) over `ms` of animation, measured in the page. */
+/** Frame gaps (ms) over `ms` of animation, measured in the page (a string: this file has no DOM types). */
 async function frameGaps(page: Page, ms: number): Promise<number[]> {
-  return page.evaluate(
-    (duration) =>
-      new Promise<number[]>((resolve) => {
-        const gaps: number[] = [];
-        let last = performance.now();
-        const end = last + duration;
-        const tick = (now: number) => {
-          gaps.push(now - last);
-          last = now;
-          if (now < end) requestAnimationFrame(tick);
-          else resolve(gaps);
-        };
-        requestAnimationFrame(tick);
-      }),
-    ms,
-  );
+  return page.evaluate(`new Promise((resolve) => {
+    const gaps = [];
+    let last = performance.now();
+    const end = last + ${ms};
+    const tick = (now) => {
+      gaps.push(now - last);
+      last = now;
+      if (now < end) requestAnimationFrame(tick);
+      else resolve(gaps);
+    };
+    requestAnimationFrame(tick);
+  })`) as Promise<number[]>;
 }
 
 describe('dashboard at 200 processes', () => {
@@ -87,12 +78,15 @@ describe('dashboard at 200 processes', () => {
     const stats = (await (await fetch(`${base}/api/labs/${LAB}/stats`)).json()) as { messages: { sent: number } };
     const sorted = [...gaps].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;
+    const p95 = sorted[Math.floor(sorted.length * 0.95)]!;
     const worst = sorted[sorted.length - 1]!;
-    console.log(`frames: ${gaps.length} in 7 s, median gap ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms; relay messages so far ${stats.messages.sent}`);
+    console.log(`frames: ${gaps.length} in 7 s, median gap ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, worst ${worst.toFixed(1)} ms; relay messages so far ${stats.messages.sent}`);
     await screenshot(page, 'dashboard-200-election');
-    // Smooth enough to watch: most frames on time, and the page never froze for a second.
-    expect(median).toBeLessThan(70);
-    expect(worst).toBeLessThan(1000);
+    // Smooth enough to watch on a shared CI machine: most frames on time, rare hitches, and the
+    // page never froze (it measured 16.7 ms median, p95 under 100 ms, worst 300-600 ms here).
+    expect(median).toBeLessThan(50);
+    expect(p95).toBeLessThan(200);
+    expect(worst).toBeLessThan(1500);
     await expect.poll(() => page.getByTestId('consensus').textContent(), { timeout: 60_000 }).toMatch(agreed(N - 1));
     await screenshot(page, 'dashboard-200-after');
     expect(errors).toEqual([]);

@@ -88,8 +88,8 @@ export function useInstructorApi(token: Ref<string | null>) {
     resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
     step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
     inFlight: (name: string) => call<{ paused: boolean; total: number; messages: InFlightInfo[] }>('GET', `${lab(name)}/inflight?limit=200`),
-    addBots: (name: string, count: number) => call<unknown>('POST', `${lab(name)}/bots`, { count }),
-    removeBots: (name: string) => call<unknown>('DELETE', `${lab(name)}/bots`),
+    addBots: (name: string, count: number) => call<{ requested: number; started: ProcessId[]; refused: { index: number; code: string; message: string }[] }>('POST', `${lab(name)}/bots`, { count }),
+    removeBots: (name: string) => call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
     /** Downloads go through fetch so the token travels in a header, never in a link. */
     async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {

@@ -81,8 +81,14 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     next: () => run('Delivered the next message', api.step(name(), {})).then(refreshInFlight),
     deliver: (msg: number) => run(`Delivered message ${msg}`, api.step(name(), { msg, action: 'deliver' })).then(refreshInFlight),
     drop: (msg: number) => run(`Dropped message ${msg}`, api.step(name(), { msg, action: 'drop' })).then(refreshInFlight),
-    addBots: (count: number) => run(`Added ${count} bots`, api.addBots(name(), count)),
-    removeBots: () => run('Removed the bots', api.removeBots(name())),
+    async addBots(count: number) {
+      const res = await api.addBots(name(), count);
+      if (!res.ok) return run('Adding bots', Promise.resolve(res));
+      const { started, refused } = res.data;
+      feedback.value = `Added ${started.length} bots${started.length ? ` (ids ${started[0]}–${started[started.length - 1]})` : ''}${refused.length ? `; ${refused.length} refused: ${refused[0]!.message}` : ''}`;
+      return true;
+    },
+    removeBots: () => run('Removed the server bots', api.removeBots(name())),
     reset: () => run('Reset the lab', api.reset(name())),
     async download(format: 'jsonl' | 'shiviz') {
       const res = await api.download(name(), format);
