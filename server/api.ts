@@ -197,5 +197,5 @@ export function labStats(lab: Lab, counters: Counters, linkLimit = 5000): LabSta
     const key = e.report.coordinator === null ? 'none' : String(e.report.coordinator);
     coordinators[key] = (coordinators[key] ?? 0) + 1;
   }
-  return lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit);
+  return { ...lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit), checker: lab.checker.summary() };
 }

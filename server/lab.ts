@@ -10,6 +10,7 @@ import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame 
 import type { DropReason, TraceEvent } from '../shared/trace.ts';
 import type { Clock } from './clock.ts';
 import { ClockBook, type Stamp } from './logical-clocks.ts';
+import { LabChecker } from './checker.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import { Fabric } from './fabric.ts';
 import { processConfigOf } from './lab-settings.ts';
@@ -56,6 +57,8 @@ export class Lab {
   readonly clocks: ClockBook;
   readonly stats = new StatsTracker();
   readonly observers: ObserverHub;
+  /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
+  readonly checker: LabChecker;
   private seq: number;
   private nextMsg: number;
   private startedAt: number;
@@ -77,6 +80,13 @@ export class Lab {
     this.startedAt = deps.clock.now() - (tail ? tail.lastT + 1 : 0);
     for (const [id, s] of tail?.stamps ?? []) this.clocks.restore(id, s);
     this.observers = new ObserverHub(config.name, () => JSON.stringify({ type: 'snapshot', lab: this.name, snapshot: this.snapshot() } satisfies ServerFrame), deps.observers);
+    this.checker = new LabChecker({
+      clock: deps.clock,
+      config: () => this.processConfig(),
+      now: () => this.now(),
+      emit: (finding) => this.record({ kind: 'finding', finding }),
+      onError: deps.onError,
+    });
   }
 
   get name(): string {
@@ -200,6 +210,7 @@ export class Lab {
     const line = JSON.stringify(event);
     this.deps.store.append(line);
     this.observers.push(line, MESSAGE_KINDS.has(body.kind));
+    this.checker.observe(event as TraceEvent);
   }
 
   info(entry: ProcessEntry): ProcessInfo {
@@ -236,6 +247,7 @@ export class Lab {
   }
 
   async close(): Promise<void> {
+    this.checker.dispose();
     this.scheduler.dispose();
     this.observers.close();
     await this.deps.store.close();
@@ -249,6 +261,7 @@ export class Lab {
     this.clocks.clear();
     this.stats.reset();
     this.fabric.resetLinks();
+    this.checker.restart();
   }
 
   /** New settings (the caller validated them). Returns the entries whose ids left the lab. */

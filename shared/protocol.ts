@@ -3,6 +3,7 @@
 // socket.io carries them as the argument of a single `frame` event. docs/PROTOCOL.md documents it.
 import { z } from 'zod';
 import type { Message, ProcessId, Report } from './algorithm.ts';
+import type { CheckerSummary } from './checker-finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type Fabric, type LabConfig } from './lab-config.ts';
 import type { TraceEvent } from './trace.ts';
@@ -141,6 +142,8 @@ export interface LabStats {
   processes: { up: number; crashed: number; absent: number };
   /** Bad input the relay refused for this lab's connections and overall. */
   relay: Record<string, number>;
+  /** The live checker's findings and state (shared/checker.ts); the relay always fills it. */
+  checker?: CheckerSummary;
 }
 
 export type ServerFrame =
