@@ -93,7 +93,7 @@ function agreementFigure(rows: readonly RunRow[]): Figure {
   });
   return {
     file: 'agreement.svg',
-    svg: renderChart({ title: 'Runs that ended in agreement', xLabel: 'loss probability per message', yLabel: 'share of runs agreed', series, yInclude: [0, 1] }),
+    svg: renderChart({ title: `Runs that ended in agreement (detector ${[...new Set(rows.map((r) => r.detector))].join(', ')})`, xLabel: 'loss probability per message', yLabel: 'share of runs agreed', series, yInclude: [0, 1] }),
   };
 }
 

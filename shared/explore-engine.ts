@@ -25,7 +25,7 @@ export interface ExploreSetup {
   crashed: readonly ProcessId[];
   /**
    * Processes whose failure detector fires (an `elect` event) within `detectWindow` ms of the
-   * start; after a crash fault, those that followed the crashed process detect it as quickly.
+   * start; the others' detectors fire `heartbeatTimeout` later if they still follow a dead process.
    */
   initiators: readonly ProcessId[];
   detectWindow: number;
@@ -47,7 +47,8 @@ export interface FaultBudget {
 export type Pending =
   | { id: number; kind: 'deliver'; earliest: number; latest: number; from: ProcessId; to: ProcessId; message: Message }
   | { id: number; kind: 'timer'; earliest: number; latest: number; node: ProcessId; name: string }
-  | { id: number; kind: 'elect'; earliest: number; latest: number; node: ProcessId };
+  /** `watch`: a follower's detector noticing its coordinator is down (withdrawn if it learns of a live one first). */
+  | { id: number; kind: 'elect'; earliest: number; latest: number; node: ProcessId; watch: boolean };
 
 export interface World {
   now: number;
@@ -63,8 +64,6 @@ export interface World {
   nextId: number;
   /** No action taken yet: the slow link, if any, is chosen here. */
   fresh: boolean;
-  /** Processes the crash fault took down (their followers' detectors watch for them). */
-  faultCrashed: readonly ProcessId[];
 }
 
 export type Action =
@@ -95,7 +94,6 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
     slow: null,
     nextId: 1,
     fresh: true,
-    faultCrashed: [],
   };
   for (const id of setup.ids) {
     w.states.set(id, null);
@@ -113,8 +111,9 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
   }
   for (const node of setup.initiators) {
     if (setup.crashed.includes(node)) continue;
-    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: 0, latest: setup.detectWindow, node }];
+    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: 0, latest: setup.detectWindow, node, watch: false }];
   }
+  detect(setup, w);
   return w;
 }
 
@@ -199,7 +198,7 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
       const out = setup.algorithm.step(state, event, ctx(setup, w, node));
       w.states.set(node, out.state);
       apply(setup, w, node, out.effects, rec);
-      if (w.faultCrashed.length > 0) detect(setup, w);
+      detect(setup, w);
       return w;
     }
     case 'crash': {
@@ -212,7 +211,6 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
         if (p.kind === 'deliver' && p.to === action.node) rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'receiver-crashed' });
       }
       w.pending = w.pending.filter((p) => (p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node));
-      w.faultCrashed = [...w.faultCrashed, action.node];
       detect(setup, w);
       return w;
     }
@@ -245,16 +243,24 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
 }
 
 /**
- * A perfect failure detector for the crash fault: a live process that believes in a process the
- * fault crashed notices within the detection window (without it, a crashed winner would simply
- * never be replaced, since the explorer runs with detector 'none').
+ * Every process runs a failure detector on its coordinator: one that follows a process that is
+ * down starts an election `heartbeatTimeout` later (within the detection window), unless it
+ * learns of a live coordinator first. The scenario's initiators detect the first crash sooner
+ * (their `elect` at 0..detectWindow). Without this, a process cut off from the election, or one
+ * that followed a winner that crashed, would simply never move.
  */
 function detect(setup: ExploreSetup, w: Mutable): void {
   for (const id of live(w)) {
     const c = w.reports.get(id)?.coordinator;
-    if (c === undefined || c === null || !w.faultCrashed.includes(c)) continue;
-    if (w.pending.some((p) => p.kind === 'elect' && p.node === id)) continue;
-    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: w.now, latest: w.now + setup.detectWindow, node: id }];
+    const dead = c !== undefined && c !== null && w.states.get(c) === null;
+    const mine = w.pending.filter((p) => p.kind === 'elect' && p.node === id);
+    if (!dead) {
+      if (mine.some((p) => p.kind === 'elect' && p.watch)) w.pending = w.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
+      continue;
+    }
+    if (mine.length > 0) continue;
+    const at = w.now + setup.timing.heartbeatTimeout;
+    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true }];
   }
 }
 

@@ -116,7 +116,7 @@ export function createKeyer(): (w: World) => number {
     let lo = 0;
     let hi = 0;
     for (const p of w.pending) {
-      const what = of(p, () => (p.kind === 'deliver' ? `d${p.from}>${p.to}:${JSON.stringify(p.message)}` : p.kind === 'timer' ? `t${p.node}:${p.name}` : `e${p.node}`));
+      const what = of(p, () => (p.kind === 'deliver' ? `d${p.from}>${p.to}:${JSON.stringify(p.message)}` : p.kind === 'timer' ? `t${p.node}:${p.name}` : `e${p.node}${p.watch ? 'w' : ''}`));
       // Times to the microsecond, mixed in as integers (no string building in the hot loop).
       const e = Math.round(rel(p.earliest) * 1000);
       const l = Math.round(rel(p.latest) * 1000);
@@ -138,7 +138,6 @@ export function createKeyer(): (w: World) => number {
     x = mix(x, u.crash | (u.drop << 8) | (u.partition << 16) | (u.slow << 24));
     x = mix(x, w.fresh ? 1 : 2);
     if (w.slow) x = mix(mix(x, w.slow[0]), w.slow[1] + 1);
-    for (const c of w.faultCrashed) y = mix(y, c + 7);
     if (w.groups) y = mix(y, hashKey(JSON.stringify(w.groups)));
     return (y & 0x1fffff) * 4294967296 + x;
   };
