@@ -10,6 +10,7 @@
 import type { ProcessId, Report } from './algorithm.ts';
 import type { Finding } from './checker-finding.ts';
 import type { CheckerProfile } from './checker-profiles.ts';
+import { leads } from './properties.ts';
 
 interface Split {
   members: ProcessId[];
@@ -60,8 +61,8 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
     update(t, procs) {
       const acting = new Map<number, ProcessId[]>();
       for (const [id, p] of procs) {
-        if (!p.live || p.report?.coordinator !== id) continue;
-        const key = profile.terms ? (p.report.term ?? -1) : -1;
+        if (!p.live || !leads(p.report)) continue;
+        const key = profile.terms ? (p.report!.term ?? -1) : -1;
         acting.set(key, [...(acting.get(key) ?? []), id].sort((a, b) => a - b));
       }
       for (const key of [...splits.keys()]) if ((acting.get(key)?.length ?? 0) < 2) splits.delete(key);

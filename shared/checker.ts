@@ -6,7 +6,8 @@
 // `tick`, so the same trace always gives the same findings.
 //
 // Definitions (docs/algorithms/comparison.md explains them with examples):
-// - Acting as coordinator: a live process whose report names itself as coordinator.
+// - Acting as coordinator: a live process whose role leads (properties.ts: coordinator, leader,
+//   master). Agreement's verdict is properties.ts's `checkAgreement`, as in the explorer.
 // - Fabric quiet: no election message in flight (steady heartbeats and polls excepted) and no
 //   belief change (coordinator, electing, term), crash, recovery, partition or fabric change
 //   for `bounds.quiet`, the longest wait after which the algorithm would itself act.
@@ -16,6 +17,7 @@ import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type T
 import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from './checker-finding.ts';
 import { checkerProfile } from './checker-profiles.ts';
 import { createCoordinatorWatch } from './checker-coordinators.ts';
+import { checkAgreement, leads } from './properties.ts';
 import type { TraceEvent } from './trace.ts';
 
 export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from './checker-finding.ts';
@@ -102,32 +104,28 @@ export function createChecker(setup: CheckerSetup): Checker {
   const agreement = (out: Finding[], t: number) => {
     quietChecked = true;
     const live = liveIds();
-    if (live.length === 0) return;
-    const believed = (id: ProcessId) => procs.get(id)!.report?.coordinator ?? null;
+    const reports = Object.fromEntries(live.map((id) => [id, procs.get(id)!.report]));
+    // The verdict is properties.ts's, shared with the explorer and the experiments.
+    const v = checkAgreement(setup.algorithm, live, reports);
+    if (!v) return;
+    // Name everyone who is wrong, measured against the coordinator the algorithm must end with.
+    const believed = (id: ProcessId) => reports[id]?.coordinator ?? null;
     let expected: ProcessId | null;
     let why: string;
     if (profile.expects === 'highest') {
       expected = live[live.length - 1]!;
       why = 'the highest live id';
     } else {
-      // Any one live coordinator: the acting one most live processes follow (ties: highest id).
-      const acting = live.filter((id) => believed(id) === id);
+      // Any one live coordinator: the leading one most live processes follow (ties: highest id).
+      const acting = live.filter((id) => believed(id) === id && leads(reports[id]));
       const followers = (c: ProcessId) => live.filter((id) => believed(id) === c).length;
       acting.sort((a, b) => followers(b) - followers(a) || b - a);
       expected = acting[0] ?? null;
-      why = expected === null ? 'no live process acts as coordinator' : 'the live coordinator most processes follow';
+      why = expected === null ? 'no live process leads' : 'the leader most processes follow';
     }
     const wrong = live.filter((id) => believed(id) !== expected);
-    if (wrong.length === 0) return;
-    const beliefs = new Map<string, ProcessId[]>();
-    for (const id of wrong) {
-      const c = believed(id);
-      const key = c === null ? 'none' : procs.get(c)?.live ? String(c) : `${c} (down)`;
-      beliefs.set(key, [...(beliefs.get(key) ?? []), id]);
-    }
-    const who = [...beliefs].map(([c, ps]) => `${ps.join(',')} believe ${c}`).join('; ');
     const part = groupOf ? ' (partitioned)' : '';
-    emit(out, { kind: 'agreement', at: t, processes: wrong, since: lastActivity, detail: `quiet fabric${part}: expected ${expected ?? 'a coordinator'} (${why}); ${who}` });
+    emit(out, { kind: 'agreement', at: t, processes: wrong.length > 0 ? wrong : v.processes, since: lastActivity, detail: `quiet fabric${part}: ${v.message}; expected ${expected ?? 'a coordinator'} (${why})` });
   };
 
   const deadlines = () => ({
@@ -181,8 +179,8 @@ export function createChecker(setup: CheckerSetup): Checker {
     // With rival coordinators about, electing is how the algorithm resolves them (003, "Uniqueness").
     const rivals = !profile.terms && coordinators.current().length > 0;
     // A coordinator that crashed and came back, or stepped down, is no longer one: suspecting it is right.
-    const leads = c !== null && procs.get(c)?.live === true && procs.get(c)?.report?.coordinator === c;
-    if (asked || joined || rivals || c === id || !leads) return;
+    const leading = c !== null && procs.get(c)?.live === true && leads(procs.get(c)?.report);
+    if (asked || joined || rivals || c === id || !leading) return;
     spuriousElections++;
     if (!election || election.spurious) return;
     election.spurious = true;
