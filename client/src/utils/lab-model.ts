@@ -117,6 +117,7 @@ export class LabModel {
           this.needsSnapshot = true;
           this.inFlight = 0;
           this.tracker.reset();
+          this.seenTypes.clear();
           if (e.action === 'reset') {
             // The relay's clock starts again from this event.
             this.now = e.t;

@@ -1,0 +1,208 @@
+// Paints the dashboard's ring: processes, their labels, the headline in the middle and the
+// messages in flight. Deterministic given its inputs; it needs only the few canvas methods in
+// `Paint` (so no DOM types), and all geometry comes from ring-layout and process-look.
+import type { ProcessId } from '../../../shared/algorithm.ts';
+import { tracePath, type Pen } from './draw-shapes.ts';
+import type { FlightFrame } from './flight-board.ts';
+import { GROUP_COLOURS, OKABE_ITO, type MessageStyle } from './message-style.ts';
+import type { ProcessLook } from './process-look.ts';
+import { flightPoint, labelPoint, type RingLayout } from './ring-layout.ts';
+
+/** The part of CanvasRenderingContext2D used here (styles typed loosely: canvas accepts more). */
+export interface Paint extends Pen {
+  fillStyle: unknown;
+  strokeStyle: unknown;
+  lineWidth: number;
+  globalAlpha: number;
+  font: string;
+  textAlign: unknown;
+  textBaseline: unknown;
+  fill(): void;
+  stroke(): void;
+  save(): void;
+  restore(): void;
+  setLineDash(segments: number[]): void;
+  fillText(text: string, x: number, y: number): void;
+  measureText(text: string): { width: number };
+}
+
+export type LabelMode = 'detailed' | 'named' | 'ids';
+
+/** How much text fits beside each disc, from the spacing of neighbours (px of arc). */
+export function labelModeFor(arc: number): LabelMode {
+  return arc >= 100 ? 'detailed' : arc >= 75 ? 'named' : 'ids';
+}
+
+function cross(ctx: Paint, x: number, y: number, d: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x - d, y - d);
+  ctx.lineTo(x + d, y + d);
+  ctx.moveTo(x + d, y - d);
+  ctx.lineTo(x - d, y + d);
+  ctx.stroke();
+}
+
+export function paintCircle(ctx: Paint, l: RingLayout): void {
+  ctx.strokeStyle = '#e1e4e8';
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.arc(l.cx, l.cy, l.radius, 0, Math.PI * 2);
+  ctx.stroke();
+}
+
+export function paintNode(ctx: Paint, r: number, x: number, y: number, look: ProcessLook, hot: boolean): void {
+  if (look.halo) {
+    ctx.save();
+    ctx.strokeStyle = OKABE_ITO.reddishPurple;
+    ctx.lineWidth = Math.max(2, r * 0.35);
+    ctx.setLineDash(look.halo === 'disagrees' ? [4, 3] : [1.5, 3]);
+    ctx.beginPath();
+    ctx.arc(x, y, r + Math.max(4, r * 0.45), 0, Math.PI * 2);
+    ctx.stroke();
+    ctx.restore();
+  }
+  if (look.ring) {
+    ctx.strokeStyle = look.ring;
+    ctx.lineWidth = Math.max(2, r * 0.3);
+    ctx.beginPath();
+    ctx.arc(x, y, r + Math.max(2, r * 0.22), 0, Math.PI * 2);
+    ctx.stroke();
+  }
+  tracePath(ctx, look.shape, x, y, r);
+  ctx.fillStyle = look.fill;
+  ctx.fill();
+  ctx.save();
+  if (look.dashed) ctx.setLineDash([3, 3]);
+  ctx.strokeStyle = hot ? OKABE_ITO.blue : look.stroke;
+  ctx.lineWidth = hot ? 3 : r > 6 ? 1.5 : 1;
+  ctx.stroke();
+  ctx.restore();
+  if (look.crossed) {
+    ctx.strokeStyle = OKABE_ITO.vermillion;
+    ctx.lineWidth = Math.max(1.5, r * 0.25);
+    cross(ctx, x, y, r * 0.8);
+  }
+}
+
+export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: ReadonlyMap<ProcessId, ProcessLook>, names: (id: ProcessId) => string | null, hovered: ProcessId | null): void {
+  const n = l.nodes.length;
+  const arc = n ? (2 * Math.PI * l.radius) / n : 0;
+  const every = l.labels ? 1 : Math.max(1, Math.ceil(22 / Math.max(arc, 0.1)));
+  ctx.fillStyle = '#1b1b1b';
+  ctx.textBaseline = 'middle';
+  const font = n <= 16 ? 15 : n <= 40 ? 13 : 11;
+  for (const node of l.nodes) {
+    // Every k-th id; the last partial stretch is skipped so it does not crowd the first label.
+    const labelled = node.index % every === 0 && (every === 1 || n - node.index >= every);
+    if (!labelled && node.id !== hovered) continue;
+    const look = looks.get(node.id);
+    const name = names(node.id);
+    const at = labelPoint(l, node, look?.ring || look?.halo ? 10 : 5);
+    ctx.textAlign = at.align;
+    ctx.font = `600 ${font}px system-ui, sans-serif`;
+    let line1 = String(node.id);
+    if (mode !== 'ids' && name) line1 += ` ${truncate(name, mode === 'detailed' ? 12 : 8)}`;
+    if (mode !== 'detailed' || !look) {
+      ctx.fillText(line1, at.x, at.y);
+      continue;
+    }
+    // Two lines: push the block outwards so it never sits on the disc (top and bottom nodes).
+    const dy = Math.sin(node.angle) * font * 0.6;
+    ctx.fillText(line1, at.x, at.y + dy - font * 0.55);
+    ctx.font = `${font - 2}px system-ui, sans-serif`;
+    ctx.fillStyle = look.halo ? '#7a2d5a' : '#4a4a4a';
+    const line2 = look.role === 'crashed' || look.role === '-' ? look.status : `${look.role} → ${look.believes}`;
+    ctx.fillText(line2, at.x, at.y + dy + font * 0.6);
+    ctx.fillStyle = '#1b1b1b';
+  }
+}
+
+export interface Headline {
+  /** Beliefs of up processes, most held first. */
+  beliefs: { coordinator: ProcessId | null; count: number }[];
+  up: number;
+  /** Each partition group's consensus (group index, coordinator); empty or one when not partitioned. */
+  groups: [number, ProcessId | null][];
+}
+
+export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillStyle = '#1b1b1b';
+  const big = Math.max(18, Math.min(56, l.radius * 0.28));
+  if (!h.beliefs.length) {
+    ctx.font = `${big * 0.5}px system-ui, sans-serif`;
+    ctx.fillText(h.up ? 'starting…' : 'no process up', l.cx, l.cy);
+    return;
+  }
+  if (h.groups.length > 1) {
+    // Partitioned: each side's coordinator, beside a dot in its group's colour.
+    ctx.font = `${big * 0.36}px system-ui, sans-serif`;
+    ctx.fillText('coordinator by group', l.cx, l.cy - big * 0.9);
+    h.groups.slice(0, 4).forEach(([g, c], i) => {
+      const y = l.cy - big * 0.2 + i * big * 0.62;
+      const text = `group ${g + 1}: ${c ?? 'none'}`;
+      ctx.font = `700 ${big * 0.5}px system-ui, sans-serif`;
+      const w = ctx.measureText(text).width;
+      const dot = big * 0.16;
+      ctx.fillStyle = GROUP_COLOURS[g % GROUP_COLOURS.length]!;
+      ctx.beginPath();
+      ctx.arc(l.cx - w / 2 - dot * 1.2, y, dot, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.fillStyle = '#1b1b1b';
+      ctx.fillText(text, l.cx + dot * 0.6, y);
+    });
+    return;
+  }
+  const lead = h.beliefs[0]!;
+  ctx.font = `${big * 0.36}px system-ui, sans-serif`;
+  ctx.fillText('coordinator', l.cx, l.cy - big * 0.85);
+  ctx.font = `700 ${big}px system-ui, sans-serif`;
+  ctx.fillText(lead.coordinator === null ? 'none' : String(lead.coordinator), l.cx, l.cy);
+  ctx.font = `${big * 0.34}px system-ui, sans-serif`;
+  ctx.fillText(`${lead.count} of ${h.up} up believe it`, l.cx, l.cy + big * 0.8);
+  if (h.beliefs.length > 1) {
+    const rest = h.beliefs.slice(1, 4).map((b) => `${b.coordinator ?? 'none'}: ${b.count}`).join('  ');
+    ctx.fillStyle = '#7a2d5a';
+    ctx.fillText(`others: ${rest}`, l.cx, l.cy + big * 1.3);
+  }
+}
+
+/** Messages in flight (shape and colour by type) and drop crosses fading over `dropLinger` ms. */
+export function paintFlights(ctx: Paint, l: RingLayout, frame: FlightFrame, styleOf: (type: string) => MessageStyle, showBackground: boolean, dropLinger: number): void {
+  const r = Math.min(7, Math.max(3, l.nodeRadius * 0.55));
+  for (const { flight, f } of frame.moving) {
+    const s = styleOf(flight.type);
+    if (s.background && !showBackground) continue;
+    const a = l.byId.get(flight.from);
+    const b = l.byId.get(flight.to);
+    if (!a || !b) continue;
+    const p = flightPoint(l, a, b, f);
+    tracePath(ctx, s.shape, p.x, p.y, s.background ? r * 0.7 : r);
+    ctx.globalAlpha = s.background ? 0.55 : 1;
+    ctx.fillStyle = s.color;
+    ctx.fill();
+    if (!s.background) {
+      ctx.strokeStyle = '#1b1b1b';
+      ctx.lineWidth = 0.75;
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+  }
+  ctx.strokeStyle = OKABE_ITO.vermillion;
+  ctx.lineWidth = 2.5;
+  for (const { flight, f, age } of frame.drops) {
+    if (styleOf(flight.type).background && !showBackground) continue;
+    const a = l.byId.get(flight.from);
+    const b = l.byId.get(flight.to);
+    if (!a || !b) continue;
+    const p = flightPoint(l, a, b, f);
+    ctx.globalAlpha = Math.max(0.15, 1 - age / dropLinger);
+    cross(ctx, p.x, p.y, r * 1.1);
+  }
+  ctx.globalAlpha = 1;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}

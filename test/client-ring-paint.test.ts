@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ringLayout } from '../client/src/utils/ring-layout.ts';
+import { labelModeFor, paintCentre, paintLabels, type Paint } from '../client/src/utils/ring-paint.ts';
+import type { ProcessLook } from '../client/src/utils/process-look.ts';
+
+/** A Paint that records the text it is asked to draw. */
+function recorder() {
+  const texts: string[] = [];
+  const paint: Paint = {
+    fillStyle: '', strokeStyle: '', lineWidth: 1, globalAlpha: 1, font: '', textAlign: 'left', textBaseline: 'middle',
+    beginPath() {}, moveTo() {}, lineTo() {}, arc() {}, closePath() {}, fill() {}, stroke() {}, save() {}, restore() {}, setLineDash() {},
+    fillText: (t) => void texts.push(t),
+    measureText: (t) => ({ width: t.length * 8 }),
+  };
+  return { paint, texts };
+}
+
+const look = (role: string, believes: string): ProcessLook => ({ shape: 'circle', fill: '#fff', stroke: '#000', dashed: false, crossed: false, ring: null, halo: null, role, leads: false, status: 'up', kind: 'human', believes });
+
+describe('ring painting', () => {
+  it('label mode follows the room between neighbours', () => {
+    expect(labelModeFor(150)).toBe('detailed');
+    expect(labelModeFor(80)).toBe('named');
+    expect(labelModeFor(10)).toBe('ids');
+  });
+
+  it('a roomy ring labels each process with its id, name, role and belief', () => {
+    const { paint, texts } = recorder();
+    const l = ringLayout([0, 1, 2], 600, 600);
+    paintLabels(paint, l, 'detailed', new Map([[0, look('follower', '2')], [1, look('follower', '2')], [2, look('coordinator', '2')]]), (id) => `p${id}`, null);
+    expect(texts).toEqual(['0 p0', 'follower → 2', '1 p1', 'follower → 2', '2 p2', 'coordinator → 2']);
+  });
+
+  it('a crowded ring labels every few ids and never the last partial stretch next to the first', () => {
+    const { paint, texts } = recorder();
+    const ids = Array.from({ length: 200 }, (_, i) => i);
+    paintLabels(paint, ringLayout(ids, 800, 800), 'ids', new Map(), () => null, null);
+    const every = Number(texts[1]);
+    expect(every).toBeGreaterThan(1);
+    expect(texts.map(Number)).toEqual(Array.from({ length: texts.length }, (_, i) => i * every));
+    expect(200 - Number(texts.at(-1))).toBeGreaterThanOrEqual(every);
+  });
+
+  it('the centre names the coordinator most believe in, or each partition group\'s', () => {
+    const l = ringLayout([0, 1, 2, 3], 400, 400);
+    const one = recorder();
+    paintCentre(one.paint, l, { beliefs: [{ coordinator: 3, count: 3 }, { coordinator: 2, count: 1 }], up: 4, groups: [[-1, 3]] });
+    expect(one.texts).toEqual(['coordinator', '3', '3 of 4 up believe it', 'others: 2: 1']);
+    const split = recorder();
+    paintCentre(split.paint, l, { beliefs: [{ coordinator: 1, count: 2 }, { coordinator: 3, count: 2 }], up: 4, groups: [[0, 1], [1, 3]] });
+    expect(split.texts).toEqual(['coordinator by group', 'group 1: 1', 'group 2: 3']);
+  });
+});
