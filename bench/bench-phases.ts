@@ -1,12 +1,12 @@
-// The benchmark's measurements, each against one server process and the one load process:
-// throughput (closed loop), latency at a given rate (open loop), delay accuracy (open loop on a
-// lab with an injected delay) and memory per connected process.
+// The benchmark's measurements against server processes, from the one load process: throughput
+// (closed loop), latency at a given rate (open loop), delay accuracy (open loop on a lab with an
+// injected delay) and memory per connected process. The relay and its baseline are measured in
+// alternating rounds and slices, so background load on the machine falls on both alike.
 import type { CreateLab } from '../shared/lab-config.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
-import type { LatencyResult, ThroughputResult } from './load-gen.ts';
+import { sleep, type LatencyResult, type ThroughputResult } from './load-gen.ts';
 import type { Transport } from './load-wire.ts';
-import { sleep } from './load-gen.ts';
-import { round } from './stats.ts';
+import { round, summarize } from './stats.ts';
 
 export type ServerKind = 'relay' | 'baseline-ws' | 'baseline-socketio';
 
@@ -16,10 +16,15 @@ export interface BenchParams {
   /** Messages each sender keeps outstanding in the closed loop. */
   window: number;
   warmupMs: number;
+  /** Length of one throughput round; rounds alternate relay and baseline. */
   throughputMs: number;
+  throughputRounds: number;
+  /** Length of one latency slice; slices alternate relay and baseline, samples are pooled. */
   latencyMs: number;
-  /** Messages a second for the delay-accuracy run. */
+  latencySlices: number;
+  /** Messages a second, and run length, for the delay-accuracy run. */
   delayRate: number;
+  delayMs: number;
   /** Connected processes for the memory figure. */
   memoryProcesses: number;
   /** Node flags for the relay's process (e.g. --cpu-prof). */
@@ -30,7 +35,7 @@ export interface Throughput extends ThroughputResult {
   serverCpu: number;
 }
 
-export interface Latency extends LatencyResult {
+export interface Latency extends Omit<LatencyResult, 'samples'> {
   serverCpu: number;
 }
 
@@ -53,43 +58,51 @@ export function benchLab(name: string, size: number, link: { delay: number; jitt
   return { name, size, algorithm: 'bully', detector: 'none', fabric: { link: { ...link, loss: 0, duplicate: 0 } } };
 }
 
-async function connect(load: ChildHandle, server: ChildHandle, transport: Transport, lab: string, ids: number[], report = false): Promise<void> {
-  const r = await load.request<{ connected: number; errors: number }>({ cmd: 'connect', url: urlOf(server), transport, lab, ids, report });
-  if (r.connected !== ids.length) throw new Error(`connected ${r.connected} of ${ids.length}`);
+/** One server and the load's connections to it (`gen` names the set in the load process). */
+export interface Target {
+  load: ChildHandle;
+  server: ChildHandle;
+  gen: string;
 }
 
-export async function measureThroughput(load: ChildHandle, server: ChildHandle, transport: Transport, lab: string, p: BenchParams): Promise<Throughput> {
-  await server.request({ cmd: 'lab', body: benchLab(lab, p.clients, { delay: 0, jitter: 0 }) });
-  await connect(load, server, transport, lab, range(p.clients));
-  try {
-    await server.request({ cmd: 'cpu-mark' });
-    const r = await load.request<ThroughputResult>({ cmd: 'throughput', durationMs: p.throughputMs, warmupMs: p.warmupMs, window: p.window });
-    const { cpu } = await server.request<{ cpu: number }>({ cmd: 'cpu' });
-    return { ...r, serverCpu: cpu };
-  } finally {
-    await load.request({ cmd: 'close' });
-  }
+/** Makes the lab (on the relay; the baselines have none) and connects `n` processes that join it. */
+export async function openTarget(load: ChildHandle, server: ChildHandle, gen: string, transport: Transport, lab: string, n: number, link = { delay: 0, jitter: 0 }, report = false): Promise<Target> {
+  await server.request({ cmd: 'lab', body: benchLab(lab, n, link) });
+  const r = await load.request<{ connected: number }>({ cmd: 'connect', gen, url: urlOf(server), transport, lab, ids: range(n), report });
+  if (r.connected !== n) throw new Error(`connected ${r.connected} of ${n}`);
+  return { load, server, gen };
 }
 
-export async function measureLatency(
-  load: ChildHandle,
-  server: ChildHandle,
-  transport: Transport,
-  lab: string,
-  p: BenchParams,
-  rate: number,
-  link = { delay: 0, jitter: 0 },
-): Promise<Latency> {
-  await server.request({ cmd: 'lab', body: benchLab(lab, p.clients, link) });
-  await connect(load, server, transport, lab, range(p.clients));
-  try {
-    await server.request({ cmd: 'cpu-mark' });
-    const r = await load.request<LatencyResult>({ cmd: 'latency', rate, durationMs: p.latencyMs, warmupMs: p.warmupMs, subtractMs: link.delay });
-    const { cpu } = await server.request<{ cpu: number }>({ cmd: 'cpu' });
-    return { ...r, serverCpu: cpu };
-  } finally {
-    await load.request({ cmd: 'close' });
-  }
+export const closeTarget = (t: Target): Promise<unknown> => t.load.request({ cmd: 'close', gen: t.gen });
+
+export async function throughputRound(t: Target, p: BenchParams): Promise<Throughput> {
+  await t.server.request({ cmd: 'cpu-mark' });
+  const r = await t.load.request<ThroughputResult>({ cmd: 'throughput', gen: t.gen, durationMs: p.throughputMs, warmupMs: p.warmupMs, window: p.window });
+  const { cpu } = await t.server.request<{ cpu: number }>({ cmd: 'cpu' });
+  return { ...r, serverCpu: cpu };
+}
+
+export async function latencySlice(t: Target, rate: number, durationMs: number, warmupMs: number, subtractMs = 0): Promise<LatencyResult & { serverCpu: number }> {
+  await t.server.request({ cmd: 'cpu-mark' });
+  const r = await t.load.request<LatencyResult>({ cmd: 'latency', gen: t.gen, rate, durationMs, warmupMs, subtractMs, keepSamples: true });
+  const { cpu } = await t.server.request<{ cpu: number }>({ cmd: 'cpu' });
+  return { ...r, serverCpu: cpu };
+}
+
+/** Several slices as one: percentiles over the pooled samples, rates and CPU averaged, counts summed. */
+export function pool(slices: (LatencyResult & { serverCpu: number })[]): Latency {
+  const all: number[] = [];
+  for (const s of slices) for (const x of s.samples ?? []) all.push(x);
+  const avg = (f: (s: LatencyResult & { serverCpu: number }) => number) => slices.reduce((a, s) => a + f(s), 0) / slices.length;
+  return {
+    ...summarize(all),
+    offered: slices[0]?.offered ?? 0,
+    achieved: avg((s) => s.achieved),
+    sent: slices.reduce((a, s) => a + s.sent, 0),
+    lost: slices.reduce((a, s) => a + s.lost, 0),
+    loadCpu: avg((s) => s.loadCpu),
+    serverCpu: avg((s) => s.serverCpu),
+  };
 }
 
 export interface Memory {
@@ -108,15 +121,13 @@ export async function measureMemory(load: ChildHandle, kind: ServerKind, transpo
   const server = await startServer(kind, nodeArgs);
   try {
     const lab = `mem-${transport}`;
-    await server.request({ cmd: 'lab', body: benchLab(lab, n, { delay: 0, jitter: 0 }) });
     // One connection and back first, so lazily loaded code is already in the "before" figure.
-    await connect(load, server, transport, lab, [0]);
-    await load.request({ cmd: 'close' });
+    await closeTarget(await openTarget(load, server, 'mem', transport, lab, 1));
     const before = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
-    await connect(load, server, transport, lab, range(n), true);
+    const t = await openTarget(load, server, 'mem', transport, lab, n, { delay: 0, jitter: 0 }, true);
     await sleep(200);
     const after = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
-    await load.request({ cmd: 'close' });
+    await closeTarget(t);
     return {
       processes: n,
       rssBefore: before.rss,

@@ -4,8 +4,9 @@ import type { Latency, Memory, Throughput } from './bench-phases.ts';
 import { round } from './stats.ts';
 
 export interface TransportResults {
-  throughput: { relay: Throughput; baseline: Throughput; ratio: number };
-  /** Both measured at the same offered rate: half the relay's maximum throughput. */
+  /** Best round of each (background load only ever lowers a round); every round's rates too. */
+  throughput: { relay: Throughput; baseline: Throughput; ratio: number; rounds: { relay: number; baseline: number }[] };
+  /** Both measured at the same offered rate, half the relay's maximum throughput, in alternating slices. */
   latency: { rate: number; relay: Latency; baseline: Latency; p99Ratio: number };
   /** Injected delay 50 ms, jitter 0: delivered delay minus 50 ms. */
   delay: Latency & { injectedMs: number };

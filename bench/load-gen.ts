@@ -36,6 +36,8 @@ export interface LatencyResult extends Summary {
   sent: number;
   lost: number;
   loadCpu: number;
+  /** Every sample, in ms to 0.001 (only when asked for, to pool several runs). */
+  samples?: number[];
 }
 
 interface Client {
@@ -127,7 +129,7 @@ export class LoadGen {
   }
 
   /** Open loop at `rate` messages a second in total; latency of every delivery, minus `subtractMs` (an injected delay). */
-  async latency(opts: { rate: number; durationMs: number; warmupMs: number; subtractMs?: number; maxSamples?: number }): Promise<LatencyResult> {
+  async latency(opts: { rate: number; durationMs: number; warmupMs: number; subtractMs?: number; maxSamples?: number; keepSamples?: boolean }): Promise<LatencyResult> {
     const max = opts.maxSamples ?? 2_000_000;
     const samples = new Float64Array(max);
     let n = 0;
@@ -171,6 +173,7 @@ export class LoadGen {
       sent,
       lost,
       loadCpu: (cpu.user + cpu.system) / 1e6 / seconds,
+      ...(opts.keepSamples ? { samples: Array.from(samples.subarray(0, n), (x) => Math.round(x * 1000) / 1000) } : {}),
     };
   }
 

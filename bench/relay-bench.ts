@@ -8,19 +8,41 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { checkTargets, markdown, type BenchResults, type TransportResults } from './bench-report.ts';
-import { measureLatency, measureMemory, measureThroughput, startServer, stopServer, type BenchParams, type Throughput } from './bench-phases.ts';
+import { closeTarget, latencySlice, measureMemory, openTarget, pool, startServer, stopServer, throughputRound, type BenchParams, type Throughput } from './bench-phases.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import type { Transport } from './load-wire.ts';
 
-const FULL: BenchParams = { clients: 16, window: 32, warmupMs: 1000, throughputMs: 5000, latencyMs: 5000, delayRate: 2000, memoryProcesses: 1000, relayNodeArgs: [] };
-const QUICK: BenchParams = { clients: 8, window: 16, warmupMs: 150, throughputMs: 500, latencyMs: 500, delayRate: 500, memoryProcesses: 50, relayNodeArgs: [] };
+const FULL: BenchParams = {
+  clients: 16,
+  window: 32,
+  warmupMs: 500,
+  throughputMs: 3000,
+  throughputRounds: 3,
+  latencyMs: 1500,
+  latencySlices: 4,
+  delayRate: 2000,
+  delayMs: 5000,
+  memoryProcesses: 1000,
+  relayNodeArgs: [],
+};
+const QUICK: BenchParams = {
+  clients: 8,
+  window: 16,
+  warmupMs: 150,
+  throughputMs: 500,
+  throughputRounds: 1,
+  latencyMs: 500,
+  latencySlices: 1,
+  delayRate: 500,
+  delayMs: 500,
+  memoryProcesses: 50,
+  relayNodeArgs: [],
+};
 
 export interface BenchOptions {
   quick: boolean;
   profile: boolean;
   transports: Transport[];
-  /** Throughput runs per server; the best is kept (other load on the machine only ever lowers it). */
-  rounds: number;
   log: (line: string) => void;
 }
 
@@ -31,7 +53,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     when: new Date().toISOString(),
     quick: o.quick,
     machine: { cpus: cpus().length, node: process.version, loadAverage: loadavg() },
-    params: { ...p, rounds: o.rounds },
+    params: { ...p },
     transports: {},
     targets: [],
     durationSeconds: 0,
@@ -51,20 +73,33 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
   const relay = await startServer('relay', p.relayNodeArgs);
   const baseline = await startServer(`baseline-${t}`);
   try {
-    let relayT: Throughput | null = null;
-    let baseT: Throughput | null = null;
-    for (let i = 0; i < o.rounds; i++) {
-      const r = await measureThroughput(load, relay, t, `tput-${t}-${i}`, p);
-      const b = await measureThroughput(load, baseline, t, 'baseline', p);
-      o.log(`${t} throughput round ${i + 1}: relay ${Math.round(r.rate)} msg/s (server cpu ${r.serverCpu.toFixed(2)}), baseline ${Math.round(b.rate)} msg/s (server cpu ${b.serverCpu.toFixed(2)})`);
-      if (!relayT || r.rate > relayT.rate) relayT = r;
-      if (!baseT || b.rate > baseT.rate) baseT = b;
+    const rt = await openTarget(load, relay, 'relay', t, `ring-${t}`, p.clients);
+    const bt = await openTarget(load, baseline, 'baseline', t, 'ring', p.clients);
+    const rounds: { relay: Throughput; baseline: Throughput }[] = [];
+    for (let i = 0; i < p.throughputRounds; i++) {
+      const r = await throughputRound(rt, p);
+      const b = await throughputRound(bt, p);
+      rounds.push({ relay: r, baseline: b });
+      o.log(`${t} throughput round ${i + 1}: relay ${Math.round(r.rate)} msg/s (server cpu ${r.serverCpu.toFixed(2)}, load cpu ${r.loadCpu.toFixed(2)}), baseline ${Math.round(b.rate)} msg/s (server cpu ${b.serverCpu.toFixed(2)}, load cpu ${b.loadCpu.toFixed(2)})`);
     }
-    const rate = Math.round(relayT!.rate / 2);
-    const relayL = await measureLatency(load, relay, t, `lat-${t}`, p, rate);
-    const baseL = await measureLatency(load, baseline, t, 'baseline', p, rate);
-    o.log(`${t} latency at ${rate} msg/s: relay p50 ${relayL.p50.toFixed(2)} p99 ${relayL.p99.toFixed(2)} max ${relayL.max.toFixed(2)} ms; baseline p50 ${baseL.p50.toFixed(2)} p99 ${baseL.p99.toFixed(2)} max ${baseL.max.toFixed(2)} ms`);
-    const delay = await measureLatency(load, relay, t, `delay-${t}`, p, p.delayRate, { delay: 50, jitter: 0 });
+    const best = (pick: (x: (typeof rounds)[number]) => Throughput) => rounds.map(pick).reduce((a, b) => (b.rate > a.rate ? b : a));
+    const relayT = best((x) => x.relay);
+    const baseT = best((x) => x.baseline);
+    const rate = Math.round(relayT.rate / 2);
+    const rs: Awaited<ReturnType<typeof latencySlice>>[] = [];
+    const bs: Awaited<ReturnType<typeof latencySlice>>[] = [];
+    for (let i = 0; i < p.latencySlices; i++) {
+      rs.push(await latencySlice(rt, rate, p.latencyMs, p.warmupMs));
+      bs.push(await latencySlice(bt, rate, p.latencyMs, p.warmupMs));
+    }
+    const relayL = pool(rs);
+    const baseL = pool(bs);
+    o.log(`${t} latency at ${rate} msg/s: relay p50 ${relayL.p50.toFixed(2)} p99 ${relayL.p99.toFixed(2)} max ${relayL.max.toFixed(2)} ms (slice p99s ${rs.map((x) => x.p99.toFixed(1)).join(' ')}); baseline p50 ${baseL.p50.toFixed(2)} p99 ${baseL.p99.toFixed(2)} max ${baseL.max.toFixed(2)} ms (slice p99s ${bs.map((x) => x.p99.toFixed(1)).join(' ')})`);
+    await closeTarget(rt);
+    await closeTarget(bt);
+    const dt = await openTarget(load, relay, 'delay', t, `delay-${t}`, p.clients, { delay: 50, jitter: 0 });
+    const delay = pool([await latencySlice(dt, p.delayRate, p.delayMs, p.warmupMs, 50)]);
+    await closeTarget(dt);
     o.log(`${t} delay 50 ms at ${p.delayRate} msg/s: error p50 ${delay.p50.toFixed(2)} p99 ${delay.p99.toFixed(2)} max ${delay.max.toFixed(2)} min ${delay.min.toFixed(2)} ms`);
     await stopServer(relay);
     await stopServer(baseline);
@@ -72,7 +107,7 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
     const memBase = await measureMemory(load, `baseline-${t}`, t, p.memoryProcesses);
     o.log(`${t} memory at ${p.memoryProcesses} processes: relay ${(memRelay.perProcess / 1024).toFixed(1)} KiB each, baseline ${(memBase.perProcess / 1024).toFixed(1)} KiB each`);
     return {
-      throughput: { relay: relayT!, baseline: baseT!, ratio: relayT!.rate / baseT!.rate },
+      throughput: { relay: relayT, baseline: baseT, ratio: relayT.rate / baseT.rate, rounds: rounds.map((x) => ({ relay: Math.round(x.relay.rate), baseline: Math.round(x.baseline.rate) })) },
       latency: { rate, relay: relayL, baseline: baseL, p99Ratio: relayL.p99 / baseL.p99 },
       delay: { ...delay, injectedMs: 50 },
       memory: { relay: memRelay, baseline: memBase },
@@ -89,7 +124,6 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       transports: { type: 'string', default: 'ws,socketio' },
-      rounds: { type: 'string' },
       out: { type: 'string' },
     },
   });
@@ -97,7 +131,7 @@ async function main(): Promise<void> {
   const quick = values.quick;
   const out = values.out ?? (quick ? 'bench/results-quick.json' : 'bench/results.json');
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
-  const results = await runBench({ quick, profile: values.profile, transports, rounds: Number(values.rounds ?? (quick ? 1 : 2)), log: (l) => console.log(l) });
+  const results = await runBench({ quick, profile: values.profile, transports, log: (l) => console.log(l) });
   const md = markdown(results);
   await writeFile(out, JSON.stringify(results, null, 2) + '\n');
   await writeFile(out.replace(/\.json$/, '.md'), md);
