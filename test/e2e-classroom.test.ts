@@ -187,6 +187,15 @@ describe('the lab in the browser', () => {
     await expect.poll(() => instructor.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")')).toBe('Process 3, in group 2');
   }, 30_000);
 
+  it('reset: every process restarts, the crashed one too, and the lab agrees on the highest id again', async () => {
+    await instructor.getByRole('button', { name: 'Reset the lab…' }).click();
+    await instructor.getByRole('button', { name: 'Yes, reset' }).click();
+    await expect.poll(() => instructor.getByTestId('feedback').textContent(), { timeout: 10_000 }).toBe('Reset the lab');
+    await expect.poll(() => dashboard.getByTestId('consensus').textContent(), { timeout: 30_000 }).toBe(`coordinator ${N - 1} (${N} of ${N})`);
+    for (const page of students) await expect.poll(() => page.getByTestId('coordinator').textContent(), { timeout: 10_000 }).toBe(String(N - 1));
+    await screenshot(dashboard, 'dashboard-after-reset');
+  }, 60_000);
+
   it('no page logged an error', () => {
     for (const [name, list] of errors) expect({ name, errors: list }).toEqual({ name, errors: [] });
   });
