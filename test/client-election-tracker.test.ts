@@ -97,8 +97,9 @@ describe('election tracker', () => {
 
   it('a reset of the lab forgets the election on show', () => {
     const m = modelFed(worstCaseBully().trace);
-    m.applyEvents([{ seq: 999, t: 999, kind: 'control', action: 'reset' }]);
+    m.applyEvents([{ seq: 999, t: 3, kind: 'control', action: 'reset' }]);
     expect(m.tracker.shown).toBeNull();
     expect(m.needsSnapshot).toBe(true);
+    expect(m.now).toBe(3); // the relay's timeline restarted
   });
 });

@@ -55,6 +55,15 @@ describe('space-time layout', () => {
     expect(spaceTimeLayout(events, [0, 1], { width: 100, laneHeight: 10 }).arrows).toHaveLength(2);
   });
 
+  it('a message whose fate never showed up is a short stub once it is overdue, not a line across the diagram', () => {
+    const events = [{ seq: 1, t: 0, kind: 'send' as const, msg: 1, from: 0, to: 1, type: 'OK', message: { type: 'OK' } }];
+    const fresh = spaceTimeLayout(events, [0, 1], { width: 100, laneHeight: 10, padLeft: 0, padRight: 0, now: 500, lostAfter: 1000 });
+    expect(fresh.arrows[0]).toMatchObject({ end: 'in-flight', x2: 100 });
+    const overdue = spaceTimeLayout(events, [0, 1], { width: 100, laneHeight: 10, padLeft: 0, padRight: 0, now: 5000, lostAfter: 1000 });
+    expect(overdue.arrows[0]!.end).toBe('lost-track');
+    expect(overdue.arrows[0]!.x2).toBeLessThan(15);
+  });
+
   it('past the arrow limit the rest are counted, not drawn', () => {
     const st = spaceTimeLayout(run.trace, ids, { width: 500, laneHeight: 10, maxArrows: 5 });
     expect(st.arrows).toHaveLength(5);
