@@ -1,6 +1,6 @@
 // npm run explore -- --algorithm bully --nodes 4 [--faults partition,crash,drop,slow] [--depth D]
 //   [--states S] [--seconds S] [--initiators 0,1|all] [--detect-window MS] [--early] [--seed S]
-//   [--trace FILE] [--json]
+//   [--check safety,agreement] [--trace FILE] [--json]
 //
 // Searches, breadth first, the orders in which messages, timers and detections may happen in a
 // small lab (ids 0..N-1, the coordinator N-1 crashed, the other processes' detectors firing within
@@ -14,6 +14,7 @@ import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '../shared/a
 import { getAlgorithm } from '../shared/algorithms.ts';
 import type { ExploreSetup, FaultBudget } from '../shared/explore-engine.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '../shared/explore-search.ts';
+import type { Property } from '../shared/properties.ts';
 import { serializeTrace } from '../shared/replay-file.ts';
 
 export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
@@ -40,6 +41,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       'detect-window': { type: 'string' },
       early: { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
+      check: { type: 'string', default: 'safety,agreement' },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -57,6 +59,8 @@ export function parseExploreCli(argv: string[]): ExploreCli {
   const liveIds = ids.slice(0, -1);
   const initiators = values.initiators === 'all' ? liveIds : values.initiators.split(',').map((x) => int(x, '--initiators'));
   for (const id of initiators) if (!liveIds.includes(id)) throw new Error(`--initiators: ${id} is not a live id (0..${n - 2})`);
+  const check = values.check.split(',').map((c) => c.trim()).filter(Boolean) as Property[];
+  for (const c of check) if (c !== 'safety' && c !== 'agreement') throw new Error(`--check: "${c}" is not safety or agreement`);
   const timing = DEFAULT_TIMING;
   return {
     algorithm,
@@ -73,7 +77,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       seed: int(values.seed, '--seed'),
       extremes: !values.early,
     },
-    limits: { depth: int(values.depth, '--depth'), states: int(values.states, '--states'), ms: 1000 * int(values.seconds, '--seconds') },
+    limits: { depth: int(values.depth, '--depth'), states: int(values.states, '--states'), ms: 1000 * int(values.seconds, '--seconds'), check },
     trace: values.trace ?? `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
     json: values.json,
   };
@@ -125,7 +129,7 @@ function main(): void {
   console.log(`${cli.algorithm}, ${n} processes (coordinator ${n - 1} crashed, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${Object.entries(cli.setup.budget).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}`);
   console.log(`${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`);
   if (!result.finding) {
-    console.log('no schedule breaks safety or agreement within the bound');
+    console.log(`no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`);
     return;
   }
   console.log(`VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps:`);

@@ -5,7 +5,7 @@
 // partition, slow link) may strike between events. Worlds are immutable values, so the search
 // can branch freely.
 //
-// Timing model: a message takes at most T (the lab's transmission bound) unless its link has been
+// Timing model: links are FIFO; a message takes at most T (the lab's transmission bound) unless its link has been
 // made slow, in which case it may arrive at any later time; a timer fires exactly when due. An
 // event fires either as early as it can or as late as it may, which covers the extreme orders
 // of what follows it.
@@ -155,6 +155,8 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   const lossy = w.used.drop < setup.budget.drop;
   for (const p of w.pending) {
     if (p.earliest > d) continue;
+    // Links are FIFO (as in the simulator and the relay by default): only a link's oldest message may arrive.
+    if (p.kind === 'deliver' && !oldestOnLink(w, p)) continue;
     out.push({ kind: 'fire', id: p.id, at: 'early' });
     // Firing as late as allowed is a different world only when that is later and finite.
     if (setup.extremes && Number.isFinite(d) && d > Math.max(w.now, p.earliest)) out.push({ kind: 'fire', id: p.id, at: 'late' });
@@ -164,6 +166,10 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   if (w.groups) out.push({ kind: 'heal' });
   else if (w.used.partition < setup.budget.partition) for (const g of splits(up)) out.push({ kind: 'partition', groups: g });
   return out;
+}
+
+export function oldestOnLink(w: World, p: Extract<Pending, { kind: 'deliver' }>): boolean {
+  return !w.pending.some((q) => q.kind === 'deliver' && q.from === p.from && q.to === p.to && q.id < p.id);
 }
 
 /** Every way to cut the live processes into two non-empty groups (each cut once). */

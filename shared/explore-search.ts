@@ -5,7 +5,7 @@
 // first violation found has the shortest schedule.
 import type { AlgorithmName } from './algorithm.ts';
 import { enabled, initialWorld, live, step, type Action, type ExploreSetup, type Recorder, type World } from './explore-engine.ts';
-import { checkAgreement, checkSafety, type Violation } from './properties.ts';
+import { checkAgreement, checkSafety, type Property, type Violation } from './properties.ts';
 import type { TraceEvent } from './trace.ts';
 
 export interface SearchLimits {
@@ -15,6 +15,8 @@ export interface SearchLimits {
   states: number;
   /** Wall time budget, ms (measured with the clock passed in). */
   ms: number;
+  /** Properties to check (default both). */
+  check?: readonly Property[];
 }
 
 export interface Finding {
@@ -34,10 +36,12 @@ export interface SearchResult {
   elapsedMs: number;
 }
 
-export function check(name: AlgorithmName, w: World): Violation | null {
+export function check(name: AlgorithmName, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
   const up = live(w);
   const reports = Object.fromEntries(w.reports);
-  return checkSafety(up, reports) ?? (w.pending.length === 0 ? checkAgreement(name, up, reports) : null);
+  const safety = which.includes('safety') ? checkSafety(up, reports) : null;
+  if (safety) return safety;
+  return which.includes('agreement') && w.pending.length === 0 ? checkAgreement(name, up, reports) : null;
 }
 
 export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
@@ -58,7 +62,8 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
     stoppedBy,
     elapsedMs: clock() - started,
   });
-  const rootViolation = check(name, root);
+  const which = limits.check ?? ['safety', 'agreement'];
+  const rootViolation = check(name, root, which);
   if (rootViolation) return done('found', 0, { violation: rootViolation, actions: [] });
   let frontier: { world: World; node: number }[] = [{ world: root, node: 0 }];
   let lastDepth = 0;
@@ -76,7 +81,7 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
         parent.push(node);
         via.push(action);
         const id = parent.length - 1;
-        const v = check(name, w);
+        const v = check(name, w, which);
         if (v) return done('found', depth + 1, { violation: v, actions: pathTo(id, parent, via) });
         next.push({ world: w, node: id });
         if (seen.size >= limits.states) return done('states', depth);
@@ -96,7 +101,7 @@ function pathTo(id: number, parent: number[], via: (Action | null)[]): Action[] 
 
 /**
  * A world's fingerprint: process states and pending events (times relative to now, as a
- * multiset, event ids left out), the random draws and the faults used. Steps share the state
+ * multiset with each message's place in its link's queue, event ids left out), the random draws and the faults used. Steps share the state
  * objects and pending entries they did not touch, so each one's hash is computed once per
  * search and kept here (the cache lives as long as the keyer); the pending multiset is summed,
  * so its order does not matter.
@@ -117,10 +122,13 @@ export function createKeyer(): (w: World) => number {
     let hi = 0;
     for (const p of w.pending) {
       const what = of(p, () => (p.kind === 'deliver' ? `d${p.from}>${p.to}:${JSON.stringify(p.message)}` : p.kind === 'timer' ? `t${p.node}:${p.name}` : `e${p.node}${p.watch ? 'w' : ''}`));
+      // Messages on one link arrive in order, so a message's place in its link's queue matters.
+      let rank = 0;
+      if (p.kind === 'deliver') for (const q of w.pending) if (q.kind === 'deliver' && q.from === p.from && q.to === p.to && q.id < p.id) rank++;
       // Times to the microsecond, mixed in as integers (no string building in the hot loop).
       const e = Math.round(rel(p.earliest) * 1000);
       const l = Math.round(rel(p.latest) * 1000);
-      const a = mix(mix(what >>> 0, e), l);
+      const a = mix(mix(mix(what >>> 0, e), l), rank);
       const b = mix(mix(Math.floor(what / 4294967296), l ^ 0x5bd1e995), e ^ 0x27d4eb2f);
       lo = (lo + a) >>> 0;
       hi = (hi + b) >>> 0;

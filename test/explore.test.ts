@@ -7,6 +7,7 @@ import { leads } from '../shared/properties.ts';
 import { parseTraceFile, type ParsedTrace } from '../shared/replay-file.ts';
 import { finalState } from '../shared/replay.ts';
 import { createRng } from '../shared/rng.ts';
+import type { TraceEvent } from '../shared/trace.ts';
 import { parseExploreCli, runExplore } from '../scripts/explore.ts';
 
 const clock = () => performance.now();
@@ -84,6 +85,27 @@ describe('explore', () => {
         expect(next.now).toBeGreaterThanOrEqual(w.now);
         if (p.kind === 'timer') expect(next.now).toBe(p.earliest);
         w = next;
+      }
+    }
+  });
+
+  it('explore: links are FIFO: a message never arrives before one sent earlier on the same link', () => {
+    const setup = setupFor('ring', 4);
+    const rng = createRng(3);
+    for (let walk = 0; walk < 20; walk++) {
+      const delivered: TraceEvent[] = [];
+      let w: World = initialWorld(setup);
+      for (let k = 0; k < 80; k++) {
+        const acts = enabled(setup, w);
+        if (acts.length === 0) break;
+        w = step(setup, w, acts[Math.floor(rng() * acts.length)]!, (e) => e.kind === 'deliver' && delivered.push({ seq: 0, ...e }));
+      }
+      const last = new Map<string, number>();
+      for (const e of delivered) {
+        if (e.kind !== 'deliver') continue;
+        const link = `${e.from}->${e.to}`;
+        expect(e.msg).toBeGreaterThan(last.get(link) ?? 0);
+        last.set(link, e.msg);
       }
     }
   });
