@@ -182,6 +182,9 @@ export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[]): 
     w = step(setup, w, a, rec);
     worlds.push(w);
   }
+  // The verdict closes the trace, as the live checker's findings do in the relay's.
+  const v = check(setup.algorithm.name, w);
+  if (v) rec({ t: w.now, kind: 'finding', finding: { kind: v.property, at: w.now, detail: v.message, processes: v.processes } });
   return { trace, worlds };
 }
 

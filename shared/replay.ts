@@ -6,6 +6,7 @@
 // trace back and forth folds from the nearest checkpoint (`replayIndex`) instead of the start.
 import type { Message, ProcessId, Report } from './algorithm.ts';
 import type { ParsedTrace } from './replay-file.ts';
+import type { Finding } from './checker-finding.ts';
 import type { TraceEvent } from './trace.ts';
 
 /** `absent`: not joined yet (relay traces); `gone`: left the lab. */
@@ -40,6 +41,8 @@ export interface ReplayState {
   /** Coordinator each up process believes in (null: none or electing), by id. */
   coordinators: Record<ProcessId, ProcessId | null>;
   partition: ProcessId[][] | null;
+  /** The checker's (or the explorer's) findings recorded so far, oldest first. */
+  findings: Finding[];
 }
 
 interface Acc {
@@ -48,6 +51,7 @@ interface Acc {
   procs: Map<ProcessId, ProcessView>;
   flights: Map<number, FlightView>;
   partition: ProcessId[][] | null;
+  findings: Finding[];
 }
 
 export interface ReplayIndex {
@@ -85,7 +89,7 @@ export function replayIndex(trace: ParsedTrace, every = 1000): ReplayIndex {
 function start(trace: ParsedTrace): Acc {
   const procs = new Map<ProcessId, ProcessView>();
   for (const id of trace.header?.ids ?? []) procs.set(id, { id, status: 'up', report: null });
-  return { applied: 0, t: 0, procs, flights: new Map(), partition: null };
+  return { applied: 0, t: 0, procs, flights: new Map(), partition: null, findings: [] };
 }
 
 function proc(acc: Acc, id: ProcessId): ProcessView {
@@ -135,9 +139,17 @@ function apply(acc: Acc, e: TraceEvent): void {
     case 'partition':
       acc.partition = e.groups;
       break;
+    case 'finding':
+      acc.findings = [...acc.findings, e.finding];
+      break;
     case 'control':
     case 'note':
       break;
+    default: {
+      // A new event kind must be handled here (or listed above as changing nothing).
+      const unhandled: never = e;
+      void unhandled;
+    }
   }
 }
 
@@ -156,6 +168,7 @@ function freeze(acc: Acc): ReplayState {
     inFlight: [...acc.flights.values()].sort((a, b) => a.msg - b.msg),
     coordinators,
     partition: acc.partition,
+    findings: acc.findings,
   };
 }
 
@@ -166,5 +179,6 @@ function thaw(s: ReplayState): Acc {
     procs: new Map(s.processes.map((p) => [p.id, { ...p }])),
     flights: new Map(s.inFlight.map((f) => [f.msg, f])),
     partition: s.partition,
+    findings: s.findings,
   };
 }

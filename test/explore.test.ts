@@ -48,6 +48,8 @@ describe('explore', () => {
     const leaders = finalState(trace).processes.filter((p) => p.status === 'up' && leads(p.report)).map((p) => p.id);
     expect(leaders).toEqual(result.finding!.violation.processes);
     expect(leaders).toHaveLength(2);
+    // The verdict closes the trace as a finding, as the relay's live checker records them.
+    expect(finalState(trace).findings).toEqual([expect.objectContaining({ kind: 'safety', processes: leaders })]);
   });
 
   it('explore: Bully without faults keeps safety in every reachable state and agrees whenever nothing is pending', () => {
