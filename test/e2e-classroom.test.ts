@@ -102,7 +102,7 @@ describe('the lab in the browser', () => {
   }, 90_000);
 
   it('crashing the coordinator from the panel: every tab and the dashboard show the new coordinator', async () => {
-    await instructor.getByRole('button', { name: `Crash process ${N - 1}` }).click();
+    await instructor.getByRole('button', { name: `Crash process ${N - 1}`, exact: true }).click();
     const next = String(N - 2);
     for (const page of students) await expect.poll(() => page.getByTestId('coordinator').textContent(), { timeout: 20_000 }).toBe(next);
     await expect.poll(() => dashboard.getByTestId('consensus').textContent(), { timeout: 20_000 }).toBe(`coordinator ${next} (${N - 1} of ${N - 1})`);
@@ -111,6 +111,24 @@ describe('the lab in the browser', () => {
     await screenshot(dashboard, 'dashboard-after-crash');
     await screenshot(students[4]!, 'student-after-crash');
     await screenshot(instructor, 'instructor-after-crash');
+  }, 60_000);
+
+  it('a student tab crashed from the panel stops and says so; recovered, it starts from scratch; reloaded, it keeps its id', async () => {
+    const tab = students[2]!;
+    await instructor.getByRole('button', { name: 'Crash process 2', exact: true }).click();
+    await expect.poll(() => tab.getByTestId('status').textContent(), { timeout: 10_000 }).toBe('crashed');
+    await expect.poll(() => tab.getByRole('alert').first().textContent()).toContain('Crashed by the instructor');
+    await expect.poll(() => tab.locator('.timers li').count()).toBe(0); // its timers are gone
+    await screenshot(tab, 'student-crashed');
+    await instructor.getByRole('button', { name: 'Recover process 2', exact: true }).click();
+    await expect.poll(() => tab.getByTestId('status').textContent(), { timeout: 10_000 }).toBe('up');
+    await expect.poll(() => tab.locator('.title-row').textContent()).toContain('started 2 times');
+    await expect.poll(() => tab.getByTestId('coordinator').textContent(), { timeout: 20_000 }).toBe(String(N - 2));
+    await tab.reload();
+    await expect.poll(() => tab.getByTestId('process-id').textContent(), { timeout: 10_000 }).toBe('2');
+    await expect.poll(() => tab.getByTestId('status').textContent(), { timeout: 10_000 }).toBe('up');
+    expect(tab.url()).toContain(`/lab/${LAB}/process/2`);
+    await expect.poll(() => tab.getByTestId('coordinator').textContent(), { timeout: 20_000 }).toBe(String(N - 2));
   }, 60_000);
 
   it('a partition built in the panel shows on the dashboard, and each side elects its own coordinator', async () => {
