@@ -95,6 +95,17 @@ describe('election tracker', () => {
     expect(w.events.at(-1)).toMatchObject({ kind: 'deliver', msg: 7 });
   });
 
+  it('events the relay sampled out during an election are counted against that election only', () => {
+    const m = new LabModel();
+    m.applySnapshot(snapshotOf(ids));
+    m.applyEvents([], 40); // before any election: nobody to blame
+    const run = worstCaseBully();
+    m.applyEvents(run.trace.slice(0, 20), 7); // mid-election
+    expect(m.tracker.current!.sampledOut).toBe(7);
+    m.applyEvents(run.trace.slice(20));
+    expect(m.tracker.shown!.sampledOut).toBe(7);
+  });
+
   it('a reset of the lab forgets the election on show', () => {
     const m = modelFed(worstCaseBully().trace);
     m.applyEvents([{ seq: 999, t: 3, kind: 'control', action: 'reset' }]);

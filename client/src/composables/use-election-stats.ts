@@ -21,11 +21,11 @@ export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | 
     return statsVsTheory(w, m.now, knownTypes.value, theoryFor.value, transmission);
   });
 
-  /** Trace batches the relay sampled under load: counts from the trace are then lower bounds. */
+  /** Trace batches the relay sampled under load during this election: its counts are then lower bounds. */
   const note = computed(() => {
     void observer.slowVersion.value;
-    const skipped = observer.model.value.skipped;
-    return skipped ? `The relay left ${skipped} message events out of its batches under load; counts here may be low (the relay's /stats has exact totals).` : null;
+    const skipped = observer.model.value.tracker.shown?.sampledOut ?? 0;
+    return skipped ? `The relay left ${skipped} message events out of its batches during this election (it samples under load): counts here may be low; GET /api/labs/:lab/stats has exact totals.` : null;
   });
 
   return { knownTypes, table, note };

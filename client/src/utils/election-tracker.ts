@@ -25,6 +25,8 @@ export interface ElectionWindow {
   /** Trace events of the window (and crashes just before it), capped for drawing. */
   events: TraceEvent[];
   truncated: number;
+  /** Message events the relay left out of its batches while this election ran (counts are then low). */
+  sampledOut: number;
 }
 
 export interface TrackerOptions {
@@ -85,6 +87,13 @@ export class ElectionTracker {
     if (this.current && !this.current.sawElecting && settled) this.close(this.current.start);
   }
 
+  /** The relay skipped `n` message events in the batch just applied (at relay time `t`). */
+  noteSampled(n: number, t: number): void {
+    if (n <= 0) return;
+    const w = this.current ?? (this.last && this.last.end !== null && t - this.last.end < 1000 ? this.last : null);
+    if (w) w.sampledOut += n;
+  }
+
   reset(): void {
     this.current = null;
     this.last = null;
@@ -104,7 +113,7 @@ export class ElectionTracker {
     // What set it off: crashes, recoveries and partitions shortly before (not joins: a class
     // joining one by one would stretch the diagram over minutes).
     const pre = this.recentStatus.filter((s) => s.t >= t - this.preRoll && s.t <= t && (s.kind === 'crash' || s.kind === 'recover' || s.kind === 'partition'));
-    const w: ElectionWindow = { serial: this.serial, start: t, end: null, trigger, sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: [...pre], truncated: 0 };
+    const w: ElectionWindow = { serial: this.serial, start: t, end: null, trigger, sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: [...pre], truncated: 0, sampledOut: 0 };
     // A stray window may turn out to be the last election's tail: keep matching its sends.
     if (trigger.startsWith('elect') || trigger.endsWith('started electing')) this.sendTimes.clear();
     this.current = w;
@@ -135,6 +144,7 @@ export class ElectionTracker {
     const kept = tail.events.filter((e) => e.t >= tail.start);
     into.events.push(...kept.slice(0, room));
     into.truncated += tail.truncated + Math.max(0, kept.length - room);
+    into.sampledOut += tail.sampledOut;
   }
 
   private record(w: ElectionWindow, e: TraceEvent): void {

@@ -58,6 +58,7 @@ export class LabModel {
       this.tracker.observe(e, settled);
     }
     this.tracker.check(this.agreement().settled);
+    this.tracker.noteSampled(skipped, this.now);
   }
 
   agreement(): Agreement {
