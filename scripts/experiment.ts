@@ -1,20 +1,23 @@
 // npm run experiment -- [--algorithm bully,ring,ring-active-list,emergent,raft] [--nodes 4,8,...,512]
 //   [--case worst,best,random] [--runs R] [--delay MS] [--jitter MS] [--drop P[,P...]] [--seed S]
-//   [--detector none|heartbeat|poll] [--out DIR]
+//   [--detector none|heartbeat|poll] [--out DIR] [--live URL --token T]
 //
 // Runs the documents' setting (the coordinator N-1 crashed, one process detects it) for every
 // combination in the simulator and writes DIR/runs.csv (one row per run), DIR/summary.md (measured
 // beside the formulas) and SVG plots. Several --drop values sweep loss and add agreement.svg.
+// With --live URL the runs happen on a running relay instead (its server bots, real time; the
+// token is the instructor's, or ELECTION_LAB_TOKEN).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode } from '../shared/algorithm.ts';
 import { DEFAULT_SWEEP, runOne, runWeight, sweepRuns, type RunRow, type SweepSpec } from '../shared/experiment.ts';
+import { fetchDeps, runLive, type LiveDeps } from '../shared/experiment-live.ts';
 import { experimentFigures } from '../shared/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '../shared/experiment-tables.ts';
 import { ELECTION_CASES, type ElectionCase } from '../shared/formulas.ts';
 
-export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean } {
+export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean; live: { url: string; token: string } | null } {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -29,11 +32,14 @@ export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: stri
       detector: { type: 'string' },
       out: { type: 'string', default: 'experiment-out' },
       live: { type: 'string' },
+      token: { type: 'string' },
       quiet: { type: 'boolean', default: false },
     },
     strict: true,
   });
-  if (values.live !== undefined) throw new Error('--live is not available yet: it needs the bot runner (scripts/bots.ts)');
+  const token = values.token ?? process.env['ELECTION_LAB_TOKEN'] ?? null;
+  if (values.live !== undefined && !token) throw new Error('--live needs the instructor token: --token T or ELECTION_LAB_TOKEN');
+  if (values.live !== undefined && !/^https?:\/\//.test(values.live)) throw new Error('--live: an http(s) URL of a running relay');
   const list = (s: string | undefined) => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
   const algorithms = (list(values.algorithm) ?? DEFAULT_SWEEP.algorithms) as AlgorithmName[];
   for (const a of algorithms) if (!ALGORITHM_NAMES.includes(a)) throw new Error(`--algorithm: "${a}" is not one of ${ALGORITHM_NAMES.join(', ')}`);
@@ -61,6 +67,7 @@ export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: stri
     },
     out: values.out,
     quiet: values.quiet,
+    live: values.live === undefined ? null : { url: values.live, token: token! },
   };
 }
 
@@ -79,6 +86,22 @@ export function runExperiment(spec: SweepSpec, progress?: (done: number, label: 
   for (const p of runs) {
     progress?.(done / total, `${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`);
     rows.push(runOne(p, () => performance.now()));
+    done += runWeight(p);
+  }
+  progress?.(1, 'done');
+  return rows;
+}
+
+/** The same sweep against a running relay, one lab per run, one run at a time (real time). */
+export async function runExperimentLive(spec: SweepSpec, deps: LiveDeps, progress?: (done: number, label: string) => void): Promise<RunRow[]> {
+  const runs = sweepRuns(spec);
+  const total = runs.reduce((a, p) => a + runWeight(p), 0);
+  const prefix = `exp-${Math.floor(deps.clock()).toString(36)}`;
+  let done = 0;
+  const rows: RunRow[] = [];
+  for (const [i, p] of runs.entries()) {
+    progress?.(done / total, `live ${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`);
+    rows.push(await runLive(p, deps, `${prefix}-${i}`));
     done += runWeight(p);
   }
   progress?.(1, 'done');
@@ -106,7 +129,7 @@ function bar(share: number, label: string): string {
   return `[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.round(share * 100)).padStart(3)}% ${label}`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseExperimentCli(process.argv.slice(2));
@@ -114,18 +137,25 @@ function main(): void {
     console.error(`experiment: ${(e as Error).message}`);
     process.exit(2);
   }
-  const { spec, out, quiet } = parsed;
+  const { spec, out, quiet, live } = parsed;
   const tty = process.stderr.isTTY;
   let lastShown = -1;
   const started = performance.now();
-  const rows = runExperiment(spec, (share, label) => {
+  const progress = (share: number, label: string) => {
     if (quiet) return;
     if (tty) process.stderr.write(`\r${bar(share, label).padEnd(90)}`);
     else if (Math.floor(share * 10) > lastShown) {
       lastShown = Math.floor(share * 10);
       process.stderr.write(bar(share, label) + '\n');
     }
-  });
+  };
+  let rows: RunRow[];
+  try {
+    rows = live ? await runExperimentLive(spec, fetchDeps(live.url, live.token), progress) : runExperiment(spec, progress);
+  } catch (e) {
+    console.error(`\nexperiment: ${(e as Error).message}`);
+    process.exit(1);
+  }
   if (tty && !quiet) process.stderr.write('\n');
   const wall = (performance.now() - started) / 1000;
   mkdirSync(out, { recursive: true });
@@ -137,4 +167,4 @@ function main(): void {
   console.log(`wrote ${files.map((f) => join(out, f.file)).join(', ')}`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) void main();
