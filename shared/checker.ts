@@ -17,7 +17,8 @@ import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type T
 import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from './checker-finding.ts';
 import { checkerProfile } from './checker-profiles.ts';
 import { createCoordinatorWatch } from './checker-coordinators.ts';
-import { checkAgreement, leads } from './properties.ts';
+import { judgeAgreement } from './checker-agreement.ts';
+import { leads } from './properties.ts';
 import type { TraceEvent } from './trace.ts';
 
 export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from './checker-finding.ts';
@@ -105,28 +106,12 @@ export function createChecker(setup: CheckerSetup): Checker {
     quietChecked = true;
     const live = liveIds();
     const reports = Object.fromEntries(live.map((id) => [id, procs.get(id)!.report]));
-    // The verdict is properties.ts's, shared with the explorer and the experiments.
-    const v = checkAgreement(setup.algorithm, live, reports);
-    if (!v) return;
-    // Name everyone who is wrong, measured against the coordinator the algorithm must end with.
-    const believed = (id: ProcessId) => reports[id]?.coordinator ?? null;
-    let expected: ProcessId | null;
-    let why: string;
-    if (profile.expects === 'highest') {
-      expected = live[live.length - 1]!;
-      why = 'the highest live id';
-    } else {
-      // Any one live coordinator: the leading one most live processes follow (ties: highest id).
-      const acting = live.filter((id) => believed(id) === id && leads(reports[id]));
-      const followers = (c: ProcessId) => live.filter((id) => believed(id) === c).length;
-      acting.sort((a, b) => followers(b) - followers(a) || b - a);
-      expected = acting[0] ?? null;
-      why = expected === null ? 'no live process leads' : 'the leader most processes follow';
-    }
-    const wrong = live.filter((id) => believed(id) !== expected);
+    const d = judgeAgreement(setup.algorithm, profile.expects, live, reports);
+    if (!d) return;
     const part = groupOf ? ' (partitioned)' : '';
-    emit(out, { kind: 'agreement', at: t, processes: wrong.length > 0 ? wrong : v.processes, since: lastActivity, detail: `quiet fabric${part}: ${v.message}; expected ${expected ?? 'a coordinator'} (${why})` });
+    emit(out, { kind: 'agreement', at: t, processes: d.processes, since: lastActivity, detail: `quiet fabric${part}: ${d.detail}` });
   };
+
 
   const deadlines = () => ({
     overlapAt: coordinators.nextDue(bounds.overlap),
