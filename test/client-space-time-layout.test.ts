@@ -64,6 +64,21 @@ describe('space-time layout', () => {
     expect(overdue.arrows[0]!.x2).toBeLessThan(15);
   });
 
+  it('a crash long before the election is pinned to the left edge instead of squeezing the election', () => {
+    const events = [
+      { seq: 1, t: 0, kind: 'crash' as const, node: 1 },
+      { seq: 2, t: 1500, kind: 'send' as const, msg: 1, from: 0, to: 1, type: 'ELECTION', message: { type: 'ELECTION' } },
+      { seq: 3, t: 1600, kind: 'drop' as const, msg: 1, from: 0, to: 1, type: 'ELECTION', reason: 'receiver-crashed' as const },
+    ];
+    const st = spaceTimeLayout(events, [0, 1], { width: 1000, laneHeight: 10, padLeft: 0, padRight: 0, start: 1500, end: 1600 });
+    expect(st.clippedLead).toBe(1500);
+    expect(st.marks[0]).toMatchObject({ kind: 'crash', x: 0 });
+    expect(st.arrows[0]!.x1).toBeGreaterThan(0); // the election fills the width
+    expect(st.arrows[0]!.x2).toBe(1000);
+    const near = spaceTimeLayout(events.map((e) => (e.kind === 'crash' ? { ...e, t: 1490 } : e)), [0, 1], { width: 1000, laneHeight: 10, padLeft: 0, padRight: 0, start: 1500, end: 1600 });
+    expect(near.clippedLead).toBe(0);
+  });
+
   it('past the arrow limit the rest are counted, not drawn', () => {
     const st = spaceTimeLayout(run.trace, ids, { width: 500, laneHeight: 10, maxArrows: 5 });
     expect(st.arrows).toHaveLength(5);

@@ -51,6 +51,8 @@ export interface SpaceTime {
   height: number;
   /** Arrows left out past `maxArrows`. */
   omitted: number;
+  /** How long before the election's start the earliest mark (the crash that set it off) was, when it was clipped to the left edge; else 0 (ms). */
+  clippedLead: number;
 }
 
 export interface SpaceTimeOptions {
@@ -70,6 +72,12 @@ export interface SpaceTimeOptions {
   end?: number | null;
   /** A message with no fate seen this long after its send is drawn as a short stub, not a line to the edge (ms). */
   lostAfter?: number;
+  /**
+   * Marks before `start` (the crash that set the election off) earlier than this fraction of the
+   * election's length are pinned to the left edge, so a long detection delay does not squeeze
+   * the election into a sliver. Default 0.2.
+   */
+  maxLead?: number;
 }
 
 /** Roles that mean "I am the coordinator" across the algorithms. */
@@ -90,6 +98,14 @@ export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly P
   }
   if (!Number.isFinite(t0)) t0 = 0;
   if (!Number.isFinite(t1) || t1 <= t0) t1 = t0 + 1;
+  let clippedLead = 0;
+  if (o.start !== undefined && t0 < o.start && t1 > o.start) {
+    const length = t1 - o.start;
+    if (o.start - t0 > length * (o.maxLead ?? 0.2)) {
+      clippedLead = o.start - t0;
+      t0 = o.start - length * 0.03;
+    }
+  }
 
   const laneY = new Map<ProcessId, number>();
   const laneList: Lane[] = lanes.map((id, i) => {
@@ -98,7 +114,7 @@ export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly P
     return { id, y };
   });
   const plot = Math.max(1, o.width - padLeft - padRight);
-  const x = (t: number) => padLeft + ((t - t0) / (t1 - t0)) * plot;
+  const x = (t: number) => padLeft + ((Math.max(t, t0) - t0) / (t1 - t0)) * plot;
 
   const open = new Map<number, Arrow>();
   const arrows: Arrow[] = [];
@@ -185,6 +201,7 @@ export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly P
     width: o.width,
     height: padTop + lanes.length * o.laneHeight + 4,
     omitted,
+    clippedLead,
   };
 }
 
