@@ -89,13 +89,15 @@ export function createChecker(setup: CheckerSetup): Checker {
     activity(t);
     if (election) election.deadline = t + bounds.election;
   };
-  const electingIds = () => liveIds().filter((id) => procs.get(id)!.report?.electing);
+  // Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once).
+  const electingNow = new Set<ProcessId>();
+  const electingIds = () => [...electingNow].sort((a, b) => a - b);
 
   /** Open or close the election episode after a change at time t. */
   const updateElection = (t: number, asked = false) => {
-    const electing = electingIds();
-    if (!election && (electing.length > 0 || asked)) election = { since: t, deadline: t + bounds.election, flagged: false, spurious: false, lost: 0 };
-    else if (election && electing.length === 0 && !asked) election = null;
+    const any = electingNow.size > 0;
+    if (!election && (any || asked)) election = { since: t, deadline: t + bounds.election, flagged: false, spurious: false, lost: 0 };
+    else if (election && !any && !asked) election = null;
   };
 
   const coordinatorChanged = (out: Finding[], t: number) => {
@@ -197,6 +199,7 @@ export function createChecker(setup: CheckerSetup): Checker {
       case 'crash':
       case 'leave':
         Object.assign(proc(e.node), { live: false, report: null, asked: null, told: null });
+        electingNow.delete(e.node);
         fault(t);
         updateElection(t);
         coordinatorChanged(out, t);
@@ -204,6 +207,7 @@ export function createChecker(setup: CheckerSetup): Checker {
       case 'recover':
       case 'join':
         Object.assign(proc(e.node), { live: true, report: null });
+        electingNow.delete(e.node);
         fault(t);
         break;
       case 'report': {
@@ -211,6 +215,8 @@ export function createChecker(setup: CheckerSetup): Checker {
         const before = p.report;
         p.live = true;
         p.report = e.report;
+        if (e.report.electing) electingNow.add(e.node);
+        else electingNow.delete(e.node);
         const changed = !before || before.coordinator !== e.report.coordinator || before.electing !== e.report.electing || before.term !== e.report.term;
         if (!changed) break;
         activity(t);
@@ -235,6 +241,7 @@ export function createChecker(setup: CheckerSetup): Checker {
         } else if (e.action === 'reset' || e.action === 'reconfigure') {
           for (const p of procs.values()) Object.assign(p, { report: null, asked: null });
           inFlight.clear();
+          electingNow.clear();
           election = null;
           coordinators.reset();
           activity(t);
