@@ -47,8 +47,13 @@ export class LabChecker {
   /** Feed one journaled event. Findings are emitted through `deps.emit` (and never fed back). */
   observe(event: TraceEvent): void {
     if (event.kind === 'finding' || this.disposed) return;
-    this.followConfig();
-    this.publish(this.checker.observe(event, Math.max(event.t, this.deps.now())));
+    // A fault in the checker must never stop the lab from journaling: log it and go on.
+    try {
+      this.followConfig();
+      this.publish(this.checker.observe(event, Math.max(event.t, this.deps.now())));
+    } catch (err) {
+      this.deps.onError(err);
+    }
   }
 
   /** The lab's timeline starts over (reset): a fresh checker, counts cleared. */
