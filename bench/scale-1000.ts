@@ -22,7 +22,7 @@ const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '1000' },
     transport: { type: 'string', default: 'ws' },
-    transmission: { type: 'string', default: '30000' },
+    transmission: { type: 'string', default: '60000' },
     delay: { type: 'string', default: '0' },
     timeout: { type: 'string', default: '900' },
     profile: { type: 'boolean', default: false },
@@ -126,6 +126,8 @@ try {
   await sleep(500);
   const stats = await relayStats();
   const memEnd = await relayMem();
+  // What stays after a full GC: the lab's per-link counters and trace bookkeeping, not the storm's queues.
+  const memEndGc = await relayMem(true);
   const botsUsage = process.resourceUsage();
   const sentAfter = f.counters.sentByType;
   const sentByBots = Object.fromEntries(Object.keys(sentAfter).map((k) => [k, sentAfter[k]! - (sentBefore[k] ?? 0)]));
@@ -166,6 +168,7 @@ try {
       relayRssJoinedMiB: mib(memJoined.rss),
       relayRssPerProcessKiB: round((memJoined.rss - memEmpty.rss) / N / 1024),
       relayRssEndMiB: mib(memEnd.rss),
+      relayHeapEndAfterGcMiB: mib(memEndGc.heapUsed),
       relayPeakRssMiB: mib(Math.max(memEnd.maxRss, peakRelayRss)),
       botsPeakRssMiB: mib(botsUsage.maxRSS * 1024),
     },
