@@ -37,6 +37,9 @@ export interface Throughput extends ThroughputResult {
 
 export interface Latency extends Omit<LatencyResult, 'samples'> {
   serverCpu: number;
+  /** p99 of each slice, and their median: a figure one background hiccup on the machine cannot move. */
+  sliceP99s: number[];
+  medianSliceP99: number;
 }
 
 /** `args`: extra arguments for server-child.ts (the relay takes option overrides as JSON). */
@@ -102,6 +105,8 @@ export function pool(slices: (LatencyResult & { serverCpu: number })[]): Latency
     lost: slices.reduce((a, s) => a + s.lost, 0),
     loadCpu: avg((s) => s.loadCpu),
     serverCpu: avg((s) => s.serverCpu),
+    sliceP99s: slices.map((s) => round(s.p99, 3)),
+    medianSliceP99: summarize(slices.map((s) => s.p99)).p50,
   };
 }
 
