@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ringLayout } from '../client/src/utils/ring-layout.ts';
-import { labelModeFor, paintCentre, paintLabels, type Paint } from '../client/src/utils/ring-paint.ts';
+import { labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
 import type { ProcessLook } from '../client/src/utils/process-look.ts';
 
 /** A Paint that records the text it is asked to draw. */
@@ -15,7 +15,7 @@ function recorder() {
   return { paint, texts };
 }
 
-const look = (role: string, believes: string): ProcessLook => ({ shape: 'circle', fill: '#fff', stroke: '#000', dashed: false, crossed: false, ring: null, halo: null, role, leads: false, status: 'up', kind: 'human', believes });
+const look = (role: string, believes: string): ProcessLook => ({ shape: 'circle', fill: '#fff', stroke: '#000', dashed: false, crossed: false, ring: null, halo: null, rival: false, role, leads: false, status: 'up', kind: 'human', believes });
 
 describe('ring painting', () => {
   it('label mode follows the room between neighbours', () => {
@@ -49,5 +49,18 @@ describe('ring painting', () => {
     const split = recorder();
     paintCentre(split.paint, l, { beliefs: [{ coordinator: 1, count: 2 }, { coordinator: 3, count: 2 }], up: 4, groups: [[0, 1], [1, 3]] });
     expect(split.texts).toEqual(['coordinator by group', 'group 1: 1', 'group 2: 3']);
+  });
+
+  it('a split brain puts a warning above the headline and a warning sign on each rival, not only a colour', () => {
+    const l = ringLayout([0, 1, 2, 3, 4, 5, 6, 7], 400, 400);
+    const centre = recorder();
+    paintCentre(centre.paint, l, { beliefs: [{ coordinator: 3, count: 4 }, { coordinator: 7, count: 4 }], up: 8, groups: [[0, 3], [1, 7]], alarm: 'split brain: 3 and 7 lead at once' });
+    expect(centre.texts[0]).toBe('⚠ split brain: 3 and 7 lead at once');
+    const node = recorder();
+    paintNode(node.paint, 10, 50, 50, { ...look('coordinator', '3'), rival: true }, false);
+    expect(node.texts).toEqual(['!']);
+    const calm = recorder();
+    paintNode(calm.paint, 10, 50, 50, look('coordinator', '3'), false);
+    expect(calm.texts).toEqual([]);
   });
 });

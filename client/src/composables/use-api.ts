@@ -54,7 +54,22 @@ const enc = encodeURIComponent;
 export const publicApi = {
   labs: () => request<LabSummary[]>('GET', '/api/labs'),
   snapshot: (lab: string) => request<LabSnapshot>('GET', `/api/labs/${enc(lab)}`),
-  stats: (lab: string) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats`),
+  /** `links`: how many of the busiest links to include (0: none, the dashboard does not draw them). */
+  stats: (lab: string, links?: number) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats${links === undefined ? '' : `?links=${links}`}`),
+  /** The whole trace as JSON Lines text (for replay). */
+  async traceText(lab: string, signal?: AbortSignal): Promise<ApiResult<string>> {
+    try {
+      const res = await fetch(`/api/labs/${enc(lab)}/trace`, { signal });
+      if (!res.ok) {
+        const e = safeParse(await res.text()) as { code?: string; message?: string } | null;
+        return { ok: false, status: res.status, code: e?.code ?? `HTTP_${res.status}`, message: e?.message ?? res.statusText };
+      }
+      return { ok: true, data: await res.text() };
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
+      return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+    }
+  },
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 

@@ -108,13 +108,20 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
     if (missing.value) refresh();
   }, 3000);
 
-  // The relay's own stats (exact even when it samples trace batches under load), once a second.
+  // The relay's own stats (exact even when it samples trace batches under load) and its live
+  // checker's summary, once a second; no link matrix (nothing here draws it, and at 200
+  // processes it is the bulk of the answer).
   let statsTimer: ReturnType<typeof setInterval> | null = null;
   if (opts.stats) {
     const poll = async () => {
       const g = generation;
-      const res = await publicApi.stats(lab.value);
-      if (g === generation) stats.value = res.ok ? res.data : null;
+      const res = await publicApi.stats(lab.value, 0);
+      if (g !== generation) return;
+      stats.value = res.ok ? res.data : null;
+      if (res.ok && res.data.checker) {
+        model.value.findings.applySummary(res.data.checker);
+        bump();
+      }
     };
     statsTimer = setInterval(poll, 1000);
     void poll();

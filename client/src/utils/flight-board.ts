@@ -46,7 +46,16 @@ export function dropPoint(reason: DropReason): number {
   }
 }
 
-export class FlightBoard {
+/** What the ring view draws messages from: the live board, or a still frame (replay). */
+export interface FlightSource {
+  /** Something moves: the canvas keeps redrawing every animation frame while it does. */
+  readonly animating: boolean;
+  readonly dropLinger: number;
+  frame(now: number): FlightFrame;
+  takeCounts(): { shown: number; sampled: number };
+}
+
+export class FlightBoard implements FlightSource {
   private readonly flights = new Map<number, Flight>();
   readonly maxFlights: number;
   duration: number;
@@ -63,6 +72,10 @@ export class FlightBoard {
 
   get size(): number {
     return this.flights.size;
+  }
+
+  get animating(): boolean {
+    return this.flights.size > 0;
   }
 
   send(msg: number, from: ProcessId, to: ProcessId, type: string, now: number): void {

@@ -7,6 +7,7 @@ import type { Fabric, LabConfig } from '../../../shared/lab-config.ts';
 import type { LabSnapshot, ProcessInfo } from '../../../shared/protocol.ts';
 import type { TraceEvent } from '../../../shared/trace.ts';
 import { ElectionTracker } from './election-tracker.ts';
+import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';
 
 export class LabModel {
@@ -21,6 +22,8 @@ export class LabModel {
   skipped = 0;
   readonly seenTypes = new Set<string>();
   readonly tracker = new ElectionTracker();
+  /** The live checker's findings and split brain (trace events, corrected by the relay's summary). */
+  readonly findings = new FindingsBook();
   /** A process joined that the snapshot did not know: ask for a new one (name and kind). */
   needsSnapshot = false;
   private agreementCache: Agreement | null = null;
@@ -28,7 +31,8 @@ export class LabModel {
   private buckets: { t: number; n: number }[] = [];
 
   applySnapshot(s: LabSnapshot): void {
-    const restarted = this.config !== null && (this.config.algorithm !== s.config.algorithm || s.now < this.now - 1000);
+    const clockRestarted = this.config !== null && s.now < this.now - 1000;
+    const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
     this.processes.clear();
     for (const p of s.processes) this.processes.set(p.id, { ...p });
@@ -39,6 +43,7 @@ export class LabModel {
     this.now = restarted ? s.now : Math.max(this.now, s.now);
     if (restarted) {
       this.tracker.reset();
+      if (clockRestarted) this.findings.reset();
       this.buckets = [];
     }
     this.needsSnapshot = false;
@@ -120,11 +125,15 @@ export class LabModel {
           this.tracker.reset();
           this.seenTypes.clear();
           if (e.action === 'reset') {
+            this.findings.reset();
             // The relay's clock starts again from this event.
             this.now = e.t;
             this.buckets = [];
           }
         } else this.needsSnapshot = true;
+        return;
+      case 'finding':
+        this.findings.applyFinding(e.finding);
         return;
       case 'partition':
         this.partition = e.groups;

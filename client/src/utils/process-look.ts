@@ -18,6 +18,8 @@ export interface ProcessLook {
   /** Partition group ring colour, when the lab is partitioned. */
   ring: string | null;
   halo: 'disagrees' | 'stale' | null;
+  /** One of two or more processes acting as coordinator at once (the checker's split brain). */
+  rival: boolean;
   role: string;
   /** Its role says it is the coordinator (coordinator, leader, master). */
   leads: boolean;
@@ -31,30 +33,37 @@ export interface ProcessLook {
 export const ROLE_FILL = {
   coordinator: OKABE_ITO.blue,
   electing: OKABE_ITO.orange,
+  /** The emergent algorithm's slaves: standing by to take over (a pale tint of the coordinator's blue). */
+  pool: '#c6e4f7',
   other: '#ffffff',
   crashed: '#d9d9d9',
   absent: '#ffffff',
 } as const;
 
-export function processLook(p: ProcessInfo, agreement: Agreement, mainGroup: number | null): ProcessLook {
+/** Roles drawn in the pool tint: ready to stand for election (the emergent algorithm's slaves). */
+export const POOL_ROLES: ReadonlySet<string> = new Set(['slave']);
+
+export function processLook(p: ProcessInfo, agreement: Agreement, mainGroup: number | null, rivals: ReadonlySet<ProcessId> = NO_RIVALS): ProcessLook {
   const shape: NodeShape = p.kind === 'bot' ? 'square' : p.kind === 'external' ? 'diamond' : 'circle';
-  const kind = p.kind ?? 'nobody';
+  const kind = p.kind ?? (p.status === 'absent' ? 'nobody' : 'unknown');
   const ring = p.group === null ? null : GROUP_COLOURS[p.group % GROUP_COLOURS.length]!;
   const cutOff = p.group !== null && mainGroup !== null && p.group !== mainGroup;
   const believes = p.report ? (p.report.coordinator === null ? 'none' : String(p.report.coordinator)) : '?';
   if (p.status === 'absent') {
-    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, ring, halo: null, role: '-', leads: false, status: 'absent', kind, believes: '-' };
+    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, ring, halo: null, rival: false, role: '-', leads: false, status: 'absent', kind, believes: '-' };
   }
   if (p.status === 'crashed') {
-    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, ring, halo: null, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
+    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, ring, halo: null, rival: false, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
   }
   const role = p.report?.role ?? 'starting';
   const leads = COORDINATOR_ROLES.has(role);
-  const fill = leads ? ROLE_FILL.coordinator : p.report?.electing ? ROLE_FILL.electing : ROLE_FILL.other;
+  const fill = leads ? ROLE_FILL.coordinator : p.report?.electing ? ROLE_FILL.electing : POOL_ROLES.has(role) ? ROLE_FILL.pool : ROLE_FILL.other;
   const halo = agreement.disagree.has(p.id) ? 'disagrees' : agreement.stale.has(p.id) ? 'stale' : null;
   const status = cutOff ? `up, cut off (group ${p.group! + 1})` : p.group !== null ? `up (group ${p.group + 1})` : 'up';
-  return { shape, fill, stroke: '#1b1b1b', dashed: false, crossed: false, ring, halo, role, leads, status, kind, believes };
+  return { shape, fill, stroke: '#1b1b1b', dashed: false, crossed: false, ring, halo, rival: rivals.has(p.id), role, leads, status, kind, believes };
 }
+
+const NO_RIVALS: ReadonlySet<ProcessId> = new Set();
 
 /** The group most processes are in: the others are "cut off". null when not partitioned. */
 export function mainGroup(processes: Iterable<{ group: number | null; status: string }>): number | null {

@@ -82,6 +82,42 @@ export function paintNode(ctx: Paint, r: number, x: number, y: number, look: Pro
     ctx.lineWidth = Math.max(1.5, r * 0.25);
     cross(ctx, x, y, r * 0.8);
   }
+  if (look.rival) paintWarning(ctx, x + r * 0.9, y - r * 0.9, Math.max(6, r * 0.55));
+}
+
+/** A warning sign (vermillion triangle, white "!") beside a process in a split brain: shape as well as colour. */
+export function paintWarning(ctx: Paint, x: number, y: number, s: number): void {
+  tracePath(ctx, 'triangle', x, y, s);
+  ctx.fillStyle = OKABE_ITO.vermillion;
+  ctx.fill();
+  ctx.strokeStyle = '#ffffff';
+  ctx.lineWidth = 1;
+  ctx.stroke();
+  ctx.fillStyle = '#ffffff';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.font = `700 ${Math.round(s * 1.1)}px system-ui, sans-serif`;
+  ctx.fillText('!', x, y + s * 0.12);
+}
+
+/**
+ * Split brain: a thick dashed vermillion line joins the processes acting as coordinator at once,
+ * drawn under the discs, so the rivals stand out across the ring even at 200 processes.
+ */
+export function paintRivals(ctx: Paint, l: RingLayout, groups: readonly (readonly ProcessId[])[]): void {
+  ctx.save();
+  ctx.strokeStyle = OKABE_ITO.vermillion;
+  ctx.lineWidth = 3;
+  ctx.setLineDash([9, 6]);
+  for (const members of groups) {
+    const nodes = members.map((id) => l.byId.get(id)).filter((n) => n !== undefined);
+    if (nodes.length < 2) continue;
+    ctx.beginPath();
+    nodes.forEach((n, i) => (i === 0 ? ctx.moveTo(n.x, n.y) : ctx.lineTo(n.x, n.y)));
+    if (nodes.length > 2) ctx.closePath();
+    ctx.stroke();
+  }
+  ctx.restore();
 }
 
 export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: ReadonlyMap<ProcessId, ProcessLook>, names: (id: ProcessId) => string | null, hovered: ProcessId | null): void {
@@ -123,13 +159,23 @@ export interface Headline {
   up: number;
   /** Each partition group's consensus (group index, coordinator); empty or one when not partitioned. */
   groups: [number, ProcessId | null][];
+  /** "split brain: 3 and 7 lead at once", when there is one. */
+  alarm?: string | null;
 }
 
 export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
+  const big = Math.max(18, Math.min(56, l.radius * 0.28));
+  if (h.alarm) {
+    // Above the headline, in the warning colour and bold: the one thing to see from the back.
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = OKABE_ITO.vermillion;
+    ctx.font = `700 ${Math.round(big * 0.4)}px system-ui, sans-serif`;
+    ctx.fillText(`⚠ ${h.alarm}`, l.cx, l.cy - big * (h.groups.length > 1 ? 1.55 : 1.5));
+  }
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   ctx.fillStyle = '#1b1b1b';
-  const big = Math.max(18, Math.min(56, l.radius * 0.28));
   if (!h.beliefs.length) {
     ctx.font = `${big * 0.5}px system-ui, sans-serif`;
     ctx.fillText(h.up ? 'starting…' : 'no process up', l.cx, l.cy);
