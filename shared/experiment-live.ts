@@ -54,9 +54,8 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
   await expect(deps.api('POST', '/api/labs', { name: labName, algorithm: p.algorithm, ids, detector: p.detector, timing: { ...DEFAULT_TIMING, transmission: T }, fabric: { link: { delay: p.delay, jitter: p.jitter } }, seed: p.seed }), 'create lab');
   try {
     await expect(deps.api('POST', `${lab}/bots`, { count: p.n, ids }), 'start bots');
-    // The fresh lab elects its first coordinator.
-    const first = await waitSettled(deps, lab, ids, 30_000);
-    if (first === null) throw new Error('the lab did not agree on a first coordinator within 30 s');
+    const first = await firstCoordinator(p, deps, lab, ids);
+    if (first === null) throw new Error('the lab did not agree on a first coordinator within 60 s');
     if (p.drop > 0) await expect(deps.api('PUT', `${lab}/fabric`, { link: { loss: p.drop } }), 'set loss');
     await expect(deps.api('POST', `${lab}/processes/${first.coordinator}/crash`), 'crash');
     const live = ids.filter((id) => id !== first.coordinator);
@@ -70,6 +69,36 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
     await deps.api('DELETE', `${lab}/bots`).catch(() => undefined);
     await deps.api('DELETE', lab).catch(() => undefined);
   }
+}
+
+/**
+ * Bots join one by one, so the start-up elections may miss processes that were not there yet;
+ * and with detector 'none' Raft and the emergent pool never elect on their own. Once everyone is
+ * up, the highest id (emergent: the highest slave) is asked to elect, until all agree.
+ */
+async function firstCoordinator(p: RunParams, deps: LiveDeps, lab: string, ids: ProcessId[]) {
+  const until = deps.clock() + 60_000;
+  while (deps.clock() < until) {
+    const snap = await deps.api('GET', lab);
+    const procs = (snap.body?.processes ?? []) as ProcessInfo[];
+    const up = procs.filter((q) => ids.includes(q.id) && q.status === 'up' && q.report);
+    if (up.length < ids.length) {
+      await deps.sleep(POLL_MS);
+      continue;
+    }
+    const settled = await waitSettled(deps, lab, ids, 1000);
+    if (settled) return settled;
+    const slaves = up.filter((q) => q.report!.role === 'slave').map((q) => q.id);
+    const target = p.algorithm === 'emergent' ? slaves.at(-1) : ids.at(-1);
+    if (target === undefined) {
+      await deps.sleep(POLL_MS);
+      continue;
+    }
+    await deps.api('POST', `${lab}/processes/${target}/elect`);
+    const after = await waitSettled(deps, lab, ids, 15_000);
+    if (after) return after;
+  }
+  return null;
 }
 
 /** Who detects: the case's choice among the live ids (emergent: among the slaves, as in formulas.ts). */
