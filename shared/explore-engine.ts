@@ -197,6 +197,11 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
         if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'receiver-crashed' });
         return w;
       }
+      // As in the relay: a message still in flight when a cut separates its ends is dropped when due.
+      if (p.kind === 'deliver' && w.groups && groupOf(w.groups, p.from) !== groupOf(w.groups, p.to)) {
+        rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'partition' });
+        return w;
+      }
       if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
       else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
       else rec?.({ t: w.now, kind: 'elect', node });

@@ -194,7 +194,11 @@ export function describeAction(before: World, after: World, a: Action): string {
   switch (a.kind) {
     case 'fire': {
       const p = before.pending.find((x) => x.id === a.id)!;
-      if (p.kind === 'deliver') return `${t} ${p.to} receives ${p.message.type} from ${p.from}${after.states.get(p.to) === null ? ' (down: dropped)' : ''}`;
+      if (p.kind === 'deliver') {
+        const cut = before.groups !== null && !before.groups.some((g) => g.includes(p.from) && g.includes(p.to));
+        const fate = after.states.get(p.to) === null ? ' (down: dropped)' : cut ? ' (across the cut: dropped)' : '';
+        return `${t} ${p.to} ${fate ? 'would receive' : 'receives'} ${p.message.type} from ${p.from}${fate}`;
+      }
       if (p.kind === 'timer') return `${t} ${p.node}'s timer ${p.name} fires`;
       return `${t} ${p.node}'s failure detector fires (elect)`;
     }
