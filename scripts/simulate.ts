@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES, type AlgorithmName } from '../shared/algorithm.ts';
 import { getAlgorithm } from '../shared/algorithms.ts';
 import { simulate, type SimulationSpec } from '../shared/simulator.ts';
-import { TRACE_VERSION } from '../shared/trace.ts';
+import { serializeTrace } from '../shared/replay-file.ts';
 
 export interface SimulateOptions {
   algorithm: AlgorithmName;
@@ -135,8 +135,7 @@ function main(): void {
   const { trace, ...result } = runSimulation(parsed.options, parsed.trace !== null);
   const wallMs = Math.round(performance.now() - started);
   if (parsed.trace) {
-    const header = JSON.stringify({ kind: 'header', version: TRACE_VERSION, source: 'simulator', algorithm: result.algorithm, ids: parsed.options.ids, seed: result.seed });
-    writeFileSync(parsed.trace, [header, ...trace.map((e) => JSON.stringify(e))].join('\n') + '\n');
+    writeFileSync(parsed.trace, serializeTrace({ source: 'simulator', algorithm: result.algorithm, ids: parsed.options.ids, seed: result.seed }, trace));
   }
   if (parsed.json) {
     console.log(JSON.stringify({ ...result, wallMs }));
