@@ -12,6 +12,8 @@ export default defineConfig({
   root,
   plugins: [vue()],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 800 },
+  // The instructor panel's sweep runs in a module worker (it imports the simulator from shared/).
+  worker: { format: 'es' },
   // The app imports ../shared (the algorithms and the protocol) directly.
   server: {
     fs: { allow: [project] },

@@ -102,7 +102,8 @@ export function replayFlights(state: ReplayState, events: readonly TraceEvent[],
   for (const m of state.inFlight) {
     const fate = fates.get(m.msg);
     const span = fate ? fate.at - m.sentAt : 0;
-    const f = span > 0 ? Math.min(0.98, Math.max(0.02, (t - m.sentAt) / span)) : 0.5;
+    // Kept a little way out of the sender's disc, so a message sent at this very moment shows.
+    const f = span > 0 ? Math.min(0.98, Math.max(MIN_SHOWN, (t - m.sentAt) / span)) : 0.5;
     const flight = { msg: m.msg, from: m.from, to: m.to, type: m.type, start: m.sentAt, duration: span, dropAt: null, reason: null };
     moving.push({ flight, f: fate?.dropped ? Math.min(f, dropPoint(fate.dropped)) : f });
   }
@@ -170,6 +171,9 @@ export function describeEvent(e: TraceEvent): string {
       return `checker (${e.finding.kind}): ${e.finding.detail}`;
   }
 }
+
+/** The least fraction of its path a message in flight is drawn at. */
+export const MIN_SHOWN = 0.12;
 
 /** The index of the last event at or before time `t` plus one (events applied by then); events are in time order. */
 export function countAtTime(events: readonly TraceEvent[], t: number): number {

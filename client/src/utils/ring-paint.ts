@@ -33,6 +33,30 @@ export function labelModeFor(arc: number): LabelMode {
   return arc >= 100 ? 'detailed' : arc >= 75 ? 'named' : 'ids';
 }
 
+/** Name characters kept beside a disc in each mode (the rest becomes "…"). */
+export const NAME_CHARS: Record<LabelMode, number> = { detailed: 12, named: 8, ids: 0 };
+
+/** Label font size in px for a ring of n processes. */
+export function labelFont(n: number): number {
+  return n <= 16 ? 15 : n <= 40 ? 13 : 11;
+}
+
+/**
+ * Room to keep around the circle so the widest label (id and name, or the role line) is not
+ * cut at the canvas edge: an estimate from its length in characters (bold system-ui is about
+ * 0.6 em a character), capped so the ring never shrinks to nothing.
+ */
+export function labelMargin(mode: LabelMode, n: number, longestName: number): number {
+  if (mode === 'ids') return 36;
+  const idChars = String(Math.max(0, n - 1)).length;
+  const line1 = idChars + (longestName ? 1 + Math.min(longestName, NAME_CHARS[mode]) : 0);
+  // The role line ("coordinator → 12") is set 2 px smaller.
+  const line2 = mode === 'detailed' ? 14 + idChars : 0;
+  const font = labelFont(n);
+  const width = Math.max(line1 * font * 0.62, line2 * (font - 2) * 0.58);
+  return Math.round(Math.min(180, Math.max(60, width + 30)));
+}
+
 function cross(ctx: Paint, x: number, y: number, d: number): void {
   ctx.beginPath();
   ctx.moveTo(x - d, y - d);
@@ -126,7 +150,7 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
   const every = l.labels ? 1 : Math.max(1, Math.ceil(22 / Math.max(arc, 0.1)));
   ctx.fillStyle = '#1b1b1b';
   ctx.textBaseline = 'middle';
-  const font = n <= 16 ? 15 : n <= 40 ? 13 : 11;
+  const font = labelFont(n);
   for (const node of l.nodes) {
     // Every k-th id; the last partial stretch is skipped so it does not crowd the first label.
     const labelled = node.index % every === 0 && (every === 1 || n - node.index >= every);
@@ -137,7 +161,7 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
     ctx.textAlign = at.align;
     ctx.font = `600 ${font}px system-ui, sans-serif`;
     let line1 = String(node.id);
-    if (mode !== 'ids' && name) line1 += ` ${truncate(name, mode === 'detailed' ? 12 : 8)}`;
+    if (mode !== 'ids' && name) line1 += ` ${truncate(name, NAME_CHARS[mode])}`;
     if (mode !== 'detailed' || !look) {
       ctx.fillText(line1, at.x, at.y);
       continue;
@@ -166,6 +190,14 @@ export interface Headline {
 export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
   const big = Math.max(18, Math.min(56, l.radius * 0.28));
   if (h.alarm) {
+    // The rivals' line crosses the middle: a pale disc keeps the headline readable over it.
+    ctx.save();
+    ctx.globalAlpha = 0.88;
+    ctx.fillStyle = '#ffffff';
+    ctx.beginPath();
+    ctx.arc(l.cx, l.cy, Math.min(l.radius * 0.78, big * 3.4), 0, Math.PI * 2);
+    ctx.fill();
+    ctx.restore();
     // Above the headline, in the warning colour and bold: the one thing to see from the back.
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
