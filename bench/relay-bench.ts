@@ -48,7 +48,9 @@ export interface BenchOptions {
 
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const started = performance.now();
-  const p: BenchParams = { ...(o.quick ? QUICK : FULL), relayNodeArgs: o.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [] };
+  // BENCH_RELAY_NODE_ARGS: extra Node flags for the relay's process only (experiments: --import a patch, heap limits).
+  const extra = (process.env['BENCH_RELAY_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const p: BenchParams = { ...(o.quick ? QUICK : FULL), relayNodeArgs: [...(o.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : []), ...extra] };
   const results: BenchResults = {
     when: new Date().toISOString(),
     quick: o.quick,
