@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, type Relay } from '../server/relay.ts';
-import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
 
 const TOKEN = 'e2e-token';
@@ -188,11 +188,7 @@ describe('the lab in the browser', () => {
   }, 60_000);
 
   it('every control on every page has a label, and the partition builder works from the keyboard', async () => {
-    // Runs in the page; a string so this file needs no DOM types.
-    const unlabelled = `(() => [...document.querySelectorAll('button, input, select, textarea')]
-      .filter((el) => el.offsetParent !== null)
-      .filter((el) => !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.labels && el.labels.length) || (el.tagName === 'BUTTON' && el.textContent.trim())))
-      .map((el) => el.outerHTML.slice(0, 120)))()`;
+    const unlabelled = UNLABELLED_CONTROLS;
     const home = await open('home', '/');
     await home.getByRole('heading', { name: 'Labs on this relay' }).waitFor();
     for (const page of [home, dashboard, instructor, students[0]!]) expect({ url: page.url(), unlabelled: await page.evaluate(unlabelled) }).toEqual({ url: page.url(), unlabelled: [] });

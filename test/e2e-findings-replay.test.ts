@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, type Relay } from '../server/relay.ts';
-import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
 
 const TOKEN = 'e2e-findings-token';
@@ -115,6 +115,7 @@ describe('findings, replay and the sweep in the browser', () => {
     await page.getByRole('button', { name: 'Step back one event' }).click();
     await expect.poll(() => page.getByTestId('replay-where').textContent()).toContain(`event ${total - 1} of ${total}`);
     await screenshot(page, 'replay-end');
+    expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
   }, 60_000);
 
   it('replay: a file that is not a trace says which lines are wrong; a lab opens with ?lab= and replays its findings', async () => {
@@ -153,6 +154,7 @@ describe('findings, replay and the sweep in the browser', () => {
     await expect.poll(() => page.getByTestId('sweep-figures').locator('img').count(), { timeout: 30_000 }).toBe(4);
     await page.locator('#sweep-title').scrollIntoViewIfNeeded();
     await screenshot(page, 'instructor-sweep');
+    expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
   }, 60_000);
 
   it('no page logged an error', () => {

@@ -35,3 +35,12 @@ export function watchErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/**
+ * Evaluated in a page: the visible buttons, inputs, selects and text areas with no label (no
+ * aria-label, aria-labelledby, <label> or, for buttons, text). A string, so tests need no DOM types.
+ */
+export const UNLABELLED_CONTROLS = `(() => [...document.querySelectorAll('button, input, select, textarea')]
+  .filter((el) => el.offsetParent !== null)
+  .filter((el) => !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.labels && el.labels.length) || (el.tagName === 'BUTTON' && el.textContent.trim())))
+  .map((el) => el.outerHTML.slice(0, 120)))()`;
