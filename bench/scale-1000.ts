@@ -105,6 +105,8 @@ try {
   log(`crashed ${N - 1}; asked 0 to elect (T = ${T} ms, so UB = ${2 * T + 10} ms)`);
 
   let peakRelayRss = 0;
+  /** Most messages the relay held at once, sampled every 5 s. */
+  let peakHeld = 0;
   let tAgree = 0;
   let lastLog = 0;
   await until('agreement on N-2', async () => {
@@ -112,8 +114,10 @@ try {
     if (performance.now() - lastLog > 5000) {
       lastLog = performance.now();
       const m = await relayMem();
+      const held = (await relayStats()).inFlight as number;
       peakRelayRss = Math.max(peakRelayRss, m.rss);
-      log(`electing ${s.electing}, agreeing on ${s.coordinator}: ${s.agreeing}/${s.up}; received ${f.counters.received}, relay RSS ${mib(m.rss)} MiB`);
+      peakHeld = Math.max(peakHeld, held);
+      log(`electing ${s.electing}, agreeing on ${s.coordinator}: ${s.agreeing}/${s.up}; received ${f.counters.received}; relay holds ${held}, RSS ${mib(m.rss)} MiB`);
     }
     if (s.agreed && s.coordinator === N - 2 && s.up === N - 1) tAgree = performance.now();
     return tAgree > 0;
@@ -157,6 +161,7 @@ try {
     agreed: true,
     countsMatch: measured.ELECTION === expected.ELECTION && measured.OK === expected.OK && measured.COORDINATOR === expected.COORDINATOR,
     linkCount: stats.linkCount,
+    relayPeakHeldSampled: peakHeld,
     cpu: {
       relaySeconds: round(relayCpuSeconds),
       botsSeconds: round(botsCpuSeconds),
