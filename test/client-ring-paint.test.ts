@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ringLayout } from '../client/src/utils/ring-layout.ts';
-import { labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
+import { labelMargin, labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
 import type { ProcessLook } from '../client/src/utils/process-look.ts';
 
 /** A Paint that records the text it is asked to draw. */
@@ -62,5 +62,14 @@ describe('ring painting', () => {
     const calm = recorder();
     paintNode(calm.paint, 10, 50, 50, look('coordinator', '3'), false);
     expect(calm.texts).toEqual([]);
+  });
+
+  it('the room kept for labels grows with the names and the discs, and stays bounded', () => {
+    expect(labelMargin('detailed', 8, 14, 24)).toBeGreaterThan(labelMargin('detailed', 8, 4, 24));
+    expect(labelMargin('ids', 40, 0, 23)).toBeGreaterThan(labelMargin('ids', 40, 0, 5));
+    // A 12-character name is cut to its first 12 characters, so longer names need no more room.
+    expect(labelMargin('detailed', 8, 40, 24)).toBe(labelMargin('detailed', 8, 12, 24));
+    expect(labelMargin('detailed', 8, 40, 24)).toBeLessThanOrEqual(190);
+    expect(labelMargin('ids', 200, 0, 3)).toBeGreaterThanOrEqual(36);
   });
 });

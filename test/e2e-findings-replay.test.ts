@@ -1,8 +1,9 @@
 // End to end in headless Chromium against the real relay serving the built app: the live
 // checker's findings on the dashboard (issue 6: a partitioned Bully lab has two coordinators and
 // the checker flags the split brain), replay (issue 7: a trace from `npm run simulate -- --trace`
-// uploaded and scrubbed to the end shows the coordinators the simulator reported; a bad file says
-// what is wrong; a lab's own trace opens with `?lab=`), and the instructor panel's sweep drawing
+// uploaded and scrubbed to the end shows the coordinators the simulator reported; the explorer's
+// bad schedule opens with its verdict; a bad file says what is wrong; a lab's own trace opens
+// with `?lab=`), and the instructor panel's sweep drawing
 // its plots. Screenshots go to test/screenshots/.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseExploreCli, runExplore } from '../scripts/explore.ts';
 import { createRelay, type Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
@@ -115,6 +117,11 @@ describe('findings, replay and the sweep in the browser', () => {
     await page.getByRole('button', { name: 'Step back one event' }).click();
     await expect.poll(() => page.getByTestId('replay-where').textContent()).toContain(`event ${total - 1} of ${total}`);
     await screenshot(page, 'replay-end');
+    // Play from the start in trace time (the run lasts under half a second): it stops at the end.
+    await page.getByRole('button', { name: 'Go to the start' }).click();
+    await page.getByRole('button', { name: 'Play' }).click();
+    await expect.poll(() => page.getByTestId('replay-where').textContent(), { timeout: 10_000 }).toContain(`event ${total} of ${total}`);
+    await expect.poll(() => page.getByRole('button', { name: 'Play' }).count()).toBe(1);
     expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
   }, 60_000);
 
@@ -125,6 +132,14 @@ describe('findings, replay and the sweep in the browser', () => {
     await expect.poll(() => page.getByTestId('replay-error').textContent()).toContain('line 1: not valid JSON');
     await expect.poll(() => page.getByTestId('replay-error').textContent()).toContain('line 2');
     await screenshot(page, 'replay-bad-file');
+    // `npm run explore`'s shortest bad schedule opens, with its verdict.
+    const cli = parseExploreCli(['--algorithm', 'bully', '--nodes', '4', '--faults', 'slow', '--seconds', '60']);
+    const { traceText } = runExplore(cli, () => performance.now());
+    await page.getByTestId('trace-file').setInputFiles({ name: 'bully-4-slow.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(traceText!) });
+    await expect.poll(() => page.getByTestId('violation').textContent()).toContain('safety: 1 and 2 both lead');
+    await page.getByRole('button', { name: 'Go to the end' }).click();
+    await expect.poll(() => page.getByTestId('split-brain').first().textContent()).toContain('1 and 2');
+    await screenshot(page, 'replay-explorer');
     const lab = await open('replay-lab', `/replay?lab=${LAB}`);
     await expect.poll(() => lab.getByTestId('replay-summary').textContent(), { timeout: 15_000 }).toContain('relay trace · bully · 8 processes');
     await lab.getByRole('button', { name: 'Go to the end' }).click();

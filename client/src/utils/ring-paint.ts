@@ -43,18 +43,20 @@ export function labelFont(n: number): number {
 
 /**
  * Room to keep around the circle so the widest label (id and name, or the role line) is not
- * cut at the canvas edge: an estimate from its length in characters (bold system-ui is about
- * 0.6 em a character), capped so the ring never shrinks to nothing.
+ * cut at the canvas edge: the disc, the halo or group ring beside it (labels then stand further
+ * out), and the text, estimated from its length in characters (bold system-ui is about 0.6 em a
+ * character); capped so the ring never shrinks to nothing.
  */
-export function labelMargin(mode: LabelMode, n: number, longestName: number): number {
-  if (mode === 'ids') return 36;
+export function labelMargin(mode: LabelMode, n: number, longestName: number, nodeRadius = 12): number {
   const idChars = String(Math.max(0, n - 1)).length;
+  const font = labelFont(n);
+  const beside = nodeRadius + Math.max(10, nodeRadius * 0.6 + 6);
+  if (mode === 'ids') return Math.round(Math.min(90, Math.max(36, beside + idChars * font * 0.62 + 6)));
   const line1 = idChars + (longestName ? 1 + Math.min(longestName, NAME_CHARS[mode]) : 0);
   // The role line ("coordinator → 12") is set 2 px smaller.
   const line2 = mode === 'detailed' ? 14 + idChars : 0;
-  const font = labelFont(n);
   const width = Math.max(line1 * font * 0.62, line2 * (font - 2) * 0.58);
-  return Math.round(Math.min(180, Math.max(60, width + 30)));
+  return Math.round(Math.min(190, Math.max(60, beside + width + 6)));
 }
 
 function cross(ctx: Paint, x: number, y: number, d: number): void {
@@ -157,7 +159,8 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
     if (!labelled && node.id !== hovered) continue;
     const look = looks.get(node.id);
     const name = names(node.id);
-    const at = labelPoint(l, node, look?.ring || look?.halo ? 10 : 5);
+    // Clear of the group ring, the halo (out to about 1.45 radii plus its stroke) and the warning sign.
+    const at = labelPoint(l, node, look?.ring || look?.halo || look?.rival ? Math.max(10, l.nodeRadius * 0.6 + 6) : 5);
     ctx.textAlign = at.align;
     ctx.font = `600 ${font}px system-ui, sans-serif`;
     let line1 = String(node.id);
