@@ -72,4 +72,18 @@ describe('ring painting', () => {
     expect(labelMargin('detailed', 8, 40, 24)).toBeLessThanOrEqual(190);
     expect(labelMargin('ids', 200, 0, 3)).toBeGreaterThanOrEqual(36);
   });
+
+  it('a long split-brain warning is set smaller so it stays inside the ring', () => {
+    const fonts: [string, string][] = [];
+    const { paint } = recorder();
+    paint.fillText = function (this: Paint, t: string) {
+      fonts.push([t, paint.font]);
+    };
+    const l = ringLayout(Array.from({ length: 25 }, (_, i) => i), 400, 400);
+    const short = 'split brain: 3 and 7 lead at once';
+    const long = `split brain: ${Array.from({ length: 12 }, (_, i) => i).join(' and ')} lead at once`;
+    for (const alarm of [short, long]) paintCentre(paint, l, { beliefs: [{ coordinator: 3, count: 4 }], up: 8, groups: [], alarm });
+    const size = (alarm: string) => Number(/(\d+)px/.exec(fonts.find(([t]) => t === `⚠ ${alarm}`)![1])![1]);
+    expect(size(long)).toBeLessThan(size(short));
+  });
 });

@@ -198,15 +198,25 @@ export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
     ctx.globalAlpha = 0.88;
     ctx.fillStyle = '#ffffff';
     ctx.beginPath();
-    ctx.arc(l.cx, l.cy, Math.min(l.radius * 0.78, big * 3.4), 0, Math.PI * 2);
+    const backdrop = Math.min(l.radius * 0.78, big * 3.4);
+    ctx.arc(l.cx, l.cy, backdrop, 0, Math.PI * 2);
     ctx.fill();
     ctx.restore();
     // Above the headline, in the warning colour and bold: the one thing to see from the back.
+    // Shrunk to fit inside the ring (a long list of rivals must not run over the processes).
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = OKABE_ITO.vermillion;
-    ctx.font = `700 ${Math.round(big * 0.4)}px system-ui, sans-serif`;
-    ctx.fillText(`⚠ ${h.alarm}`, l.cx, l.cy - big * (h.groups.length > 1 ? 1.55 : 1.5));
+    const text = `⚠ ${h.alarm}`;
+    let size = Math.round(big * 0.4);
+    ctx.font = `700 ${size}px system-ui, sans-serif`;
+    const room = l.radius * 1.5;
+    const wide = ctx.measureText(text).width;
+    if (wide > room) {
+      size = Math.max(9, Math.floor((size * room) / wide));
+      ctx.font = `700 ${size}px system-ui, sans-serif`;
+    }
+    ctx.fillText(text, l.cx, l.cy - big * (h.groups.length > 1 ? 1.55 : 1.5));
   }
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
