@@ -28,6 +28,15 @@
 // An idle process that hears such an Elect holds a fresh election for the newcomer; one taking
 // part in an election carries it into its own epoch. With reliable links every process is in
 // the same epoch and the rules run exactly as 001 writes them.
+//
+// Late ACKs and duplicates (beyond 001): an ACK that arrives after UB makes the sender skip a
+// successor that did get the Elect, and a relay may deliver a message twice, so copies of one
+// Elect(j) reach a process. Rule (b) is about a j it learns of ("add [j] to active list"), so it
+// forwards Elect(j) only when j was not in its active list yet: each Elect(j) then passes each
+// process at most once per epoch, instead of every copy being forwarded and forked again at the
+// next late ACK. Rule (c) likewise sends Elected(x) once per epoch. And as the highest live id
+// must win, a process told Elected(x) with x below itself was missed by the Elects (a copy
+// that skipped it got round first): it detects anew, in a newer epoch.
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DETECTOR_OFF, type DetectorMessage, type DetectorSetup, type DetectorState } from './failure-detector.ts';
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
@@ -137,11 +146,14 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
   }
   if (j !== s.self) {
     // (b) "if (i != j), add [j] to active list + forward Elect(j) message to the next process".
+    // A j already in the list was forwarded already: this is a copy (late ACK, duplicate).
+    if (seen.activeList.includes(j)) return drop;
     const next = { ...seen, activeList: addId(seen.activeList, j) };
     return afterForward(next, forward(next.fwd, { type: 'ELECT', id: j, epoch: s.epoch }), []);
   }
   // (c) "otherwise (i = j), so process i has complete set of active processes in its active
-  // list => choose highest process ID + send Elected(x) message to neighbor".
+  // list => choose highest process ID + send Elected(x) message to neighbor". Once.
+  if (seen.chosen !== null) return drop;
   const x = Math.max(...seen.activeList);
   const next = { ...seen, chosen: x };
   return afterForward(next, forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }), []);
@@ -150,7 +162,10 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
 /** 001: "If a process receives "Elected(x)" message, set coordinator to x." (Not an older epoch's.) */
 function onElected(s: ActiveListState, x: ProcessId, e: number): Out {
   if (e < s.epoch) return { state: s, effects: [] };
-  return settle({ ...s, coordinator: x, epoch: e, participating: false, chosen: null }, []);
+  const settled = settle({ ...s, coordinator: x, epoch: e, participating: false, chosen: null }, []);
+  // Missed by this epoch's Elects (see the header): the highest live id did not win.
+  if (x >= s.self) return settled;
+  return prepend(detect(settled.state, e + 1), settled.effects);
 }
 
 /** The first Elect sent or seen in `epoch`: a new election episode here. */

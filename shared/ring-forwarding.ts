@@ -11,6 +11,13 @@
 // another send (002 counts 2(n-1) messages, not one wasted send per hop). The host clears the
 // memory (`forgetDown`) when a new election episode begins, so a process that came back, or a
 // partition that healed, is tried again; any message from a process also revives it.
+//
+// A late ACK (after UB: a slow link or a stalled process, beyond the documents' bounds) still
+// proves that the hop was delivered. So a hop remembers every (successor, seq) it was sent
+// under, and an ACK to any of them completes it: without that, when most ACKs are late, every
+// timeout moves all the hops waiting on a successor on to the next one, round and round, and
+// they never complete. The copy the resend made is the host's to drop (it forwards each
+// election once).
 import { roundTripBound, successorsOf, type Effect, type Message, type ProcessId, type Timing } from './algorithm.ts';
 
 export type AckMessage = { type: 'ACK'; seq: number };
@@ -18,10 +25,15 @@ export type AckMessage = { type: 'ACK'; seq: number };
 /** A ring message as the host builds it: the forwarder adds the hop's `seq`. */
 export type Unsent<M> = M extends unknown ? Omit<M, 'seq'> : never;
 
-interface PendingHop<M> {
+interface Attempt {
   seq: number;
   to: ProcessId;
+}
+
+interface PendingHop<M> extends Attempt {
   message: Unsent<M>;
+  /** The earlier sends of this hop, to successors that did not ACK within UB (oldest first). */
+  earlier: readonly Attempt[];
 }
 
 export interface Forwarder<M extends Message> {
@@ -45,6 +57,8 @@ export interface ForwardStep<M extends Message> {
 }
 
 const ACK_PREFIX = 'ack:';
+/** Earlier sends a hop remembers: a late ACK older than this many resends no longer counts. */
+const MAX_EARLIER = 16;
 
 export function createForwarder<M extends Message>(ring: readonly ProcessId[], self: ProcessId, timing: Timing): Forwarder<M> {
   return {
@@ -64,17 +78,21 @@ export function liveSuccessor<M extends Message>(f: Forwarder<M>): ProcessId | n
 
 /** Send `messages`, in order, to the live successor, each waiting UB for its ACK. */
 export function forward<M extends Message>(f: Forwarder<M>, ...messages: Unsent<M>[]): ForwardStep<M> {
+  return send(f, messages.map((message) => ({ message, earlier: [] })));
+}
+
+function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; earlier: readonly Attempt[] }[]): ForwardStep<M> {
   let next = f;
   const effects: Effect<M | AckMessage>[] = [];
   const stranded: Unsent<M>[] = [];
-  for (const message of messages) {
+  for (const { message, earlier } of hops) {
     const to = liveSuccessor(next);
     if (to === null) {
       stranded.push(message);
       continue;
     }
     const seq = next.nextSeq;
-    next = { ...next, nextSeq: seq + 1, pending: [...next.pending, { seq, to, message }] };
+    next = { ...next, nextSeq: seq + 1, pending: [...next.pending, { seq, to, message, earlier }] };
     effects.push({ kind: 'send', to, message: { ...message, seq } as unknown as M });
     effects.push({ kind: 'set-timer', name: ACK_PREFIX + seq, after: f.ackTimeout });
   }
@@ -87,14 +105,16 @@ export function receiveHop<M extends Message>(f: Forwarder<M>, from: ProcessId, 
   return { forwarder: revive(f, [from]), effects: [{ kind: 'send', to: from, message: ack }], stranded: [] };
 }
 
-/** An ACK arrived: that hop is done. */
+/** An ACK arrived, in time or late (to an earlier send of a hop since moved on): that hop is done. */
 export function receiveAck<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
-  const hop = f.pending.find((p) => p.seq === seq && p.to === from);
+  const acks = (a: Attempt) => a.seq === seq && a.to === from;
+  const hop = f.pending.find((p) => acks(p) || p.earlier.some(acks));
+  // A late ACK also clears the suspicion that made this process skip `from`.
   const revived = revive(f, [from]);
   if (!hop) return { forwarder: revived, effects: [], stranded: [] };
   return {
     forwarder: { ...revived, pending: revived.pending.filter((p) => p !== hop) },
-    effects: [{ kind: 'cancel-timer', name: ACK_PREFIX + seq }],
+    effects: [{ kind: 'cancel-timer', name: ACK_PREFIX + hop.seq }],
     stranded: [],
   };
 }
@@ -121,7 +141,7 @@ export function ackTimeout<M extends Message>(f: Forwarder<M>, name: string): Fo
   const cancels: Effect<M | AckMessage>[] = moved
     .filter((p) => p.seq !== seq)
     .map((p) => ({ kind: 'cancel-timer', name: ACK_PREFIX + p.seq }));
-  const out = forward(kept, ...moved.map((p) => p.message));
+  const out = send(kept, moved.map((p) => ({ message: p.message, earlier: [...p.earlier, { seq: p.seq, to: p.to }].slice(-MAX_EARLIER) })));
   return { forwarder: out.forwarder, effects: [...cancels, ...out.effects], stranded: out.stranded };
 }
 

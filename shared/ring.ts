@@ -11,6 +11,17 @@
 //   when it is alive; otherwise the next process round, which then circulates the result.
 // - COORDINATOR ends at the process that started it (`origin`), and any process passes a given
 //   election's COORDINATOR on at most once, so it stops one hop after a dead origin.
+//
+// Late ACKs and duplicates (beyond 002, which assumes every hop is acknowledged within UB): an
+// ACK that arrives after UB makes the sender skip a successor that did get the message, so two
+// copies of one election travel on; a relay may also deliver a message twice. Unchecked, every
+// copy is forwarded and every late ACK downstream forks it again: exponential growth. So:
+// - each process passes a given election's ELECTION on at most once (the election is `eid`);
+//   later copies are only acknowledged. Its COORDINATOR is already passed on at most once.
+// - a process whose id was left out of the list (a copy that skipped it won the race) learns
+//   of it from the COORDINATOR: a winner below itself. 002's rule "the process with the highest
+//   ID number will be the new coordinator" is then broken, so it passes the COORDINATOR on (the
+//   others close that election) and holds a new election, unless one of its own is under way.
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, type DetectorMessage, type DetectorSetup, type DetectorState, DETECTOR_OFF } from './failure-detector.ts';
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
@@ -30,6 +41,8 @@ export interface RingState {
   open: string[];
   /** Elections whose COORDINATOR it already passed on (the guard; only the last few kept). */
   done: string[];
+  /** Elections whose ELECTION it already passed on or started (forwarded at most once; last few kept). */
+  passed: string[];
   /** The ids collected by the last ELECTION it saw. */
   activeList: ProcessId[];
   fwd: Forwarder<Hop>;
@@ -40,6 +53,8 @@ export interface RingState {
 
 type Out = { state: RingState; effects: Effect<RingMessage>[] };
 const DONE_KEPT = 32;
+/** Enough for every process of a large lab to hold an election at once, and then some. */
+const PASSED_KEPT = 128;
 
 function init(config: AlgorithmConfig, ctx: StepContext): Out {
   const state: RingState = {
@@ -49,6 +64,7 @@ function init(config: AlgorithmConfig, ctx: StepContext): Out {
     coordinator: null,
     open: [],
     done: [],
+    passed: [],
     activeList: [],
     fwd: createForwarder<Hop>(config.ring, config.self, config.timing),
     detector: DETECTOR_OFF,
@@ -89,7 +105,7 @@ function onMessage(s: RingState, from: ProcessId, m: RingMessage, ctx: StepConte
   }
   const acked = receiveHop(s.fwd, from, m.seq);
   const s1 = { ...s, fwd: acked.forwarder };
-  const out = m.type === 'ELECTION' ? onElection(s1, m) : onCoordinator(s1, m);
+  const out = m.type === 'ELECTION' ? onElection(s1, m) : onCoordinator(s1, m, ctx);
   return withEffects(out, acked.effects);
 }
 
@@ -105,6 +121,9 @@ function onElection(s: RingState, m: ElectionMessage): Out {
   const seen = { ...s, fwd: revive(s.fwd, m.list) };
   // 002: "When the message returns to p, it sees its own process ID in the list."
   if (m.list.includes(s.self)) return complete(seen, m.eid, m.list);
+  // Passed on already: a copy made by a late ACK or a duplicating link. Forwarding it too would
+  // fork the election again at every late ACK downstream.
+  if (s.passed.includes(m.eid)) return { state: seen, effects: [] };
   // 002: "Each process adds its own number and forwards to next."
   const list = [...m.list, s.self];
   return join({ ...seen, activeList: list }, { type: 'ELECTION', eid: m.eid, list });
@@ -115,7 +134,8 @@ function onElection(s: RingState, m: ElectionMessage): Out {
  * open here before) stops the detector, arms the watchdog once (later elections do not push it
  * back, or stale ones could keep this process electing forever) and retries skipped successors.
  */
-function join(s: RingState, election: Unsent<ElectionMessage>): Out {
+function join(s0: RingState, election: Unsent<ElectionMessage>): Out {
+  const s = { ...s0, passed: remember(s0.passed, election.eid, PASSED_KEPT) };
   const open = s.open.includes(election.eid) ? s.open : [...s.open, election.eid];
   if (electing(s)) return afterForward({ ...s, open }, forward(s.fwd, election), []);
   const paused = pauseDetector<RingMessage>(s.setup, s.detector);
@@ -133,13 +153,16 @@ function complete(s: RingState, eid: string, list: ProcessId[]): Out {
   return afterForward(next, { ...sent, stranded: [] }, []);
 }
 
-function onCoordinator(s: RingState, m: CoordinatorMessage): Out {
+function onCoordinator(s: RingState, m: CoordinatorMessage, ctx: StepContext): Out {
   const closed = { ...s, open: s.open.filter((e) => e !== m.eid) };
   // Back at its origin: every live process has it. Already passed on: its origin died.
   if (m.origin === s.self || s.done.includes(m.eid)) return settle(closed, []);
   const next: RingState = { ...closed, coordinator: m.coordinator, done: remember(s.done, m.eid) };
   const sent = forward(next.fwd, { type: 'COORDINATOR', eid: m.eid, coordinator: m.coordinator, origin: m.origin });
-  return afterForward(next, { ...sent, stranded: [] }, []);
+  const passed = afterForward(next, { ...sent, stranded: [] }, []);
+  // A winner below this live process: the list that completed had skipped it (see the header).
+  if (m.coordinator >= s.self || holdsOwn(passed.state)) return passed;
+  return withEffects(startElection(passed.state, ctx), passed.effects);
 }
 
 /** Apply a forwarder step; a stranded ELECTION means this process is alone: the circuit is complete. */
@@ -168,8 +191,13 @@ function electing(s: RingState): boolean {
   return s.open.length > 0;
 }
 
-function remember(done: string[], eid: string): string[] {
-  return done.includes(eid) ? done : [...done, eid].slice(-DONE_KEPT);
+/** An election this process started is still open here. */
+function holdsOwn(s: RingState): boolean {
+  return s.open.some((e) => e.startsWith(`${s.self}-`));
+}
+
+function remember(done: string[], eid: string, kept = DONE_KEPT): string[] {
+  return done.includes(eid) ? done : [...done, eid].slice(-kept);
 }
 
 function withEffects(out: Out, first: Effect<RingMessage>[]): Out {
@@ -178,9 +206,8 @@ function withEffects(out: Out, first: Effect<RingMessage>[]): Out {
 
 function report(s: RingState): Report {
   const isElecting = electing(s);
-  const ownOpen = s.open.some((e) => e.startsWith(`${s.self}-`));
   return {
-    role: isElecting ? (ownOpen ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
+    role: isElecting ? (holdsOwn(s) ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
     coordinator: s.coordinator,
     electing: isElecting,
     activeList: s.activeList,
