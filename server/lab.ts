@@ -9,7 +9,7 @@ import type { LabConfig } from '../shared/lab-config.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '../shared/protocol.ts';
 import type { DropReason, TraceEvent } from '../shared/trace.ts';
 import type { Clock } from './clock.ts';
-import { ClockBook, type Stamp } from './logical-clocks.ts';
+import { LiveClocks, type LiveStamp } from './live-clocks.ts';
 import { LabChecker } from './checker.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import { Fabric } from './fabric.ts';
@@ -28,7 +28,9 @@ export interface Held {
   from: ProcessId;
   to: ProcessId;
   message: Message;
-  stamp: Stamp;
+  /** `message` as JSON, encoded once at the send for the trace line and the deliver frame. */
+  json: string;
+  stamp: LiveStamp;
   /** Set on the fabric's duplicate: the original message id. */
   of?: number;
 }
@@ -54,7 +56,7 @@ export class Lab {
   readonly processes: ProcessTable;
   fabric: Fabric;
   readonly scheduler: Scheduler<Held>;
-  readonly clocks: ClockBook;
+  readonly clocks: LiveClocks;
   readonly stats = new StatsTracker();
   readonly observers: ObserverHub;
   /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
@@ -72,7 +74,7 @@ export class Lab {
     this.processes = new ProcessTable(config.ids);
     this.fabric = new Fabric(config.fabric, config.seed);
     this.scheduler = new Scheduler<Held>(deps.clock, (h) => this.deliver(h), deps.onError);
-    this.clocks = new ClockBook(config.ids.length <= deps.vectorLimit);
+    this.clocks = new LiveClocks(config.ids.length <= deps.vectorLimit);
     const tail = deps.tail;
     this.seq = tail?.nextSeq ?? 0;
     this.nextMsg = tail?.nextMsg ?? 1;
@@ -150,18 +152,19 @@ export class Lab {
     const type = message.type;
     const msg = this.nextMsg++;
     const stamp = this.clocks.tick(from);
-    this.record({ kind: 'send', msg, from, to, type, message }, stamp);
+    const json = JSON.stringify(message);
+    this.recordMessage({ kind: 'send', msg, from, to, type, message }, `"message":${json},`, stamp);
     this.stats.send(from, to, type);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
     if (fate.kind === 'drop') return this.drop(msg, from, to, type, fate.reason);
-    this.scheduler.push({ at: fate.at, msg, from, to, message, stamp });
+    this.scheduler.push({ at: fate.at, msg, from, to, message, json, stamp });
     if (fate.dupAt !== null) {
       const copy = this.nextMsg++;
       this.stats.duplicate();
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
-      this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, message, stamp, of: msg });
+      this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, message, json, stamp, of: msg });
     }
   }
 
@@ -186,9 +189,10 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.record({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, this.clocks.receive(h.to, h.stamp));
+    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, '', this.clocks.receive(h.to, h.stamp));
     this.stats.deliver(h.from, h.to);
-    sendFrame(entry.conn, { type: 'deliver', from: h.from, msg: h.msg, message: h.message });
+    // The deliver frame ({type, from, msg, message}) around the payload's JSON from the send.
+    entry.conn.sendText(`{"type":"deliver","from":${h.from},"msg":${h.msg},"message":${h.json}}`);
     return 'delivered';
   }
 
@@ -205,12 +209,28 @@ export class Lab {
   // --- trace and views -----------------------------------------------------------------------
 
   /** Journals one event: seq and time, the clocks of the process it happened at, to disk and to observers. */
-  record(body: EventBody, stamp?: Stamp): void {
-    const event = { seq: this.seq++, t: this.now(), ...body, ...stamp };
-    const line = JSON.stringify(event);
+  record(body: EventBody, stamp?: LiveStamp): void {
+    const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
+    const text = JSON.stringify(event);
+    // The clocks go last, as `{...event, lamport, vector}` would put them.
+    this.journal(stamp ? `${text.slice(0, -1)},${this.clocks.json(stamp)}}` : text, event, MESSAGE_KINDS.has(body.kind));
+  }
+
+  /**
+   * The per-message events (send, deliver), written by hand: the same text as `record` gives
+   * (field order included), without a second encoding of the payload (`message`: its JSON and
+   * a comma, or '' for a deliver). The checker gets the event without the clocks, which it never reads.
+   */
+  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, message: string, stamp: LiveStamp): void {
+    const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
+    const line = `{"seq":${event.seq},"t":${event.t},"kind":"${body.kind}","msg":${body.msg},"from":${body.from},"to":${body.to},"type":${JSON.stringify(body.type)},${message}${this.clocks.json(stamp)}}`;
+    this.journal(line, event, true);
+  }
+
+  private journal(line: string, event: TraceEvent, isMessage: boolean): void {
     this.deps.store.append(line);
-    this.observers.push(line, MESSAGE_KINDS.has(body.kind));
-    this.checker.observe(event as TraceEvent);
+    this.observers.push(line, isMessage);
+    this.checker.observe(event);
   }
 
   info(entry: ProcessEntry): ProcessInfo {

@@ -1,0 +1,120 @@
+// The lab's live Lamport and vector clocks, the same rules as ClockBook (logical-clocks.ts) in a
+// form cheap enough for every message: a vector is a dense array with one slot per id (slots are
+// handed out as ids first appear), copied with `slice` on each event, and written into the trace
+// line by hand. The text is exactly what JSON.stringify gives for the `{"<id>": count}` record
+// (ids that have ticked, ascending), so the trace format does not change (docs/PROTOCOL.md).
+import type { ProcessId } from '../shared/algorithm.ts';
+import type { Stamp } from './logical-clocks.ts';
+
+/** A process's clocks after one event; `counts[slot]` is the count of the id in that slot. */
+export interface LiveStamp {
+  lamport: number;
+  /** Absent when the lab is too large for live vector clocks. */
+  counts?: number[];
+}
+
+export class LiveClocks {
+  private readonly lamport = new Map<ProcessId, number>();
+  private readonly vectors = new Map<ProcessId, number[]>();
+  private readonly slots = new Map<ProcessId, number>();
+  private slotIds: ProcessId[] = [];
+  /** Slots in ascending id order, the order JSON.stringify writes integer keys in. */
+  private order: number[] = [];
+  /** `,"<id>":` per slot. */
+  private keys: string[] = [];
+
+  constructor(readonly withVectors: boolean) {}
+
+  /** A local event at `p` (a send, a report, a crash...): tick, and return a copy of the clocks. */
+  tick(p: ProcessId): LiveStamp {
+    const l = (this.lamport.get(p) ?? 0) + 1;
+    this.lamport.set(p, l);
+    if (!this.withVectors) return { lamport: l };
+    const v = this.vectorOf(p);
+    const s = this.slotOf(p);
+    while (v.length <= s) v.push(0);
+    v[s]!++;
+    return { lamport: l, counts: v.slice() };
+  }
+
+  /** Delivery at `q` of a message stamped `m`: merge, then tick. */
+  receive(q: ProcessId, m: LiveStamp): LiveStamp {
+    const l = Math.max(this.lamport.get(q) ?? 0, m.lamport);
+    this.lamport.set(q, l);
+    const c = m.counts;
+    if (this.withVectors && c) {
+      const v = this.vectorOf(q);
+      while (v.length < c.length) v.push(0);
+      for (let i = 0; i < c.length; i++) if (v[i]! < c[i]!) v[i] = c[i]!;
+    }
+    return this.tick(q);
+  }
+
+  /** Puts back the clocks a process had (reloading a trace after a restart). */
+  restore(p: ProcessId, s: Stamp): void {
+    this.lamport.set(p, Math.max(this.lamport.get(p) ?? 0, s.lamport));
+    if (!this.withVectors || !s.vector) return;
+    const v: number[] = [];
+    for (const k in s.vector) {
+      const slot = this.slotOf(Number(k));
+      while (v.length <= slot) v.push(0);
+      v[slot] = s.vector[k]!;
+    }
+    this.vectors.set(p, v);
+  }
+
+  clear(): void {
+    this.lamport.clear();
+    this.vectors.clear();
+    this.slots.clear();
+    this.slotIds = [];
+    this.order = [];
+    this.keys = [];
+  }
+
+  /** The trace's form of a stamp: `{lamport, vector?}`. */
+  stamp(s: LiveStamp): Stamp {
+    if (!s.counts) return { lamport: s.lamport };
+    const vector: Record<string, number> = {};
+    for (const slot of this.order) if ((s.counts[slot] ?? 0) > 0) vector[String(this.slotIds[slot])] = s.counts[slot]!;
+    return { lamport: s.lamport, vector };
+  }
+
+  /** `"lamport":L,"vector":{...}` as JSON.stringify writes `stamp(s)`'s fields. */
+  json(s: LiveStamp): string {
+    const c = s.counts;
+    if (!c) return `"lamport":${s.lamport}`;
+    const keys = this.keys;
+    let out = `"lamport":${s.lamport},"vector":{`;
+    let sep = 1;
+    for (const slot of this.order) {
+      const n = c[slot];
+      if (n === undefined || n === 0) continue;
+      // Every key text starts with a comma, which the first one leaves out.
+      out += (sep === 1 ? keys[slot]!.slice(1) : keys[slot]!) + n;
+      sep = 0;
+    }
+    return out + '}';
+  }
+
+  private vectorOf(p: ProcessId): number[] {
+    let v = this.vectors.get(p);
+    if (!v) {
+      v = [];
+      this.vectors.set(p, v);
+    }
+    return v;
+  }
+
+  private slotOf(p: ProcessId): number {
+    let s = this.slots.get(p);
+    if (s === undefined) {
+      s = this.slotIds.length;
+      this.slots.set(p, s);
+      this.slotIds.push(p);
+      this.keys.push(`,"${p}":`);
+      this.order = this.slotIds.map((_, i) => i).sort((a, b) => this.slotIds[a]! - this.slotIds[b]!);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,140 @@
+// The relay's per-message fast paths must not change what it says: live vector clocks (dense
+// arrays, written by hand) give the same trace text as the reference ClockBook; the hand-written
+// send/deliver trace lines are exactly JSON.stringify of the event (docs/PROTOCOL.md, "Observers
+// and the trace": field order, clocks last); due-now timers run before a 1 ms timer and can be
+// cleared; a burst of deliveries to one corked ws peer arrives complete and in send order.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerFrame } from '../shared/protocol.ts';
+import { createRng } from '../shared/rng.ts';
+import { realClock } from '../server/clock.ts';
+import { newConnId, type Conn } from '../server/conn.ts';
+import { Lab } from '../server/lab.ts';
+import { newLabConfig } from '../server/lab-settings.ts';
+import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
+import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
+import { TraceStore } from '../server/trace-store.ts';
+import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { ManualClock } from './helpers/relay-manual-clock.ts';
+
+describe('live clocks', () => {
+  it('agree with ClockBook on 2,000 random events, ids first seen out of order', () => {
+    const rnd = createRng(11);
+    const ids = [40, 3, 17, 0, 9, 25, 1];
+    const live = new LiveClocks(true);
+    const ref = new ClockBook(true);
+    const held: { live: LiveStamp; ref: Stamp }[] = [];
+    for (let n = 0; n < 2000; n++) {
+      const p = ids[Math.floor(rnd() * ids.length)]!;
+      let a: LiveStamp;
+      let b: Stamp;
+      if (held.length > 0 && rnd() < 0.5) {
+        const m = held.splice(Math.floor(rnd() * held.length), 1)[0]!;
+        a = live.receive(p, m.live);
+        b = ref.receive(p, m.ref);
+      } else {
+        a = live.tick(p);
+        b = ref.tick(p);
+        held.push({ live: a, ref: b });
+      }
+      expect(live.stamp(a)).toEqual(b);
+      expect(`{${live.json(a)}}`).toBe(JSON.stringify(b));
+    }
+  });
+
+  it('carry Lamport clocks only when the lab is too large for vectors', () => {
+    const live = new LiveClocks(false);
+    const s = live.receive(2, live.tick(1));
+    expect(live.json(s)).toBe('"lamport":2');
+    expect(live.stamp(s)).toEqual({ lamport: 2 });
+  });
+});
+
+class FakeConn implements Conn {
+  readonly id = newConnId();
+  readonly transport = 'server' as const;
+  frames: ServerFrame[] = [];
+  sendText(json: string): void {
+    this.frames.push(JSON.parse(json) as ServerFrame);
+  }
+  overloaded(): boolean {
+    return false;
+  }
+  close(): void {}
+}
+
+describe('trace lines of send and deliver', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'relay-hot-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('are JSON.stringify of the event, clocks last, and the deliver frame carries the payload', async () => {
+    const clock = new ManualClock();
+    const config = newLabConfig({ name: 'hot', size: 3, detector: 'none', fabric: { link: { delay: 5 } } }, () => 1);
+    if (!config.ok) throw new Error('config');
+    const store = new TraceStore(join(dir, 'hot.jsonl'), 10);
+    const lab = new Lab(config.value, { clock, store, vectorLimit: 64, resumeGraceMs: 100, onError: (e) => { throw e; } });
+    const conns = [new FakeConn(), new FakeConn(), new FakeConn()];
+    const entries = conns.map((c, i) => {
+      const r = lab.join(c, { id: i });
+      if (!r.ok) throw new Error('join');
+      return r.value;
+    });
+    const payload = { type: 'ELECTION', election: 1, note: 'quote " and \\ and é', nested: { list: [1, 2] } };
+    lab.send(entries[2]!, 0, payload);
+    lab.send(entries[0]!, 1, { type: 'OK' });
+    clock.advance(10);
+    await lab.close();
+    const lines = (await readFile(join(dir, 'hot.jsonl'), 'utf8')).split('\n').filter(Boolean);
+    const messageLines = lines.filter((l) => /"kind":"(send|deliver)"/.test(l));
+    expect(messageLines).toHaveLength(4);
+    for (const line of messageLines) expect(line).toBe(JSON.stringify(JSON.parse(line)));
+    const first = JSON.parse(messageLines[0]!);
+    expect(Object.keys(first)).toEqual(['seq', 't', 'kind', 'msg', 'from', 'to', 'type', 'message', 'lamport', 'vector']);
+    expect(first.message).toEqual(payload);
+    const deliver = JSON.parse(messageLines.find((l) => l.includes('"kind":"deliver"') && l.includes('"to":0'))!);
+    expect(deliver.vector).toEqual({ '0': 3, '2': 2 });
+    expect(conns[0]!.frames.at(-1)).toEqual({ type: 'deliver', from: 2, msg: 1, message: payload });
+  });
+});
+
+describe('real clock', () => {
+  it('runs a due-now timer before a 1 ms one, and clears either kind', async () => {
+    const order: string[] = [];
+    realClock.setTimeout(() => order.push('1ms'), 1);
+    realClock.setTimeout(() => order.push('now'), 0);
+    realClock.clearTimeout(realClock.setTimeout(() => order.push('cleared-now'), 0));
+    realClock.clearTimeout(realClock.setTimeout(() => order.push('cleared-1ms'), 1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual(['now', '1ms']);
+  });
+});
+
+describe('corked ws sends', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startRelay({ rateLimits: { rate: 100_000, burst: 100_000 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('a burst of 500 deliveries to one ws peer arrives complete and in send order', async () => {
+    const r = await h.api('POST', '/api/labs', { name: 'burst', size: 2, detector: 'none', fabric: { link: { delay: 0, jitter: 0 } } });
+    expect(r.status).toBe(201);
+    const a = await joinAs(h, 'ws', 'burst', 0);
+    const b = await joinAs(h, 'ws', 'burst', 1);
+    for (let i = 0; i < 500; i++) a.c.send({ type: 'send', to: 1, message: { type: 'PING', i } });
+    await waitFor(() => delivered(b.c).length === 500, 5000, 'deliveries');
+    const got = delivered(b.c).map((d) => (d.frame as Extract<ServerFrame, { type: 'deliver' }>).message['i']);
+    expect(got).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    await a.c.close();
+    await b.c.close();
+  });
+});
