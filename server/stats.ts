@@ -1,6 +1,9 @@
 // Counters for GET /api/labs/:lab/stats, updated in O(1) per message: totals, messages by type
 // since the current (or last) election started, drops by reason, and a directed per-link
-// traffic and drop matrix. An election starts when the first process reports `electing` (or the
+// traffic and drop matrix, bounded: the first `maxLinks` directed links to carry traffic get
+// their own counters; later ones count in the totals and in `linksOmitted` only (a 1,000-process
+// Bully storm uses ~998,000 links, and a counter object for each stayed until the lab was reset).
+// An election starts when the first process reports `electing` (or the
 // instructor asks one to elect) and ends when no live process reports `electing` any more.
 import type { ProcessId } from '../shared/algorithm.ts';
 import type { LabStats } from '../shared/protocol.ts';
@@ -22,12 +25,16 @@ export class StatsTracker {
   private readonly byType = new Map<string, number>();
   private readonly drops = new Map<string, number>();
   private readonly links = new Map<number, LinkCount>();
+  /** Links past the cap: which have been seen, as one bit per (sender, receiver) pair of dense indices. */
+  private readonly untracked = new LinkSet();
   private electing = 0;
   private active = false;
   private startedAt: number | null = null;
   private endedAt: number | null = null;
   private electionByType = new Map<string, number>();
   private electionMessages = 0;
+
+  constructor(private readonly maxLinks = 50_000) {}
 
   send(from: ProcessId, to: ProcessId, type: string): void {
     this.sent++;
@@ -36,18 +43,21 @@ export class StatsTracker {
       this.electionMessages++;
       this.electionByType.set(type, (this.electionByType.get(type) ?? 0) + 1);
     }
-    this.link(from, to).sent++;
+    const l = this.link(from, to);
+    if (l) l.sent++;
   }
 
   deliver(from: ProcessId, to: ProcessId): void {
     this.delivered++;
-    this.link(from, to).delivered++;
+    const l = this.link(from, to);
+    if (l) l.delivered++;
   }
 
   drop(from: ProcessId, to: ProcessId, reason: string): void {
     this.dropped++;
     this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);
-    this.link(from, to).dropped++;
+    const l = this.link(from, to);
+    if (l) l.dropped++;
   }
 
   duplicate(): void {
@@ -70,11 +80,15 @@ export class StatsTracker {
     this.begin(t);
   }
 
-  /** `linkLimit`: at most this many links, the busiest (an all-to-all lab of 1,000 ids has a million). */
+  /**
+   * `linkLimit`: at most this many links, the busiest of those with counters (an all-to-all lab
+   * of 1,000 ids has a million). `linksOmitted` counts every link left out, past the cap too.
+   */
   snapshot(now: number, extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>, linkLimit = Infinity): LabStats {
     let links = [...this.links.values()];
-    const omitted = Math.max(0, links.length - linkLimit);
-    if (omitted > 0) links = links.sort((a, b) => b.sent - a.sent).slice(0, linkLimit);
+    const cut = Math.max(0, links.length - linkLimit);
+    if (cut > 0) links = links.sort((a, b) => b.sent - a.sent).slice(0, linkLimit);
+    const omitted = cut + this.untracked.size;
     return {
       now,
       messages: { sent: this.sent, delivered: this.delivered, dropped: this.dropped, duplicated: this.duplicated, byType: Object.fromEntries(this.byType) },
@@ -98,6 +112,7 @@ export class StatsTracker {
     this.byType.clear();
     this.drops.clear();
     this.links.clear();
+    this.untracked.clear();
     this.electing = 0;
     this.active = false;
     this.startedAt = this.endedAt = null;
@@ -114,13 +129,55 @@ export class StatsTracker {
     this.electionMessages = 0;
   }
 
-  private link(from: ProcessId, to: ProcessId): LinkCount {
+  /** The link's counters, or null for a link past the cap (then only noted as seen). */
+  private link(from: ProcessId, to: ProcessId): LinkCount | null {
     const key = linkKey(from, to);
     let l = this.links.get(key);
     if (!l) {
+      if (this.links.size >= this.maxLinks) {
+        this.untracked.add(from, to);
+        return null;
+      }
       l = { from, to, sent: 0, delivered: 0, dropped: 0 };
       this.links.set(key, l);
     }
     return l;
+  }
+}
+
+/** A set of directed links in about one bit each: ids get dense indices, each sender a bit row. */
+class LinkSet {
+  private readonly index = new Map<ProcessId, number>();
+  private rows: Uint8Array[] = [];
+  size = 0;
+
+  add(from: ProcessId, to: ProcessId): void {
+    const f = this.indexOf(from);
+    const t = this.indexOf(to);
+    let row = this.rows[f];
+    if (!row || row.length <= t >> 3) {
+      const grown = new Uint8Array(Math.max(16, (t >> 3) + 1, (row?.length ?? 0) * 2));
+      if (row) grown.set(row);
+      row = this.rows[f] = grown;
+    }
+    const bit = 1 << (t & 7);
+    if (row[t >> 3]! & bit) return;
+    row[t >> 3]! |= bit;
+    this.size++;
+  }
+
+  clear(): void {
+    this.index.clear();
+    this.rows = [];
+    this.size = 0;
+  }
+
+  private indexOf(id: ProcessId): number {
+    let i = this.index.get(id);
+    if (i === undefined) {
+      i = this.index.size;
+      this.index.set(id, i);
+    }
+    return i;
   }
 }

@@ -2,7 +2,8 @@
 // arrays, written by hand) give the same trace text as the reference ClockBook; the hand-written
 // send/deliver trace lines are exactly JSON.stringify of the event (docs/PROTOCOL.md, "Observers
 // and the trace": field order, clocks last); due-now timers run before a 1 ms timer and can be
-// cleared; a burst of deliveries to one corked ws peer arrives complete and in send order.
+// cleared; the per-link stats are bounded yet the totals and the omitted count stay exact;
+// a burst of deliveries to one corked ws peer arrives complete and in send order.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { Lab } from '../server/lab.ts';
 import { newLabConfig } from '../server/lab-settings.ts';
 import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
 import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
+import { StatsTracker } from '../server/stats.ts';
 import { TraceStore } from '../server/trace-store.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';
@@ -136,5 +138,31 @@ describe('corked ws sends', () => {
     expect(got).toEqual(Array.from({ length: 500 }, (_, i) => i));
     await a.c.close();
     await b.c.close();
+  });
+});
+
+describe('stats per link', () => {
+  const none = { coordinators: {}, processes: { up: 0, crashed: 0, absent: 0 }, relay: {} };
+
+  it('keep counters for the first links only, yet exact totals and an exact count of the links left out', () => {
+    const stats = new StatsTracker(3);
+    // 6 senders x 6 receivers, each link used twice: 36 distinct links.
+    for (let round = 0; round < 2; round++)
+      for (let from = 0; from < 6; from++)
+        for (let to = 0; to < 6; to++) {
+          stats.send(from * 1000, to * 1000, 'PING');
+          if (to % 2 === 0) stats.deliver(from * 1000, to * 1000);
+          else stats.drop(from * 1000, to * 1000, 'loss');
+        }
+    const s = stats.snapshot(0, none);
+    expect(s.messages).toMatchObject({ sent: 72, delivered: 36, dropped: 36, byType: { PING: 72 } });
+    expect(s.links).toHaveLength(3);
+    expect(s.linksOmitted).toBe(33);
+    for (const l of s.links) expect(l).toMatchObject({ sent: 2, delivered: l.to % 2000 === 0 ? 2 : 0, dropped: l.to % 2000 === 0 ? 0 : 2 });
+    expect(stats.snapshot(0, none, 1).linksOmitted).toBe(35);
+    stats.reset();
+    stats.send(1, 2, 'PING');
+    expect(stats.snapshot(0, none)).toMatchObject({ links: [{ from: 1, to: 2, sent: 1 }] });
+    expect(stats.snapshot(0, none).linksOmitted).toBeUndefined();
   });
 });
