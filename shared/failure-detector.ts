@@ -87,12 +87,16 @@ export function lead<M extends Message>(setup: DetectorSetup): DetectorStep<M> {
   return { state, effects, observed: NOTHING };
 }
 
-/** This process now follows `leader`: expect its heartbeats, or start polling it. */
-export function follow<M extends Message>(setup: DetectorSetup, leader: ProcessId): DetectorStep<M> {
+/**
+ * This process now follows `leader`: expect its heartbeats, or start polling it. `grace` (ms)
+ * lengthens the first wait only: for a host whose leader may learn that it leads later than
+ * this process learns it (a ring election's result reaches the processes one after another).
+ */
+export function follow<M extends Message>(setup: DetectorSetup, leader: ProcessId, grace = 0): DetectorStep<M> {
   const state: DetectorState = { role: 'follow', leader, awaiting: false };
   const effects: Effect<M>[] = [cancel(TIMER_BEAT), cancel(TIMER_PONG)];
-  if (setup.mode === 'heartbeat') effects.push(cancel(TIMER_POLL), arm(TIMER_SILENCE, setup.timing.heartbeatTimeout));
-  else if (setup.mode === 'poll') effects.push(cancel(TIMER_SILENCE), arm(TIMER_POLL, setup.timing.heartbeatInterval));
+  if (setup.mode === 'heartbeat') effects.push(cancel(TIMER_POLL), arm(TIMER_SILENCE, setup.timing.heartbeatTimeout + grace));
+  else if (setup.mode === 'poll') effects.push(cancel(TIMER_SILENCE), arm(TIMER_POLL, setup.timing.heartbeatInterval + grace));
   else return { state: DETECTOR_OFF, effects: [], observed: NOTHING };
   return { state, effects, observed: NOTHING };
 }

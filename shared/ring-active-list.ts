@@ -34,13 +34,16 @@
 // Elect(j) reach a process. Rule (b) is about a j it learns of ("add [j] to active list"), so it
 // forwards Elect(j) only when j was not in its active list yet: each Elect(j) then passes each
 // process at most once per epoch, instead of every copy being forwarded and forked again at the
-// next late ACK. Rule (c) likewise sends Elected(x) once per epoch. And as the highest live id
-// must win, a process told Elected(x) with x below itself was missed by the Elects (a copy
-// that skipped it got round first): it detects anew, in a newer epoch.
+// next late ACK. Rule (c) sends Elected(x) once per epoch. A copy that skipped a process can
+// also overtake that process's Elect, so a list can be incomplete when rule (c) applies; the
+// late Elect(j) still goes round by rule (b) (also after the epoch is decided here, still once),
+// and a process that already sent Elected(x) with x < j sends Elected(j) after it. A process
+// told a winner below itself waits for that correction (its own Elect is still on the way),
+// or for its watchdog; and one told it by an epoch it never took part in detects anew.
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DETECTOR_OFF, type DetectorMessage, type DetectorSetup, type DetectorState } from './failure-detector.ts';
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
-import { detectorSetup, observationCallsElection, pauseDetector, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
+import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
 export type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
 export type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
@@ -54,6 +57,8 @@ export interface ActiveListState {
   self: ProcessId;
   setup: DetectorSetup;
   watchdog: number;
+  /** Extra wait for the coordinator's first heartbeat after an election (ring-detection.ts). */
+  grace: number;
   coordinator: ProcessId | null;
   /** The election this process takes part in, or last took part in. */
   epoch: number;
@@ -62,6 +67,8 @@ export interface ActiveListState {
   activeList: ProcessId[];
   /** The x rule (c) chose, until Elected(x) arrives. */
   chosen: ProcessId | null;
+  /** The x this process last sent in Elected(x) in this epoch (rule (c) or a correction). */
+  told: ProcessId | null;
   fwd: Forwarder<Hop>;
   detector: DetectorState;
   /** The coordinator the detector was last set to watch; null while an election pauses it. */
@@ -75,18 +82,20 @@ function init(config: AlgorithmConfig): Out {
     self: config.self,
     setup: detectorSetup(config),
     watchdog: watchdogDelay(config),
+    grace: settleGrace(config),
     coordinator: null,
     epoch: UNKNOWN_EPOCH,
     participating: false,
     activeList: [],
     chosen: null,
+    told: null,
     fwd: createForwarder<Hop>(config.ring, config.self, config.timing),
     detector: DETECTOR_OFF,
     watched: null,
   };
   // A process that starts without a coordinator (first start or restart) holds an election.
   if (config.initialCoordinator === undefined || config.initialCoordinator === null) return detect(state, UNKNOWN_EPOCH);
-  return settle({ ...state, coordinator: config.initialCoordinator }, []);
+  return settle({ ...state, coordinator: config.initialCoordinator }, [], 0);
 }
 
 function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out {
@@ -140,8 +149,8 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     // part in an election carries it along (rule (b) below) inside its own epoch.
     if (!s.participating) return j === s.self ? drop : detect(seen, s.epoch + 1);
     if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
-  } else if (e < s.epoch || !s.participating) {
-    // A leftover of an election that is over here (an older epoch, or this one already decided).
+  } else if (e < s.epoch) {
+    // A leftover of an older election.
     return drop;
   }
   if (j !== s.self) {
@@ -149,23 +158,31 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     // A j already in the list was forwarded already: this is a copy (late ACK, duplicate).
     if (seen.activeList.includes(j)) return drop;
     const next = { ...seen, activeList: addId(seen.activeList, j) };
-    return afterForward(next, forward(next.fwd, { type: 'ELECT', id: j, epoch: s.epoch }), []);
+    const sends: Unsent<Hop>[] = [{ type: 'ELECT', id: j, epoch: s.epoch }];
+    // It told its successor a lower winner already: the list was incomplete (see the header).
+    if (next.told !== null && j > next.told) sends.push({ type: 'ELECTED', coordinator: j, epoch: s.epoch });
+    return afterForward(next.told !== null && j > next.told ? { ...next, told: j } : next, forward(next.fwd, ...sends), []);
   }
   // (c) "otherwise (i = j), so process i has complete set of active processes in its active
-  // list => choose highest process ID + send Elected(x) message to neighbor". Once.
-  if (seen.chosen !== null) return drop;
+  // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch.
+  if (!s.participating || seen.told !== null) return drop;
   const x = Math.max(...seen.activeList);
-  const next = { ...seen, chosen: x };
+  const next = { ...seen, chosen: x, told: x };
   return afterForward(next, forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }), []);
 }
 
 /** 001: "If a process receives "Elected(x)" message, set coordinator to x." (Not an older epoch's.) */
 function onElected(s: ActiveListState, x: ProcessId, e: number): Out {
-  if (e < s.epoch) return { state: s, effects: [] };
-  const settled = settle({ ...s, coordinator: x, epoch: e, participating: false, chosen: null }, []);
-  // Missed by this epoch's Elects (see the header): the highest live id did not win.
-  if (x >= s.self) return settled;
-  return prepend(detect(settled.state, e + 1), settled.effects);
+  const ignore = { state: s, effects: [] };
+  if (e < s.epoch) return ignore;
+  if (e === s.epoch && !s.participating && s.coordinator !== null && x <= s.coordinator) return ignore; // a stale copy
+  if (x < s.self) {
+    // A winner below this live process (see the header): wait for the correction if this
+    // epoch's election is under way here, else this process was missed altogether.
+    if (e === s.epoch && s.participating) return ignore;
+    return detect(s, e + 1);
+  }
+  return settle({ ...s, coordinator: x, epoch: e, participating: false, chosen: null }, []);
 }
 
 /** The first Elect sent or seen in `epoch`: a new election episode here. */
@@ -177,6 +194,7 @@ function participate(s: ActiveListState, epoch: number, list: ProcessId[], sends
     participating: true,
     activeList: [...new Set(list)].sort((a, b) => a - b),
     chosen: null,
+    told: null,
     fwd: forgetDown(s.fwd),
     detector: paused.detector,
     watched: null,
@@ -202,9 +220,9 @@ function afterForward(s: ActiveListState, out: ForwardStep<Hop>, before: Effect<
 }
 
 /** Outside an election, stop the watchdog and watch the coordinator. */
-function settle(s: ActiveListState, effects: Effect<ActiveListMessage>[]): Out {
+function settle(s: ActiveListState, effects: Effect<ActiveListMessage>[], grace = s.grace): Out {
   if (s.participating || s.coordinator === null || s.watched === s.coordinator) return { state: s, effects };
-  const w = watchCoordinator<ActiveListMessage>(s.setup, s.self, s.coordinator);
+  const w = watchCoordinator<ActiveListMessage>(s.setup, s.self, s.coordinator, grace);
   const watching = { ...s, detector: w.detector, watched: s.coordinator };
   return { state: watching, effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects] };
 }

@@ -40,14 +40,27 @@ export function watchdogDelay(config: AlgorithmConfig): number {
   return 2 * Math.max(config.ring.length, 1) * hop;
 }
 
-/** Watch the coordinator just learned: lead when it is this process, follow it otherwise. */
+/**
+ * How much longer a follower waits for the first heartbeat (or PONG) after an election: one
+ * circulation, each hop at worst UB plus T. The result reaches the ring's processes one after
+ * another, the coordinator perhaps a whole circulation after this one (002's COORDINATOR goes
+ * round; 001's Elected(x) follows each process's own Elect round). Without it, with
+ * |ring| · T above heartbeatTimeout, the first to learn the result time out on a coordinator
+ * that does not know yet that it leads, and elect again, round after round.
+ */
+export function settleGrace(config: AlgorithmConfig): number {
+  return Math.max(config.ring.length, 1) * (roundTripBound(config.timing) + config.timing.transmission);
+}
+
+/** Watch the coordinator just learned: lead when it is this process, follow it otherwise (`grace`: see settleGrace). */
 export function watchCoordinator<M extends Message>(
   setup: DetectorSetup,
   self: ProcessId,
   coordinator: ProcessId | null,
+  grace = 0,
 ): { detector: DetectorState; effects: Effect<M>[] } {
   if (coordinator === null) return { detector: DETECTOR_OFF, effects: [] };
-  const out = coordinator === self ? lead<M>(setup) : follow<M>(setup, coordinator);
+  const out = coordinator === self ? lead<M>(setup) : follow<M>(setup, coordinator, grace);
   return { detector: out.state, effects: out.effects };
 }
 

@@ -17,7 +17,9 @@
 // under, and an ACK to any of them completes it: without that, when most ACKs are late, every
 // timeout moves all the hops waiting on a successor on to the next one, round and round, and
 // they never complete. The copy the resend made is the host's to drop (it forwards each
-// election once).
+// election once). And a process skipped while wrongly thought down would miss what went past
+// it (001's Elected(x) is not forwarded; 002's COORDINATOR would not come round to it): so
+// each hop sent past a down successor is remembered, and sent to it once it is heard from.
 import { roundTripBound, successorsOf, type Effect, type Message, type ProcessId, type Timing } from './algorithm.ts';
 
 export type AckMessage = { type: 'ACK'; seq: number };
@@ -40,13 +42,22 @@ export interface Forwarder<M extends Message> {
   readonly self: ProcessId;
   /** The ring after `self`, in order, wrapping. */
   readonly successors: readonly ProcessId[];
-  /** How long a hop waits for its ACK: UB = 2T + M. */
+  /** UB = 2T + M, the documents' bound on a round trip. */
+  readonly ackBound: number;
+  /** How long a hop waits for its ACK: UB, doubled by each late ACK up to MAX_BACKOFF · UB. */
   readonly ackTimeout: number;
   readonly nextSeq: number;
   /** Successors that did not acknowledge within UB, skipped until heard from again. */
   readonly down: readonly ProcessId[];
   /** Hops sent and not yet acknowledged, in send order. */
   readonly pending: readonly PendingHop<M>[];
+  /** Hops sent past successors thought down (`past`), owed to each of them once it is up. */
+  readonly bypassed: readonly Bypass<M>[];
+}
+
+interface Bypass<M> {
+  message: Unsent<M>;
+  past: readonly ProcessId[];
 }
 
 export interface ForwardStep<M extends Message> {
@@ -59,15 +70,21 @@ export interface ForwardStep<M extends Message> {
 const ACK_PREFIX = 'ack:';
 /** Earlier sends a hop remembers: a late ACK older than this many resends no longer counts. */
 const MAX_EARLIER = 16;
+/** The ACK wait grows to at most this many UB. */
+const MAX_BACKOFF = 8;
+/** Bypassed hops kept per successor: older ones belong to elections long over. */
+const BYPASS_KEPT_PER_SUCCESSOR = 4;
 
 export function createForwarder<M extends Message>(ring: readonly ProcessId[], self: ProcessId, timing: Timing): Forwarder<M> {
   return {
     self,
     successors: successorsOf(ring, self).filter((id) => id !== self),
+    ackBound: roundTripBound(timing),
     ackTimeout: roundTripBound(timing),
     nextSeq: 1,
     down: [],
     pending: [],
+    bypassed: [],
   };
 }
 
@@ -78,7 +95,9 @@ export function liveSuccessor<M extends Message>(f: Forwarder<M>): ProcessId | n
 
 /** Send `messages`, in order, to the live successor, each waiting UB for its ACK. */
 export function forward<M extends Message>(f: Forwarder<M>, ...messages: Unsent<M>[]): ForwardStep<M> {
-  return send(f, messages.map((message) => ({ message, earlier: [] })));
+  const owed = catchUp(f);
+  const out = send(owed.forwarder, messages.map((message) => ({ message, earlier: [] })));
+  return { ...out, effects: [...owed.effects, ...out.effects] };
 }
 
 function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; earlier: readonly Attempt[] }[]): ForwardStep<M> {
@@ -93,30 +112,51 @@ function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; ea
     }
     const seq = next.nextSeq;
     next = { ...next, nextSeq: seq + 1, pending: [...next.pending, { seq, to, message, earlier }] };
+    // Down successors before `to` that this hop was never sent to: it is owed to them.
+    const past = next.successors.slice(0, next.successors.indexOf(to)).filter((id) => !earlier.some((a) => a.to === id));
+    if (past.length > 0) next = { ...next, bypassed: [...next.bypassed, { message, past }].slice(-BYPASS_KEPT_PER_SUCCESSOR * next.successors.length) };
     effects.push({ kind: 'send', to, message: { ...message, seq } as unknown as M });
     effects.push({ kind: 'set-timer', name: ACK_PREFIX + seq, after: f.ackTimeout });
   }
   return { forwarder: next, effects, stranded };
 }
 
-/** A ring hop arrived: acknowledge it. Its sender is evidently up. */
+/** The live successor is up again after hops went past it: send them to it now, oldest first. */
+function catchUp<M extends Message>(f: Forwarder<M>): ForwardStep<M> {
+  const to = liveSuccessor(f);
+  if (to === null || !f.bypassed.some((b) => b.past.includes(to))) return { forwarder: f, effects: [], stranded: [] };
+  const owed = f.bypassed.filter((b) => b.past.includes(to));
+  const bypassed = f.bypassed.flatMap((b) => {
+    if (!b.past.includes(to)) return [b];
+    const past = b.past.filter((id) => id !== to);
+    return past.length > 0 ? [{ ...b, past }] : [];
+  });
+  return send({ ...f, bypassed }, owed.map((b) => ({ message: b.message, earlier: [] })));
+}
+
+/** A ring hop arrived: acknowledge it. Its sender is evidently up (and owed what went past it). */
 export function receiveHop<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
   const ack: AckMessage = { type: 'ACK', seq };
-  return { forwarder: revive(f, [from]), effects: [{ kind: 'send', to: from, message: ack }], stranded: [] };
+  const owed = catchUp(revive(f, [from]));
+  return { forwarder: owed.forwarder, effects: [{ kind: 'send', to: from, message: ack }, ...owed.effects], stranded: [] };
 }
 
 /** An ACK arrived, in time or late (to an earlier send of a hop since moved on): that hop is done. */
 export function receiveAck<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
   const acks = (a: Attempt) => a.seq === seq && a.to === from;
   const hop = f.pending.find((p) => acks(p) || p.earlier.some(acks));
-  // A late ACK also clears the suspicion that made this process skip `from`.
-  const revived = revive(f, [from]);
-  if (!hop) return { forwarder: revived, effects: [], stranded: [] };
-  return {
-    forwarder: { ...revived, pending: revived.pending.filter((p) => p !== hop) },
-    effects: [{ kind: 'cancel-timer', name: ACK_PREFIX + hop.seq }],
-    stranded: [],
-  };
+  const late = !hop || !acks(hop);
+  // A late ACK also clears the suspicion that made this process skip `from`, and shows that
+  // round trips take longer than UB here: wait twice as long from now on (up to a cap).
+  const revived = late ? slower(revive(f, [from])) : revive(f, [from]);
+  const done: Effect<M | AckMessage>[] = hop ? [{ kind: 'cancel-timer', name: ACK_PREFIX + hop.seq }] : [];
+  const owed = catchUp(hop ? { ...revived, pending: revived.pending.filter((p) => p !== hop) } : revived);
+  return { forwarder: owed.forwarder, effects: [...done, ...owed.effects], stranded: [] };
+}
+
+function slower<M extends Message>(f: Forwarder<M>): Forwarder<M> {
+  const ackTimeout = Math.min(2 * f.ackTimeout, MAX_BACKOFF * f.ackBound);
+  return ackTimeout === f.ackTimeout ? f : { ...f, ackTimeout };
 }
 
 export function isAckTimer(name: string): boolean {
@@ -151,7 +191,7 @@ export function revive<M extends Message>(f: Forwarder<M>, ids: readonly Process
   return { ...f, down: f.down.filter((id) => !ids.includes(id)) };
 }
 
-/** A new election episode: try every successor again. Hops in flight keep their targets. */
+/** A new election episode: try every successor again; what went past them is stale. Hops in flight keep their targets. */
 export function forgetDown<M extends Message>(f: Forwarder<M>): Forwarder<M> {
-  return f.down.length === 0 ? f : { ...f, down: [] };
+  return f.down.length === 0 && f.bypassed.length === 0 ? f : { ...f, down: [], bypassed: [] };
 }

@@ -25,7 +25,7 @@
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, type DetectorMessage, type DetectorSetup, type DetectorState, DETECTOR_OFF } from './failure-detector.ts';
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
-import { detectorSetup, observationCallsElection, pauseDetector, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
+import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
 export type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
 export type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string; coordinator: ProcessId; origin: ProcessId };
@@ -36,6 +36,8 @@ export interface RingState {
   self: ProcessId;
   setup: DetectorSetup;
   watchdog: number;
+  /** Extra wait for the coordinator's first heartbeat after an election (ring-detection.ts). */
+  grace: number;
   coordinator: ProcessId | null;
   /** Elections (ids) this process joined whose COORDINATOR it has not seen yet. */
   open: string[];
@@ -61,6 +63,7 @@ function init(config: AlgorithmConfig, ctx: StepContext): Out {
     self: config.self,
     setup: detectorSetup(config),
     watchdog: watchdogDelay(config),
+    grace: settleGrace(config),
     coordinator: null,
     open: [],
     done: [],
@@ -72,7 +75,7 @@ function init(config: AlgorithmConfig, ctx: StepContext): Out {
   };
   // 002: "Elections may be needed when the system is initialized"; a restarted process holds one.
   if (config.initialCoordinator === undefined || config.initialCoordinator === null) return startElection(state, ctx);
-  return settle({ ...state, coordinator: config.initialCoordinator }, []);
+  return settle({ ...state, coordinator: config.initialCoordinator }, [], 0);
 }
 
 function step(s: RingState, event: AlgorithmEvent<RingMessage>, ctx: StepContext): Out {
@@ -180,9 +183,9 @@ function afterForward(s: RingState, out: ForwardStep<Hop>, before: Effect<RingMe
 }
 
 /** When no election is open any more, stop the watchdog and watch the coordinator. */
-function settle(s: RingState, effects: Effect<RingMessage>[]): Out {
+function settle(s: RingState, effects: Effect<RingMessage>[], grace = s.grace): Out {
   if (electing(s) || s.coordinator === null || s.watched === s.coordinator) return { state: s, effects };
-  const w = watchCoordinator<RingMessage>(s.setup, s.self, s.coordinator);
+  const w = watchCoordinator<RingMessage>(s.setup, s.self, s.coordinator, grace);
   const watching = { ...s, detector: w.detector, watched: s.coordinator };
   return { state: watching, effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects] };
 }

@@ -1,6 +1,6 @@
 // Deterministic discrete-event simulator: any algorithm over N processes on a virtual clock,
-// with per-link delay, jitter and loss, partitions, crashes and recoveries at given times, and a
-// seeded random source. The same spec and seed give the same trace, event for event.
+// with per-link delay, jitter, loss and duplication, partitions, crashes and recoveries at given
+// times, and a seeded random source. The same spec and seed give the same trace, event for event.
 import {
   DEFAULT_TIMING,
   type Algorithm,
@@ -21,6 +21,8 @@ export interface LinkModel {
   delay: number;
   jitter: number;
   drop: number;
+  /** Probability that a delivered message arrives twice (as the relay's fabric can): the copy gets its own delay. */
+  duplicate: number;
 }
 
 export interface SimulationSpec {
@@ -35,13 +37,15 @@ export interface SimulationSpec {
   link?: Partial<LinkModel>;
   /** Directed per-link overrides, keyed `"from->to"`. */
   links?: Record<string, Partial<LinkModel>>;
+  /** From `at` on, `link` and `links` are replaced by these (e.g. slow links that come back within bounds). */
+  linkChanges?: { at: number; link?: Partial<LinkModel>; links?: Record<string, Partial<LinkModel>> }[];
   crashes?: { id: ProcessId; at: number }[];
   recoveries?: { id: ProcessId; at: number }[];
   /** `elect` events: the initiator's failure detector firing (or the instructor asking). */
   elections?: { id: ProcessId; at: number }[];
   /** Partition changes; `groups: null` heals. Ids in no group share one implicit group. */
   partitions?: { at: number; groups: ProcessId[][] | null }[];
-  /** Loss stops at this virtual time (for "agree after faults stop" properties). */
+  /** Loss and duplication stop at this virtual time (for "agree after faults stop" properties). */
   dropUntil?: number;
   seed?: number;
   until?: number;
@@ -67,7 +71,8 @@ type QueueEntry =
   | { at: number; seq: number; kind: 'deliver'; msg: number; from: ProcessId; to: ProcessId; message: Message }
   | { at: number; seq: number; kind: 'timer'; node: ProcessId; name: string; gen: number }
   | { at: number; seq: number; kind: 'crash' | 'recover' | 'elect'; node: ProcessId }
-  | { at: number; seq: number; kind: 'partition'; groups: ProcessId[][] | null };
+  | { at: number; seq: number; kind: 'partition'; groups: ProcessId[][] | null }
+  | { at: number; seq: number; kind: 'links'; link: LinkModel; links: Record<string, Partial<LinkModel>> };
 
 interface Node {
   id: ProcessId;
@@ -84,7 +89,8 @@ export function simulate(spec: SimulationSpec): SimulationResult {
   const seed = spec.seed ?? 1;
   const ids = [...spec.ids].sort((a, b) => a - b);
   const ring = spec.ring ? [...spec.ring] : ids;
-  const link: LinkModel = { delay: 100, jitter: 0, drop: 0, ...spec.link };
+  let link: LinkModel = { delay: 100, jitter: 0, drop: 0, duplicate: 0, ...spec.link };
+  let links = spec.links ?? {};
   const timing: Timing = { ...DEFAULT_TIMING, transmission: link.delay + link.jitter, ...spec.timing };
   const detector = spec.detector ?? 'heartbeat';
   const initialCoordinator = spec.initialCoordinator === undefined ? ids[ids.length - 1]! : spec.initialCoordinator;
@@ -117,7 +123,7 @@ export function simulate(spec: SimulationSpec): SimulationResult {
     const key = `${from}->${to}`;
     let l = linkCache.get(key);
     if (!l) {
-      l = spec.links?.[key] ? { ...link, ...spec.links[key] } : link;
+      l = links[key] ? { ...link, ...links[key] } : link;
       linkCache.set(key, l);
     }
     return l;
@@ -151,14 +157,23 @@ export function simulate(spec: SimulationSpec): SimulationResult {
           else if (groupOf && (groupOf.get(n.id) ?? -1) !== (groupOf.get(e.to) ?? -1)) drop(msg, n.id, e.to, type, 'partition');
           else {
             const l = linkOf(n.id, e.to);
-            const lossy = l.drop > 0 && (spec.dropUntil === undefined || now < spec.dropUntil);
-            if (lossy && net() < l.drop) drop(msg, n.id, e.to, type, 'loss');
+            const faulty = spec.dropUntil === undefined || now < spec.dropUntil;
+            if (faulty && l.drop > 0 && net() < l.drop) drop(msg, n.id, e.to, type, 'loss');
             else {
               // Per-link FIFO: a message never overtakes an earlier one on the same link.
               const key = `${n.id}->${e.to}`;
-              const at = Math.max(now + l.delay + (l.jitter > 0 ? net() * l.jitter : 0), lastArrival.get(key) ?? 0);
-              lastArrival.set(key, at);
-              queue.push({ at, kind: 'deliver', msg, from: n.id, to: e.to, message: e.message });
+              const arrival = () => {
+                const at = Math.max(now + l.delay + (l.jitter > 0 ? net() * l.jitter : 0), lastArrival.get(key) ?? 0);
+                lastArrival.set(key, at);
+                return at;
+              };
+              queue.push({ at: arrival(), kind: 'deliver', msg, from: n.id, to: e.to, message: e.message });
+              // Checked only when the link duplicates, so runs without duplication draw the same numbers as before.
+              if (faulty && l.duplicate > 0 && net() < l.duplicate) {
+                const copy = nextMsg++;
+                record({ kind: 'duplicate', msg: copy, of: msg, from: n.id, to: e.to, type });
+                queue.push({ at: arrival(), kind: 'deliver', msg: copy, from: n.id, to: e.to, message: e.message });
+              }
             }
           }
           break;
@@ -201,6 +216,9 @@ export function simulate(spec: SimulationSpec): SimulationResult {
   for (const r of spec.recoveries ?? []) queue.push({ at: r.at, kind: 'recover', node: r.id });
   for (const e of spec.elections ?? []) queue.push({ at: e.at, kind: 'elect', node: e.id });
   for (const p of spec.partitions ?? []) queue.push({ at: p.at, kind: 'partition', groups: p.groups });
+  for (const c of spec.linkChanges ?? []) {
+    queue.push({ at: c.at, kind: 'links', link: { delay: 100, jitter: 0, drop: 0, duplicate: 0, ...c.link }, links: c.links ?? {} });
+  }
 
   let events = 0;
   let truncated = false;
@@ -267,6 +285,12 @@ export function simulate(spec: SimulationSpec): SimulationResult {
       case 'partition':
         groupOf = next.groups ? new Map(next.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
         record({ kind: 'partition', groups: next.groups });
+        break;
+      case 'links':
+        link = next.link;
+        links = next.links;
+        linkCache.clear();
+        record({ kind: 'control', action: 'fabric' });
         break;
     }
   }

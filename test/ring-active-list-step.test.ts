@@ -104,10 +104,13 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     const idleAfterEpoch1 = () =>
       deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 }).state;
 
-    it('ring-active-list: a leftover Elect of an election already decided here does not start a new round', () => {
+    it('ring-active-list: a late Elect of an election already decided here does not start a new round; rule (b) passes it on once', () => {
+      // Elect(1) was overtaken (a late ACK's resend): it still goes round, so every process learns 1.
       const out = deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 1, epoch: 1, seq: 3 });
-      expect(hopsSent(out.effects)).toEqual([]);
+      expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 3 }]);
       expect(out.state.participating).toBe(false);
+      expect(hopsSent(deliver(out.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects)).toEqual([]);
+      expect(hopsSent(deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 3 }).effects)).toEqual([]);
     });
 
     it('ring-active-list: an Elect of a newer epoch is "the first message seen" (rule (a)) even mid-election', () => {
