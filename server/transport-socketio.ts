@@ -3,9 +3,11 @@
 // `2["frame",<json>]` on the default namespace), so a batch encoded once serves every observer.
 // Incoming packets are measured before socket.io decodes them, to enforce the frame size limit.
 import type { Server as HttpServer } from 'node:http';
+import type { Socket as NetSocket } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '../shared/protocol.ts';
 import { newConnId, type Conn } from './conn.ts';
+import { TickCork } from './cork.ts';
 import type { Session } from './session.ts';
 
 export interface SocketIoOptions {
@@ -18,6 +20,8 @@ export interface SocketIoOptions {
 type IoSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
 interface EngineSocket {
   writeBuffer: unknown[];
+  /** engine.io's transport; over WebSocket, `socket` is a ws WebSocket on a net.Socket. */
+  transport?: { socket?: { _socket?: NetSocket } };
   write(data: string): void;
   on(event: 'packet', fn: (p: { type: string; data?: unknown }) => void): void;
 }
@@ -38,8 +42,14 @@ class SocketIoConn implements Conn {
     return this.socket.conn as unknown as EngineSocket;
   }
 
+  private readonly cork = new TickCork();
+
+  /** Frames of one tick leave in one write over WebSocket (server/cork.ts); polling is left alone. */
   sendText(json: string): void {
-    if (this.socket.connected) this.engine.write(`2["frame",${json}]`);
+    if (!this.socket.connected) return;
+    const engine = this.engine;
+    this.cork.before(engine.transport?.socket?._socket);
+    engine.write(`2["frame",${json}]`);
   }
 
   overloaded(): boolean {

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { newConnId, type Conn } from './conn.ts';
+import { TickCork } from './cork.ts';
 import type { Session } from './session.ts';
 
 export interface WsTransportOptions {
@@ -20,37 +21,19 @@ class WsConn implements Conn {
   readonly id = newConnId();
   readonly transport = 'ws' as const;
   alive = true;
-  /** The socket while it is corked for the rest of this tick. */
-  private corked: Socket | null = null;
+  private readonly cork = new TickCork();
 
   constructor(
     readonly ws: WebSocket,
     private readonly maxBacklog: number,
   ) {}
 
-  /**
-   * The scheduler delivers a batch of messages per timer pass, often several to one peer: the
-   * socket is corked at the first frame of a tick and uncorked on the next tick, so the batch
-   * leaves in one write instead of a system call per frame (the relay's largest cost). Order is kept.
-   */
+  /** Frames of one tick leave in one write (server/cork.ts). */
   sendText(json: string): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (this.corked === null) {
-      // `_socket` is ws's own net.Socket (not in its typings); without it, send uncorked.
-      const socket = (this.ws as unknown as { _socket?: Socket })._socket;
-      if (socket) {
-        this.corked = socket;
-        socket.cork();
-        process.nextTick(() => this.uncork());
-      }
-    }
+    // `_socket` is ws's own net.Socket (not in its typings).
+    this.cork.before((this.ws as unknown as { _socket?: Socket })._socket);
     this.ws.send(json);
-  }
-
-  private uncork(): void {
-    const socket = this.corked;
-    this.corked = null;
-    socket?.uncork();
   }
 
   overloaded(): boolean {

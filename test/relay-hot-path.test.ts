@@ -3,7 +3,7 @@
 // send/deliver trace lines are exactly JSON.stringify of the event (docs/PROTOCOL.md, "Observers
 // and the trace": field order, clocks last); due-now timers run before a 1 ms timer and can be
 // cleared; the per-link stats are bounded yet the totals and the omitted count stay exact;
-// a burst of deliveries to one corked ws peer arrives complete and in send order.
+// a burst of deliveries to one corked peer (ws, socket.io) arrives complete and in send order.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,18 +127,20 @@ describe('corked ws sends', () => {
     await h.close();
   });
 
-  it('a burst of 500 deliveries to one ws peer arrives complete and in send order', async () => {
-    const r = await h.api('POST', '/api/labs', { name: 'burst', size: 2, detector: 'none', fabric: { link: { delay: 0, jitter: 0 } } });
-    expect(r.status).toBe(201);
-    const a = await joinAs(h, 'ws', 'burst', 0);
-    const b = await joinAs(h, 'ws', 'burst', 1);
-    for (let i = 0; i < 500; i++) a.c.send({ type: 'send', to: 1, message: { type: 'PING', i } });
-    await waitFor(() => delivered(b.c).length === 500, 5000, 'deliveries');
-    const got = delivered(b.c).map((d) => (d.frame as Extract<ServerFrame, { type: 'deliver' }>).message['i']);
-    expect(got).toEqual(Array.from({ length: 500 }, (_, i) => i));
-    await a.c.close();
-    await b.c.close();
-  });
+  for (const transport of ['ws', 'socketio'] as const) {
+    it(`a burst of 500 deliveries to one ${transport} peer arrives complete and in send order`, async () => {
+      const lab = `burst-${transport}`;
+      const r = await h.api('POST', '/api/labs', { name: lab, size: 2, detector: 'none', fabric: { link: { delay: 0, jitter: 0 } } });
+      expect(r.status).toBe(201);
+      const a = await joinAs(h, transport, lab, 0);
+      const b = await joinAs(h, transport, lab, 1);
+      for (let i = 0; i < 500; i++) a.c.send({ type: 'send', to: 1, message: { type: 'PING', i } });
+      await waitFor(() => delivered(b.c).length === 500, 5000, 'deliveries');
+      expect(delivered(b.c).map((d) => d.frame.message['i'])).toEqual(Array.from({ length: 500 }, (_, i) => i));
+      await a.c.close();
+      await b.c.close();
+    });
+  }
 });
 
 describe('stats per link', () => {
