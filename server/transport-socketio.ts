@@ -24,6 +24,7 @@ interface EngineSocket {
   transport?: { socket?: { _socket?: NetSocket } };
   write(data: string): void;
   on(event: 'packet', fn: (p: { type: string; data?: unknown }) => void): void;
+  on(event: 'flush', fn: () => void): void;
 }
 
 /** `2["frame",` + `]` around the frame's JSON. */
@@ -33,18 +34,24 @@ class SocketIoConn implements Conn {
   readonly id = newConnId();
   readonly transport = 'socketio' as const;
 
+  private readonly cork = new TickCork();
+
+  /**
+   * Frames leave in one write per tick over WebSocket (server/cork.ts); polling is left alone.
+   * engine.io queues packets while its previous write is unconfirmed and sends the queue on
+   * 'flush', from a write callback, not from sendText: that burst is corked too.
+   */
   constructor(
     private readonly socket: IoSocket,
     private readonly maxBacklog: number,
-  ) {}
+  ) {
+    this.engine.on('flush', () => this.cork.before(this.engine.transport?.socket?._socket));
+  }
 
   private get engine(): EngineSocket {
     return this.socket.conn as unknown as EngineSocket;
   }
 
-  private readonly cork = new TickCork();
-
-  /** Frames of one tick leave in one write over WebSocket (server/cork.ts); polling is left alone. */
   sendText(json: string): void {
     if (!this.socket.connected) return;
     const engine = this.engine;
