@@ -17,7 +17,10 @@
 // copies of one election travel on; a relay may also deliver a message twice. Unchecked, every
 // copy is forwarded and every late ACK downstream forks it again: exponential growth. So:
 // - each process passes a given election's ELECTION on at most once (the election is `eid`);
-//   later copies are only acknowledged. Its COORDINATOR is already passed on at most once.
+//   later copies are only acknowledged. Its COORDINATOR is passed on at most once per result.
+// - two copies can both come back, to different processes in the list, one list missing an id
+//   the other has: two COORDINATORs of one election. The higher result wins: a process that
+//   passed on a lower one takes the higher and passes it on too (at most once per result).
 // - a process whose id was left out of the list (a copy that skipped it won the race) learns
 //   of it from the COORDINATOR: a winner below itself. 002's rule "the process with the highest
 //   ID number will be the new coordinator" is then broken, so it passes the COORDINATOR on (the
@@ -41,8 +44,8 @@ export interface RingState {
   coordinator: ProcessId | null;
   /** Elections (ids) this process joined whose COORDINATOR it has not seen yet. */
   open: string[];
-  /** Elections whose COORDINATOR it already passed on (the guard; only the last few kept). */
-  done: string[];
+  /** Elections whose COORDINATOR it already passed on, with the result (the guard; only the last few kept). */
+  done: { eid: string; coordinator: ProcessId }[];
   /** Elections whose ELECTION it already passed on or started (forwarded at most once; last few kept). */
   passed: string[];
   /** The ids collected by the last ELECTION it saw. */
@@ -120,7 +123,7 @@ function startElection(s: RingState, ctx: StepContext): Out {
 
 function onElection(s: RingState, m: ElectionMessage): Out {
   // A second copy of an election already over here (a resend after a lost ACK).
-  if (s.done.includes(m.eid)) return { state: s, effects: [] };
+  if (s.done.some((d) => d.eid === m.eid)) return { state: s, effects: [] };
   const seen = { ...s, fwd: revive(s.fwd, m.list) };
   // 002: "When the message returns to p, it sees its own process ID in the list."
   if (m.list.includes(s.self)) return complete(seen, m.eid, m.list);
@@ -150,7 +153,7 @@ function join(s0: RingState, election: Unsent<ElectionMessage>): Out {
 /** 002: "P circulates a COORDINATOR message with the new high number." */
 function complete(s: RingState, eid: string, list: ProcessId[]): Out {
   const winner = Math.max(...list);
-  const next: RingState = { ...s, activeList: list, coordinator: winner, open: s.open.filter((e) => e !== eid), done: remember(s.done, eid) };
+  const next: RingState = { ...s, activeList: list, coordinator: winner, open: s.open.filter((e) => e !== eid), done: passedOn(s.done, eid, winner) };
   const sent = forward(next.fwd, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self });
   // Stranded: nobody else is up, so there is nobody to tell.
   return afterForward(next, { ...sent, stranded: [] }, []);
@@ -159,8 +162,10 @@ function complete(s: RingState, eid: string, list: ProcessId[]): Out {
 function onCoordinator(s: RingState, m: CoordinatorMessage, ctx: StepContext): Out {
   const closed = { ...s, open: s.open.filter((e) => e !== m.eid) };
   // Back at its origin: every live process has it. Already passed on: its origin died.
-  if (m.origin === s.self || s.done.includes(m.eid)) return settle(closed, []);
-  const next: RingState = { ...closed, coordinator: m.coordinator, done: remember(s.done, m.eid) };
+  // Passed on already (its origin died, or a copy), unless this one names a higher result.
+  const before = s.done.find((d) => d.eid === m.eid);
+  if (m.origin === s.self || (before && before.coordinator >= m.coordinator)) return settle(closed, []);
+  const next: RingState = { ...closed, coordinator: m.coordinator, done: passedOn(s.done, m.eid, m.coordinator) };
   const sent = forward(next.fwd, { type: 'COORDINATOR', eid: m.eid, coordinator: m.coordinator, origin: m.origin });
   const passed = afterForward(next, { ...sent, stranded: [] }, []);
   // A winner below this live process: the list that completed had skipped it (see the header).
@@ -199,8 +204,12 @@ function holdsOwn(s: RingState): boolean {
   return s.open.some((e) => e.startsWith(`${s.self}-`));
 }
 
-function remember(done: string[], eid: string, kept = DONE_KEPT): string[] {
-  return done.includes(eid) ? done : [...done, eid].slice(-kept);
+function remember(seen: string[], eid: string, kept: number): string[] {
+  return seen.includes(eid) ? seen : [...seen, eid].slice(-kept);
+}
+
+function passedOn(done: RingState['done'], eid: string, coordinator: ProcessId): RingState['done'] {
+  return [...done.filter((d) => d.eid !== eid), { eid, coordinator }].slice(-DONE_KEPT);
 }
 
 function withEffects(out: Out, first: Effect<RingMessage>[]): Out {
