@@ -146,4 +146,43 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
       expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 0, seq: 1 }]);
     });
   });
+
+  describe('late ACKs and duplicates (beyond 001: see docs/algorithms/ring.md)', () => {
+    const p3 = () => deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state; // list [2,3]
+
+    it('ring-active-list: rule (b) forwards Elect(j) only when j is new to the active list; a copy is acknowledged and dropped', () => {
+      const again = deliver(p3(), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 2 });
+      expect(hopsSent(again.effects)).toEqual([]);
+      expect(again.effects).toContainEqual({ kind: 'send', to: 2, message: { type: 'ACK', seq: 2 } });
+    });
+
+    it('ring-active-list: rule (c) sends Elected(x) once per epoch, however many copies of Elect(i) come back', () => {
+      const chose = deliver(p3(), 2, { type: 'ELECT', id: 3, epoch: 1, seq: 2 });
+      expect(hopsSent(chose.effects)).toEqual([{ to: 4, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }]);
+      expect(hopsSent(deliver(chose.state, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 }).effects)).toEqual([]);
+    });
+
+    it('ring-active-list: an Elect(j) that arrives after Elected(x) was sent, with j > x, goes on and is followed by Elected(j)', () => {
+      const chose = deliver(p3(), 2, { type: 'ELECT', id: 3, epoch: 1, seq: 2 }).state;
+      const late = deliver(chose, 2, { type: 'ELECT', id: 4, epoch: 1, seq: 3 });
+      expect(hopsSent(late.effects)).toEqual([
+        { to: 4, type: 'ELECT', id: 4, epoch: 1, seq: 4 },
+        { to: 4, type: 'ELECTED', coordinator: 4, epoch: 1, seq: 5 },
+      ]);
+      expect(hopsSent(deliver(late.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects)).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 6 }]);
+    });
+
+    it('ring-active-list: told a winner below itself, a process waits for the correction in its epoch, or detects anew if it never took part', () => {
+      const waiting = deliver(p3(), 2, { type: 'ELECTED', coordinator: 2, epoch: 1, seq: 2 });
+      expect(ringActiveList.report(waiting.state)).toMatchObject({ electing: true, coordinator: 4 });
+      expect(ringActiveList.report(deliver(waiting.state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state)).toMatchObject({ electing: false, coordinator: 3 });
+      const missed = deliver(start(3), 2, { type: 'ELECTED', coordinator: 2, epoch: 4, seq: 1 });
+      expect(hopsSent(missed.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 5, seq: 1 }]);
+    });
+
+    it('ring-active-list: a lower Elected of an epoch already decided here is a stale copy', () => {
+      const decided = deliver(p3(), 2, { type: 'ELECTED', coordinator: 4, epoch: 1, seq: 2 }).state;
+      expect(ringActiveList.report(deliver(decided, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state).coordinator).toBe(4);
+    });
+  });
 });

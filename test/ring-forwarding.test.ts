@@ -83,4 +83,46 @@ describe('ring forwarding (002: "Processes are able to skip faulty systems")', (
     const sent = forward(fresh(2), { type: 'HOP', n: 1 });
     expect(receiveAck(sent.forwarder, 4, 1).forwarder.pending).toHaveLength(1);
   });
+
+  describe('late ACKs (beyond the documents: round trips longer than UB)', () => {
+    it('ring forwarding: an ACK to a send that timed out still completes the hop (it was delivered), cancels the resend\'s timer and doubles the wait', () => {
+      const skipped = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1');
+      expect(skipped.forwarder.pending.map((p) => [p.seq, p.to])).toEqual([[2, 4]]);
+      const late = receiveAck(skipped.forwarder, 3, 1);
+      expect(late.forwarder.pending).toEqual([]);
+      expect(late.effects).toEqual([{ kind: 'cancel-timer', name: 'ack:2' }]);
+      expect(liveSuccessor(late.forwarder)).toBe(3); // the suspicion is cleared
+      expect(timersIn(forward(late.forwarder, { type: 'HOP', n: 2 }).effects)).toEqual([`ack:3@${2 * UB}`]);
+    });
+
+    it('ring forwarding: the wait doubles with each late ACK up to 8 UB, and an ACK in time changes nothing', () => {
+      let f = fresh(2);
+      const waits: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const sent = forward(f, { type: 'HOP', n: i }).forwarder;
+        const seq = sent.pending[0]!.seq;
+        f = receiveAck(ackTimeout(sent, `ack:${seq}`).forwarder, 3, seq).forwarder;
+        waits.push(f.ackTimeout);
+      }
+      expect(waits).toEqual([2 * UB, 4 * UB, 8 * UB, 8 * UB, 8 * UB]);
+      const inTime = forward(fresh(2), { type: 'HOP', n: 1 }).forwarder;
+      expect(receiveAck(inTime, 3, 1).forwarder.ackTimeout).toBe(UB);
+    });
+
+    it('ring forwarding: hops sent past a successor thought down are sent to it once it is heard from, oldest first, once', () => {
+      const down = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1').forwarder;
+      const past = forward(down, { type: 'HOP', n: 2 }, { type: 'HOP', n: 3 });
+      expect(sendsIn(past.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([[4, 2], [4, 3]]);
+      // Hop 1 went to 3 first (its ACK is late): 3 has it, only 2 and 3 are owed.
+      const back = receiveAck(past.forwarder, 3, 1);
+      expect(sendsIn(back.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([[3, 2], [3, 3]]);
+      expect(sendsIn(receiveHop(back.forwarder, 3, 7).effects).map((x) => x.to)).toEqual([3]); // just the ACK
+    });
+
+    it('ring forwarding: a new election episode forgets what was owed', () => {
+      const down = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1').forwarder;
+      const past = forward(down, { type: 'HOP', n: 2 }).forwarder;
+      expect(forgetDown(past).bypassed).toEqual([]);
+    });
+  });
 });

@@ -60,6 +60,16 @@ describe('ring algorithms: ACKs later than UB do not fork elections', () => {
       });
     }
 
+    it(`${name}: all ${N} starting at once on slow links (a lab switched to ${name}): at most ${bound} election messages, and all agree once links are back`, () => {
+      const r = simulate({
+        algorithm, ids: range(N), detector: 'heartbeat', timing: { transmission: T }, initialCoordinator: null,
+        link: SLOW, linkChanges: [{ at: BACK, link: { delay: 80, jitter: 20 } }], until: 60_000, maxEvents: 2_000_000,
+      });
+      expect(hopSends(r, hops)).toBeLessThanOrEqual(bound);
+      for (const id of r.live) expect(r.reports[id], `process ${id}`).toMatchObject({ coordinator: N - 1, electing: false });
+      expect(sendsOf(r.trace).filter((e) => hops.includes(e.type) && e.t > 40_000)).toEqual([]);
+    });
+
     it(`${name}: links slower than UB for good (two links at 400 ms): bounded, and every live process agrees on the highest id`, () => {
       const r = crashed(algorithm, 'none', { link: { delay: T }, links: { '5->6': { delay: 400 }, '12->13': { delay: 400 } } });
       expect(hopSends(r, hops)).toBeLessThanOrEqual(bound);

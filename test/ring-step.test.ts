@@ -112,4 +112,38 @@ describe('ring step (002: A Ring Algorithm)', () => {
     deliver(s, 4, { type: 'ELECTION', eid: 'x-1', list: [4], seq: 1 });
     expect(JSON.stringify(s)).toBe(before);
   });
+
+  describe('late ACKs and duplicates (beyond 002: see docs/algorithms/ring.md)', () => {
+    it('ring: a second copy of an ELECTION already passed on is acknowledged, not forwarded (a late ACK\'s resend, a duplicate)', () => {
+      const once = deliver(start(6), 5, { type: 'ELECTION', eid: '5-1', list: [5], seq: 4 }).state;
+      for (const [from, list] of [[5, [5]], [4, [4]]] as const) {
+        const again = deliver(once, from, { type: 'ELECTION', eid: '5-1', list, seq: 9 });
+        expect(sends(again.effects)).toEqual([{ to: from, type: 'ACK', seq: 9 }]);
+      }
+    });
+
+    it('ring: a COORDINATOR naming a winner below this live process is passed on, then it holds a new election ("the process with the highest ID number will be the new coordinator")', () => {
+      const joined = deliver(start(6), 5, { type: 'ELECTION', eid: '5-1', list: [5], seq: 1 }).state;
+      const out = deliver(joined, 5, { type: 'COORDINATOR', eid: '5-1', coordinator: 5, origin: 4, seq: 2 });
+      expect(ringSends(out.effects)).toEqual([
+        { to: 7, type: 'COORDINATOR', eid: '5-1', coordinator: 5, origin: 4, seq: 2 },
+        { to: 7, type: 'ELECTION', eid: expect.stringMatching(/^6-/), list: [6], seq: 3 },
+      ]);
+      // Not while an election of its own is open: that one ends with it or higher.
+      const own = ring.step(joined, { kind: 'elect' }, ctx).state;
+      expect(ringSends(deliver(own, 5, { type: 'COORDINATOR', eid: '5-1', coordinator: 5, origin: 4, seq: 2 }).effects)).toHaveLength(1);
+    });
+
+    it('ring: of two results of one election the higher wins; the lower, or the same again, stops here', () => {
+      const lower = deliver(start(1), 0, { type: 'COORDINATOR', eid: '3-9', coordinator: 5, origin: 3, seq: 1 }).state;
+      const higher = deliver(lower, 0, { type: 'COORDINATOR', eid: '3-9', coordinator: 6, origin: 4, seq: 2 });
+      expect(ringSends(higher.effects)).toEqual([{ to: 2, type: 'COORDINATOR', eid: '3-9', coordinator: 6, origin: 4, seq: 2 }]);
+      expect(ring.report(higher.state).coordinator).toBe(6);
+      for (const coordinator of [5, 6]) {
+        const again = deliver(higher.state, 0, { type: 'COORDINATOR', eid: '3-9', coordinator, origin: 2, seq: 3 });
+        expect(ringSends(again.effects)).toEqual([]);
+        expect(ring.report(again.state).coordinator).toBe(6);
+      }
+    });
+  });
 });
