@@ -3,7 +3,7 @@
 // The 1,000-process lab: N bot processes (this Node process) in one lab of the relay (its own
 // process, default flood limits), running Bully with detector 'none'. They start steady under
 // coordinator N-1; the script crashes N-1 and asks the lowest id to elect. Bully's worst case
-// (docs/algorithms/bully.md, from 002 and 003) must then come out exactly: N(N-1)/2 ELECTION,
+// (docs/ALGORITHMS.md, from 002 and 003) must then come out exactly: N(N-1)/2 ELECTION,
 // (N-1)(N-2)/2 OK, N-2 COORDINATOR, every live process agreeing on N-2, and no message lost
 // (the only drops are the N-1 ELECTIONs to the crashed process). T must exceed the time the
 // relay needs to carry the whole storm, or second elections would add messages; the script

@@ -5,7 +5,7 @@
 // happens; `checkTrace` runs it over a simulator's trace. Time only arrives with events and
 // `tick`, so the same trace always gives the same findings.
 //
-// Definitions (docs/algorithms/comparison.md explains them with examples):
+// Definitions (docs/ALGORITHMS.md explains them with examples):
 // - Acting as coordinator: a live process whose role leads (properties.ts: coordinator, leader,
 //   master). Agreement's verdict is properties.ts's `checkAgreement`, as in the explorer.
 // - Fabric quiet: no election message in flight (steady heartbeats and polls excepted) and no

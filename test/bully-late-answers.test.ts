@@ -2,7 +2,7 @@
 // one-way delays reach 350-650 ms): OKs arrive after their timeout, and ELECTIONs of elections
 // already over reach processes that have settled. In the live relay 25 processes sent thousands
 // of COORDINATORs; here, before the fix, a fresh start of 25 sent 28,804 COORDINATORs and
-// 9,565 ELECTIONs in its first 3 virtual seconds and never settled (docs/algorithms/bully.md,
+// 9,565 ELECTIONs in its first 3 virtual seconds and never settled (docs/ALGORITHMS.md,
 // "Late answers"). Each rule checked here cites the header of shared/bully.ts.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect } from '../shared/algorithm.ts';

@@ -147,7 +147,7 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     });
   });
 
-  describe('late ACKs and duplicates (beyond 001: see docs/algorithms/ring.md)', () => {
+  describe('late ACKs and duplicates (beyond 001: see docs/ALGORITHMS.md)', () => {
     const p3 = () => deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state; // list [2,3]
 
     it('ring-active-list: rule (b) forwards Elect(j) only when j is new to the active list; a copy is acknowledged and dropped', () => {

@@ -5,7 +5,7 @@
 // ACK later than UB made the sender skip a successor that had the message, so two copies went
 // on, and every late ACK downstream forked each copy again. Reproduced here: the same links
 // made more than 1,000,000 messages in the first 4-5 virtual seconds before the fix
-// (docs/algorithms/ring.md, "Late ACKs and duplicates").
+// (docs/ALGORITHMS.md, "Late ACKs and duplicates").
 import { describe, expect, it } from 'vitest';
 import { ring } from '../shared/ring.ts';
 import { ringActiveList } from '../shared/ring-active-list.ts';

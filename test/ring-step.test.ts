@@ -113,7 +113,7 @@ describe('ring step (002: A Ring Algorithm)', () => {
     expect(JSON.stringify(s)).toBe(before);
   });
 
-  describe('late ACKs and duplicates (beyond 002: see docs/algorithms/ring.md)', () => {
+  describe('late ACKs and duplicates (beyond 002: see docs/ALGORITHMS.md)', () => {
     it('ring: a second copy of an ELECTION already passed on is acknowledged, not forwarded (a late ACK\'s resend, a duplicate)', () => {
       const once = deliver(start(6), 5, { type: 'ELECTION', eid: '5-1', list: [5], seq: 4 }).state;
       for (const [from, list] of [[5, [5]], [4, [4]]] as const) {
