@@ -4,15 +4,13 @@
 // one lab. Crashing the coordinator from the panel must bring every tab and the dashboard to
 // the new coordinator; a partition built in the panel must show on the dashboard. Screenshots
 // of every view go to test/screenshots/.
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRelay, type Relay } from '../server/relay.ts';
+import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
+import { startServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'e2e-token';
 const LAB = 'classroom';
@@ -23,6 +21,7 @@ const N = STUDENTS + BOTS;
 let relay: Relay;
 let base: string;
 let dataDir: string;
+let api: Api;
 let browser: Browser;
 let context: BrowserContext;
 const errors = new Map<string, string[]>();
@@ -34,16 +33,9 @@ async function open(name: string, path: string): Promise<Page> {
   return page;
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(base + path, { method, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-}
 
 beforeAll(async () => {
-  await ensureClientBuild();
-  dataDir = await mkdtemp(join(tmpdir(), 'election-lab-e2e-'));
-  relay = await createRelay({ dataDir, token: TOKEN, clientDir: CLIENT_DIST, onError: () => {} });
-  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-e2e-', TOKEN));
   // Bounds loose enough for a busy two-core CI machine running Chromium, the relay and the bots:
   // with T = 100 ms there, event-loop stalls past UB made timeouts fire early and elections
   // cascade (hundreds of thousands of messages after a switch to the ring algorithm).

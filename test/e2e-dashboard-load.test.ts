@@ -2,15 +2,12 @@
 // leader heartbeats every 100 ms, so about 4,000 messages a second cross the relay (HEARTBEAT
 // and replies), and then a leader crash and a 200-process election. The page must keep
 // animating (requestAnimationFrame keeps firing, no long stall) and keep up with the lab.
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelay, type Relay } from '../server/relay.ts';
+import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
-import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
+import { startServedRelay } from './helpers/served-relay.ts';
 
 const TOKEN = 'load-token';
 const LAB = 'big';
@@ -22,11 +19,7 @@ let dataDir: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  await ensureClientBuild();
-  dataDir = await mkdtemp(join(tmpdir(), 'election-lab-load-'));
-  relay = await createRelay({ dataDir, token: TOKEN, clientDir: CLIENT_DIST, onError: () => {} });
-  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  ({ relay, base, dataDir } = await startServedRelay('election-lab-load-', TOKEN));
   const res = await fetch(`${base}/api/labs`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },

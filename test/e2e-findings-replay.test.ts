@@ -6,17 +6,15 @@
 // with `?lab=`), and the instructor panel's sweep drawing
 // its plots. Screenshots go to test/screenshots/.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseExploreCli, runExplore } from '../scripts/explore.ts';
-import { createRelay, type Relay } from '../server/relay.ts';
+import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { CLIENT_DIST, ensureClientBuild } from './helpers/client-build.ts';
+import { startServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'e2e-findings-token';
 const LAB = 'split';
@@ -26,6 +24,7 @@ const root = new URL('../', import.meta.url).pathname;
 let relay: Relay;
 let base: string;
 let dataDir: string;
+let api: Api;
 let browser: Browser;
 let context: BrowserContext;
 const errors = new Map<string, string[]>();
@@ -39,16 +38,9 @@ async function open(name: string, path: string): Promise<Page> {
   return page;
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(base + path, { method, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-}
 
 beforeAll(async () => {
-  await ensureClientBuild();
-  dataDir = await mkdtemp(join(tmpdir(), 'election-lab-findings-'));
-  relay = await createRelay({ dataDir, token: TOKEN, clientDir: CLIENT_DIST, onError: () => {} });
-  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-findings-', TOKEN));
   const created = await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', size: N, timing: { transmission: 150, processing: 30, heartbeatInterval: 300, heartbeatTimeout: 1200 }, fabric: { link: { delay: 10 } } });
   expect(created.status).toBe(201);
   expect((await api('POST', `/api/labs/${LAB}/bots`, { count: N })).status).toBe(201);

@@ -1,0 +1,21 @@
+// The browser tests' relay: the real server on 127.0.0.1 (port 0) serving the built app, with a
+// throwaway data folder, and a fetch helper that carries the instructor token.
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRelay, type Relay } from '../../server/relay.ts';
+import { CLIENT_DIST, ensureClientBuild } from './client-build.ts';
+
+export type Api = (method: string, path: string, body?: unknown) => Promise<Response>;
+
+export async function startServedRelay(prefix: string, token: string): Promise<{ relay: Relay; base: string; dataDir: string; api: Api }> {
+  await ensureClientBuild();
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const relay = await createRelay({ dataDir, token, clientDir: CLIENT_DIST, onError: () => {} });
+  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  const api: Api = (method, path, body) =>
+    fetch(base + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { relay, base, dataDir, api };
+}
