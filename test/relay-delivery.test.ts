@@ -36,7 +36,7 @@ function sendMany(c: FrameClient, to: number, n: number, type = 'PING') {
 }
 
 describe('relay delivery', () => {
-  it('delivers after the link delay: never early; the relay serves it and the receiver sees it within 10 and 15 ms (medians)', async () => {
+  it('delivers after the link delay: never early; the relay serves it and the receiver sees it within 25 and 35 ms (medians)', async () => {
     await lab('delay', { fabric: { link: { delay: 80, jitter: 0 } } });
     const a = await joinAs(h, 'ws', 'delay', 0);
     const b = await joinAs(h, 'socketio', 'delay', 1);
@@ -52,17 +52,19 @@ describe('relay delivery', () => {
     }
     await waitFor(() => delivered(b.c).length === 40 && delivered(c.c).length === 40, 4000, 'deliveries');
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    // End to end, on the test's clock: never early; a busy machine may stall single messages.
+    // End to end, on the test's clock: never early. The tolerances are for a two-core CI machine
+    // that runs browser tests beside this one; the benchmark measures the real accuracy
+    // (delay error p99 under 5 ms, docs/BOTS_AND_BENCH.md).
     const endToEnd = [b.c, c.c].flatMap((x, k) => delivered(x).map((d, i) => d.at - sent[k + 1]![i]!).slice(5));
     expect(Math.min(...endToEnd)).toBeGreaterThanOrEqual(79);
-    expect(median(endToEnd)).toBeLessThan(95);
+    expect(median(endToEnd)).toBeLessThan(115);
     // The relay's own journal: deliver minus send per message, from its single timer queue.
     const events = await trace('delay');
     const sendT = new Map(events.filter((e) => e.kind === 'send').map((e) => [(e as { msg: number }).msg, e.t]));
     const served = events.filter((e) => e.kind === 'deliver').map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
     expect(served).toHaveLength(80);
     expect(Math.min(...served)).toBeGreaterThanOrEqual(79.9);
-    expect(median(served)).toBeLessThan(90);
+    expect(median(served)).toBeLessThan(105);
     // The relay stamps the sender: a deliver names who sent it.
     expect(delivered(b.c)[0]!.frame.from).toBe(0);
     await Promise.all([a.c.close(), b.c.close(), c.c.close()]);
