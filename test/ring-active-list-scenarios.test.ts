@@ -6,6 +6,7 @@ import { ringActiveList } from '../shared/ring-active-list.ts';
 import { createRng } from '../shared/rng.ts';
 import { simulate, type SimulationSpec } from '../shared/simulator.ts';
 import { activeListsOf, describeMessage, hops, range, render, sendsOf, sendsToCrashed } from './helpers/ring-trace.ts';
+import { randomRingElection } from './helpers/ring-properties.ts';
 
 const T = 100;
 const UB = roundTripBound({ ...DEFAULT_TIMING, transmission: T });
@@ -134,18 +135,7 @@ describe('ring-active-list: concurrent detection', () => {
 describe('ring-active-list: properties over many seeds', () => {
   it('ring-active-list: without loss every live process ends believing the highest live id', () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const rnd = createRng(seed);
-      const n = 3 + Math.floor(rnd() * 8);
-      const ids = range(n);
-      const crashed = ids.filter(() => rnd() < 0.3).slice(0, n - 1);
-      const live = ids.filter((id) => !crashed.includes(id));
-      const initiators = live.filter(() => rnd() < 0.4);
-      const r = simulate({
-        algorithm: ringActiveList, ids, detector: 'none', seed, until: 60_000,
-        link: { delay: T, jitter: Math.floor(rnd() * T) },
-        crashes: crashed.map((id) => ({ id, at: 0 })),
-        elections: (initiators.length ? initiators : [live[0]!]).map((id) => ({ id, at: 1 + Math.floor(rnd() * 300) })),
-      });
+      const { r, live } = randomRingElection(ringActiveList, seed, T);
       expect(r.truncated, `seed ${seed}`).toBe(false);
       for (const id of live) expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({ coordinator: Math.max(...live), electing: false });
     }
