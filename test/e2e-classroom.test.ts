@@ -4,13 +4,12 @@
 // one lab. Crashing the coordinator from the panel must bring every tab and the dashboard to
 // the new coordinator; a partition built in the panel must show on the dashboard. Screenshots
 // of every view go to test/screenshots/.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { startServedRelay, type Api } from './helpers/served-relay.ts';
+import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'e2e-token';
 const LAB = 'classroom';
@@ -54,8 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
-  await relay?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await stopServedRelay(relay, dataDir);
 });
 
 describe('the lab in the browser', () => {

@@ -2,12 +2,11 @@
 // leader heartbeats every 100 ms, so about 4,000 messages a second cross the relay (HEARTBEAT
 // and replies), and then a leader crash and a 200-process election. The page must keep
 // animating (requestAnimationFrame keeps firing, no long stall) and keep up with the lab.
-import { rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
-import { startServedRelay } from './helpers/served-relay.ts';
+import { startServedRelay, stopServedRelay } from './helpers/served-relay.ts';
 
 const TOKEN = 'load-token';
 const LAB = 'big';
@@ -34,8 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await relay?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await stopServedRelay(relay, dataDir);
 });
 
 /** Frame gaps (ms) over `ms` of animation, measured in the page (a string: this file has no DOM types). */

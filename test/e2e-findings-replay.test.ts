@@ -6,7 +6,7 @@
 // with `?lab=`), and the instructor panel's sweep drawing
 // its plots. Screenshots go to test/screenshots/.
 import { execFile } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseExploreCli, runExplore } from '../scripts/explore.ts';
 import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { startServedRelay, type Api } from './helpers/served-relay.ts';
+import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'e2e-findings-token';
 const LAB = 'split';
@@ -51,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
-  await relay?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await stopServedRelay(relay, dataDir);
 });
 
 afterEach(async (ctx) => {

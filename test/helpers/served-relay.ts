@@ -1,6 +1,6 @@
 // The browser tests' relay: the real server on 127.0.0.1 (port 0) serving the built app, with a
 // throwaway data folder, and a fetch helper that carries the instructor token.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,4 +18,10 @@ export async function startServedRelay(prefix: string, token: string): Promise<{
   const api: Api = (method, path, body) =>
     fetch(base + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { relay, base, dataDir, api };
+}
+
+/** Closes the relay and removes its data folder (either may be missing if setup failed). */
+export async function stopServedRelay(relay: Relay | undefined, dataDir: string | undefined): Promise<void> {
+  await relay?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }
