@@ -2,7 +2,7 @@
 // (closed loop), latency at a given rate (open loop), delay accuracy (open loop on a lab with an
 // injected delay) and memory per connected process. The relay and its baseline are measured in
 // alternating rounds and slices, so background load on the machine falls on both alike.
-import type { CreateLab } from '../shared/lab-config.ts';
+import type { CreateLab } from '@shared/protocol/lab-config.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import { sleep, type LatencyResult, type ThroughputResult } from './load-gen.ts';
 import type { Transport } from './load-wire.ts';

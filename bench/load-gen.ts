@@ -5,7 +5,7 @@
 // - open loop (latency): a fixed total rate, paced by a 1 ms timer that catches up on elapsed
 //   time, each message carrying its send time; the receiver records send-to-delivery latency.
 // Sender and receiver live in this process, so both timestamps come from one clock.
-import type { ServerFrame } from '../shared/protocol.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { openWire, type Transport, type Wire } from './load-wire.ts';
 import { summarize, type Summary } from './stats.ts';
 

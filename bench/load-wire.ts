@@ -1,10 +1,10 @@
 // The load generator's connection: the thinnest client that speaks the relay's wire frames
-// (shared/protocol.ts) over raw WebSocket (`/ws`, JSON text) or socket.io (one `frame` event,
+// (shared/protocol/frames.ts) over raw WebSocket (`/ws`, JSON text) or socket.io (one `frame` event,
 // websocket transport only). The benchmark drives the relay and both baselines through this one
 // module, so client-side cost is identical in every measurement and only the server differs.
 import { io, type Socket } from 'socket.io-client';
 import { WebSocket } from 'ws';
-import type { ServerFrame } from '../shared/protocol.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 
 export type Transport = 'ws' | 'socketio';
 

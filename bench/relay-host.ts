@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CreateLab } from '../shared/lab-config.ts';
+import type { CreateLab } from '@shared/protocol/lab-config.ts';
 import { labStats } from '../server/api.ts';
 import { createRelay, type RelayOptions } from '../server/relay.ts';
-import type { LabStats } from '../shared/protocol.ts';
+import type { LabStats } from '@shared/protocol/frames.ts';
 
 export const BENCH_TOKEN = 'bench-token';
 

@@ -11,8 +11,8 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RATE_LIMITS } from '../server/rate-limit.ts';
-import { BotFleet } from '../shared/bot-fleet.ts';
-import { nodeChannel, type BotTransport } from '../bots/node-channel.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
 import { startServer, stopServer } from './bench-phases.ts';
 import type { ChildHandle } from './child-proc.ts';
 import { BENCH_TOKEN } from './relay-host.ts';

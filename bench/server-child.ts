@@ -3,7 +3,7 @@
 // process runs with --expose-gc) so the parent can measure the server alone.
 import { startBaselineSocketIo } from './baseline-socketio.ts';
 import { startBaselineWs, type BaselineServer } from './baseline-ws.ts';
-import type { CreateLab } from '../shared/lab-config.ts';
+import type { CreateLab } from '@shared/protocol/lab-config.ts';
 
 /** A server under test; the relay can also make labs (the baselines have none). */
 interface BenchServer extends BaselineServer {

@@ -11,6 +11,7 @@ const relay = process.env.RELAY_URL ?? 'http://127.0.0.1:3000';
 export default defineConfig({
   root,
   plugins: [vue()],
+  resolve: { alias: { '@shared': fileURLToPath(new URL('../shared', import.meta.url)) } },
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 800 },
   // The instructor panel's sweep runs in a module worker (it imports the simulator from shared/).
   worker: { format: 'es' },

@@ -1,11 +1,11 @@
 // npm run bots -- --url http://127.0.0.1:3000 --lab NAME --count N [--ids 10-40] [--algorithm bully]
 //                 [--transport socketio|ws] [--duration S]      (--help for every option)
-// Starts N headless processes in this Node process (shared/bot-fleet.ts), prints a status line
+// Starts N headless processes in this Node process (shared/lab-client/bot-fleet.ts), prints a status line
 // every second, and on Ctrl-C (or after --duration) leaves the lab and prints a summary.
-import { BotFleet } from '../shared/bot-fleet.ts';
-import { parseBotArgs, USAGE } from '../bots/cli-args.ts';
-import { statusLine, summary } from '../bots/fleet-view.ts';
-import { nodeChannel } from '../bots/node-channel.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { parseBotArgs, USAGE } from './bots/cli-args.ts';
+import { statusLine, summary } from './bots/fleet-view.ts';
+import { nodeChannel } from '@shared/lab-client/node-channel.ts';
 
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {

@@ -10,12 +10,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode } from '../shared/algorithm.ts';
-import { DEFAULT_SWEEP, runOne, runWeight, sweepRuns, type RunRow, type SweepSpec } from '../shared/experiment.ts';
-import { fetchDeps, runLive, type LiveDeps } from '../shared/experiment-live.ts';
-import { experimentFigures } from '../shared/experiment-plots.ts';
-import { agreementTable, summaryTable, toCsv } from '../shared/experiment-tables.ts';
-import { ELECTION_CASES, type ElectionCase } from '../shared/formulas.ts';
+import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode } from '@shared/algorithms/algorithm.ts';
+import { DEFAULT_SWEEP, runOne, runWeight, sweepRuns, type RunRow, type SweepSpec } from '@shared/experiments/experiment.ts';
+import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment-live.ts';
+import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
+import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
+import { ELECTION_CASES, type ElectionCase } from '@shared/analysis/formulas.ts';
 
 export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean; live: { url: string; token: string } | null } {
   const { values } = parseArgs({

@@ -10,12 +10,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '../shared/algorithm.ts';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import type { ExploreSetup, FaultBudget } from '../shared/explore-engine.ts';
-import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '../shared/explore-search.ts';
-import type { Property } from '../shared/properties.ts';
-import { serializeTrace } from '../shared/replay-file.ts';
+import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-engine.ts';
+import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
+import type { Property } from '@shared/analysis/properties.ts';
+import { serializeTrace } from '@shared/protocol/trace-file.ts';
 
 export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
 

@@ -7,10 +7,10 @@
 // messages), which reproduces the documents' analysis; without it every detector runs.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName } from '../shared/algorithm.ts';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
-import { serializeTrace } from '../shared/replay-file.ts';
+import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
+import { serializeTrace } from '@shared/protocol/trace-file.ts';
 
 export interface SimulateOptions {
   algorithm: AlgorithmName;

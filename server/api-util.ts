@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
-import { ERRORS, errorFrame, type ErrorCode, type ErrorFrame } from '../shared/errors.ts';
+import { ERRORS, errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
 import type { Counters } from './counters.ts';
 import { issuePaths } from './frame-check.ts';
 

@@ -2,10 +2,10 @@
 // open; every change needs `Authorization: Bearer <instructor token>`. Errors come back as the
 // protocol's error frame with the HTTP status of the error table.
 import express, { type Request, type Response, type Router } from 'express';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { ALGORITHM_NAMES, type ProcessId } from '../shared/algorithm.ts';
-import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '../shared/lab-config.ts';
-import type { LabStats } from '../shared/protocol.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
+import type { LabStats } from '@shared/protocol/frames.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
 import type { Counters } from './counters.ts';

@@ -4,12 +4,12 @@
 // each bot gets a relay session of its own, so it is joined, rate-limited, stamped, delayed,
 // crashed and traced exactly like a remote process (its transport shows as 'server').
 import express, { type RequestHandler, type Router } from 'express';
-import type { ProcessId } from '../shared/algorithm.ts';
-import { BotFleet } from '../shared/bot-fleet.ts';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import { BotsSchema } from '../shared/lab-config.ts';
-import type { ChannelFactory } from '../shared/lab-client.ts';
-import type { ServerFrame } from '../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { BotsSchema } from '@shared/protocol/lab-config.ts';
+import type { ChannelFactory } from '@shared/lab-client/lab-client.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { parseBody, sendError } from './api-util.ts';
 import { newConnId, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';

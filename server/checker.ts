@@ -1,12 +1,12 @@
-// The relay side of the live checker (shared/checker.ts): every event a lab journals is fed to
+// The relay side of the live checker (shared/analysis/checker.ts): every event a lab journals is fed to
 // it, and each finding goes back into the same trace as a `finding` event, so the dashboard,
 // replay and the trace file all see it. One timer per lab at most, armed for the checker's next
 // deadline (a quiet period ending, an election bound, a split brain outlasting its hand-over),
 // so findings appear on time even when nothing else happens.
-import type { ProcessConfig } from '../shared/protocol.ts';
-import { createChecker, type Checker, type CheckerSummary, type Finding, type FindingKind } from '../shared/checker.ts';
-import { RECENT_FINDINGS } from '../shared/checker-finding.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import { createChecker, type Checker, type CheckerSummary, type Finding, type FindingKind } from '@shared/analysis/checker.ts';
+import { RECENT_FINDINGS } from '@shared/protocol/finding.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 
 export interface LabCheckerDeps {

@@ -1,7 +1,7 @@
 // What the labs need from a connection, whatever carries it (raw WebSocket, socket.io, or an
 // in-process bot). Frames leave as JSON text encoded once by the caller, so a batch for many
 // observers is stringified once, not once per observer.
-import type { ServerFrame } from '../shared/protocol.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 
 export type TransportName = 'ws' | 'socketio' | 'server';
 

@@ -3,9 +3,9 @@
 // loss (independent, or in bursts), delay plus uniform jitter scaled by the lab's time scale,
 // and duplication; links are FIFO unless reordering is on. All randomness comes from one
 // stream seeded by the lab's seed, so a fixed seed and the same sends give the same fates.
-import type { ProcessId } from '../shared/algorithm.ts';
-import type { Fabric as FabricConfig, LinkRules } from '../shared/lab-config.ts';
-import { createRng, deriveSeed, type Random } from '../shared/rng.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { Fabric as FabricConfig, LinkRules } from '@shared/protocol/lab-config.ts';
+import { createRng, deriveSeed, type Random } from '@shared/sim/rng.ts';
 
 export type Fate =
   | { kind: 'drop'; reason: 'loss' | 'partition' }

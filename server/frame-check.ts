@@ -2,8 +2,8 @@
 // isPacketValid): size, JSON, a known type, then the frame's schema. Errors are values carrying
 // the error code and the offending fields' paths, never the raw input.
 import type { z } from 'zod';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import { CLIENT_FRAME_TYPES, ClientFrameSchema, MAX_FRAME_BYTES, type ClientFrame } from '../shared/protocol.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { CLIENT_FRAME_TYPES, ClientFrameSchema, MAX_FRAME_BYTES, type ClientFrame } from '@shared/protocol/frames.ts';
 
 const KNOWN_TYPES = new Set<string>(CLIENT_FRAME_TYPES);
 

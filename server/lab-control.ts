@@ -1,10 +1,10 @@
 // The instructor's controls over one lab: crash and recover an id, ask one to elect, partition
 // the ids, change the fabric, pause and step by hand, reset, and reconfigure. Each control is
-// journaled, and the processes concerned are told with the frames of shared/protocol.ts.
-import type { ProcessId } from '../shared/algorithm.ts';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import type { Fabric, FabricPatch, LabConfig, StepRequest, UpdateLab } from '../shared/lab-config.ts';
-import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '../shared/protocol.ts';
+// journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import type { Fabric, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '@shared/protocol/frames.ts';
 import { sendFrame } from './conn.ts';
 import type { Lab } from './lab.ts';
 import { checkPartition, mergeFabric, updatedLabConfig } from './lab-settings.ts';

@@ -1,10 +1,10 @@
 // Pure functions from request bodies to lab configurations: defaults for a new lab, an update of
 // a running one, fabric patches, partitions, and what a process is told (timing scaled by the
 // lab's time scale). Errors are values: the REST layer turns them into 4xx answers.
-import { DEFAULT_TIMING, type ProcessId } from '../shared/algorithm.ts';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, type CreateLab, type Fabric, type FabricPatch, type LabConfig, type UpdateLab } from '../shared/lab-config.ts';
-import type { ProcessConfig } from '../shared/protocol.ts';
+import { DEFAULT_TIMING, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, type CreateLab, type Fabric, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { ProcessConfig } from '@shared/protocol/frames.ts';
 
 export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<LabConfig> {
   if (body.ids && body.size !== undefined) return fail('BAD_REQUEST', { details: ['ids', 'size'], message: 'Give either ids or size, not both' });

@@ -2,12 +2,12 @@
 // stamped with the sender's id and clocks, journaled, given a fate by the fabric, held in the
 // lab's timer queue and delivered (or dropped, with the reason) when it comes due. The
 // instructor's controls (crash, partition, pause and step, reset...) live in lab-control.ts.
-import { sameReport, type Message, type ProcessId, type Report } from '../shared/algorithm.ts';
-import { ok, type Result } from '../shared/errors.ts';
-import type { DistributiveOmit } from '../shared/event-queue.ts';
-import type { LabConfig } from '../shared/lab-config.ts';
-import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '../shared/protocol.ts';
-import type { DropReason, TraceEvent } from '../shared/trace.ts';
+import { sameReport, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
+import { ok, type Result } from '@shared/protocol/errors.ts';
+import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
+import type { LabConfig } from '@shared/protocol/lab-config.ts';
+import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
+import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 import { LiveClocks, type LiveStamp } from './live-clocks.ts';
 import { LabChecker } from './checker.ts';

@@ -3,8 +3,8 @@
 // sequence numbers and its processes' clocks; processes then rejoin.
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import { LabConfigSchema, type CreateLab } from '../shared/lab-config.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { LabConfigSchema, type CreateLab } from '@shared/protocol/lab-config.ts';
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { loadTail, TraceStore } from './trace-store.ts';

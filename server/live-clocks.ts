@@ -3,7 +3,7 @@
 // handed out as ids first appear), copied with `slice` on each event, and written into the trace
 // line by hand. The text is exactly what JSON.stringify gives for the `{"<id>": count}` record
 // (ids that have ticked, ascending), so the trace format does not change (docs/PROTOCOL.md).
-import type { ProcessId } from '../shared/algorithm.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { Stamp } from './logical-clocks.ts';
 
 /** A process's clocks after one event; `counts[slot]` is the count of the id in that slot. */

@@ -4,7 +4,7 @@
 // first merges the stamp the message carried. Vector clocks cost O(ids) per merge, so a lab
 // larger than `vectorLimit` ids keeps Lamport clocks only (the ShiViz export recomputes vectors
 // from the trace, so it still works there).
-import type { ProcessId } from '../shared/algorithm.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 
 export interface Stamp {
   lamport: number;

@@ -3,9 +3,9 @@
 // token can take it back; after that anyone may claim it. The crashed flag belongs to the id,
 // not the connection: a process that reconnects while crashed stays crashed.
 import { randomBytes } from 'node:crypto';
-import type { ProcessId, Report } from '../shared/algorithm.ts';
-import { fail, ok, type Result } from '../shared/errors.ts';
-import type { ProcessKind, ProcessStatus } from '../shared/protocol.ts';
+import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import type { ProcessKind, ProcessStatus } from '@shared/protocol/frames.ts';
 import type { Conn } from './conn.ts';
 
 export interface ProcessEntry {

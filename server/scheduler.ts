@@ -2,7 +2,7 @@
 // single clock timer is armed for the earliest one (Maelstrom's priority queue; never a
 // setTimeout per message). The queue runs on its own "fabric time", which stands still while
 // the lab is paused, so a held message keeps the delay it had left when the lab resumes.
-import { EventQueue, type DistributiveOmit, type Timed } from '../shared/event-queue.ts';
+import { EventQueue, type DistributiveOmit, type Timed } from '@shared/sim/event-queue.ts';
 import type { Clock } from './clock.ts';
 
 /** At most this many entries per timer pass; the rest go in the next pass so I/O is not starved. */

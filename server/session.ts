@@ -1,9 +1,9 @@
 // One connection's conversation with the relay, the same for both transports: rate limit, check
 // the frame, then act on it (join a lab as a process, send, report, leave, observe, ping). A
 // session speaks for one process at most, and only for the id the relay gave it.
-import type { ProcessId } from '../shared/algorithm.ts';
-import { errorFrame, type ErrorCode, type ErrorFrame } from '../shared/errors.ts';
-import type { ClientFrame, ServerFrame } from '../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
+import type { ClientFrame, ServerFrame } from '@shared/protocol/frames.ts';
 import type { Clock } from './clock.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';

@@ -3,8 +3,8 @@
 // reads. Vector clocks are recomputed from the trace's sends and deliveries with the same clock
 // rules as the live stamps, so labs too large for live vector clocks export as well. Only events
 // at a process are written: drops, partitions and notes happen in the relay, not at a host.
-import type { ProcessId } from '../shared/algorithm.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { ClockBook, type Stamp } from './logical-clocks.ts';
 
 export const SHIVIZ_REGEX = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';

@@ -5,8 +5,8 @@
 // Bully storm uses ~998,000 links, and a counter object for each stayed until the lab was reset).
 // An election starts when the first process reports `electing` (or the
 // instructor asks one to elect) and ends when no live process reports `electing` any more.
-import type { ProcessId } from '../shared/algorithm.ts';
-import type { LabStats } from '../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { LabStats } from '@shared/protocol/frames.ts';
 import { linkKey } from './fabric.ts';
 
 interface LinkCount {

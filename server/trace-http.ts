@@ -3,7 +3,7 @@
 // the file is streamed with backpressure, so a long trace never sits in memory.
 import { createReadStream } from 'node:fs';
 import type { Request, Response } from 'express';
-import { errorFrame } from '../shared/errors.ts';
+import { errorFrame } from '@shared/protocol/errors.ts';
 import { sendError } from './api-util.ts';
 import type { Counters } from './counters.ts';
 import type { Lab } from './lab.ts';

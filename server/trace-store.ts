@@ -6,8 +6,8 @@ import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { ProcessId } from '../shared/algorithm.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Stamp } from './logical-clocks.ts';
 
 /** Where a reloaded trace left off. */

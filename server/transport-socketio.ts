@@ -5,7 +5,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
 import { Server, type Socket } from 'socket.io';
-import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '../shared/protocol.ts';
+import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from './conn.ts';
 import { TickCork } from './cork.ts';
 import type { Session } from './session.ts';

@@ -3,9 +3,9 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseBotArgs, parseIds } from '../bots/cli-args.ts';
-import { nodeChannel } from '../bots/node-channel.ts';
-import { BotFleet } from '../shared/bot-fleet.ts';
+import { parseBotArgs, parseIds } from '../scripts/bots/cli-args.ts';
+import { nodeChannel } from '@shared/lab-client/node-channel.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { startRelay, type Harness } from './helpers/relay-harness.ts';
 
 describe('bot CLI arguments', () => {

@@ -1,4 +1,4 @@
-// Integration: the bot runner's fleet (shared/bot-fleet.ts) against the real relay, over both
+// Integration: the bot runner's fleet (shared/lab-client/bot-fleet.ts) against the real relay, over both
 // transports. Issue: "a small lab of bots elects the right coordinator after a crash, over both
 // transports; reconnection after a relay restart". The rule checked is Bully's (000: "the
 // process with the highest ID number will be the new coordinator").
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRelay, type Relay } from '../server/relay.ts';
-import { BotFleet } from '../shared/bot-fleet.ts';
-import { nodeChannel, type BotTransport } from '../bots/node-channel.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
 import { startRelay, TOKEN, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 const TIMING = { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 };

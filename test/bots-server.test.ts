@@ -3,8 +3,8 @@
 // LabProcess as a tab over an in-process session, so they elect like any process (000: the
 // highest live id becomes coordinator).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BotFleet } from '../shared/bot-fleet.ts';
-import { nodeChannel } from '../bots/node-channel.ts';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { nodeChannel } from '@shared/lab-client/node-channel.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 const TIMING = { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 };

@@ -1,10 +1,10 @@
-// The failure detector (shared/failure-detector.ts) on its own, then as Bully uses it.
+// The failure detector (shared/algorithms/failure-detector.ts) on its own, then as Bully uses it.
 // 003: "Co-ordinator sends a short message to all machines regularly (heartbeat). A machine which
 // notices that the message is absent then starts an election." 000: "Processes are set to poll
 // the leader every 3 seconds", with UB = 2T + M bounding each answer.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type Message } from '../shared/algorithm.ts';
-import { bully, type BullyMessage, type BullyState } from '../shared/bully.ts';
+import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type Message } from '@shared/algorithms/algorithm.ts';
+import { bully, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
 import {
   detectorMessage,
   detectorTimer,
@@ -16,7 +16,7 @@ import {
   TIMER_PONG,
   TIMER_SILENCE,
   type DetectorSetup,
-} from '../shared/failure-detector.ts';
+} from '@shared/algorithms/failure-detector.ts';
 
 const T = DEFAULT_TIMING;
 const setup = (mode: DetectorMode, probes: number[] = []): DetectorSetup => ({ mode, timing: T, peers: [0, 1, 2], probes });

@@ -3,12 +3,12 @@
 // already over reach processes that have settled. In the live relay 25 processes sent thousands
 // of COORDINATORs; here, before the fix, a fresh start of 25 sent 28,804 COORDINATORs and
 // 9,565 ELECTIONs in its first 3 virtual seconds and never settled (docs/ALGORITHMS.md,
-// "Late answers"). Each rule checked here cites the header of shared/bully.ts.
+// "Late answers"). Each rule checked here cites the header of shared/algorithms/bully.ts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect } from '../shared/algorithm.ts';
-import { bully, bullyTimeouts, TIMER_OK, type BullyMessage, type BullyState } from '../shared/bully.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect } from '@shared/algorithms/algorithm.ts';
+import { bully, bullyTimeouts, TIMER_OK, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult, type SimulationSpec } from '@shared/sim/simulator.ts';
 
 const N = 25;
 const T = 100;
@@ -71,7 +71,7 @@ describe('bully: OKs later than UB and leftover ELECTIONs stay bounded (N = 25)'
   });
 });
 
-describe('bully: the rules that bound it (shared/bully.ts, "Late answers")', () => {
+describe('bully: the rules that bound it (shared/algorithms/bully.ts, "Late answers")', () => {
   const ids = range(8);
   const ctx = { now: 0, random: () => 0.5 };
   const config = (self: number, extra: Partial<AlgorithmConfig> = {}): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none', ...extra });

@@ -3,10 +3,10 @@
 // non-crashed process with the highest id; 003: "Safety: one non-failed machine is selected.
 // Liveness: Elections terminate".
 import { describe, expect, it } from 'vitest';
-import type { DetectorMode } from '../shared/algorithm.ts';
-import { bully } from '../shared/bully.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../shared/simulator.ts';
+import type { DetectorMode } from '@shared/algorithms/algorithm.ts';
+import { bully } from '@shared/algorithms/bully.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult, type SimulationSpec } from '@shared/sim/simulator.ts';
 
 const SEEDS = 200;
 const LAST_FAULT = 5000; // every crash and recovery happens before this

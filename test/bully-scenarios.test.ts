@@ -1,10 +1,10 @@
 // Bully scenarios through the deterministic simulator: the documents' worked example (000,
 // Figure 6-20) replayed event for event, the message counts of 002/003, recovery and rivals.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type Algorithm } from '../shared/algorithm.ts';
-import { bully, type BullyMessage, type BullyState } from '../shared/bully.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { DEFAULT_TIMING, roundTripBound, type Algorithm } from '@shared/algorithms/algorithm.ts';
+import { bully, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 const T = 100; // link delay, so the simulator's T (transmission bound) is 100 ms
 const UB = roundTripBound({ ...DEFAULT_TIMING, transmission: T });

@@ -1,8 +1,8 @@
 // Unit tests of the Bully state machine's step function, one rule per test, each citing the seed
 // document it checks: 000 (lecture notes), 002 (Module 3), 003 (Elections).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect } from '../shared/algorithm.ts';
-import { bully, bullyTimeouts, TIMER_COORDINATOR, TIMER_OK, type BullyMessage, type BullyState } from '../shared/bully.ts';
+import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect } from '@shared/algorithms/algorithm.ts';
+import { bully, bullyTimeouts, TIMER_COORDINATOR, TIMER_OK, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const ctx = { now: 0, random: () => 0.5 };

@@ -3,8 +3,8 @@
 // Bully when nothing fails during the run); 003's constraint "Spurious: false detection of the
 // circumstance to trigger an election should be avoided".
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { checkerProfile } from '../shared/checker-profiles.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { checkerProfile } from '@shared/analysis/checker-profiles.ts';
 import { electing, follower, leading, script, steady } from './helpers/checker-events.ts';
 
 const ids = [0, 1, 2, 3];

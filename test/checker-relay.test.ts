@@ -2,10 +2,10 @@
 // fall due without any further event, one timer at most, nothing armed while nothing is pending,
 // a reset starts over, a reconfiguration keeps the counts, and findings are never fed back.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import type { Finding } from '../shared/checker.ts';
-import type { ProcessConfig } from '../shared/protocol.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import type { Finding } from '@shared/analysis/checker.ts';
+import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { LabChecker } from '../server/checker.ts';
 import { follower, leading, type Body } from './helpers/checker-events.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';

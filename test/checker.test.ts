@@ -4,7 +4,7 @@
 // processes (that have not crashed) eventually set e_i = P", P the non-crashed highest id;
 // Raft's Election Safety (Ongaro & Ousterhout, Figure 3): at most one leader per term.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { follower, leading, script, steady } from './helpers/checker-events.ts';
 
 const ids = [0, 1, 2, 3];

@@ -2,10 +2,10 @@
 // roles and slave pool (003: a master, k slaves standing by, the rest idle), Raft's leader and
 // term (Ongaro & Ousterhout §5.2), and a Bully lab's coordinator.
 import { describe, expect, it } from 'vitest';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { emergentOptions } from '../shared/emergent-state.ts';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { simulate } from '../shared/simulator.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { emergentOptions } from '@shared/algorithms/emergent-state.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 import { algorithmGlance, LIST_IDS } from '../client/src/utils/algorithm-glance.ts';
 
 const procsOf = (r: ReturnType<typeof simulate>, ids: number[]) => ids.map((id) => ({ id, status: r.live.includes(id) ? 'up' : 'crashed', report: r.reports[id] ?? null }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bully } from '../shared/bully.ts';
-import { simulate } from '../shared/simulator.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { bully } from '@shared/algorithms/bully.ts';
+import { simulate } from '@shared/sim/simulator.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { windowFigures } from '../client/src/utils/election-tracker.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';

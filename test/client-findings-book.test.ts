@@ -2,12 +2,12 @@
 // relay's summary, never counted twice; the split brain it draws on the ring. Fed with the
 // checker's real findings over a simulated Bully partition (issue 6: {0..3} | {4..7}).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { checkTrace } from '../shared/checker.ts';
-import { RECENT_FINDINGS, type CheckerSummary, type Finding } from '../shared/checker-finding.ts';
-import { simulate } from '../shared/simulator.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { checkTrace } from '@shared/analysis/checker.ts';
+import { RECENT_FINDINGS, type CheckerSummary, type Finding } from '@shared/protocol/finding.ts';
+import { simulate } from '@shared/sim/simulator.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { FindingsBook, rivalLeaders, splitBrainText } from '../client/src/utils/findings-book.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { COORDINATOR_ROLES } from '../client/src/utils/space-time-layout.ts';

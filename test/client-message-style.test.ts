@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bully } from '../shared/bully.ts';
-import { raft } from '../shared/raft.ts';
+import { bully } from '@shared/algorithms/bully.ts';
+import { raft } from '@shared/algorithms/raft.ts';
 import { OKABE_ITO, isBackgroundType, legend, messageStyle } from '../client/src/utils/message-style.ts';
 
 const palette = new Set<string>(Object.values(OKABE_ITO));

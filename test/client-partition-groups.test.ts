@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../shared/rng.ts';
+import { createRng } from '@shared/sim/rng.ts';
 import { initialGroups, moveToGroup, parseRing, partitionBody, shuffled, splitInto } from '../client/src/utils/partition-groups.ts';
 
 describe('partition builder', () => {

@@ -4,10 +4,10 @@
 // flight sit where their real send and delivery times put them, and the space-time diagram is
 // cut at the cursor.
 import { describe, expect, it } from 'vitest';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import { parseTraceFile, serializeTrace, type ParsedTrace } from '../shared/replay-file.ts';
-import { finalState, stateAt } from '../shared/replay.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { parseTraceFile, serializeTrace, type ParsedTrace } from '@shared/protocol/trace-file.ts';
+import { finalState, stateAt } from '@shared/analysis/replay.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { replayElections, windowAt } from '../client/src/utils/replay-elections.ts';
 import { countAtTime, describeEvent, messageFates, replayConfig, replayFlights, replaySnapshot, traceMeta } from '../client/src/utils/replay-view.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bully } from '../shared/bully.ts';
-import { simulate } from '../shared/simulator.ts';
+import { bully } from '@shared/algorithms/bully.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 import { laneHeightFor, spaceTimeLayout, timeTicks } from '../client/src/utils/space-time-layout.ts';
 
 const ids = [0, 1, 2, 3, 4];

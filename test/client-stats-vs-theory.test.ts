@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { bully } from '../shared/bully.ts';
-import { expectedMessages } from '../shared/formulas.ts';
-import { ring } from '../shared/ring.ts';
-import { simulate } from '../shared/simulator.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { bully } from '@shared/algorithms/bully.ts';
+import { expectedMessages } from '@shared/analysis/formulas.ts';
+import { ring } from '@shared/algorithms/ring.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { statsVsTheory, verdict } from '../client/src/utils/stats-vs-theory.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';

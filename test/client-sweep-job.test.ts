@@ -3,7 +3,7 @@
 // table beside the documents' formulas: Bully's worst case sends N(N−1)/2 ELECTIONs (002, 003)
 // and takes 4T + M, the ring 2(N−1) ACKs as the lab acknowledges every hop.
 import { describe, expect, it } from 'vitest';
-import { runOne, type RunParams, type RunRow } from '../shared/experiment.ts';
+import { runOne, type RunParams, type RunRow } from '@shared/experiments/experiment.ts';
 import { planSweep, SWEEP_LIMITS, SweepJob, sweepTables, type SweepInput } from '../client/src/utils/sweep-job.ts';
 
 const input = (extra: Partial<SweepInput> = {}): SweepInput => ({ algorithm: 'bully', nodes: '4, 8, 16', cases: ['worst'], runs: 1, delay: 100, jitter: 0, seed: 1, ...extra });

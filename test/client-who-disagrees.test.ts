@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../shared/algorithm.ts';
+import type { Report } from '@shared/algorithms/algorithm.ts';
 import { whoDisagrees, type Believer } from '../client/src/utils/who-disagrees.ts';
 
 const report = (coordinator: number | null, electing = false): Report => ({ role: electing ? 'electing' : 'follower', coordinator, electing });

@@ -3,9 +3,9 @@
 // of the idle pool", "the system will appoint only one master", "the size of the slave pool
 // remains approximately constant", different trigger conditions prevent waves (Operation i-iii).
 import { describe, expect, it } from 'vitest';
-import { emergent, EMERGENT_ELECTION_TYPES } from '../shared/emergent.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult } from '../shared/simulator.ts';
+import { emergent, EMERGENT_ELECTION_TYPES } from '@shared/algorithms/emergent.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 
 const range = (n: number) => [...Array(n).keys()];
 

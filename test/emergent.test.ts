@@ -1,10 +1,10 @@
 // Unit tests of the emergent election algorithm's step function. Rules from seed 003 (R. J.
 // Anthony, ICAC 2004, "Emergent Election Algorithm": Normal States, Novel States, Operation i-iii).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type Effect, type StepContext } from '../shared/algorithm.ts';
-import { emergent, emergentOptions, initialSlaves, type EmergentState } from '../shared/emergent.ts';
-import { demoteDelay, promoteDelay } from '../shared/emergent-pool.ts';
-import type { EmergentMessage } from '../shared/emergent-state.ts';
+import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type Effect, type StepContext } from '@shared/algorithms/algorithm.ts';
+import { emergent, emergentOptions, initialSlaves, type EmergentState } from '@shared/algorithms/emergent.ts';
+import { demoteDelay, promoteDelay } from '@shared/algorithms/emergent-pool.ts';
+import type { EmergentMessage } from '@shared/algorithms/emergent-state.ts';
 
 // 12 processes: master 11, slaves 7..10 (initialPool 4 by default), idles 0..6.
 const ids = [...Array(12).keys()];

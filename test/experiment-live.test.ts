@@ -1,9 +1,9 @@
 // The experiment's --live mode against a real relay on 127.0.0.1 port 0 (its server bots, real
 // timers). Generous timing: a busy test machine must not break the synchrony Bully assumes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SWEEP } from '../shared/experiment.ts';
-import { fetchDeps } from '../shared/experiment-live.ts';
-import { expectedFor } from '../shared/formulas.ts';
+import { DEFAULT_SWEEP } from '@shared/experiments/experiment.ts';
+import { fetchDeps } from '@shared/lab-client/experiment-live.ts';
+import { expectedFor } from '@shared/analysis/formulas.ts';
 import { parseExperimentCli, runExperimentLive } from '../scripts/experiment.ts';
 import { startRelay, TOKEN, type Harness } from './helpers/relay-harness.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import { counting, DETECT_AT, DEFAULT_SWEEP, runOne, sweepRuns, type SweepSpec } from '../shared/experiment.ts';
-import { toCsv } from '../shared/experiment-tables.ts';
-import { expectedFor, expectedMessages } from '../shared/formulas.ts';
-import { simulate } from '../shared/simulator.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { counting, DETECT_AT, DEFAULT_SWEEP, runOne, sweepRuns, type SweepSpec } from '@shared/experiments/experiment.ts';
+import { toCsv } from '@shared/experiments/experiment-tables.ts';
+import { expectedFor, expectedMessages } from '@shared/analysis/formulas.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 import { experimentFiles, parseExperimentCli, runExperiment } from '../scripts/experiment.ts';
 
 const tiny: SweepSpec = { ...DEFAULT_SWEEP, algorithms: ['bully', 'ring'], nodes: [4, 6], cases: ['worst'], runs: 2 };

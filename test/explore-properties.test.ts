@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../shared/algorithm.ts';
-import { checkAgreement, checkSafety } from '../shared/properties.ts';
+import type { Report } from '@shared/algorithms/algorithm.ts';
+import { checkAgreement, checkSafety } from '@shared/analysis/properties.ts';
 
 const r = (role: string, coordinator: number | null, term?: number): Report => ({ role, coordinator, electing: role === 'electing' || role === 'candidate', ...(term === undefined ? {} : { term }) });
 

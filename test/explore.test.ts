@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import { deadline, enabled, initialWorld, step, type ExploreSetup, type World } from '../shared/explore-engine.ts';
-import { createKeyer, search } from '../shared/explore-search.ts';
-import { leads } from '../shared/properties.ts';
-import { parseTraceFile, type ParsedTrace } from '../shared/replay-file.ts';
-import { finalState } from '../shared/replay.ts';
-import { createRng } from '../shared/rng.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { deadline, enabled, initialWorld, step, type ExploreSetup, type World } from '@shared/sim/explore-engine.ts';
+import { createKeyer, search } from '@shared/sim/explore-search.ts';
+import { leads } from '@shared/analysis/properties.ts';
+import { parseTraceFile, type ParsedTrace } from '@shared/protocol/trace-file.ts';
+import { finalState } from '@shared/analysis/replay.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { parseExploreCli, runExplore } from '../scripts/explore.ts';
 
 const clock = () => performance.now();

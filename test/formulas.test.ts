@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ALGORITHM_NAMES, DEFAULT_TIMING } from '../shared/algorithm.ts';
-import { runOne, type RunParams } from '../shared/experiment.ts';
-import { detectorsFor, expectedFor, expectedMessages, formulaTypes } from '../shared/formulas.ts';
+import { ALGORITHM_NAMES, DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { runOne, type RunParams } from '@shared/experiments/experiment.ts';
+import { detectorsFor, expectedFor, expectedMessages, formulaTypes } from '@shared/analysis/formulas.ts';
 
 const base: Omit<RunParams, 'algorithm' | 'n'> = { case: 'worst', run: 0, seed: 1, delay: 100, jitter: 0, drop: 0, detector: 'none' };
 const T = DEFAULT_TIMING.transmission;

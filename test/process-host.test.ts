@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, withReports, type Algorithm, type Message } from '../shared/algorithm.ts';
-import { ProcessHost, type HostEvent } from '../shared/process-host.ts';
-import { createRng } from '../shared/rng.ts';
+import { DEFAULT_TIMING, withReports, type Algorithm, type Message } from '@shared/algorithms/algorithm.ts';
+import { ProcessHost, type HostEvent } from '@shared/sim/process-host.ts';
+import { createRng } from '@shared/sim/rng.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 
 // A countdown algorithm: on start it sets `tick` for 100 ms; each tick sends TICK to process 1

@@ -3,10 +3,10 @@
 // Figure 3), a majority of the known ids is needed to win; seed 004's closing slide: Paxos-like
 // protocols avoid split brain where bully and ring do not.
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../shared/algorithm.ts';
-import { raft } from '../shared/raft.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../shared/simulator.ts';
+import type { Report } from '@shared/algorithms/algorithm.ts';
+import { raft } from '@shared/algorithms/raft.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult, type SimulationSpec } from '@shared/sim/simulator.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const base = { algorithm: raft, ids, seed: 1 } satisfies Partial<SimulationSpec>;

@@ -1,8 +1,8 @@
 // Unit tests of raft's step function. Rules cited from Ongaro & Ousterhout, "In Search of an
 // Understandable Consensus Algorithm" (2014): §5.1 terms, §5.2 leader election, Figure 2.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmConfig, type Effect, type StepContext } from '../shared/algorithm.ts';
-import { majority, raft, raftOptions, type RaftMessage, type RaftState } from '../shared/raft.ts';
+import { DEFAULT_TIMING, type AlgorithmConfig, type Effect, type StepContext } from '@shared/algorithms/algorithm.ts';
+import { majority, raft, raftOptions, type RaftMessage, type RaftState } from '@shared/algorithms/raft.ts';
 
 const ids = [0, 1, 2, 3, 4];
 const ctx = (r = 0.5): StepContext => ({ now: 0, random: () => r });

@@ -3,7 +3,7 @@
 // needs the token; reset and reconfigure restart the processes; ids and resume tokens behave as
 // issue 3 states (a second live claim is refused, a resume token gets the id back).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InFlightInfo } from '../shared/protocol.ts';
+import type { InFlightInfo } from '@shared/protocol/frames.ts';
 import { connect, delivered, joinAs, sleep, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;

@@ -2,7 +2,7 @@
 // the send time on the same machine; loss rates are checked against binomial bounds for a fixed
 // seed; partitions, directed link rules, crashes and recovery behave as issue 3 states.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { connect, delivered, joinAs, sleep, startRelay, waitFor, type FrameClient, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;

@@ -1,13 +1,13 @@
 // Integration: full elections through the relay, with processes split between socket.io and raw
-// WebSocket, each running the real algorithm in shared/lab-client.ts's LabProcess with real
+// WebSocket, each running the real algorithm in shared/lab-client/lab-client.ts's LabProcess with real
 // timers. Issue 3: "a full Bully and Ring election across mixed socket.io and raw WebSocket
 // processes elects the highest live id". Then the coordinator is crashed over REST and the
 // survivors elect the next highest (000: "the process with the highest id becomes coordinator").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
-import type { AlgorithmName } from '../shared/algorithm.ts';
-import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '../shared/lab-client.ts';
+import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '@shared/lab-client/lab-client.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;

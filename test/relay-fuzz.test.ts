@@ -4,10 +4,10 @@
 // connection usable (floods) or closed cleanly (past the hard cap), never the server down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { LabProcess, socketIoChannel, wsChannel } from '../shared/lab-client.ts';
-import { MAX_FRAME_BYTES } from '../shared/protocol.ts';
-import { createRng } from '../shared/rng.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import { LabProcess, socketIoChannel, wsChannel } from '@shared/lab-client/lab-client.ts';
+import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { fuzzText, mutatedFrame, randomValue, validFrame } from './helpers/relay-fuzz-frames.ts';
 import { connect, sleep, startRelay, waitFor, type FrameClient, type Harness } from './helpers/relay-harness.ts';
 

@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ServerFrame } from '../shared/protocol.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { SHIVIZ_REGEX } from '../server/shiviz.ts';
 import { connect, delivered, joinAs, sleep, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALGORITHM_NAMES } from '../shared/algorithm.ts';
-import { getAlgorithm } from '../shared/algorithms.ts';
-import { parseTraceFile, serializeTrace, type ParsedTrace } from '../shared/replay-file.ts';
-import { finalState, replayIndex, stateAt } from '../shared/replay.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
+import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { parseTraceFile, serializeTrace, type ParsedTrace } from '@shared/protocol/trace-file.ts';
+import { finalState, replayIndex, stateAt } from '@shared/analysis/replay.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 
 function roundTrip(spec: SimulationSpec) {
   const r = simulate(spec);

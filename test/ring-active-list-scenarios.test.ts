@@ -1,10 +1,10 @@
 // Active-list ring scenarios through the deterministic simulator: 001's worked example replayed
 // event for event, message counts, and properties over many seeds.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound } from '../shared/algorithm.ts';
-import { ringActiveList } from '../shared/ring-active-list.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, roundTripBound } from '@shared/algorithms/algorithm.ts';
+import { ringActiveList } from '@shared/algorithms/ring-active-list.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { activeListsOf, describeMessage, hops, range, render, sendsOf, sendsToCrashed } from './helpers/ring-trace.ts';
 import { randomRingElection } from './helpers/ring-properties.ts';
 

@@ -1,10 +1,10 @@
-// Unit tests of the active-list ring's step function (shared/ring-active-list.ts), rule by rule
+// Unit tests of the active-list ring's step function (shared/algorithms/ring-active-list.ts), rule by rule
 // from 001 ("Election In A Ring").
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type StepContext } from '../shared/algorithm.ts';
-import { ringActiveList, type ActiveListMessage, type ActiveListState } from '../shared/ring-active-list.ts';
-import { TIMER_PONG, TIMER_POLL } from '../shared/failure-detector.ts';
-import { WATCHDOG_TIMER } from '../shared/ring-detection.ts';
+import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type StepContext } from '@shared/algorithms/algorithm.ts';
+import { ringActiveList, type ActiveListMessage, type ActiveListState } from '@shared/algorithms/ring-active-list.ts';
+import { TIMER_PONG, TIMER_POLL } from '@shared/algorithms/failure-detector.ts';
+import { WATCHDOG_TIMER } from '@shared/algorithms/ring-detection.ts';
 
 const ids = [1, 2, 3, 4];
 const ctx: StepContext = { now: 0, random: () => 0.5 };

@@ -1,7 +1,7 @@
-// Unit tests of the ring hop layer both ring algorithms use (shared/ring-forwarding.ts).
+// Unit tests of the ring hop layer both ring algorithms use (shared/algorithms/ring-forwarding.ts).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type Effect } from '../shared/algorithm.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, liveSuccessor, receiveAck, receiveHop, revive } from '../shared/ring-forwarding.ts';
+import { DEFAULT_TIMING, roundTripBound, type Effect } from '@shared/algorithms/algorithm.ts';
+import { ackTimeout, createForwarder, forgetDown, forward, liveSuccessor, receiveAck, receiveHop, revive } from '@shared/algorithms/ring-forwarding.ts';
 
 type Hop = { type: 'HOP'; seq: number; n: number };
 const ring = [0, 1, 2, 3, 4];

@@ -7,10 +7,10 @@
 // made more than 1,000,000 messages in the first 4-5 virtual seconds before the fix
 // (docs/ALGORITHMS.md, "Late ACKs and duplicates").
 import { describe, expect, it } from 'vitest';
-import { ring } from '../shared/ring.ts';
-import { ringActiveList } from '../shared/ring-active-list.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../shared/simulator.ts';
+import { ring } from '@shared/algorithms/ring.ts';
+import { ringActiveList } from '@shared/algorithms/ring-active-list.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { range, sendsOf } from './helpers/ring-trace.ts';
 
 const N = 25;

@@ -1,10 +1,10 @@
 // Ring algorithm scenarios through the deterministic simulator: 002's two concurrent elections
 // replayed event for event, 002's message count, initiators that die, and properties over seeds.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound } from '../shared/algorithm.ts';
-import { ring } from '../shared/ring.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationSpec } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, roundTripBound } from '@shared/algorithms/algorithm.ts';
+import { ring } from '@shared/algorithms/ring.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { activeListsOf, hops, range, render, sendsOf, sendsToCrashed } from './helpers/ring-trace.ts';
 import { randomRingElection } from './helpers/ring-properties.ts';
 

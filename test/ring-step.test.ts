@@ -1,9 +1,9 @@
-// Unit tests of the ring algorithm's step function (shared/ring.ts), rule by rule from 002.
+// Unit tests of the ring algorithm's step function (shared/algorithms/ring.ts), rule by rule from 002.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type StepContext } from '../shared/algorithm.ts';
-import { ring, type RingMessage, type RingState } from '../shared/ring.ts';
-import { TIMER_SILENCE } from '../shared/failure-detector.ts';
-import { WATCHDOG_TIMER } from '../shared/ring-detection.ts';
+import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type StepContext } from '@shared/algorithms/algorithm.ts';
+import { ring, type RingMessage, type RingState } from '@shared/algorithms/ring.ts';
+import { TIMER_SILENCE } from '@shared/algorithms/failure-detector.ts';
+import { WATCHDOG_TIMER } from '@shared/algorithms/ring-detection.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const ctx: StepContext = { now: 0, random: () => 0.5 };

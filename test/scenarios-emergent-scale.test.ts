@@ -4,12 +4,12 @@
 // elections take the same length of time independent of the idle pool". And under churn the
 // slave pool keeps to its limits (003, Operation ii) while the live checker finds nothing wrong.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '../shared/algorithm.ts';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { checkTrace } from '../shared/checker.ts';
-import { EMERGENT_ELECTION_TYPES } from '../shared/emergent.ts';
-import { createRng } from '../shared/rng.ts';
-import { simulate, type SimulationResult } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { checkTrace } from '@shared/analysis/checker.ts';
+import { EMERGENT_ELECTION_TYPES } from '@shared/algorithms/emergent.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 
 const range = (n: number) => [...Array(n).keys()];
 const BULLY_ELECTION_TYPES = ['ELECTION', 'OK', 'COORDINATOR'];

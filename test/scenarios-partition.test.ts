@@ -4,10 +4,10 @@
 // two leaders in one term (Ongaro & Ousterhout, Figure 3) and a side without a majority elects
 // none. Healing the cut brings the lab back to one coordinator.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '../shared/algorithm.ts';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { checkTrace } from '../shared/checker.ts';
-import { simulate, type SimulationResult } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { checkTrace } from '@shared/analysis/checker.ts';
+import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const low = [0, 1, 2, 3];

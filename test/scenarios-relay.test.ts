@@ -1,4 +1,4 @@
-// Issue 6 scenarios against the real relay: eight LabProcesses (shared/lab-client.ts, real timers,
+// Issue 6 scenarios against the real relay: eight LabProcesses (shared/lab-client/lab-client.ts, real timers,
 // both transports) on 127.0.0.1 port 0, cut into {0..3} and {4..7} over REST. The live checker
 // runs in the relay: for Bully it flags the split brain (003, "Uniqueness") in the trace and in
 // GET /stats; for Raft no term gets two leaders (Ongaro & Ousterhout, Figure 3) and the side
@@ -6,11 +6,11 @@
 // elections (003, "Spurious"), which the checker counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { AlgorithmName, ProcessId } from '../shared/algorithm.ts';
-import type { CheckerSummary, Finding } from '../shared/checker.ts';
-import { LabProcess, socketIoChannel, wsChannel } from '../shared/lab-client.ts';
-import type { LabStats } from '../shared/protocol.ts';
-import type { TraceEvent } from '../shared/trace.ts';
+import type { AlgorithmName, ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { CheckerSummary, Finding } from '@shared/analysis/checker.ts';
+import { LabProcess, socketIoChannel, wsChannel } from '@shared/lab-client/lab-client.ts';
+import type { LabStats } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;

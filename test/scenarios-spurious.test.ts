@@ -4,10 +4,10 @@
 // checker counts them (003's constraint "Spurious: false detection of the circumstance to
 // trigger an election should be avoided").
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmName } from '../shared/algorithm.ts';
-import { ALGORITHMS } from '../shared/algorithms.ts';
-import { checkTrace } from '../shared/checker.ts';
-import { simulate } from '../shared/simulator.ts';
+import { DEFAULT_TIMING, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { ALGORITHMS } from '@shared/algorithms/registry.ts';
+import { checkTrace } from '@shared/analysis/checker.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 

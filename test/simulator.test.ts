@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { withReports, type Algorithm, type Message } from '../shared/algorithm.ts';
-import { simulate } from '../shared/simulator.ts';
+import { withReports, type Algorithm, type Message } from '@shared/algorithms/algorithm.ts';
+import { simulate } from '@shared/sim/simulator.ts';
 
 // A tiny gossip algorithm, only to exercise the simulator: on `elect` a process sends PING with
 // a counter to every other id; receivers record the last counter seen from each sender and keep

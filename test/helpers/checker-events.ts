@@ -1,9 +1,9 @@
 // Hand-written traces for the checker's unit tests: a tiny builder that stamps seq numbers and
 // message ids, and feeds each event to a checker as it is written, collecting the findings.
-import type { ProcessId, Report } from '../../shared/algorithm.ts';
-import { createChecker, type Checker, type CheckerSetup, type Finding } from '../../shared/checker.ts';
-import type { DistributiveOmit } from '../../shared/event-queue.ts';
-import type { TraceEvent } from '../../shared/trace.ts';
+import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { createChecker, type Checker, type CheckerSetup, type Finding } from '@shared/analysis/checker.ts';
+import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 export type Body = DistributiveOmit<TraceEvent, 'seq' | 't'>;
 

@@ -1,7 +1,7 @@
 // Builders for the dashboard's model in tests: a lab config and a snapshot with every process up.
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '../../shared/algorithm.ts';
-import { DEFAULT_FABRIC, type LabConfig } from '../../shared/lab-config.ts';
-import type { LabSnapshot } from '../../shared/protocol.ts';
+import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { DEFAULT_FABRIC, type LabConfig } from '@shared/protocol/lab-config.ts';
+import type { LabSnapshot } from '@shared/protocol/frames.ts';
 
 export function labConfig(ids: ProcessId[], algorithm: AlgorithmName = 'bully'): LabConfig {
   return { name: 'test', algorithm, ids, ring: [], timing: DEFAULT_TIMING, detector: 'none', options: {}, fabric: DEFAULT_FABRIC, seed: 1 };

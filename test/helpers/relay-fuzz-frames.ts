@@ -1,6 +1,6 @@
 // Seeded generators of hostile input for the relay's fuzz test: random JSON values, garbage
 // text, and valid frames mutated (fields dropped, retyped, added, oversized, ids out of range).
-import type { Random } from '../../shared/rng.ts';
+import type { Random } from '@shared/sim/rng.ts';
 
 const pick = <T>(r: Random, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 

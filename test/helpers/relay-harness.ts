@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
-import type { ProcessId } from '../../shared/algorithm.ts';
-import type { ClientFrame, ServerFrame } from '../../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { ClientFrame, ServerFrame } from '@shared/protocol/frames.ts';
 import { createRelay, type Relay, type RelayOptions } from '../../server/relay.ts';
 
 export const TOKEN = 'test-token-0123';

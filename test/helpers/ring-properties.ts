@@ -1,8 +1,8 @@
 // The random run both ring algorithms' property tests share: 3..10 processes, about 30 % crashed
 // at the start, a few random initiators, jitter up to T; no failure detector.
-import type { Algorithm } from '../../shared/algorithm.ts';
-import { createRng } from '../../shared/rng.ts';
-import { simulate, type SimulationResult } from '../../shared/simulator.ts';
+import type { Algorithm } from '@shared/algorithms/algorithm.ts';
+import { createRng } from '@shared/sim/rng.ts';
+import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 import { range } from './ring-trace.ts';
 
 export function randomRingElection(algorithm: Algorithm<any, any>, seed: number, T: number): { r: SimulationResult; live: number[] } {

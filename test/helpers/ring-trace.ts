@@ -1,7 +1,7 @@
 // Trace rendering and counting for the ring scenario tests: one line per event, so a run is
 // reviewed as a diff (etcd raft's testdata style), and message tallies taken from the trace.
-import type { Message, ProcessId } from '../../shared/algorithm.ts';
-import type { TraceEvent } from '../../shared/trace.ts';
+import type { Message, ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 /** The message as the documents write it: ELECTION [5,6], COORDINATOR 6, Elect(2), Elected(3). */
 export function describeMessage(m: Message): string {

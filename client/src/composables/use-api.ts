@@ -2,9 +2,9 @@
 // values ({ ok, data } or { ok: false, error }), never exceptions, so views show failures as
 // state. Instructor calls carry the token as `Authorization: Bearer`.
 import { ref, type Ref } from 'vue';
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { CreateLab, FabricPatch, StepRequest, UpdateLab } from '../../../shared/lab-config.ts';
-import type { InFlightInfo, LabSnapshot, LabStats } from '../../../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { CreateLab, FabricPatch, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
 
@@ -27,7 +27,7 @@ export async function request<T>(method: string, path: string, opts: { body?: un
     const text = await res.text();
     const json: unknown = text ? safeParse(text) : null;
     if (!res.ok) {
-      // The body is the protocol's error frame (shared/errors.ts).
+      // The body is the protocol's error frame (shared/protocol/errors.ts).
       const e = (json ?? {}) as { code?: string; message?: string; details?: string[] };
       const details = e.details?.length ? ` (${e.details.join('; ')})` : '';
       return { ok: false, status: res.status, code: e.code ?? `HTTP_${res.status}`, message: (e.message ?? res.statusText) + details };

@@ -1,7 +1,7 @@
 // The stats panel's figures for the election on show, rebuilt at most four times a second from
 // the observer's model, with the algorithm's formulas for this N beside the counts.
 import { computed, ref, type Ref } from 'vue';
-import { getAlgorithm } from '../../../shared/algorithms.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { LabObserver } from './use-lab-observer.ts';
 import { statsVsTheory, type StatsTable, type Theory } from '../utils/stats-vs-theory.ts';
 

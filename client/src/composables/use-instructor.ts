@@ -2,9 +2,9 @@
 // calls with the token, the in-flight list while paused, and a line of feedback after each
 // action. Components call these actions; nothing here draws.
 import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { CreateLab, FabricPatch, UpdateLab } from '../../../shared/lab-config.ts';
-import type { InFlightInfo } from '../../../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { CreateLab, FabricPatch, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { InFlightInfo } from '@shared/protocol/frames.ts';
 import { useInstructorApi, type ApiResult } from './use-api.ts';
 import { useLabObserver } from './use-lab-observer.ts';
 

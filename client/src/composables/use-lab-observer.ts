@@ -3,8 +3,8 @@
 // and bumps `version` once per batch. Views that rebuild DOM read `slowVersion`, which moves at
 // most four times a second, so a busy lab never floods the page with re-renders.
 import { markRaw, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
-import type { LabStats, ServerFrame } from '../../../shared/protocol.ts';
-import type { TraceEvent } from '../../../shared/trace.ts';
+import type { LabStats, ServerFrame } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { FlightBoard } from '../utils/flight-board.ts';
 import { LabModel } from '../utils/lab-model.ts';
 import { publicApi } from './use-api.ts';

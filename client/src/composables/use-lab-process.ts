@@ -1,13 +1,13 @@
-// The student's tab as a process: a LabProcess (shared/lab-client.ts) joins the lab over
+// The student's tab as a process: a LabProcess (shared/lab-client/lab-client.ts) joins the lab over
 // socket.io and runs the lab's algorithm with real timers; this wraps it in refs for the process
 // view (status, report, timers, inbox, outbox). A crash from the relay stops the algorithm and
 // drops its state; a recovery or a restart starts it from scratch. The resume token is kept in
 // sessionStorage by a thin wrapper around the channel, so reloading the tab reclaims the same id.
 import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
-import type { Message, ProcessId, Report } from '../../../shared/algorithm.ts';
-import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '../../../shared/lab-client.ts';
-import type { TimerView } from '../../../shared/process-host.ts';
-import type { ProcessConfig } from '../../../shared/protocol.ts';
+import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
+import type { TimerView } from '@shared/sim/process-host.ts';
+import type { ProcessConfig } from '@shared/protocol/frames.ts';
 
 export interface LogEntry {
   n: number;

@@ -1,10 +1,10 @@
 // One socket.io connection to the relay. Every frame travels as the single `frame` event
-// (shared/protocol.ts). Returns refs for the connection state; frames sent before the socket is
+// (shared/protocol/frames.ts). Returns refs for the connection state; frames sent before the socket is
 // open wait in a short queue; `onOpen` runs on every (re)connect so callers can re-join or
 // re-observe; the socket closes when the calling scope is disposed.
 import { io, type Socket } from 'socket.io-client';
 import { onScopeDispose, ref } from 'vue';
-import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '../../../shared/protocol.ts';
+import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '@shared/protocol/frames.ts';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 

@@ -1,14 +1,14 @@
 // Replay mode's state: a trace loaded from a file or from a lab on this relay, checked line by
 // line (problems are state, shown on the page), and a cursor over its events. Everything the
-// page draws derives from the cursor: the state at that moment (shared/replay.ts, folded from the
+// page draws derives from the cursor: the state at that moment (shared/analysis/replay.ts, folded from the
 // nearest checkpoint), the dashboard's model for the ring and the table, the messages in flight
 // and the election around it. Play moves a playhead through trace time at a chosen speed.
 import { computed, markRaw, onScopeDispose, ref, shallowRef } from 'vue';
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { LabConfig } from '../../../shared/lab-config.ts';
-import type { ProcessInfo } from '../../../shared/protocol.ts';
-import { parseTraceFile, type ParsedTrace, type TraceProblem } from '../../../shared/replay-file.ts';
-import { replayIndex, stateAt, type ReplayIndex } from '../../../shared/replay.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { LabConfig } from '@shared/protocol/lab-config.ts';
+import type { ProcessInfo } from '@shared/protocol/frames.ts';
+import { parseTraceFile, type ParsedTrace, type TraceProblem } from '@shared/protocol/trace-file.ts';
+import { replayIndex, stateAt, type ReplayIndex } from '@shared/analysis/replay.ts';
 import { rivalLeaders } from '../utils/findings-book.ts';
 import { LabModel } from '../utils/lab-model.ts';
 import { replayElections, windowAt, type ReplayElection } from '../utils/replay-elections.ts';

@@ -1,10 +1,10 @@
 // The instructor panel's sweep: plans it (bounded), runs it in a Web Worker (or, where workers
 // are unavailable, in short slices on the page's event loop), and turns the rows into the
-// experiment's figures (shared/experiment-plots.ts: messages by type against N beside the
+// experiment's figures (shared/experiments/experiment-plots.ts: messages by type against N beside the
 // formulas, election time in T against N) and tables. A new start or leaving the page cancels.
 import { computed, onScopeDispose, ref, shallowRef } from 'vue';
-import { runOne, type RunParams, type RunRow } from '../../../shared/experiment.ts';
-import { experimentFigures } from '../../../shared/experiment-plots.ts';
+import { runOne, type RunParams, type RunRow } from '@shared/experiments/experiment.ts';
+import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { planSweep, SweepJob, sweepTables, type SweepInput } from '../utils/sweep-job.ts';
 import type { SweepReply, SweepRequest } from '../workers/sweep-worker.ts';
 

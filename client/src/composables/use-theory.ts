@@ -1,7 +1,7 @@
-// What the algorithm's analysis predicts for the lab (shared/formulas.ts): best and worst case
+// What the algorithm's analysis predicts for the lab (shared/analysis/formulas.ts): best and worst case
 // for N = the lab's ids, with its timing bounds (scaled) and options.
 import { computed, type Ref } from 'vue';
-import { expectedMessages } from '../../../shared/formulas.ts';
+import { expectedMessages } from '@shared/analysis/formulas.ts';
 import type { Theory } from '../utils/stats-vs-theory.ts';
 import type { LabObserver } from './use-lab-observer.ts';
 

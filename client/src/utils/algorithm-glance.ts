@@ -2,7 +2,7 @@
 // hold each role (the emergent algorithm's master, candidates, slaves and idles; Raft's leader,
 // candidates and followers), the emergent slave pool's size as the master reports it, and
 // Raft's term. Built from the processes' reports alone; pure.
-import type { AlgorithmName, ProcessId, Report } from '../../../shared/algorithm.ts';
+import type { AlgorithmName, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 
 export type RoleTone = 'lead' | 'electing' | 'pool' | 'other';
 

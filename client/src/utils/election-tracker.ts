@@ -4,7 +4,7 @@
 // is electing; it ends when the lab is settled again (who-disagrees.ts). Pure: the caller feeds
 // trace events in order and says when the lab is settled.
 
-import type { TraceEvent } from '../../../shared/trace.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { isBackgroundType } from './message-style.ts';
 
 export interface ElectionWindow {

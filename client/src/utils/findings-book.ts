@@ -1,10 +1,10 @@
-// What the dashboard knows about the live checker (shared/checker.ts): findings by kind, the
+// What the dashboard knows about the live checker (shared/analysis/checker.ts): findings by kind, the
 // most recent ones with their text, the split brain in force and the election's deadline. Two
 // sources meet here: `finding` events in the trace (at once, but only from when the page began
 // watching) and the relay's summary in GET /stats (exact, once a second). The summary replaces
 // what the trace added; a trace finding the summary already holds is not counted twice.
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '../../../shared/checker-finding.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '@shared/protocol/finding.ts';
 
 export interface SplitBrain {
   processes: ProcessId[];

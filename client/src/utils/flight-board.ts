@@ -3,8 +3,8 @@
 // duration of its own rather than its real one. Past `maxFlights` new messages are sampled out
 // (counted, not drawn), which keeps a frame's work bounded at thousands of messages a second.
 // Drops stay visible as a mark where they happened. Pure: the caller passes wall-clock ms.
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { DropReason } from '../../../shared/trace.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { DropReason } from '@shared/protocol/trace.ts';
 
 export interface Flight {
   msg: number;

@@ -1,5 +1,5 @@
 // Small text formatters shared by the views.
-import type { Report } from '../../../shared/algorithm.ts';
+import type { Report } from '@shared/algorithms/algorithm.ts';
 
 /** "[1, 4, 7, …] (12)" — long lists shortened, the count kept. */
 export function formatList(list: readonly number[] | undefined, max = 8): string {

@@ -2,10 +2,10 @@
 // each process reports, the partition, the current election. Plain objects, no Vue: the
 // composable wraps it and bumps one version counter per batch, so a thousand events cost one
 // re-render, not a thousand.
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { Fabric, LabConfig } from '../../../shared/lab-config.ts';
-import type { LabSnapshot, ProcessInfo } from '../../../shared/protocol.ts';
-import type { TraceEvent } from '../../../shared/trace.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { Fabric, LabConfig } from '@shared/protocol/lab-config.ts';
+import type { LabSnapshot, ProcessInfo } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { ElectionTracker } from './election-tracker.ts';
 import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';

@@ -1,6 +1,6 @@
 // The partition builder's model: groups of ids the instructor moves processes between (by drag
 // and drop or by keyboard), and checks before it goes to the relay. Pure.
-import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 
 /** Groups to start editing from: the current partition (unlisted ids in a last group), else everyone in one. */
 export function initialGroups(ids: readonly ProcessId[], partition: readonly (readonly ProcessId[])[] | null): ProcessId[][] {

@@ -1,8 +1,8 @@
 // How one process is drawn and described: shape by kind (human, bot, external), fill by role,
 // crossed out when crashed, dashed when nobody holds the id, a ring in its partition group's
 // colour, a halo when it disagrees. Every visual cue has a text twin for tables and screen readers.
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { ProcessInfo } from '../../../shared/protocol.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { ProcessInfo } from '@shared/protocol/frames.ts';
 import { GROUP_COLOURS, OKABE_ITO, STATUS_COLOURS } from './message-style.ts';
 import { COORDINATOR_ROLES } from './space-time-layout.ts';
 import type { Agreement } from './who-disagrees.ts';

@@ -1,8 +1,8 @@
 // The elections in a whole trace, found the way the live dashboard finds them (election-tracker
 // over the lab model), so replay's space-time diagram shows the election around the cursor, cut
 // at the cursor: arrows whose delivery comes later are still in flight. Pure.
-import type { TraceEvent } from '../../../shared/trace.ts';
-import type { LabSnapshot } from '../../../shared/protocol.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
+import type { LabSnapshot } from '@shared/protocol/frames.ts';
 import type { ElectionWindow } from './election-tracker.ts';
 import { LabModel } from './lab-model.ts';
 

@@ -1,13 +1,13 @@
-// Replay mode's pictures from a parsed trace (shared/replay-file.ts) and the state at the cursor
-// (shared/replay.ts): what the run was, the dashboard's model at that moment (so the ring, the
+// Replay mode's pictures from a parsed trace (shared/protocol/trace-file.ts) and the state at the cursor
+// (shared/analysis/replay.ts): what the run was, the dashboard's model at that moment (so the ring, the
 // table and the glance draw as they do live), messages in flight placed by their real send and
 // delivery times, and each event in words. Pure.
-import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '../../../shared/algorithm.ts';
-import { DEFAULT_FABRIC, type LabConfig } from '../../../shared/lab-config.ts';
-import type { ProcessInfo, LabSnapshot } from '../../../shared/protocol.ts';
-import type { ParsedTrace } from '../../../shared/replay-file.ts';
-import type { ReplayState } from '../../../shared/replay.ts';
-import type { DropReason, TraceEvent } from '../../../shared/trace.ts';
+import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import { DEFAULT_FABRIC, type LabConfig } from '@shared/protocol/lab-config.ts';
+import type { ProcessInfo, LabSnapshot } from '@shared/protocol/frames.ts';
+import type { ParsedTrace } from '@shared/protocol/trace-file.ts';
+import type { ReplayState } from '@shared/analysis/replay.ts';
+import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import { dropPoint, type FlightFrame, type FlightSource } from './flight-board.ts';
 import { groupOf } from './lab-model.ts';
 

@@ -1,6 +1,6 @@
 // Where each process sits on the dashboard's circle: ring order, clockwise from the top, so the
 // picture matches the order the ring algorithms pass messages in. Pure geometry, no DOM.
-import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 
 export interface RingNode {
   id: ProcessId;

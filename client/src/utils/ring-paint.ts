@@ -1,7 +1,7 @@
 // Paints the dashboard's ring: processes, their labels, the headline in the middle and the
 // messages in flight. Deterministic given its inputs; it needs only the few canvas methods in
 // `Paint` (so no DOM types), and all geometry comes from ring-layout and process-look.
-import type { ProcessId } from '../../../shared/algorithm.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { tracePath, type Pen } from './draw-shapes.ts';
 import type { FlightFrame } from './flight-board.ts';
 import { GROUP_COLOURS, OKABE_ITO, type MessageStyle } from './message-style.ts';

@@ -1,8 +1,8 @@
 // The space-time diagram of one election: a lane per process (rows, in ring order), time running
 // to the right, one arrow per message from its send to its delivery (or to the point it was
 // dropped, ending in a cross). Built only from the relay's trace. Pure: numbers in, shapes out.
-import type { ProcessId } from '../../../shared/algorithm.ts';
-import type { DropReason, TraceEvent } from '../../../shared/trace.ts';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import { dropPoint } from './flight-board.ts';
 import { isBackgroundType } from './message-style.ts';
 

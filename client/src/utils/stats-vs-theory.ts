@@ -1,8 +1,8 @@
 // The stats panel's table: messages by type since the election started, beside what the
-// algorithm's formulas (shared/formulas.ts) say for this N in the best and the worst case, and
+// algorithm's formulas (shared/analysis/formulas.ts) say for this N in the best and the worst case, and
 // the election's duration in ms and in message-transmission times beside the formula's time.
 // Nothing here knows an algorithm's analysis: the expectations are passed in.
-import type { Expectation } from '../../../shared/formulas.ts';
+import type { Expectation } from '@shared/analysis/formulas.ts';
 import type { ElectionWindow } from './election-tracker.ts';
 import { windowFigures } from './election-tracker.ts';
 import { isBackgroundType } from './message-style.ts';

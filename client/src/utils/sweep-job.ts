@@ -1,11 +1,11 @@
-// The instructor panel's small sweep: the experiment runner's runs (shared/experiment.ts, the
+// The instructor panel's small sweep: the experiment runner's runs (shared/experiments/experiment.ts, the
 // simulator in the documents' setting) for the lab's algorithm over a few N, done a slice at a
 // time so the page never blocks, and the table of measured counts beside the formulas. What is
 // asked is checked here and bounded (N up to 64, a few runs), with the problems as values.
-import type { AlgorithmName } from '../../../shared/algorithm.ts';
-import { DEFAULT_TIMING } from '../../../shared/algorithm.ts';
-import { runWeight, sweepRuns, type RunParams, type RunRow, type SweepSpec } from '../../../shared/experiment.ts';
-import { expectedMessages, formulaTypes, type ElectionCase } from '../../../shared/formulas.ts';
+import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { runWeight, sweepRuns, type RunParams, type RunRow, type SweepSpec } from '@shared/experiments/experiment.ts';
+import { expectedMessages, formulaTypes, type ElectionCase } from '@shared/analysis/formulas.ts';
 
 export const SWEEP_LIMITS = { maxN: 64, minN: 3, maxValues: 10, maxRuns: 10, maxDelay: 10_000 } as const;
 

@@ -3,7 +3,7 @@
 // believes otherwise disagrees. A belief in a process that is down, or on the other side of a
 // partition, is stale even when everyone shares it. The lab is settled when nobody is electing,
 // nobody disagrees and nothing is stale: the end of an election.
-import type { ProcessId, Report } from '../../../shared/algorithm.ts';
+import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 
 /** The fields this needs from a ProcessInfo (so tests and the model can pass plain objects). */
 export interface Believer {

@@ -1,7 +1,7 @@
 // Runs the instructor panel's sweep off the page's thread: the simulator for each run
-// (shared/experiment.ts), rows posted back a slice at a time with the progress, so the panel
+// (shared/experiments/experiment.ts), rows posted back a slice at a time with the progress, so the panel
 // fills in while the page stays responsive. Cancelling terminates the worker.
-import { runOne, type RunParams, type RunRow } from '../../../shared/experiment.ts';
+import { runOne, type RunParams, type RunRow } from '@shared/experiments/experiment.ts';
 import { SweepJob } from '../utils/sweep-job.ts';
 
 export type SweepRequest = { runs: RunParams[] };

@@ -1,11 +1,11 @@
 // The experiment's figures: messages by type against N with the documents' formulas beside the
 // measured points, election time (in T) against N, and, where loss was swept, the share of runs
 // that ended in agreement. Each figure is a file name and its SVG text.
-import { DEFAULT_TIMING, type AlgorithmName } from './algorithm.ts';
+import { DEFAULT_TIMING, type AlgorithmName } from '../algorithms/algorithm.ts';
 import type { RunRow } from './experiment.ts';
 import { renderChart, PALETTE, type Series } from './experiment-svg.ts';
 import { mean, typeColumns } from './experiment-tables.ts';
-import { expectedMessages, formulaTypes, type ElectionCase } from './formulas.ts';
+import { expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
 
 export interface Figure {
   file: string;

@@ -1,12 +1,12 @@
 // Breadth-first search over the explorer's worlds: every order in which pending events may fire
 // and every place the allowed faults may strike, checking safety at every world and agreement
-// at every quiescent one (shared/properties.ts). Worlds seen before (same process states, same
+// at every quiescent one (shared/analysis/properties.ts). Worlds seen before (same process states, same
 // pending multiset with times relative to now, same faults) are skipped. Breadth first, so the
 // first violation found has the shortest schedule.
-import type { AlgorithmName } from './algorithm.ts';
+import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { enabled, initialWorld, live, step, type Action, type ExploreSetup, type Recorder, type World } from './explore-engine.ts';
-import { checkAgreement, checkSafety, type Property, type Violation } from './properties.ts';
-import type { TraceEvent } from './trace.ts';
+import { checkAgreement, checkSafety, type Property, type Violation } from '../analysis/properties.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
 
 export interface SearchLimits {
   /** Longest schedule (actions) explored. */

@@ -12,10 +12,10 @@ import {
   type Report,
   type StepContext,
   type Timing,
-} from './algorithm.ts';
+} from '../algorithms/algorithm.ts';
 import { EventQueue, type DistributiveOmit } from './event-queue.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
-import type { DropReason, TraceEvent } from './trace.ts';
+import type { DropReason, TraceEvent } from '../protocol/trace.ts';
 
 export interface LinkModel {
   delay: number;

@@ -1,6 +1,6 @@
 // What the bot CLI prints: one status line a tick and a summary at the end, from the fleet's
 // status and counters (pure functions, so the CLI stays thin and the wording is tested).
-import type { FleetCounters, FleetStatus } from '../shared/bot-fleet.ts';
+import type { FleetCounters, FleetStatus } from '@shared/lab-client/bot-fleet.ts';
 
 export interface Tick {
   /** Messages sent by the fleet since the previous tick, and the tick's length in seconds. */

@@ -1,7 +1,7 @@
 // The checker's agreement judgement, once the fabric is quiet. The verdict is properties.ts's
 // `checkAgreement` (shared with the explorer and the experiments); this adds who is wrong,
 // measured against the coordinator the algorithm must end with, for the finding.
-import type { AlgorithmName, ProcessId, Report } from './algorithm.ts';
+import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerProfile } from './checker-profiles.ts';
 import { checkAgreement, leads } from './properties.ts';
 

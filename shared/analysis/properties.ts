@@ -11,7 +11,7 @@
 // e_i = P, where P is the non-crashed process with highest id"): once nothing is in flight, every
 // live process believes in the same live coordinator, which for the id-ranked algorithms is the
 // highest live id, and which itself claims to lead.
-import type { AlgorithmName, ProcessId, Report } from './algorithm.ts';
+import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
 
 export type Property = 'safety' | 'agreement';
 

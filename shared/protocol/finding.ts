@@ -2,7 +2,7 @@
 // The relay appends each finding to the trace as a `finding` event and returns the summary in
 // GET /api/labs/:lab/stats under `checker`; the dashboard reads both.
 import { z } from 'zod';
-import type { ProcessId } from './algorithm.ts';
+import type { ProcessId } from '../algorithms/algorithm.ts';
 import { ProcessIdSchema } from './lab-config.ts';
 
 export const FINDING_KINDS = ['safety', 'agreement', 'liveness', 'spurious'] as const;

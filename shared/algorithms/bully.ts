@@ -19,7 +19,7 @@
 //   COORDINATOR that bullies the lower one anyway, so it is not restarted.
 // - A process holds an election on start and on restart (003); a steady start
 //   (initialCoordinator) believes the given coordinator instead.
-// - Failure detection is shared/failure-detector.ts; here only what its observations mean.
+// - Failure detection is shared/algorithms/failure-detector.ts; here only what its observations mean.
 //
 // Late answers (beyond the documents, whose timeouts assume every message within T): on links
 // or processes slower than UB an OK arrives after its timeout, so its receiver declares itself

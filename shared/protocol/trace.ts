@@ -2,10 +2,10 @@
 // docs/PROTOCOL.md describes it). Maelstrom's lesson: journal every send and receive, and draw
 // every diagram from the journal.
 import { z } from 'zod';
-import type { Message, ProcessId, Report } from './algorithm.ts';
-import { FindingSchema, type Finding } from './checker-finding.ts';
+import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import { FindingSchema, type Finding } from './finding.ts';
 import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
-import { MessageSchema, ReportSchema } from './protocol.ts';
+import { MessageSchema, ReportSchema } from './frames.ts';
 
 export const TRACE_VERSION = 1;
 
@@ -44,7 +44,7 @@ export type TraceEvent = Base &
     /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
     | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
     | { kind: 'note'; text: string }
-    /** The live checker's conclusion (shared/checker.ts): split brain, disagreement, a late or spurious election. */
+    /** The live checker's conclusion (shared/analysis/checker.ts): split brain, disagreement, a late or spurious election. */
     | { kind: 'finding'; finding: Finding }
   );
 

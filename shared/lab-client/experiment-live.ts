@@ -3,13 +3,13 @@
 // A fresh lab of N bots elects its first coordinator; that coordinator is crashed, one process
 // is told to elect, and the relay's trace gives the messages sent from then on, the time until
 // every live process settled, and the final reports for the properties.
-import { DEFAULT_TIMING, type ProcessId, type Report } from './algorithm.ts';
-import type { RunParams, RunRow } from './experiment.ts';
-import { checkAgreement, checkSafety } from './properties.ts';
-import type { ProcessInfo } from './protocol.ts';
-import { parseTraceFile } from './replay-file.ts';
-import { finalState } from './replay.ts';
-import { createRng, deriveSeed } from './rng.ts';
+import { DEFAULT_TIMING, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import type { RunParams, RunRow } from '../experiments/experiment.ts';
+import { checkAgreement, checkSafety } from '../analysis/properties.ts';
+import type { ProcessInfo } from '../protocol/frames.ts';
+import { parseTraceFile } from '../protocol/trace-file.ts';
+import { finalState } from '../analysis/replay.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
 
 export interface LiveDeps {
   /** An authenticated REST call to the relay (path from `/api`). */

@@ -5,14 +5,14 @@
 // a ProcessHost with real timers, sends and reports through the relay, obeys crashed /
 // recovered / restart / elect, and after a dropped connection rejoins with its resume token.
 import { io as ioClient, type Socket } from 'socket.io-client';
-import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from './algorithm.ts';
-import { getAlgorithm } from './algorithms.ts';
-import type { ErrorFrame } from './errors.ts';
-import type { Fabric } from './lab-config.ts';
-import { algorithmConfig, ProcessHost, type HostEvent } from './process-host.ts';
-import type { ClientFrame, LabSnapshot, ProcessConfig, ProcessKind, ServerFrame } from './protocol.ts';
-import { createRng, deriveSeed } from './rng.ts';
-import type { TraceEvent } from './trace.ts';
+import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import { getAlgorithm } from '../algorithms/registry.ts';
+import type { ErrorFrame } from '../protocol/errors.ts';
+import type { Fabric } from '../protocol/lab-config.ts';
+import { algorithmConfig, ProcessHost, type HostEvent } from '../sim/process-host.ts';
+import type { ClientFrame, LabSnapshot, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
 
 export interface ChannelEvents {
   /** Connected (again): the client (re)sends its join or observe. */

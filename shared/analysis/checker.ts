@@ -13,15 +13,15 @@
 //   for `bounds.quiet`, the longest wait after which the algorithm would itself act.
 // - Election episode: from the first live process electing (or an `elect` request) until none
 //   is; its deadline restarts at every fault (crash, recovery, partition, fabric change).
-import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type Timing } from './algorithm.ts';
-import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from './checker-finding.ts';
+import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type Timing } from '../algorithms/algorithm.ts';
+import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '../protocol/finding.ts';
 import { checkerProfile } from './checker-profiles.ts';
 import { createCoordinatorWatch } from './checker-coordinators.ts';
 import { judgeAgreement } from './checker-agreement.ts';
 import { leads } from './properties.ts';
-import type { TraceEvent } from './trace.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
 
-export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from './checker-finding.ts';
+export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
 
 export interface CheckerSetup {
   algorithm: AlgorithmName;

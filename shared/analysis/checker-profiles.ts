@@ -2,11 +2,11 @@
 // which messages are its steady load (not election traffic), and the bounds its analysis gives.
 // Every bound derives from the lab's Timing (T, M, heartbeats) and the algorithm's own options,
 // the way the algorithms derive their timeouts, so a lab that runs slower checks slower.
-import { roundTripBound, type AlgorithmName, type Timing } from './algorithm.ts';
-import type { CheckerBounds } from './checker-finding.ts';
-import { emergentOptions } from './emergent-state.ts';
-import { bullyTimeouts } from './bully.ts';
-import { raftOptions } from './raft.ts';
+import { roundTripBound, type AlgorithmName, type Timing } from '../algorithms/algorithm.ts';
+import type { CheckerBounds } from '../protocol/finding.ts';
+import { emergentOptions } from '../algorithms/emergent-state.ts';
+import { bullyTimeouts } from '../algorithms/bully.ts';
+import { raftOptions } from '../algorithms/raft.ts';
 
 export interface CheckerProfile {
   /**

@@ -7,8 +7,8 @@
 // avoided or detected and resolved speedily"). With terms (Raft) there is no grace: a second
 // process acting as leader of a term that already had one breaks Election Safety (Ongaro &
 // Ousterhout, Figure 3), whether or not the first is still leading.
-import type { ProcessId, Report } from './algorithm.ts';
-import type { Finding } from './checker-finding.ts';
+import type { ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { Finding } from '../protocol/finding.ts';
 import type { CheckerProfile } from './checker-profiles.ts';
 import { leads } from './properties.ts';
 

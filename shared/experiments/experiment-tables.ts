@@ -1,10 +1,10 @@
 // An experiment's rows as text: the CSV of every run, and the Markdown tables docs/RESULTS.md
 // shows (measured beside the formula, per N).
-import { ALGORITHMS } from './algorithms.ts';
+import { ALGORITHMS } from '../algorithms/registry.ts';
 import type { RunRow } from './experiment.ts';
-import { expectedMessages, formulaTypes, type ElectionCase } from './formulas.ts';
-import type { AlgorithmName, Timing } from './algorithm.ts';
-import { DEFAULT_TIMING } from './algorithm.ts';
+import { expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
+import type { AlgorithmName, Timing } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING } from '../algorithms/algorithm.ts';
 
 /** Message-type columns: every type any row's algorithm can send, in registry order. */
 export function typeColumns(rows: readonly RunRow[]): string[] {

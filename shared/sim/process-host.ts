@@ -1,8 +1,8 @@
 // Runs one pure algorithm for real: executes its effects with a host-supplied scheduler and
 // transport. The browser tab, the headless bot, the relay's server-side bots and the tests all
 // drive an algorithm through this one class, so they cannot drift apart.
-import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from './algorithm.ts';
-import type { ProcessConfig } from './protocol.ts';
+import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { ProcessConfig } from '../protocol/frames.ts';
 import type { Random } from './rng.ts';
 
 export interface HostIO {

@@ -1,4 +1,4 @@
-// How the ring algorithms notice that an election is due, on top of shared/failure-detector.ts.
+// How the ring algorithms notice that an election is due, on top of shared/algorithms/failure-detector.ts.
 //
 // 001: "any process Pi sends a message to the current coordinator; if no response in T time
 // units, Pi initiates an election" (the 'poll' detector); 'heartbeat' is the coordinator

@@ -9,10 +9,10 @@
 // made slow, in which case it may arrive at any later time; a timer fires exactly when due. An
 // event fires either as early as it can or as late as it may, which covers the extreme orders
 // of what follows it.
-import type { Algorithm, AlgorithmConfig, DetectorMode, Effect, Message, ProcessId, Report, StepContext, Timing } from './algorithm.ts';
+import type { Algorithm, AlgorithmConfig, DetectorMode, Effect, Message, ProcessId, Report, StepContext, Timing } from '../algorithms/algorithm.ts';
 import type { DistributiveOmit } from './event-queue.ts';
 import { createRng, deriveSeed } from './rng.ts';
-import type { DropReason, TraceEvent } from './trace.ts';
+import type { DropReason, TraceEvent } from '../protocol/trace.ts';
 
 export interface ExploreSetup {
   algorithm: Algorithm<any, any>;

@@ -1,7 +1,7 @@
 // The bot CLI's arguments, parsed into a value (errors are values): npm run bots -- --help.
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName, type ProcessId, type Timing } from '../shared/algorithm.ts';
-import type { BotTransport } from './node-channel.ts';
+import { ALGORITHM_NAMES, type AlgorithmName, type ProcessId, type Timing } from '@shared/algorithms/algorithm.ts';
+import type { BotTransport } from '@shared/lab-client/node-channel.ts';
 
 export interface BotArgs {
   url: string;

@@ -2,8 +2,8 @@
 // and the socket.io event maps. Raw WebSocket (`/ws`) carries the same frames as JSON text;
 // socket.io carries them as the argument of a single `frame` event. docs/PROTOCOL.md documents it.
 import { z } from 'zod';
-import type { Message, ProcessId, Report } from './algorithm.ts';
-import type { CheckerSummary } from './checker-finding.ts';
+import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type Fabric, type LabConfig } from './lab-config.ts';
 import type { TraceEvent } from './trace.ts';
@@ -142,7 +142,7 @@ export interface LabStats {
   processes: { up: number; crashed: number; absent: number };
   /** Bad input the relay refused for this lab's connections and overall. */
   relay: Record<string, number>;
-  /** The live checker's findings and state (shared/checker.ts); the relay always fills it. */
+  /** The live checker's findings and state (shared/analysis/checker.ts); the relay always fills it. */
   checker?: CheckerSummary;
 }
 

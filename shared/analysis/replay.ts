@@ -4,10 +4,10 @@
 //
 // `stateAt(trace, n)` is the state after the first n events (0: before any). Scrubbing a long
 // trace back and forth folds from the nearest checkpoint (`replayIndex`) instead of the start.
-import type { Message, ProcessId, Report } from './algorithm.ts';
-import type { ParsedTrace } from './replay-file.ts';
-import type { Finding } from './checker-finding.ts';
-import type { TraceEvent } from './trace.ts';
+import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { ParsedTrace } from '../protocol/trace-file.ts';
+import type { Finding } from '../protocol/finding.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
 
 /** `absent`: not joined yet (relay traces); `gone`: left the lab. */
 export type ProcessStatus = 'up' | 'crashed' | 'gone' | 'absent';

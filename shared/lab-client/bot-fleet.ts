@@ -1,11 +1,11 @@
-// N headless processes in one JavaScript process. Each is a LabProcess (shared/lab-client.ts):
+// N headless processes in one JavaScript process. Each is a LabProcess (shared/lab-client/lab-client.ts):
 // it joins the lab, runs the lab's algorithm in a ProcessHost with real timers and reports its
 // state, exactly as a browser tab does, over whatever channel it is given (socket.io, raw
 // WebSocket, or the relay's in-process sessions for server-side bots). The fleet only adds
 // what a crowd needs: joining in bounded batches, optional overrides of the lab's algorithm and
 // timing, and running figures (joined, elections, coordinator, messages).
-import type { Algorithm, AlgorithmConfig, AlgorithmName, ProcessId, Timing } from './algorithm.ts';
-import { getAlgorithm } from './algorithms.ts';
+import type { Algorithm, AlgorithmConfig, AlgorithmName, ProcessId, Timing } from '../algorithms/algorithm.ts';
+import { getAlgorithm } from '../algorithms/registry.ts';
 import { LabProcess, type ChannelFactory, type LabProcessEvent } from './lab-client.ts';
 
 export interface FleetOptions {

@@ -9,8 +9,8 @@
 // elections take the same length of time independent of the idle pool"); Raft, §5.2 of the paper.
 // Where the lab differs from a document (acknowledged ring hops, returns to the initiator, a
 // send to the dead coordinator) the formula counts what the lab sends; docs/RESULTS.md says why.
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from './algorithm.ts';
-import { emergentOptions } from './emergent-state.ts';
+import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import { emergentOptions } from '../algorithms/emergent-state.ts';
 
 export type ElectionCase = 'worst' | 'best' | 'random';
 export const ELECTION_CASES: readonly ElectionCase[] = ['worst', 'best', 'random'];

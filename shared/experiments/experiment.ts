@@ -2,12 +2,12 @@
 // the coordinator N-1 crashed, one process detects it) for every algorithm, N, case, loss rate and
 // seed asked for. Each run yields one row: the messages sent from detection on, by type, the
 // time until every live process knew the coordinator, and whether the run ended safe and agreed.
-import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type DetectorMode, type Effect, type ProcessId, type Timing } from './algorithm.ts';
-import { getAlgorithm } from './algorithms.ts';
-import { detectorsFor, type ElectionCase } from './formulas.ts';
-import { checkAgreement, checkSafety } from './properties.ts';
-import { createRng, deriveSeed } from './rng.ts';
-import { simulate } from './simulator.ts';
+import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type DetectorMode, type Effect, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import { getAlgorithm } from '../algorithms/registry.ts';
+import { detectorsFor, type ElectionCase } from '../analysis/formulas.ts';
+import { checkAgreement, checkSafety } from '../analysis/properties.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
+import { simulate } from '../sim/simulator.ts';
 
 export interface RunParams {
   algorithm: AlgorithmName;
