@@ -18,9 +18,13 @@ if (!parsed.ok) {
   process.exit(2);
 }
 const a = parsed.args;
+// A comma list names several relays of a cluster: join through the first, fail over to the others.
+const [primary, ...others] = a.url.split(',').map((u) => u.trim()).filter(Boolean);
 const fleet = new BotFleet({
   lab: a.lab,
-  channel: () => nodeChannel(a.url, a.transport),
+  channel: () => nodeChannel(primary ?? a.url, a.transport),
+  follow: (url) => nodeChannel(url, a.transport),
+  relays: [...others, ...(primary ? [primary] : [])],
   count: a.count,
   ...(a.ids ? { ids: a.ids } : {}),
   ...(a.algorithm ? { algorithm: a.algorithm } : {}),

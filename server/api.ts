@@ -8,6 +8,7 @@ import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, S
 import type { LabStats } from '@shared/protocol/frames.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
+import type { Cluster } from './cluster/cluster.ts';
 import type { Counters } from './counters.ts';
 import type { Lab } from './lab.ts';
 import * as control from './lab-control.ts';
@@ -23,6 +24,8 @@ export interface ApiDeps {
   onError: (err: unknown) => void;
   /** Server-side bots (POST/DELETE /api/labs/:lab/bots); absent: no such routes. */
   bots?: ServerBots;
+  /** Set when this relay is one of a cluster (REDIS_URL). */
+  cluster?: Cluster;
 }
 
 export function createApi(deps: ApiDeps): Router {
@@ -53,14 +56,36 @@ export function createApi(deps: ApiDeps): Router {
     res.json(ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })));
   });
 
-  api.get('/labs', (_req, res) => {
-    res.json(
-      labs.list().map((lab) => {
-        const counts = { up: 0, crashed: 0, absent: 0 };
-        for (const e of lab.processes.list()) counts[statusOf(e)]++;
-        return { name: lab.name, algorithm: lab.config.algorithm, size: lab.config.ids.length, processes: counts, paused: lab.scheduler.paused, now: lab.now() };
-      }),
-    );
+  const { cluster } = deps;
+  if (cluster) {
+    // A lab another relay owns: redirect there (like Redis Cluster's MOVED); clients follow it.
+    api.use('/labs/:lab', async (req, res, next) => {
+      const name = String(req.params['lab']);
+      if (labs.get(name)) return next();
+      const url = await cluster.locate(name);
+      if (!url) return next();
+      counters.inc('moved');
+      res.redirect(307, new URL(req.originalUrl, url).toString());
+    });
+    api.get('/cluster', async (_req, res) => {
+      res.json({ ...cluster.status(), relays: await cluster.relays().catch(() => []) });
+    });
+  }
+
+  const localSummary = (lab: Lab) => {
+    const counts = { up: 0, crashed: 0, absent: 0 };
+    for (const e of lab.processes.list()) counts[statusOf(e)]++;
+    return { name: lab.name, algorithm: lab.config.algorithm, size: lab.config.ids.length, processes: counts, paused: lab.scheduler.paused, now: lab.now() };
+  };
+  api.get('/labs', async (_req, res) => {
+    const local = labs.list().map((lab) => ({ ...localSummary(lab), ...(cluster ? { owner: cluster.relayId, url: cluster.opts.publicUrl } : {}) }));
+    if (!cluster) return res.json(local);
+    // Every lab of the cluster: the ones here in full, the others from the directory.
+    const others = await cluster.overview().catch(() => []);
+    const remote = others
+      .filter((o) => !labs.get(o.config.name))
+      .map((o) => ({ name: o.config.name, algorithm: o.config.algorithm, size: o.config.ids.length, processes: null, paused: null, now: null, owner: o.owner, url: o.url }));
+    res.json([...local, ...remote].sort((a, b) => a.name.localeCompare(b.name)));
   });
 
   api.post('/labs', auth, async (req, res) => {

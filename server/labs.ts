@@ -4,16 +4,27 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { LabConfigSchema, type CreateLab } from '@shared/protocol/lab-config.ts';
+import { LabConfigSchema, type CreateLab, type LabConfig } from '@shared/protocol/lab-config.ts';
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { loadTail, TraceStore } from './trace-store.ts';
+
+/** What a cluster (server/cluster/) must say when a lab is created, changed or removed here. */
+export interface LabsCluster {
+  /** Reserves the name cluster-wide and takes the lease; the value is the fencing epoch. */
+  claim(config: LabConfig): Promise<Result<number>>;
+  updated(config: LabConfig): Promise<void>;
+  removed(name: string): Promise<void>;
+  readonly relayId: string;
+}
 
 export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   dataDir: string;
   traceFlushMs?: number;
   /** Most labs at once (each holds timers, files and memory). */
   maxLabs?: number;
+  /** Set when the relay is one of several (REDIS_URL): labs are placed and leased through it. */
+  cluster?: LabsCluster;
 }
 
 const CONFIG_SUFFIX = '.lab.json';
@@ -63,8 +74,11 @@ export class Labs {
     // Claim the name before awaiting, so two concurrent creates cannot both succeed.
     this.creating.add(body.name);
     try {
+      const claimed = this.opts.cluster ? await this.opts.cluster.claim(config.value) : null;
+      if (claimed && !claimed.ok) return claimed;
       await mkdir(this.opts.dataDir, { recursive: true });
       const lab = await this.open(config.value);
+      if (claimed) lab.record({ kind: 'owner', relay: this.opts.cluster!.relayId, epoch: claimed.value, previous: null });
       await this.save(lab);
       return ok(lab);
     } finally {
@@ -74,6 +88,7 @@ export class Labs {
 
   /** Writes the lab's configuration (atomically: temp file, then rename), in order with earlier saves. */
   save(lab: Lab): Promise<void> {
+    void this.opts.cluster?.updated(lab.config);
     const path = join(this.opts.dataDir, `${lab.name}${CONFIG_SUFFIX}`);
     const text = JSON.stringify(lab.config, null, 2);
     const prev = this.saving.get(lab.name) ?? Promise.resolve();
@@ -99,7 +114,30 @@ export class Labs {
     await lab.close();
     await this.saving.get(name);
     await rm(join(this.opts.dataDir, `${name}${CONFIG_SUFFIX}`), { force: true });
+    await this.opts.cluster?.removed(name);
     return true;
+  }
+
+  /** Opens a lab another relay owned (a takeover): its trace continues from the shared folder. */
+  async adopt(config: LabConfig): Promise<Lab> {
+    await mkdir(this.opts.dataDir, { recursive: true });
+    const lab = await this.open(config);
+    await this.save(lab);
+    return lab;
+  }
+
+  /**
+   * Lets go of a lab whose lease went to another relay: its processes and observers are told
+   * where it went (`moved`), its trace is flushed, and nothing on disk is removed.
+   */
+  async drop(name: string, url: string | null): Promise<void> {
+    const lab = this.labs.get(name);
+    if (!lab) return;
+    this.labs.delete(name);
+    const moved = url ? { type: 'moved' as const, lab: name, url } : { type: 'left' as const };
+    lab.tellAll(() => moved);
+    lab.observers.broadcast(JSON.stringify(moved));
+    await lab.close();
   }
 
   async close(): Promise<void> {

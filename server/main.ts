@@ -1,6 +1,7 @@
 // Entry point: `npm start`. Reads PORT (3000), HOST (0.0.0.0, so a classroom network can join),
 // ELECTION_LAB_TOKEN (generated and printed when unset) and DATA_DIR (./data); builds the relay,
 // listens, makes sure a lab named `demo` exists (8 ids running bully), and prints the URLs.
+// With REDIS_URL the relay joins a cluster (RELAY_ID, PUBLIC_URL, LEASE_MS; docs/SCALING.md).
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -13,8 +14,15 @@ const dataDir = resolve(process.env['DATA_DIR'] ?? './data');
 const fromEnv = process.env['ELECTION_LAB_TOKEN'];
 const token = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(12).toString('base64url');
 
-const relay = await createRelay({ dataDir, token });
-if (!relay.labs.get('demo')) {
+const redisUrl = process.env['REDIS_URL'];
+const publicUrl = process.env['PUBLIC_URL'] ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+const cluster = redisUrl
+  ? { redisUrl, relayId: process.env['RELAY_ID'] ?? `relay-${randomBytes(4).toString('hex')}`, publicUrl, leaseMs: Number(process.env['LEASE_MS'] ?? 5000) }
+  : undefined;
+
+const relay = await createRelay({ dataDir, token, ...(cluster ? { cluster } : {}) });
+const demoExists = relay.cluster ? (await relay.cluster.directory.config('demo').catch(() => null)) !== null : relay.labs.get('demo') !== undefined;
+if (!demoExists) {
   const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });
   if (!demo.ok) console.error('could not create the demo lab:', demo.error.message);
 }
@@ -30,6 +38,7 @@ relay.server.listen(port, host, () => {
   const lines = [
     'Election Lab relay is up.',
     `  data folder:    ${dataDir}`,
+    ...(relay.cluster ? [`  cluster:        relay ${relay.cluster.relayId} at ${publicUrl}, Redis ${redisUrl}`] : []),
     `  labs:           ${relay.labs.list().map((l) => `${l.name} (${l.config.algorithm}, ${l.config.ids.length} ids)`).join(', ')}`,
     '',
     'Students open (join lab "demo"):',

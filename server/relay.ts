@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
 import { createApi } from './api.ts';
+import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
 import { ServerBots } from './bots.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
@@ -38,6 +39,8 @@ export interface RelayOptions {
   maxLabs?: number;
   /** Server-side bots and their routes (default on). */
   bots?: boolean;
+  /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
+  cluster?: Omit<ClusterOptions, 'onError'>;
   onError?: (err: unknown) => void;
 }
 
@@ -48,6 +51,7 @@ export interface Relay {
   labs: Labs;
   counters: Counters;
   bots: ServerBots | null;
+  cluster: Cluster | null;
   /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */
   session(conn: Conn): Session;
   /** Stops accepting, disconnects everyone, writes every buffered trace line. */
@@ -61,6 +65,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const clock = opts.clock ?? realClock;
   const onError = opts.onError ?? ((err: unknown) => console.error('[relay]', err));
   const counters = new Counters();
+  const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;
   const labs = new Labs({
     dataDir: opts.dataDir,
     clock,
@@ -70,11 +75,15 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     traceFlushMs: opts.traceFlushMs,
     maxLabs: opts.maxLabs,
     onError,
+    ...(cluster ? { cluster } : {}),
   });
-  await labs.loadAll();
+  // A lone relay opens every lab in its folder; a cluster member opens only the labs it leases.
+  if (cluster) await cluster.start(labs);
+  else await labs.loadAll();
 
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError });
+  const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError, ...(locate ? { locate } : {}) });
 
   const app = express();
   app.disable('x-powered-by');
@@ -91,9 +100,9 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
 
   const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession });
   const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
-  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, ...(bots ? { bots } : {}) }));
+  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
   const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
-  serveClient(app, clientDir);
+  serveClient(app, clientDir, locate);
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -103,7 +112,8 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       await new Promise<void>((resolve) => io.close(() => resolve()));
       server.closeAllConnections();
       await labs.close();
+      await cluster?.close();
     })());
 
-  return { app, server, io, labs, counters, bots, session: newSession, close };
+  return { app, server, io, labs, counters, bots, cluster, session: newSession, close };
 }

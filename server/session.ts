@@ -18,6 +18,8 @@ export interface SessionContext {
   clock: Clock;
   rateLimits: RateLimits;
   onError: (err: unknown) => void;
+  /** In a cluster: the public address of the relay that owns a lab this relay does not have. */
+  locate?: (lab: string) => Promise<string | null>;
 }
 
 /** Labs one connection may watch at once. */
@@ -105,7 +107,7 @@ export class Session {
       case 'join': {
         if (this.owned()) return this.error('ALREADY_JOINED', f.ref);
         const lab = this.ctx.labs.get(f.lab);
-        if (!lab) return this.error('UNKNOWN_LAB', f.ref);
+        if (!lab) return this.elsewhere(f.lab, f.ref);
         const joined = lab.join(this.conn, f);
         if (!joined.ok) return this.refuse({ ...joined.error, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
         this.process = { lab, id: joined.value.id };
@@ -120,7 +122,7 @@ export class Session {
       }
       case 'observe': {
         const lab = this.ctx.labs.get(f.lab);
-        if (!lab) return this.error('UNKNOWN_LAB', f.ref);
+        if (!lab) return this.elsewhere(f.lab, f.ref);
         if (!this.observing.has(lab) && this.observing.size >= MAX_OBSERVED) return this.error('BAD_FRAME', f.ref, `Observe at most ${MAX_OBSERVED} labs per connection`);
         lab.observers.remove(this.conn);
         lab.observers.add(this.conn, JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot(), ...(f.ref !== undefined ? { ref: f.ref } : {}) } satisfies ServerFrame));
@@ -149,6 +151,20 @@ export class Session {
       return null;
     }
     return { lab: p.lab, entry };
+  }
+
+  /** A lab this relay does not have: `moved` to its owner in a cluster, else UNKNOWN_LAB. */
+  private elsewhere(lab: string, ref: string | number | undefined): void {
+    if (!this.ctx.locate) return this.error('UNKNOWN_LAB', ref);
+    this.ctx.locate(lab).then(
+      (url) => {
+        if (this.closed) return;
+        if (!url) return this.error('UNKNOWN_LAB', ref);
+        this.ctx.counters.inc('moved');
+        sendFrame(this.conn, { type: 'moved', lab, url, ...(ref !== undefined ? { ref } : {}) });
+      },
+      (err: unknown) => this.ctx.onError(err),
+    );
   }
 
   private admit(): boolean {

@@ -15,7 +15,19 @@ The relay itself works without it:
 
 const isReserved = (path: string): boolean => path.startsWith('/api') || path === '/ws' || path.startsWith('/socket.io');
 
-export function serveClient(app: Express, distDir: string | null): boolean {
+/**
+ * `locate`: in a cluster, the owner's address for a lab this relay does not have; a page of
+ * such a lab (/lab/<name>/...) is redirected there, so the page's sockets and REST calls go to
+ * the owner (same origin, no CORS).
+ */
+export function serveClient(app: Express, distDir: string | null, locate?: (lab: string) => Promise<string | null>): boolean {
+  if (locate) {
+    app.get(/^\/lab\/([^/]+)/, async (req, res, next) => {
+      const url = await locate(decodeURIComponent(String(req.params[0])));
+      if (!url) return next();
+      res.redirect(307, new URL(req.originalUrl, url).toString());
+    });
+  }
   const index = distDir ? join(distDir, 'index.html') : null;
   if (!distDir || !index || !existsSync(index)) {
     app.get('/', (_req, res) => void res.type('text/plain').send(NOT_BUILT));

@@ -20,7 +20,7 @@ export interface BotArgs {
 }
 
 export const USAGE = `npm run bots -- --lab NAME --count N [options]
-  --url URL              relay origin (default http://127.0.0.1:3000)
+  --url URL[,URL...]     relay origin (default http://127.0.0.1:3000); a cluster's relays, comma-separated
   --lab NAME             lab to join (required)
   --count N              how many processes (default: as many as --ids lists)
   --ids 10-40,50         ids to claim (default: the lab's next free ids)

@@ -63,6 +63,8 @@ export function createChecker(setup: CheckerSetup): Checker {
   let paused: number | null = null;
   let election: { since: number; deadline: number; flagged: boolean; spurious: boolean; lost: number } | null = null;
   let spuriousElections = 0;
+  /** Relays that took the lab over (cluster failover): each is a fault the election may follow. */
+  const owners: { relay: string; epoch: number; since: number }[] = [];
   const counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
   const recent: Finding[] = [];
   const coordinators = createCoordinatorWatch(profile);
@@ -226,6 +228,10 @@ export function createChecker(setup: CheckerSetup): Checker {
         coordinatorChanged(out, t);
         break;
       }
+      case 'owner':
+        owners.push({ relay: e.relay, epoch: e.epoch, since: t });
+        if (owners.length > 1) fault(t);
+        break;
       case 'partition':
         groupOf = e.groups ? new Map(e.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
         fault(t);
@@ -273,6 +279,7 @@ export function createChecker(setup: CheckerSetup): Checker {
       election: { active: election !== null, since: election?.since ?? null, deadline: election?.deadline ?? null },
       bounds,
       recent: [...recent],
+      ...(owners.length > 0 ? { owners: owners.slice(-8), takeovers: owners.length - 1 } : {}),
     }),
   };
 }

@@ -144,6 +144,7 @@ function apply(acc: Acc, e: TraceEvent): void {
       break;
     case 'control':
     case 'note':
+    case 'owner':
       break;
     default: {
       // A new event kind must be handled here (or listed above as changing nothing).

@@ -12,6 +12,10 @@ export interface FleetOptions {
   lab: string;
   /** A channel for each process (each gets its own connection). */
   channel: () => ChannelFactory;
+  /** A cluster: a channel to another relay, to follow `moved` and fail over (see LabProcessOptions). */
+  follow?: (url: string) => ChannelFactory;
+  /** The cluster's other relays, tried while the current one is down. */
+  relays?: string[];
   /** How many processes. */
   count: number;
   /** Ids to claim, in order; absent: each takes the lab's next free id. */
@@ -84,6 +88,7 @@ export class BotFleet {
           lab: opts.lab,
           channel: opts.channel(),
           kind: 'bot',
+          ...(opts.follow ? { follow: opts.follow, relays: opts.relays ?? [] } : {}),
           ...(opts.ids ? { id: opts.ids[i]! } : {}),
           ...(opts.name ? { name: opts.name(i) } : {}),
           algorithms: this.algorithmsFor(),

@@ -36,6 +36,8 @@ export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {})
     const socket: Socket = ioClient(url, { transports: ['websocket'], reconnection: opts.reconnect ?? true, reconnectionDelay: 250, reconnectionDelayMax: 5000 });
     socket.on('connect', () => events.open());
     socket.on('disconnect', () => events.close());
+    // A relay that is down never connects: say so, so a cluster client can try another relay.
+    socket.on('connect_error', () => events.close());
     socket.on('frame', (f: ServerFrame) => events.frame(f));
     return {
       send: (frame) => void (socket.connected && socket.emit('frame', frame)),
@@ -128,6 +130,15 @@ export interface LabProcessOptions {
   kind?: ProcessKind;
   /** The algorithm registry; tests may pass their own. */
   algorithms?: (name: AlgorithmName) => Algorithm<any, any>;
+  /**
+   * A cluster (docs/SCALING.md): a channel to another relay, given its public address. With it
+   * the process follows `moved` answers, and tries `relays` in turn while its relay is down.
+   */
+  follow?: (url: string) => ChannelFactory;
+  /** Other relays of the cluster, tried round-robin when the current one stays unreachable. */
+  relays?: string[];
+  /** How long a lost connection may stay down before the next relay is tried, ms (default 1500). */
+  failoverMs?: number;
   onEvent?: (e: LabProcessEvent) => void;
 }
 
@@ -141,6 +152,12 @@ export class LabProcess {
   private resume: string | null = null;
   private joinWaiters: { resolve: (id: ProcessId) => void; reject: (e: ErrorFrame) => void } | null = null;
   private readonly t0 = performance.now();
+  /** Bumped on every channel switch, so a closed channel's late events are ignored. */
+  private generation = 0;
+  private failover: ReturnType<typeof setTimeout> | null = null;
+  private nextRelay = 0;
+  /** Relay addresses this process was moved to or tried (for the bots' status line and tests). */
+  readonly hops: string[] = [];
 
   constructor(private readonly opts: LabProcessOptions) {}
 
@@ -152,12 +169,41 @@ export class LabProcess {
   start(): Promise<ProcessId> {
     this.setStatus('connecting');
     const joined = new Promise<ProcessId>((resolve, reject) => (this.joinWaiters = { resolve, reject }));
-    this.channel = this.opts.channel({ open: () => this.join(), frame: (f) => this.onFrame(f), close: () => this.onClose() });
+    this.connect(this.opts.channel);
     return joined;
+  }
+
+  private connect(factory: ChannelFactory): void {
+    const gen = ++this.generation;
+    this.channel = factory({
+      open: () => {
+        if (gen !== this.generation) return;
+        this.clearFailover();
+        this.join();
+      },
+      frame: (f) => gen === this.generation && this.onFrame(f),
+      close: () => gen === this.generation && this.onClose(),
+    });
+  }
+
+  /** Leaves the current relay's connection for another relay's (a `moved` answer or a failover). */
+  private switchTo(url: string): void {
+    if (!this.opts.follow) return;
+    this.clearFailover();
+    this.hops.push(url);
+    this.channel?.close();
+    this.connect(this.opts.follow(url));
+  }
+
+  private clearFailover(): void {
+    if (this.failover) clearTimeout(this.failover);
+    this.failover = null;
   }
 
   /** Leaves the lab (the id is free at once) and disconnects. */
   stop(): void {
+    this.clearFailover();
+    this.generation++;
     this.host?.stop();
     this.channel?.send({ type: 'leave' });
     this.channel?.close();
@@ -167,6 +213,8 @@ export class LabProcess {
 
   /** Drops the connection without leaving (the relay keeps the id for the resume token for a while). */
   disconnect(): void {
+    this.clearFailover();
+    this.generation++;
     this.host?.stop();
     this.channel?.close();
     this.channel = null;
@@ -218,6 +266,9 @@ export class LabProcess {
         return this.restart(f.config);
       case 'elect':
         return this.host?.elect();
+      case 'moved':
+        // The lab lives on another relay (a cluster): rejoin there with the same id and token.
+        return this.switchTo(f.url);
       case 'left':
         this.host?.stop();
         this.channel?.close();
@@ -242,6 +293,15 @@ export class LabProcess {
 
   private onClose(): void {
     if (this.status === 'up' || this.status === 'crashed') this.setStatus('connecting');
+    // The relay may be gone for good (a cluster member killed): after a while try the others,
+    // which answer `moved` to whoever owns the lab now.
+    const relays = this.opts.relays ?? [];
+    if (!this.opts.follow || relays.length === 0 || this.failover || this.status === 'closed' || this.status === 'left') return;
+    this.failover = setTimeout(() => {
+      this.failover = null;
+      const url = relays[this.nextRelay++ % relays.length]!;
+      this.switchTo(url);
+    }, this.opts.failoverMs ?? 1500);
   }
 
   private restart(config: ProcessConfig): void {

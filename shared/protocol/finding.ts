@@ -62,6 +62,9 @@ export interface CheckerSummary {
   bounds: CheckerBounds;
   /** The most recent findings, oldest first (at most `RECENT_FINDINGS`). */
   recent: Finding[];
+  /** A cluster's owners of the lab (`owner` trace events, last 8) and how many takeovers there were. */
+  owners?: { relay: string; epoch: number; since: number }[];
+  takeovers?: number;
 }
 
 export interface CheckerBounds {

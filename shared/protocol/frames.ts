@@ -163,6 +163,8 @@ export type ServerFrame =
   /** Batched trace events for observers (10 to 20 batches a second at most). */
   | { type: 'events'; lab: string; events: TraceEvent[]; skipped: number }
   | { type: 'fabric'; lab: string; fabric: Fabric }
+  /** The lab lives on another relay of the cluster (like Redis Cluster's MOVED): connect to `url` and repeat. */
+  | { type: 'moved'; lab: string; url: string; ref?: string | number }
   | ErrorFrame;
 
 /** socket.io event maps: everything travels in one `frame` event each way. */

@@ -50,6 +50,8 @@ export function render(trace: TraceEvent[]): string {
         return `control  ${e.action}`;
       case 'finding':
         return `finding  ${e.finding.kind} ${e.finding.detail}`;
+      case 'owner':
+        return `owner    ${e.relay} epoch ${e.epoch}`;
       default:
         return `${e.kind.padEnd(8)} ${e.node}`;
     }

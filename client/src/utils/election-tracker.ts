@@ -176,6 +176,7 @@ export class ElectionTracker {
         break;
       case 'timer':
       case 'note':
+      case 'owner':
         return; // not drawn
     }
     if (w.events.length < this.maxEvents) w.events.push(e);
