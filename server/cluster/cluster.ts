@@ -24,6 +24,7 @@ export interface ClusterStatus {
   relay: string;
   url: string;
   redis: boolean;
+  leaseMs: number;
   owned: { lab: string; epoch: number }[];
   takeovers: number;
   lost: number;
@@ -128,6 +129,7 @@ export class Cluster implements LabsCluster {
       relay: this.opts.relayId,
       url: this.opts.publicUrl,
       redis: this.link.ready(),
+      leaseMs: this.opts.leaseMs,
       owned: [...this.owned].map(([lab, l]) => ({ lab, epoch: l.epoch })),
       takeovers: this.takeovers,
       lost: this.lost,

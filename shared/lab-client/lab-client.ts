@@ -119,7 +119,9 @@ export type LabProcessEvent =
   | { kind: 'joined'; id: ProcessId; config: ProcessConfig }
   | { kind: 'error'; error: ErrorFrame }
   | { kind: 'host'; event: HostEvent }
-  | { kind: 'deliver'; from: ProcessId; msg: number; message: Message };
+  | { kind: 'deliver'; from: ProcessId; msg: number; message: Message }
+  /** The relay said the lab lives elsewhere (a cluster); followed at once when `follow` is set. */
+  | { kind: 'moved'; url: string };
 
 export interface LabProcessOptions {
   channel: ChannelFactory;
@@ -268,6 +270,7 @@ export class LabProcess {
         return this.host?.elect();
       case 'moved':
         // The lab lives on another relay (a cluster): rejoin there with the same id and token.
+        this.emit({ kind: 'moved', url: f.url });
         return this.switchTo(f.url);
       case 'left':
         this.host?.stop();

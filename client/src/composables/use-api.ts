@@ -13,9 +13,13 @@ export interface LabSummary {
   name: string;
   algorithm: string;
   size: number;
-  processes: { up: number; crashed: number; absent: number };
-  paused: boolean;
-  now: number;
+  /** Null for a lab another relay of a cluster owns (the directory knows its settings only). */
+  processes: { up: number; crashed: number; absent: number } | null;
+  paused: boolean | null;
+  now: number | null;
+  /** In a cluster: the owning relay's id and public address. */
+  owner?: string | null;
+  url?: string | null;
 }
 
 export async function request<T>(method: string, path: string, opts: { body?: unknown; token?: string | null; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {

@@ -5,6 +5,7 @@
 // sessionStorage by a thin wrapper around the channel, so reloading the tab reclaims the same id.
 import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
 import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { followMoved, useClusterFailover } from './use-cluster.ts';
 import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
 import type { TimerView } from '@shared/sim/process-host.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
@@ -107,6 +108,9 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
       case 'deliver':
         log('in', { peer: e.from, message: e.message });
         return;
+      case 'moved':
+        followMoved(e.url);
+        return;
       case 'host': {
         const h = e.event;
         if (h.kind === 'in' && h.event.kind === 'timer') log('in', { peer: null, message: null, note: `timer ${h.event.name} fired`, background: /^fd:|heartbeat/i.test(h.event.name) });
@@ -169,6 +173,7 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
     proc.disconnect();
   });
 
+  useClusterFailover(status, (s) => s === 'connecting');
   return { status, error, id, config, report, timers, inbox, outbox, restarts, leave };
 }
 

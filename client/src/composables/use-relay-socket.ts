@@ -5,6 +5,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { onScopeDispose, ref } from 'vue';
 import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '@shared/protocol/frames.ts';
+import { followMoved, useClusterFailover } from './use-cluster.ts';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 
@@ -42,7 +43,8 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
     status.value = socket.active ? 'connecting' : 'closed';
     error.value = 'Cannot reach the relay; retrying';
   });
-  socket.on('frame', (frame) => handlers.onFrame(frame));
+  socket.on('frame', (frame) => (frame.type === 'moved' ? followMoved(frame.url) : handlers.onFrame(frame)));
+  useClusterFailover(status, (s) => s !== 'open');
 
   function send(frame: ClientFrame): void {
     if (socket.connected) socket.emit('frame', frame);
