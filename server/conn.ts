@@ -14,6 +14,8 @@ export interface Conn {
   /** True while too much is queued for this peer; the relay then drops instead of queueing more. */
   overloaded(): boolean;
   close(): void;
+  /** socket.io connections only: join a socket.io room (broadcasts reach every relay of a cluster). */
+  joinRoom?(room: string): void;
 }
 
 export function sendFrame(conn: Conn, frame: ServerFrame): void {

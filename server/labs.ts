@@ -25,6 +25,8 @@ export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   maxLabs?: number;
   /** Set when the relay is one of several (REDIS_URL): labs are placed and leased through it. */
   cluster?: LabsCluster;
+  /** Called whenever a lab is created, removed, taken over or let go (the lab list's observers). */
+  onChange?: () => void;
 }
 
 const CONFIG_SUFFIX = '.lab.json';
@@ -80,6 +82,7 @@ export class Labs {
       const lab = await this.open(config.value);
       if (claimed) lab.record({ kind: 'owner', relay: this.opts.cluster!.relayId, epoch: claimed.value, previous: null });
       await this.save(lab);
+      this.opts.onChange?.();
       return ok(lab);
     } finally {
       this.creating.delete(body.name);
@@ -115,6 +118,7 @@ export class Labs {
     await this.saving.get(name);
     await rm(join(this.opts.dataDir, `${name}${CONFIG_SUFFIX}`), { force: true });
     await this.opts.cluster?.removed(name);
+    this.opts.onChange?.();
     return true;
   }
 
@@ -123,6 +127,7 @@ export class Labs {
     await mkdir(this.opts.dataDir, { recursive: true });
     const lab = await this.open(config);
     await this.save(lab);
+    this.opts.onChange?.();
     return lab;
   }
 
@@ -138,6 +143,7 @@ export class Labs {
     lab.tellAll(() => moved);
     lab.observers.broadcast(JSON.stringify(moved));
     await lab.close();
+    this.opts.onChange?.();
   }
 
   async close(): Promise<void> {

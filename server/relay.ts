@@ -11,6 +11,7 @@ import { ServerBots } from './bots.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
+import { LabListHub } from './lab-list.ts';
 import { Labs } from './labs.ts';
 import type { ObserverOptions } from './observers.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.ts';
@@ -66,7 +67,10 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const onError = opts.onError ?? ((err: unknown) => console.error('[relay]', err));
   const counters = new Counters();
   const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;
+  // The lab list's observers hear of changes through socket.io (set once the server exists).
+  let labList: LabListHub | null = null;
   const labs = new Labs({
+    onChange: () => labList?.changed(),
     dataDir: opts.dataDir,
     clock,
     vectorLimit: opts.vectorLimit ?? 64,
@@ -83,13 +87,14 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
 
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError, ...(locate ? { locate } : {}) });
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
 
   const app = express();
   app.disable('x-powered-by');
   const server = createServer(app);
   const ws = new WsTransport({ newSession, maxBacklogBytes: opts.maxBacklogBytes ?? 4 * 1024 * 1024, maxPayload: MAX_PAYLOAD, heartbeatMs: opts.heartbeatMs ?? 30_000 });
-  const io = createSocketIo(server, { newSession, maxBacklogFrames: opts.maxBacklogFrames ?? 5000, maxPayload: MAX_PAYLOAD });
+  const io = createSocketIo(server, { newSession, maxBacklogFrames: opts.maxBacklogFrames ?? 5000, maxPayload: MAX_PAYLOAD, ...(cluster ? { adapter: cluster.socketIoAdapter() } : {}) });
+  labList = new LabListHub(io, cluster !== null);
 
   server.on('upgrade', (req, socket, head) => {
     const path = (req.url ?? '').split('?')[0];

@@ -9,6 +9,7 @@ import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
 import { checkFrame, decodeText, refOf } from './frame-check.ts';
 import type { Lab } from './lab.ts';
+import type { LabListHub } from './lab-list.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type RateLimits } from './rate-limit.ts';
 
@@ -18,6 +19,8 @@ export interface SessionContext {
   clock: Clock;
   rateLimits: RateLimits;
   onError: (err: unknown) => void;
+  /** Observers of the lab list (`observe-labs`). */
+  labList?: LabListHub;
   /** In a cluster: the public address of the relay that owns a lab this relay does not have. */
   locate?: (lab: string) => Promise<string | null>;
 }
@@ -72,6 +75,7 @@ export class Session {
     if (p && this.ctx.labs.get(p.lab.name) === p.lab) p.lab.leave(this.conn, p.id, false);
     this.process = null;
     for (const lab of this.observing) lab.observers.remove(this.conn);
+    this.ctx.labList?.remove(this.conn);
     this.observing.clear();
   }
 
@@ -136,6 +140,10 @@ export class Session {
         this.observing.delete(lab);
         return;
       }
+      case 'observe-labs':
+        if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
+        this.ctx.labList.add(this.conn);
+        return;
       case 'ping':
         return sendFrame(this.conn, f.ref !== undefined ? { type: 'pong', ref: f.ref } : { type: 'pong' });
     }

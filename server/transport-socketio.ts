@@ -4,7 +4,7 @@
 // Incoming packets are measured before socket.io decodes them, to enforce the frame size limit.
 import type { Server as HttpServer } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
-import { Server, type Socket } from 'socket.io';
+import { Server, type ServerOptions, type Socket } from 'socket.io';
 import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from './conn.ts';
 import { TickCork } from './cork.ts';
@@ -15,6 +15,8 @@ export interface SocketIoOptions {
   /** Packets queued in engine.io before the peer counts as overloaded. */
   maxBacklogFrames: number;
   maxPayload: number;
+  /** socket.io's adapter (a cluster: the Redis streams adapter); default: in memory. */
+  adapter?: ServerOptions['adapter'];
 }
 
 type IoSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
@@ -66,6 +68,10 @@ class SocketIoConn implements Conn {
   close(): void {
     this.socket.disconnect(true);
   }
+
+  joinRoom(room: string): void {
+    void this.socket.join(room);
+  }
 }
 
 export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<ClientToServerEvents, ServerToClientEvents> {
@@ -75,6 +81,7 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     // The relay routes upgrades itself (/ws is the raw WebSocket endpoint).
     destroyUpgrade: false,
     cors: { origin: true },
+    ...(opts.adapter ? { adapter: opts.adapter } : {}),
   });
   io.on('connection', (socket) => {
     const conn = new SocketIoConn(socket, opts.maxBacklogFrames);

@@ -7,6 +7,7 @@
 // the lab down: the owner takes its lease again and writes the directory back.
 import { afterAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
+import WebSocket from 'ws';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel } from '@shared/lab-client/node-channel.ts';
 import { startCluster, type ClusterHarness } from './helpers/cluster-harness.ts';
@@ -49,12 +50,25 @@ describe('a cluster of three relays on one Redis', () => {
     cleanups.push(() => c.close());
     const [a, b, cc] = c.relays as [typeof c.relays[0], typeof c.relays[0], typeof c.relays[0]];
 
+    // Observers of the lab list on B (raw WebSocket) and C (socket.io) hear of a lab made on A.
+    const heard = { ws: 0, io: 0 };
+    const ioList = io(cc.url, { transports: ['websocket'], reconnection: false });
+    ioList.on('connect', () => ioList.emit('frame', { type: 'observe-labs' }));
+    ioList.on('frame', (f: { type: string }) => f.type === 'labs-changed' && heard.io++);
+    const wsList = new WebSocket(b.url.replace('http', 'ws') + '/ws');
+    wsList.on('open', () => wsList.send(JSON.stringify({ type: 'observe-labs' })));
+    wsList.on('message', (d) => JSON.parse(String(d)).type === 'labs-changed' && heard.ws++);
+    cleanups.push(() => void ioList.disconnect(), () => wsList.close());
+    await waitFor(() => ioList.connected && wsList.readyState === WebSocket.OPEN, 5000, 'lab-list observers');
+    await new Promise((r) => setTimeout(r, 200));
+
     // Created through A: A owns it (placement on the creating relay), with fencing epoch 1.
     const created = await c.api(a.url, 'POST', '/api/labs', { name: 'cl', size: 6, algorithm: 'bully', timing: TIMING, fabric: { link: { delay: 5, jitter: 2 } } });
     expect(created.status).toBe(201);
     const viaB = await c.api(b.url, 'GET', '/api/labs/cl');
     expect(viaB.status).toBe(200);
     expect(viaB.url.startsWith(a.url)).toBe(true);
+    await waitFor(() => heard.io > 0 && heard.ws > 0, 5000, 'labs-changed on B and C');
     // The lab list is the same from any relay and names the owner.
     const list = (await c.api(cc.url, 'GET', '/api/labs')).body as { name: string; owner: string }[];
     expect(list.find((l) => l.name === 'cl')?.owner).toBe('A');
@@ -100,7 +114,6 @@ describe('a cluster of three relays on one Redis', () => {
     const lines = (await trace.text()).trim().split('\n').map((l) => JSON.parse(l));
     const bySeq = new Map(lines.filter((e) => typeof e.seq === 'number').map((e) => [e.seq as number, e]));
     const lost = [...obs.seen].filter(([seq, text]) => JSON.stringify(bySeq.get(seq)) !== text);
-    if (lost.length) console.log(lost.slice(0, 3), lost.slice(0,3).map(([s]) => JSON.stringify(bySeq.get(s))), obs.seen.size, lines.length);
     expect(lost.map(([seq]) => seq)).toEqual([]);
     const owners = lines.filter((e) => e.kind === 'owner');
     expect(owners.map((e) => [e.relay, e.epoch])).toEqual([['A', 1], [owner, 2]]);

@@ -1,6 +1,7 @@
 // A relay's membership in a cluster (REDIS_URL set): it owns some labs through leases, renews
 // them while it lives, takes over labs whose owner's lease ran out, and tells everyone else
 // where a lab lives. The scheduling of a lab stays on its one owner (docs/SCALING.md).
+import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import type { LabConfig } from '@shared/protocol/lab-config.ts';
 import type { Lab } from '../lab.ts';
@@ -43,13 +44,15 @@ export class Cluster implements LabsCluster {
 
   private constructor(
     private readonly link: RedisLink,
+    /** socket.io's adapter's connection (queues while Redis is away; see redis-link.ts). */
+    private readonly adapterLink: RedisLink,
     readonly opts: ClusterOptions,
   ) {
     this.directory = new Directory(link.client, opts.leaseMs * 2);
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
-    return new Cluster(await connectRedis(opts.redisUrl, opts.onError), opts);
+    return new Cluster(await connectRedis(opts.redisUrl, opts.onError), await connectRedis(opts.redisUrl, opts.onError, true), opts);
   }
 
   get relayId(): string {
@@ -120,6 +123,11 @@ export class Cluster implements LabsCluster {
     return out;
   }
 
+  /** socket.io's Redis streams adapter on this relay's Redis connection (lab-list broadcasts). */
+  socketIoAdapter() {
+    return createAdapter(this.adapterLink.client, { streamName: 'elab:socket.io', maxLen: 1000 });
+  }
+
   relays(): Promise<RelayInfo[]> {
     return this.directory.relays();
   }
@@ -146,6 +154,7 @@ export class Cluster implements LabsCluster {
     }
     this.owned.clear();
     await this.link.close();
+    await this.adapterLink.close();
   }
 
   // --- the loop ---------------------------------------------------------------------------------

@@ -12,7 +12,14 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
-export async function connectRedis(url: string, onError: (err: unknown) => void): Promise<RedisLink> {
+/**
+ * `queueOffline`: queue commands while disconnected (bounded) instead of failing them. The
+ * cluster's own calls fail fast (a lease renewal must not wait for a Redis that is away), but
+ * socket.io's Redis streams adapter needs queueing: its XREAD loop retries at once on an error,
+ * and with commands failing fast that loop spins and starves the relay's event loop (seen here
+ * during a Redis restart: every request to the relay timed out).
+ */
+export async function connectRedis(url: string, onError: (err: unknown) => void, queueOffline = false): Promise<RedisLink> {
   const client: Redis = createClient({
     url,
     socket: {
@@ -20,8 +27,9 @@ export async function connectRedis(url: string, onError: (err: unknown) => void)
       // Keep trying for as long as the relay runs: a Redis restart must not end the cluster.
       reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1000),
     },
-    // Fail fast while disconnected instead of queueing commands without bound.
-    disableOfflineQueue: true,
+    // Fail fast while disconnected, or queue a bounded number of commands.
+    disableOfflineQueue: !queueOffline,
+    commandsQueueMaxLength: 1000,
   });
   let lastLog = 0;
   client.on('error', (err: unknown) => {

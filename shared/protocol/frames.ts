@@ -49,10 +49,12 @@ export const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).stric
 export const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
 export const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
 export const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
+/** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
+export const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping'] as const;
+export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 export const ProcessConfigSchema = z.object({
@@ -165,6 +167,8 @@ export type ServerFrame =
   | { type: 'fabric'; lab: string; fabric: Fabric }
   /** The lab lives on another relay of the cluster (like Redis Cluster's MOVED): connect to `url` and repeat. */
   | { type: 'moved'; lab: string; url: string; ref?: string | number }
+  /** A lab was created, removed or moved (to `observe-labs` observers): fetch GET /api/labs again. */
+  | { type: 'labs-changed' }
   | ErrorFrame;
 
 /** socket.io event maps: everything travels in one `frame` event each way. */
