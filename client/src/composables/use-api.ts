@@ -27,7 +27,10 @@ export async function request<T>(method: string, path: string, opts: { body?: un
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   try {
-    const res = await fetch(path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
+    // A cluster answers for a lab owned elsewhere with a redirect; the page itself moves there
+    // (use-cluster.ts), so a call is not sent across origins after it.
+    const res = await fetch(path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal, redirect: 'manual' });
+    if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
     const text = await res.text();
     const json: unknown = text ? safeParse(text) : null;
     if (!res.ok) {
@@ -63,7 +66,8 @@ export const publicApi = {
   /** The whole trace as JSON Lines text (for replay). */
   async traceText(lab: string, signal?: AbortSignal): Promise<ApiResult<string>> {
     try {
-      const res = await fetch(`/api/labs/${enc(lab)}/trace`, { signal });
+      const res = await fetch(`/api/labs/${enc(lab)}/trace`, { signal, redirect: 'manual' });
+      if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
       if (!res.ok) {
         const e = safeParse(await res.text()) as { code?: string; message?: string } | null;
         return { ok: false, status: res.status, code: e?.code ?? `HTTP_${res.status}`, message: e?.message ?? res.statusText };
