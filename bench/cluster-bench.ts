@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel } from '@shared/lab-client/node-channel.ts';
-import { freePort, redisOn, startRelayProc, type RelayProc } from '../scripts/cluster/procs.ts';
+import { clusterApi, freePort, redisOn, startRelayProc, type RelayProc } from '../scripts/cluster/procs.ts';
 
 const USAGE = `Usage: npm run bench:cluster -- [--quick] [--labs N] [--seconds S] [--help]
   --quick      a short run (fewer labs, 4 s of measurement)
@@ -47,26 +47,7 @@ const TIMING = { transmission: 20, processing: 5, heartbeatInterval: 50, heartbe
 const tty = process.stdout.isTTY;
 const progress = (s: string) => tty && process.stdout.write(`\r${s.padEnd(70)}`);
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  let url = base + path;
-  for (let hop = 0; hop < 3; hop++) {
-    const res = await fetch(url, {
-      method,
-      redirect: 'manual',
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const location = res.headers.get('location');
-    if (res.status === 307 && location) {
-      url = location;
-      continue;
-    }
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  }
-  throw new Error(`redirect loop for ${path}`);
-}
+const api = clusterApi(TOKEN);
 
 /** CPU time (user + system) a process has used, ms (Linux /proc; clock ticks of 10 ms). */
 async function cpuMsOf(pid: number | undefined): Promise<number> {

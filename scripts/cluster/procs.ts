@@ -111,3 +111,32 @@ export async function startRelayProc(opts: { id: string; port: number; dataDir: 
   };
 }
 
+
+export type ClusterApi = (base: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: any; url: string }>;
+
+/**
+ * REST calls to a cluster that follow its 307 redirects by hand: `fetch` drops the
+ * Authorization header on a redirect to another origin, so each hop sends it again.
+ */
+export function clusterApi(token: string): ClusterApi {
+  return async (base, method, path, body) => {
+    let url = base + path;
+    for (let hop = 0; hop < 3; hop++) {
+      const res = await fetch(url, {
+        method,
+        redirect: 'manual',
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const location = res.headers.get('location');
+      if (res.status === 307 && location) {
+        url = location;
+        continue;
+      }
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, url };
+    }
+    throw new Error(`too many redirects for ${path}`);
+  };
+}

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, redisOn, startRelayProc, type RedisProc, type RelayProc } from '../../scripts/cluster/procs.ts';
+import { clusterApi, freePort, redisOn, startRelayProc, type ClusterApi, type RedisProc, type RelayProc } from '../../scripts/cluster/procs.ts';
 
 export const CLUSTER_TOKEN = 'cluster-test-token';
 
@@ -12,7 +12,7 @@ export interface ClusterHarness {
   redis: RedisProc;
   relays: RelayProc[];
   dataDir: string;
-  api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; url: string }>;
+  api: ClusterApi;
   close(): Promise<void>;
 }
 
@@ -28,27 +28,7 @@ export async function startCluster(n: number, leaseMs = 1500): Promise<ClusterHa
     redis,
     relays,
     dataDir,
-    async api(base, method, path, body) {
-      // Redirects are followed by hand: fetch drops Authorization on a cross-origin redirect.
-      let url = base + path;
-      for (let hop = 0; hop < 3; hop++) {
-        const res = await fetch(url, {
-          method,
-          redirect: 'manual',
-          headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal: AbortSignal.timeout(5000),
-        });
-        const location = res.headers.get('location');
-        if (res.status === 307 && location) {
-          url = location;
-          continue;
-        }
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : null, url };
-      }
-      throw new Error(`too many redirects for ${path}`);
-    },
+    api: clusterApi(CLUSTER_TOKEN),
     async close() {
       await Promise.all(relays.map((r) => r.kill('SIGKILL')));
       await redis.stop('SIGKILL');
