@@ -49,7 +49,7 @@ export function createApi(deps: ApiDeps): Router {
   };
 
   api.get('/health', (_req, res) => {
-    res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON() });
+    res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON(), traces: labs.traceUsage() });
   });
 
   api.get('/algorithms', (_req, res) => {
@@ -222,5 +222,10 @@ export function labStats(lab: Lab, counters: Counters, linkLimit = 5000): LabSta
     const key = e.report.coordinator === null ? 'none' : String(e.report.coordinator);
     coordinators[key] = (coordinators[key] ?? 0) + 1;
   }
-  return { ...lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit), checker: lab.checker.summary() };
+  const store = lab.deps.store;
+  return {
+    ...lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit),
+    checker: lab.checker.summary(),
+    trace: { bytes: store.size, lean: store.lean, unrecorded: store.unrecorded },
+  };
 }

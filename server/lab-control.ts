@@ -24,6 +24,7 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
     lab.setReport(e, null);
     e.crashed = true;
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
+    lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'crashed' });
   }
   return ok(lab.info(e));
@@ -37,6 +38,7 @@ export function recover(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (e.crashed) {
     e.crashed = false;
     lab.record({ kind: 'recover', node: id }, lab.clocks.tick(id));
+    lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'recovered', config: lab.processConfig() });
   }
   return ok(lab.info(e));
@@ -63,6 +65,7 @@ export function partition(lab: Lab, groups: ProcessId[][] | null): Result<Proces
   }
   lab.fabric.setPartition(checked);
   lab.record({ kind: 'partition', groups: checked });
+  lab.stateChanged();
   return ok(checked);
 }
 
@@ -81,12 +84,14 @@ export function pause(lab: Lab): void {
   if (lab.scheduler.paused) return;
   lab.scheduler.pause();
   lab.record({ kind: 'control', action: 'pause' });
+  lab.stateChanged();
 }
 
 export function resume(lab: Lab): void {
   if (!lab.scheduler.paused) return;
   lab.scheduler.resume();
   lab.record({ kind: 'control', action: 'resume' });
+  lab.stateChanged();
 }
 
 /** While paused: deliver or drop one held message (by id, or the next one due). */
@@ -125,6 +130,7 @@ export function reset(lab: Lab): Promise<string | null> {
   lab.scheduler.resume();
   for (const e of lab.processes.list()) e.crashed = false;
   lab.record({ kind: 'control', action: 'reset' });
+  lab.stateChanged();
   restartAll(lab);
   return archived;
 }
@@ -137,6 +143,7 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
   const removed = lab.applyConfig(next.value);
   for (const e of removed) if (e.conn) sendFrame(e.conn, { type: 'left' });
   lab.record({ kind: 'control', action: 'reconfigure' });
+  lab.stateChanged();
   restartAll(lab);
   return ok(lab.config);
 }

@@ -18,7 +18,8 @@ import { ObserverHub, type ObserverOptions } from './observers.ts';
 import { ProcessTable, statusOf, type ProcessEntry } from './process-table.ts';
 import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
-import type { TraceStore, TraceTail } from './trace-store.ts';
+import type { TraceStore } from './trace-store.ts';
+import type { TraceTail } from './trace-tail.ts';
 
 /** A message the relay holds until it is due. */
 export interface Held {
@@ -45,6 +46,8 @@ export interface LabDeps {
   resumeGraceMs: number;
   observers?: ObserverOptions;
   onError: (err: unknown) => void;
+  /** The instructor changed what lab-state.ts persists (crash, recover, partition, pause...). */
+  onStateChange?: () => void;
 }
 
 export type EventBody = DistributiveOmit<TraceEvent, 'seq' | 't' | 'lamport' | 'vector'>;
@@ -80,8 +83,9 @@ export class Lab {
     this.nextMsg = tail?.nextMsg ?? 1;
     // A reloaded lab continues its timeline where the file left off.
     this.startedAt = deps.clock.now() - (tail ? tail.lastT + 1 : 0);
-    for (const [id, s] of tail?.stamps ?? []) this.clocks.restore(id, s);
-    this.observers = new ObserverHub(config.name, () => JSON.stringify({ type: 'snapshot', lab: this.name, snapshot: this.snapshot() } satisfies ServerFrame), deps.observers);
+    if (tail?.clock) for (const id of config.ids) this.clocks.restore(id, tail.clock);
+    const snapshotText = () => JSON.stringify({ type: 'snapshot', lab: this.name, snapshot: this.snapshot() } satisfies ServerFrame);
+    this.observers = new ObserverHub(config.name, snapshotText, deps.observers, () => deps.store.flush());
     this.checker = new LabChecker({
       clock: deps.clock,
       config: () => this.processConfig(),
@@ -228,7 +232,11 @@ export class Lab {
   }
 
   private journal(line: string, event: TraceEvent, isMessage: boolean): void {
-    this.deps.store.append(line);
+    const store = this.deps.store;
+    if (isMessage && store.lean) {
+      // Over the trace's cap: message events are counted, not written (trace-store.ts).
+      if (store.unrecorded++ === 0) this.record({ kind: 'note', text: `trace over its size cap or the relay's disk budget: message events are counted from seq ${event.seq} on, not written` });
+    } else store.append(line);
     this.observers.push(line, isMessage);
     this.checker.observe(event);
   }
@@ -257,6 +265,11 @@ export class Lab {
     };
   }
 
+  /** Called by the instructor's controls after they change the crashed set, the partition or the pause. */
+  stateChanged(): void {
+    this.deps.onStateChange?.();
+  }
+
   /** Sends every connected process a frame (restart, ...). */
   tellAll(frame: (e: ProcessEntry) => ServerFrame | null): void {
     for (const e of this.processes.list()) {
@@ -269,7 +282,7 @@ export class Lab {
   async close(): Promise<void> {
     this.checker.dispose();
     this.scheduler.dispose();
-    this.observers.close();
+    await this.observers.close();
     await this.deps.store.close();
   }
 

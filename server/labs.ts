@@ -7,7 +7,10 @@ import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import { LabConfigSchema, type CreateLab, type LabConfig } from '@shared/protocol/lab-config.ts';
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
-import { loadTail, TraceStore } from './trace-store.ts';
+import { DiskBudget } from './disk-budget.ts';
+import { DEFAULT_TRACE_MAX_BYTES, TraceStore } from './trace-store.ts';
+import { applyState, readState, stateOf, statePath, StateWriter } from './lab-state.ts';
+import { loadTail } from './trace-tail.ts';
 
 /** What a cluster (server/cluster/) must say when a lab is created, changed or removed here. */
 export interface LabsCluster {
@@ -23,6 +26,10 @@ export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   traceFlushMs?: number;
   /** Most labs at once (each holds timers, files and memory). */
   maxLabs?: number;
+  /** A lab's trace size past which it goes lean (trace-store.ts); default 1 GiB. */
+  traceMaxBytes?: number;
+  /** All traces together (archives included); default: half the free disk at start, at most 16 GiB. */
+  diskBudgetBytes?: number;
   /** Set when the relay is one of several (REDIS_URL): labs are placed and leased through it. */
   cluster?: LabsCluster;
   /** Called whenever a lab is created, removed, taken over or let go (the lab list's observers). */
@@ -35,8 +42,29 @@ export class Labs {
   private readonly labs = new Map<string, Lab>();
   private readonly saving = new Map<string, Promise<void>>();
   private readonly creating = new Set<string>();
+  private readonly writers = new Map<string, StateWriter>();
+
+  private budget: DiskBudget | null = null;
 
   constructor(private readonly opts: LabsOptions) {}
+
+  /** For /api/health: the traces' bytes against the budget, and the labs whose traces went lean. */
+  traceUsage(): { bytes: number; budget: number | null; lean: string[] } {
+    return {
+      bytes: this.budget?.used ?? 0,
+      budget: this.budget?.limit ?? null,
+      lean: this.list().filter((l) => l.deps.store.lean).map((l) => l.name),
+    };
+  }
+
+  /** The traces' disk budget (measured on first use). */
+  async diskBudget(): Promise<DiskBudget> {
+    if (!this.budget) {
+      await mkdir(this.opts.dataDir, { recursive: true });
+      this.budget = await DiskBudget.measure(this.opts.dataDir, this.opts.diskBudgetBytes);
+    }
+    return this.budget;
+  }
 
   get dataDir(): string {
     return this.opts.dataDir;
@@ -116,7 +144,10 @@ export class Labs {
     for (const e of lab.processes.list()) if (e.conn) lab.processes.release(e, 0);
     await lab.close();
     await this.saving.get(name);
+    await this.writers.get(name)?.flushed();
+    this.writers.delete(name);
     await rm(join(this.opts.dataDir, `${name}${CONFIG_SUFFIX}`), { force: true });
+    await rm(statePath(this.opts.dataDir, name), { force: true });
     await this.opts.cluster?.removed(name);
     this.opts.onChange?.();
     return true;
@@ -149,14 +180,26 @@ export class Labs {
   async close(): Promise<void> {
     await Promise.all(this.list().map((lab) => lab.close()));
     await Promise.all(this.saving.values());
+    await Promise.all([...this.writers.values()].map((w) => w.flushed()));
   }
 
   private async open(config: Lab['config']): Promise<Lab> {
     const path = TraceStore.pathFor(this.opts.dataDir, config.name);
+    // Only the end of the trace is read (a torn last line is cut off), then the instructor's state.
     const tail = await loadTail(path);
-    const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError);
-    const lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined });
+    const stateFile = statePath(this.opts.dataDir, config.name);
+    const saved = await readState(stateFile, this.opts.onError);
+    const limits = { maxBytes: this.opts.traceMaxBytes ?? DEFAULT_TRACE_MAX_BYTES, budget: await this.diskBudget() };
+    const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError, limits, tail.size);
+    const writer = new StateWriter(stateFile, this.opts.onError);
+    const lab: Lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange: () => void writer.save(stateOf(lab)) });
+    if (saved) applyState(lab, saved);
+    if (tail.tornBytes > 0) {
+      this.opts.onError(new Error(`${path}: cut off a torn last line of ${tail.tornBytes} bytes (the relay stopped in the middle of a write)`));
+      lab.record({ kind: 'note', text: `trace repaired at start: a torn last line of ${tail.tornBytes} bytes was cut off` });
+    }
     this.labs.set(config.name, lab);
+    this.writers.set(config.name, writer);
     return lab;
   }
 }

@@ -20,7 +20,25 @@ const cluster = redisUrl
   ? { redisUrl, relayId: process.env['RELAY_ID'] ?? `relay-${randomBytes(4).toString('hex')}`, publicUrl, leaseMs: Number(process.env['LEASE_MS'] ?? 5000) }
   : undefined;
 
-const relay = await createRelay({ dataDir, token, ...(cluster ? { cluster } : {}) });
+const bytesFromEnv = (name: string): number | undefined => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    console.error(`${name} must be a whole number of bytes, got "${v}"`);
+    process.exit(2);
+  }
+  return n;
+};
+const traceMaxBytes = bytesFromEnv('TRACE_MAX_BYTES');
+const diskBudgetBytes = bytesFromEnv('DISK_BUDGET_BYTES');
+const relay = await createRelay({
+  dataDir,
+  token,
+  ...(cluster ? { cluster } : {}),
+  ...(traceMaxBytes !== undefined ? { traceMaxBytes } : {}),
+  ...(diskBudgetBytes !== undefined ? { diskBudgetBytes } : {}),
+});
 const demoExists = relay.cluster ? (await relay.cluster.directory.config('demo').catch(() => null)) !== null : relay.labs.get('demo') !== undefined;
 if (!demoExists) {
   const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });

@@ -4,6 +4,10 @@
 // `maxMessageEvents` per batch, message events are left out (counted in `skipped`; state events
 // always go), and an observer whose connection is backed up misses batches, then gets a fresh
 // snapshot instead of the backlog.
+//
+// Observers see only what is on disk (etcd's WAL rule, applied to the stream): every frame waits
+// for the lab's trace to be written up to the events it carries, so a relay killed with -9 never
+// had an observer see an event that is then lost, or whose sequence number is then reused.
 import type { Conn } from './conn.ts';
 
 interface Observer {
@@ -17,6 +21,9 @@ export interface ObserverOptions {
   maxMessageEvents?: number;
 }
 
+/** Resolves once every trace line appended so far is written (the lab's TraceStore.flush). */
+export type Durable = () => Promise<unknown>;
+
 export class ObserverHub {
   private readonly observers = new Map<number, Observer>();
   private pending: string[] = [];
@@ -27,12 +34,15 @@ export class ObserverHub {
   private readonly maxMessageEvents: number;
   /** Batches not sent to a backed-up observer, for the stats. */
   missedBatches = 0;
+  /** Frames waiting for the trace to be written, in order. */
+  private outbox: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly lab: string,
     /** Encoded `snapshot` frame of the lab as it is now. */
     private readonly snapshotText: () => string,
     opts: ObserverOptions = {},
+    private readonly durable?: Durable,
   ) {
     this.intervalMs = opts.intervalMs ?? 66;
     this.maxMessageEvents = opts.maxMessageEvents ?? 1000;
@@ -49,8 +59,20 @@ export class ObserverHub {
   /** Subscribes: earlier events go out first, so the snapshot is exactly where this observer's stream starts. */
   add(conn: Conn, snapshot: string = this.snapshotText()): void {
     this.flush();
-    conn.sendText(snapshot);
+    this.afterWrite(() => conn.sendText(snapshot));
     this.observers.set(conn.id, { conn, stale: false });
+  }
+
+  /** Runs `send` once the trace holds every event appended so far (at once without a store). */
+  private afterWrite(send: () => void): void {
+    if (!this.durable) return send();
+    const durable = this.durable;
+    this.outbox = this.outbox.then(durable).then(send, send);
+  }
+
+  /** Resolves when every frame queued so far has gone out (tests, a clean close). */
+  drained(): Promise<void> {
+    return this.outbox;
   }
 
   remove(conn: Conn): boolean {
@@ -76,7 +98,10 @@ export class ObserverHub {
   /** A frame for every observer, in order after the events pushed so far. */
   broadcast(text: string): void {
     this.flush();
-    for (const o of this.observers.values()) if (!o.stale && !o.conn.overloaded()) o.conn.sendText(text);
+    const to = [...this.observers.values()];
+    this.afterWrite(() => {
+      for (const o of to) if (this.observers.get(o.conn.id) === o && !o.stale && !o.conn.overloaded()) o.conn.sendText(text);
+    });
   }
 
   flush(): void {
@@ -85,8 +110,14 @@ export class ObserverHub {
     if (this.pending.length === 0 && this.skipped === 0) return;
     const text = `{"type":"events","lab":${JSON.stringify(this.lab)},"events":[${this.pending.join(',')}],"skipped":${this.skipped}}`;
     this.discard();
+    const to = [...this.observers.values()];
+    this.afterWrite(() => this.sendBatch(text, to));
+  }
+
+  private sendBatch(text: string, to: Observer[]): void {
     let snapshot: string | null = null;
-    for (const o of this.observers.values()) {
+    for (const o of to) {
+      if (this.observers.get(o.conn.id) !== o) continue; // left while the batch waited for the disk
       if (o.conn.overloaded()) {
         if (!o.stale) this.missedBatches++;
         o.stale = true;
@@ -98,7 +129,10 @@ export class ObserverHub {
     }
   }
 
-  close(): void {
+  /** Sends what is queued (after the trace is written), then forgets every observer. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.outbox;
     this.discard();
     this.observers.clear();
   }

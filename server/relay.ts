@@ -38,6 +38,9 @@ export interface RelayOptions {
   traceFlushMs?: number;
   heartbeatMs?: number;
   maxLabs?: number;
+  /** See LabsOptions: a lab's trace cap and the disk budget of all traces. */
+  traceMaxBytes?: number;
+  diskBudgetBytes?: number;
   /** Server-side bots and their routes (default on). */
   bots?: boolean;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
@@ -78,6 +81,8 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     observers: opts.observers,
     traceFlushMs: opts.traceFlushMs,
     maxLabs: opts.maxLabs,
+    ...(opts.traceMaxBytes !== undefined ? { traceMaxBytes: opts.traceMaxBytes } : {}),
+    ...(opts.diskBudgetBytes !== undefined ? { diskBudgetBytes: opts.diskBudgetBytes } : {}),
     onError,
     ...(cluster ? { cluster } : {}),
   });

@@ -1,26 +1,30 @@
 // A lab's trace on disk: one JSON object per line in DATA_DIR/<lab>.jsonl. Appends are buffered
 // and written asynchronously every `flushMs` (never a synchronous write per message); `close`
-// writes whatever is buffered, so a graceful shutdown loses nothing. After a restart the file is
-// read back to continue the sequence numbers, the message ids and every process's clocks.
+// writes whatever is buffered, so a graceful shutdown loses nothing. Observers are sent events
+// only once they are written (observers.ts), so a kill -9 loses nothing anyone saw. After a
+// restart only the file's end is read (trace-tail.ts).
+//
+// Bounded: past `maxBytes` for this lab, or past the relay's disk budget, the trace goes lean:
+// message events (send, deliver, drop, duplicate) are no longer written, only counted, while
+// every other event (reports, crashes, partitions, findings, elections) still is, so the checker's
+// and replay's view of who believed whom stays whole. docs/RELIABILITY.md has the policy.
 import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import type { Stamp } from './logical-clocks.ts';
-
-/** Where a reloaded trace left off. */
-export interface TraceTail {
-  nextSeq: number;
-  lastT: number;
-  nextMsg: number;
-  stamps: Map<ProcessId, Stamp>;
-  /** Lines that did not parse (a torn last line after a hard kill). */
-  badLines: number;
-}
+import type { DiskBudget } from './disk-budget.ts';
 
 const FLUSH_BYTES = 512 * 1024;
+
+export interface TraceLimits {
+  /** This lab's trace size past which it goes lean (bytes). */
+  maxBytes: number;
+  /** The relay's budget for all traces. */
+  budget?: DiskBudget;
+}
+
+export const DEFAULT_TRACE_MAX_BYTES = 2 ** 30;
 
 export class TraceStore {
   private buffer: string[] = [];
@@ -29,12 +33,25 @@ export class TraceStore {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   writeErrors = 0;
+  /** Bytes in the file (as of the last write). */
+  size: number;
+  /** Message events left out since the trace went lean. */
+  unrecorded = 0;
 
   constructor(
     readonly path: string,
     private readonly flushMs = 200,
     private readonly onError: (err: unknown) => void = () => {},
-  ) {}
+    private readonly limits: TraceLimits = { maxBytes: DEFAULT_TRACE_MAX_BYTES },
+    initialSize = 0,
+  ) {
+    this.size = initialSize;
+  }
+
+  /** True once message events should no longer be written (the lab's cap or the disk budget). */
+  get lean(): boolean {
+    return this.size + this.bufferedBytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
+  }
 
   static pathFor(dir: string, lab: string): string {
     return join(dir, `${lab}.jsonl`);
@@ -56,11 +73,18 @@ export class TraceStore {
       const text = this.buffer.join('\n') + '\n';
       this.buffer = [];
       this.bufferedBytes = 0;
+      const bytes = Buffer.byteLength(text);
       this.chain = this.chain.then(() =>
-        appendFile(this.path, text).catch((err: unknown) => {
-          this.writeErrors++;
-          this.onError(err);
-        }),
+        appendFile(this.path, text).then(
+          () => {
+            this.size += bytes;
+            this.limits.budget?.add(bytes);
+          },
+          (err: unknown) => {
+            this.writeErrors++;
+            this.onError(err);
+          },
+        ),
       );
     }
     return this.chain;
@@ -91,6 +115,7 @@ export class TraceStore {
         if (!(await exists(this.path))) return;
         await mkdir(dirname(target), { recursive: true });
         await rename(this.path, target);
+        this.size = 0;
         moved = target;
       } catch (err) {
         this.writeErrors++;
@@ -122,17 +147,4 @@ export async function* readTrace(path: string, onBad?: () => void): AsyncGenerat
       onBad?.();
     }
   }
-}
-
-/** Reads a trace back to find where it left off. */
-export async function loadTail(path: string): Promise<TraceTail> {
-  const tail: TraceTail = { nextSeq: 0, lastT: 0, nextMsg: 1, stamps: new Map(), badLines: 0 };
-  for await (const e of readTrace(path, () => tail.badLines++)) {
-    if (typeof e.seq === 'number') tail.nextSeq = Math.max(tail.nextSeq, e.seq + 1);
-    if (typeof e.t === 'number') tail.lastT = Math.max(tail.lastT, e.t);
-    if ('msg' in e && typeof e.msg === 'number') tail.nextMsg = Math.max(tail.nextMsg, e.msg + 1);
-    const at = e.kind === 'send' ? e.from : e.kind === 'deliver' ? e.to : 'node' in e ? e.node : undefined;
-    if (at !== undefined && typeof e.lamport === 'number') tail.stamps.set(at, { lamport: e.lamport, ...(e.vector ? { vector: e.vector } : {}) });
-  }
-  return tail;
 }

@@ -183,6 +183,8 @@ describe('lab', () => {
     lab.send(pa.value, 1, { type: 'HELLO' });
     clock.advance(20);
     lab.observers.flush();
+    // Observers are sent events once the trace holds them.
+    await lab.observers.drained();
     const batch = observer.frames.find((f) => f.type === 'events');
     if (batch?.type !== 'events') throw new Error('no batch');
     const [send, deliver] = batch.events;

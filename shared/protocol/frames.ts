@@ -146,6 +146,8 @@ export interface LabStats {
   relay: Record<string, number>;
   /** The live checker's findings and state (shared/analysis/checker.ts); the relay always fills it. */
   checker?: CheckerSummary;
+  /** The lab's trace file: its size, and whether it went lean (message events counted, not written). */
+  trace?: { bytes: number; lean: boolean; unrecorded: number };
 }
 
 export type ServerFrame =
