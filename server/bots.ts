@@ -4,7 +4,7 @@
 // each bot gets a relay session of its own, so it is joined, rate-limited, stamped, delayed,
 // crashed and traced exactly like a remote process (its transport shows as 'server').
 import express, { type RequestHandler, type Router } from 'express';
-import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { Algorithm, AlgorithmName, ProcessId } from '@shared/algorithms/algorithm.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import { BotsSchema } from '@shared/protocol/lab-config.ts';
@@ -48,6 +48,8 @@ export interface ServerBotsDeps {
   labs: Labs;
   /** The relay's session factory (Relay.session). */
   session: (conn: Conn) => Session;
+  /** The bots' algorithms (default: the registry). A seam for tests of fault containment. */
+  registry?: (name: AlgorithmName) => Algorithm<any, any>;
 }
 
 export interface BotsStarted {
@@ -75,7 +77,14 @@ export class ServerBots {
       ids = lab.processes.free(lab.deps.clock.now()).slice(0, req.count);
       if (ids.length === 0) return fail('LAB_FULL');
     }
-    const fleet = new BotFleet({ lab: labName, channel: () => serverChannel(this.deps.session), count: ids.length, ids, name: (i) => `server-bot-${ids[i]}` });
+    const fleet = new BotFleet({
+      lab: labName,
+      channel: () => serverChannel(this.deps.session),
+      count: ids.length,
+      ids,
+      name: (i) => `server-bot-${ids[i]}`,
+      ...(this.deps.registry ? { registry: this.deps.registry } : {}),
+    });
     const list = this.fleets.get(labName) ?? [];
     list.push(fleet);
     this.fleets.set(labName, list);

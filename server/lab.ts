@@ -53,6 +53,8 @@ export interface LabDeps {
 export type EventBody = DistributiveOmit<TraceEvent, 'seq' | 't' | 'lamport' | 'vector'>;
 
 const MESSAGE_KINDS = new Set(['send', 'deliver', 'drop', 'duplicate']);
+/** Fault events journaled per process; a process that keeps throwing is counted past this. */
+const MAX_FAULT_EVENTS = 20;
 
 export class Lab {
   config: LabConfig;
@@ -170,6 +172,14 @@ export class Lab {
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
       this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, message, json, stamp, of: msg });
     }
+  }
+
+  /** The process's algorithm threw (its host caught it): journaled, at most MAX_FAULT_EVENTS per process, then counted. */
+  fault(entry: ProcessEntry, f: { error: string; event: string; restarted: boolean }): void {
+    entry.faults = (entry.faults ?? 0) + 1;
+    if (entry.faults > MAX_FAULT_EVENTS) return;
+    this.setReport(entry, null);
+    this.record({ kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted }, this.clocks.tick(entry.id));
   }
 
   report(entry: ProcessEntry, report: Report): void {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
+import { installLastLine } from './last-line.ts';
 import { createRelay } from './relay.ts';
 
 const port = Number(process.env['PORT'] ?? 3000);
@@ -39,6 +40,7 @@ const relay = await createRelay({
   ...(traceMaxBytes !== undefined ? { traceMaxBytes } : {}),
   ...(diskBudgetBytes !== undefined ? { diskBudgetBytes } : {}),
 });
+installLastLine(process, relay.counters, console.error);
 const demoExists = relay.cluster ? (await relay.cluster.directory.config('demo').catch(() => null)) !== null : relay.labs.get('demo') !== undefined;
 if (!demoExists) {
   const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });

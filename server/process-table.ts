@@ -14,6 +14,8 @@ export interface ProcessEntry {
   kind: ProcessKind | null;
   conn: Conn | null;
   crashed: boolean;
+  /** Exceptions its algorithm threw (reported by its host with a `fault` frame). */
+  faults?: number;
   report: Report | null;
   resume: string | null;
   /** Until this clock time only the resume token may claim the id. */

@@ -5,6 +5,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
+import type { Algorithm, AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { createApi } from './api.ts';
 import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
 import { ServerBots } from './bots.ts';
@@ -43,6 +44,8 @@ export interface RelayOptions {
   diskBudgetBytes?: number;
   /** Server-side bots and their routes (default on). */
   bots?: boolean;
+  /** The server-side bots' algorithms (default: the registry); tests pass one that throws. */
+  botRegistry?: (name: AlgorithmName) => Algorithm<any, any>;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
   cluster?: Omit<ClusterOptions, 'onError'>;
   onError?: (err: unknown) => void;
@@ -108,7 +111,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
 
-  const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession });
+  const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession, ...(opts.botRegistry ? { registry: opts.botRegistry } : {}) });
   const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
   app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
   const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;

@@ -140,6 +140,11 @@ export class Session {
         this.observing.delete(lab);
         return;
       }
+      case 'fault': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        return p.lab.fault(p.entry, f);
+      }
       case 'observe-labs':
         if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);

@@ -46,9 +46,10 @@
 //   coordinator is in fact gone, the detector says so soon and the follower elects then.
 // - An OK arriving after its timeout doubles this process's two election timeouts, up to
 //   BACKOFF_CAP times the derived ones: the links are slower than the lab declares.
+import { BULLY_SCHEMAS } from './bully-messages.ts';
+import { defineAlgorithm, type Counted } from './define.ts';
 import {
   roundTripBound,
-  withReports,
   type Algorithm,
   type AlgorithmConfig,
   type AlgorithmEvent,
@@ -59,7 +60,6 @@ import {
   type Timing,
 } from './algorithm.ts';
 import {
-  DETECTOR_MESSAGE_TYPES,
   DETECTOR_OFF,
   detectorMessage,
   detectorTimer,
@@ -87,7 +87,7 @@ export type BullyMessage =
 /** follower/coordinator: settled. electing: awaiting OKs. waiting: got an OK, awaiting COORDINATOR. */
 export type BullyRole = 'follower' | 'coordinator' | 'electing' | 'waiting';
 
-export interface BullyState {
+export interface BullyState extends Counted {
   self: ProcessId;
   higher: readonly ProcessId[];
   lower: readonly ProcessId[];
@@ -292,9 +292,9 @@ function report(s: BullyState): Report {
   };
 }
 
-export const bully: Algorithm<BullyState, BullyMessage> = withReports<BullyState, BullyMessage>({
+export const bully: Algorithm<BullyState, BullyMessage> = defineAlgorithm<BullyState, BullyMessage>({
   name: 'bully',
-  messageTypes: ['ELECTION', 'OK', 'COORDINATOR', ...DETECTOR_MESSAGE_TYPES],
+  messages: BULLY_SCHEMAS,
   init,
   step,
   report,

@@ -1,6 +1,7 @@
 // The emergent election algorithm's state, messages and options (R. J. Anthony, ICAC 2004, as
 // seed 003 describes it). Split from the step functions so the pool and election modules share
 // one definition.
+import type { Counted } from './define.ts';
 import { roundTripBound, type DetectorMode, type Effect, type ProcessId, type Step, type Timing } from './algorithm.ts';
 
 export type EmergentRole = 'master' | 'slave' | 'candidate' | 'idle';
@@ -17,7 +18,6 @@ export type EmergentMessage =
   /** Election among the pool only: a candidate heard `master` after all; the election is off. */
   | { type: 'ABORT'; master: ProcessId };
 
-export const EMERGENT_MESSAGE_TYPES = ['MASTER_HEARTBEAT', 'SLAVE_HEARTBEAT', 'SLAVE_LEAVE', 'CANDIDATE', 'ABORT'] as const;
 /** The messages exchanged in the candidate state: the ones whose count must not grow with the idle pool. */
 export const EMERGENT_ELECTION_TYPES = ['CANDIDATE', 'ABORT'] as const;
 
@@ -44,7 +44,7 @@ export interface EmergentOptions {
   triggerStep: number;
 }
 
-export interface EmergentState {
+export interface EmergentState extends Counted {
   self: ProcessId;
   ids: readonly ProcessId[];
   detector: DetectorMode;

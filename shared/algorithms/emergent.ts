@@ -3,12 +3,13 @@
 // whatever the size of the idle pool, and the pool keeps itself between two limits as processes
 // come and go. This module starts processes and routes events; emergent-pool.ts keeps the pool,
 // emergent-election.ts runs the election, emergent-state.ts defines the state and options.
-import { withReports, type AlgorithmConfig, type AlgorithmEvent, type Report, type StepContext } from './algorithm.ts';
+import { defineAlgorithm } from './define.ts';
+import { EMERGENT_SCHEMAS } from './emergent-messages.ts';
+import { type AlgorithmConfig, type AlgorithmEvent, type Report, type StepContext } from './algorithm.ts';
 import { heardSlave, lostSlave, onTrigger, reconsider, andThen, watchMaster } from './emergent-pool.ts';
 import { onAbort, onCandidate, onCandidateWait, onMasterHeartbeat, startCandidacy } from './emergent-election.ts';
 import {
   broadcast,
-  EMERGENT_MESSAGE_TYPES,
   emergentOptions,
   EXPIRE_PREFIX,
   poolSize,
@@ -129,9 +130,11 @@ export function emergentReport(s: EmergentState): Report {
   };
 }
 
-export const emergent = withReports<EmergentState, EmergentMessage>({
+export const emergent = defineAlgorithm<EmergentState, EmergentMessage>({
   name: 'emergent',
-  messageTypes: EMERGENT_MESSAGE_TYPES,
+  messages: EMERGENT_SCHEMAS,
+  // ABORT names the master a candidate heard: one of the lab's ids.
+  accepts: (s, m) => m.type !== 'ABORT' || s.ids.includes(m.master),
   init,
   step,
   report: emergentReport,

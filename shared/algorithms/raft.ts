@@ -6,8 +6,9 @@
 // Unlike the bully and ring algorithms, a majority quorum means two leaders can never hold the
 // same term, even across a partition: the minority side simply never elects (seed 004's closing
 // slide: Paxos-like protocols avoid split brain).
+import { defineAlgorithm, type Counted } from './define.ts';
+import { RAFT_SCHEMAS } from './raft-messages.ts';
 import {
-  withReports,
   type AlgorithmConfig,
   type AlgorithmEvent,
   type DetectorMode,
@@ -64,7 +65,7 @@ export type RaftMessage =
   /** The failed AppendEntries response: only sent to a stale leader, carrying the newer term. */
   | { type: 'HEARTBEAT_REPLY'; term: number };
 
-export interface RaftState {
+export interface RaftState extends Counted {
   self: ProcessId;
   ids: readonly ProcessId[];
   detector: DetectorMode;
@@ -254,9 +255,9 @@ export function raftReport(s: RaftState): Report {
   };
 }
 
-export const raft = withReports<RaftState, RaftMessage>({
+export const raft = defineAlgorithm<RaftState, RaftMessage>({
   name: 'raft',
-  messageTypes: ['REQUEST_VOTE', 'VOTE', 'HEARTBEAT', 'HEARTBEAT_REPLY'],
+  messages: RAFT_SCHEMAS,
   init,
   step,
   report: raftReport,

@@ -40,9 +40,11 @@
 // and a process that already sent Elected(x) with x < j sends Elected(j) after it. A process
 // told a winner below itself waits for that correction (its own Elect is still on the way),
 // or for its watchdog; and one told it by an epoch it never took part in detects anew.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
+import { defineAlgorithm, type Counted } from './define.ts';
+import { ACTIVE_LIST_SCHEMAS } from './ring-active-list-messages.ts';
+import { type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DETECTOR_OFF, type DetectorMessage, type DetectorSetup, type DetectorState } from './failure-detector.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
+import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
 import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
 export type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
@@ -53,7 +55,7 @@ export type ActiveListMessage = Hop | AckMessage | DetectorMessage;
 /** The epoch of a process that does not know the current one (first start or restart). */
 const UNKNOWN_EPOCH = 0;
 
-export interface ActiveListState {
+export interface ActiveListState extends Counted {
   self: ProcessId;
   setup: DetectorSetup;
   watchdog: number;
@@ -246,9 +248,11 @@ function report(s: ActiveListState): Report {
   };
 }
 
-export const ringActiveList: Algorithm<ActiveListState, ActiveListMessage> = withReports<ActiveListState, ActiveListMessage>({
+export const ringActiveList: Algorithm<ActiveListState, ActiveListMessage> = defineAlgorithm<ActiveListState, ActiveListMessage>({
   name: 'ring-active-list',
-  messageTypes: ['ELECT', 'ELECTED', 'ACK', 'HEARTBEAT', 'PING', 'PONG'],
+  messages: ACTIVE_LIST_SCHEMAS,
+  // Elect(j) and Elected(x) name ids on this ring.
+  accepts: (s, m) => (m.type === 'ELECT' ? onRing(s.fwd, m.id) : m.type === 'ELECTED' ? onRing(s.fwd, m.coordinator) : true),
   init,
   step,
   report,

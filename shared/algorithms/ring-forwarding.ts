@@ -195,3 +195,8 @@ export function revive<M extends Message>(f: Forwarder<M>, ids: readonly Process
 export function forgetDown<M extends Message>(f: Forwarder<M>): Forwarder<M> {
   return f.down.length === 0 && f.bypassed.length === 0 ? f : { ...f, down: [], bypassed: [] };
 }
+
+/** Whether `id` is on the forwarder's ring (self or a successor). */
+export function onRing<M extends Message>(f: Forwarder<M>, id: ProcessId): boolean {
+  return id === f.self || f.successors.includes(id);
+}

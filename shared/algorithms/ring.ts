@@ -25,9 +25,11 @@
 //   of it from the COORDINATOR: a winner below itself. 002's rule "the process with the highest
 //   ID number will be the new coordinator" is then broken, so it passes the COORDINATOR on (the
 //   others close that election) and holds a new election, unless one of its own is under way.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
+import { defineAlgorithm, type Counted } from './define.ts';
+import { RING_SCHEMAS } from './ring-messages.ts';
+import { type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
 import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, type DetectorMessage, type DetectorSetup, type DetectorState, DETECTOR_OFF } from './failure-detector.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
+import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
 import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
 export type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
@@ -35,7 +37,7 @@ export type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string
 type Hop = ElectionMessage | CoordinatorMessage;
 export type RingMessage = Hop | AckMessage | DetectorMessage;
 
-export interface RingState {
+export interface RingState extends Counted {
   self: ProcessId;
   setup: DetectorSetup;
   watchdog: number;
@@ -227,9 +229,11 @@ function report(s: RingState): Report {
   };
 }
 
-export const ring: Algorithm<RingState, RingMessage> = withReports<RingState, RingMessage>({
+export const ring: Algorithm<RingState, RingMessage> = defineAlgorithm<RingState, RingMessage>({
   name: 'ring',
-  messageTypes: ['ELECTION', 'COORDINATOR', 'ACK', 'HEARTBEAT', 'PING', 'PONG'],
+  messages: RING_SCHEMAS,
+  // Ids in an ELECTION's list and a COORDINATOR must be on this ring.
+  accepts: (s, m) => (m.type === 'ELECTION' ? m.list.every((id) => onRing(s.fwd, id)) : m.type === 'COORDINATOR' ? onRing(s.fwd, m.coordinator) && onRing(s.fwd, m.origin) : true),
   init,
   step,
   report,

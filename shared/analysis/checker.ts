@@ -206,6 +206,14 @@ export function createChecker(setup: CheckerSetup): Checker {
         updateElection(t);
         coordinatorChanged(out, t);
         break;
+      case 'fault':
+        // The host restarted it from scratch (a crash and a recovery in one): no beliefs now.
+        Object.assign(proc(e.node), { report: null, asked: null });
+        electingNow.delete(e.node);
+        fault(t);
+        updateElection(t);
+        coordinatorChanged(out, t);
+        break;
       case 'recover':
       case 'join':
         Object.assign(proc(e.node), { live: true, report: null });

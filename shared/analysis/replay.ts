@@ -132,6 +132,10 @@ function apply(acc: Acc, e: TraceEvent): void {
     case 'join':
       setProc(acc, e.node, { status: 'up', report: null });
       break;
+    case 'fault':
+      // The host restarted the process from scratch: it holds no beliefs until it reports again.
+      setProc(acc, e.node, { status: 'up', report: null });
+      break;
     case 'timer':
     case 'elect':
       proc(acc, e.node);

@@ -20,6 +20,8 @@ export interface FleetOptions {
   count: number;
   /** Ids to claim, in order; absent: each takes the lab's next free id. */
   ids?: readonly ProcessId[];
+  /** Where algorithms come from (default: the registry); the relay's tests pass one that throws. */
+  registry?: (name: AlgorithmName) => Algorithm<any, any>;
   /** Run this algorithm instead of the lab's. */
   algorithm?: AlgorithmName;
   /** Override some of the lab's timing bounds. */
@@ -148,7 +150,7 @@ export class BotFleet {
     const o = this.opts;
     let steady = o.steadyCoordinator !== undefined;
     return (name) => {
-      const base = getAlgorithm(o.algorithm ?? name);
+      const base = (o.registry ?? getAlgorithm)(o.algorithm ?? name);
       const useSteady = steady;
       steady = false;
       if (!o.timing && !useSteady) return base;

@@ -315,6 +315,7 @@ export class LabProcess {
       algorithm,
       {
         send: (to, message) => this.channel?.send({ type: 'send', to, message }),
+        fault: (f) => this.channel?.send({ type: 'fault', error: f.error, event: f.event, restarted: f.restarted }),
         report: (report) => this.channel?.send({ type: 'report', report }),
         setTimer: (fn, ms) => setTimeout(fn, ms),
         clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),

@@ -49,12 +49,14 @@ export const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).stric
 export const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
 export const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
 export const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
+/** The process's algorithm threw and its host restarted it (or gave up): recorded as a `fault` trace event. */
+export const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(200), event: z.string().max(64), restarted: z.boolean(), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
 export const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs'] as const;
+export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 export const ProcessConfigSchema = z.object({

@@ -44,6 +44,8 @@ export type TraceEvent = Base &
     /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
     | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
     | { kind: 'note'; text: string }
+    /** The process's algorithm threw; its host restarted it from scratch (`restarted`) or stopped it. */
+    | { kind: 'fault'; node: ProcessId; error: string; event: string; restarted: boolean }
     /** A relay took ownership of the lab (a cluster: REDIS_URL) with this fencing epoch; previous: the owner before, if known. */
     | { kind: 'owner'; relay: string; epoch: number; previous: string | null }
     /** The live checker's conclusion (shared/analysis/checker.ts): split brain, disagreement, a late or spurious election. */
@@ -77,6 +79,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
   z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']) }).strict(),
   z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
+  z.object({ ...base, kind: z.literal('fault'), node: Id, error: z.string().max(200), event: z.string().max(64), restarted: z.boolean() }).strict(),
   z.object({ ...base, kind: z.literal('owner'), relay: z.string().max(128), epoch: z.int().min(0), previous: z.string().max(128).nullable() }).strict(),
   z.object({ ...base, kind: z.literal('finding'), finding: FindingSchema }).strict(),
 ]);

@@ -5,7 +5,22 @@ import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, Proce
 import type { ProcessConfig } from '../protocol/frames.ts';
 import type { Random } from './rng.ts';
 
+/** An exception from the algorithm, caught by the host: what it said, and the event that caused it. */
+export interface HostFault {
+  error: string;
+  /** `init`, `message:<TYPE>`, `timer:<name>` or `elect`. */
+  event: string;
+  /** False when the host gave up restarting (it threw again at once too often). */
+  restarted: boolean;
+}
+
+/** A process that throws this often within FAULT_WINDOW_MS is stopped instead of restarted. */
+export const MAX_FAULTS = 3;
+export const FAULT_WINDOW_MS = 10_000;
+
 export interface HostIO {
+  /** The algorithm threw (the host restarted it from scratch, or gave up): tell whoever records it. */
+  fault?(fault: HostFault): void;
   send(to: ProcessId, message: Message): void;
   report(report: Report): void;
   setTimer(fn: () => void, ms: number): unknown;
@@ -26,13 +41,17 @@ export type HostEvent =
   | { kind: 'out'; to: ProcessId; message: Message }
   | { kind: 'report'; report: Report }
   | { kind: 'started'; config: AlgorithmConfig }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  | { kind: 'fault'; fault: HostFault };
 
 export class ProcessHost {
   private state: unknown = null;
   private running = false;
   private readonly timers = new Map<string, { handle: unknown; due: number }>();
   private last: Report | null = null;
+  private config: AlgorithmConfig | null = null;
+  /** When the algorithm threw lately (io.now()), to stop a process that throws on every start. */
+  private faults: number[] = [];
 
   constructor(
     private readonly algorithm: Algorithm<any, any>,
@@ -60,11 +79,36 @@ export class ProcessHost {
   /** Start, or restart from scratch (state and timers are dropped first). */
   start(config: AlgorithmConfig): void {
     this.stop();
+    this.config = config;
     this.running = true;
     this.listener?.({ kind: 'started', config });
-    const out = this.algorithm.init(config, this.ctx());
+    let out;
+    try {
+      out = this.algorithm.init(config, this.ctx());
+    } catch (err) {
+      return this.contain(err, 'init');
+    }
     this.state = out.state;
     this.apply(out.effects);
+  }
+
+  /**
+   * The algorithm threw: whatever the host runs (a tab, a bot, the relay's own bots), the
+   * exception stops here. It is reported, and the process is restarted from scratch, as a crash
+   * and a recovery; one that keeps throwing at once is stopped.
+   */
+  private contain(err: unknown, event: string): void {
+    const now = this.io.now();
+    this.faults = this.faults.filter((t) => now - t < FAULT_WINDOW_MS);
+    this.faults.push(now);
+    const restarted = this.faults.length < MAX_FAULTS && this.config !== null;
+    const message = err instanceof Error ? err.message : String(err);
+    const fault: HostFault = { error: message.slice(0, 200) || 'exception', event: event.slice(0, 64), restarted };
+    const config = this.config;
+    this.stop();
+    this.listener?.({ kind: 'fault', fault });
+    this.io.fault?.(fault);
+    if (restarted && config) this.start(config);
   }
 
   /** Crash or leave: the algorithm's state and every timer go. */
@@ -87,7 +131,13 @@ export class ProcessHost {
   private feed(event: AlgorithmEvent): void {
     if (!this.running) return;
     this.listener?.({ kind: 'in', event });
-    const out = this.algorithm.step(this.state, event, this.ctx());
+    let out;
+    try {
+      out = this.algorithm.step(this.state, event, this.ctx());
+      if (!out || !Array.isArray(out.effects)) throw new Error('step returned no { state, effects }');
+    } catch (err) {
+      return this.contain(err, eventLabel(event));
+    }
     this.state = out.state;
     this.apply(out.effects);
   }
@@ -98,6 +148,7 @@ export class ProcessHost {
 
   private apply(effects: Effect[]): void {
     for (const e of effects) {
+      if (!e || typeof e !== 'object') continue;
       switch (e.kind) {
         case 'send':
           this.listener?.({ kind: 'out', to: e.to, message: e.message });
@@ -121,6 +172,7 @@ export class ProcessHost {
           break;
         }
         case 'report':
+          if (!e.report || typeof e.report.role !== 'string') break;
           this.last = e.report;
           this.listener?.({ kind: 'report', report: e.report });
           this.io.report(e.report);
@@ -128,6 +180,12 @@ export class ProcessHost {
       }
     }
   }
+}
+
+function eventLabel(e: AlgorithmEvent): string {
+  if (e.kind === 'message') return `message:${typeof e.message?.type === 'string' ? e.message.type : '?'}`;
+  if (e.kind === 'timer') return `timer:${e.name}`;
+  return e.kind;
 }
 
 /** The algorithm's view of a lab's process config. */

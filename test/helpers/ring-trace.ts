@@ -50,6 +50,8 @@ export function render(trace: TraceEvent[]): string {
         return `control  ${e.action}`;
       case 'finding':
         return `finding  ${e.finding.kind} ${e.finding.detail}`;
+      case 'fault':
+        return `fault    ${e.node} ${e.event}`;
       case 'owner':
         return `owner    ${e.relay} epoch ${e.epoch}`;
       default:

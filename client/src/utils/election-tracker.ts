@@ -177,6 +177,7 @@ export class ElectionTracker {
       case 'timer':
       case 'note':
       case 'owner':
+      case 'fault':
         return; // not drawn
     }
     if (w.events.length < this.maxEvents) w.events.push(e);

@@ -107,6 +107,9 @@ export class LabModel {
       case 'recover':
         Object.assign(this.touch(e.node), { status: 'up', report: null });
         break;
+      case 'fault':
+        this.touch(e.node).report = null;
+        break;
       case 'join': {
         const known = this.processes.get(e.node);
         if (!known || known.kind === null) this.needsSnapshot = true;

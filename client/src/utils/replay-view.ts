@@ -167,6 +167,8 @@ export function describeEvent(e: TraceEvent): string {
       return `instructor: ${e.action}`;
     case 'note':
       return `note: ${e.text}`;
+    case 'fault':
+      return `${e.node}'s algorithm threw on ${e.event} (${e.error}); ${e.restarted ? 'restarted from scratch' : 'stopped'}`;
     case 'owner':
       return `relay ${e.relay} owns the lab (epoch ${e.epoch}${e.previous ? `, after ${e.previous}` : ''})`;
     case 'finding':
