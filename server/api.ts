@@ -68,9 +68,9 @@ export function createApi(deps: ApiDeps): Router {
       res.redirect(307, new URL(req.originalUrl, url).toString());
     });
     api.get('/cluster', async (_req, res) => {
-      res.json({ ...cluster.status(), relays: await cluster.relays().catch(() => []) });
+      res.json({ clustered: true, ...cluster.status(), relays: await cluster.relays().catch(() => []) });
     });
-  }
+  } else api.get('/cluster', (_req, res) => void res.json({ clustered: false, relays: [] }));
 
   const localSummary = (lab: Lab) => {
     const counts = { up: 0, crashed: 0, absent: 0 };
@@ -184,9 +184,14 @@ export function createApi(deps: ApiDeps): Router {
   api.get('/labs/:lab/inflight', (req, res) => {
     const lab = labOf(req, res);
     if (!lab) return;
-    const limit = Math.min(10_000, Math.max(1, Number(req.query['limit']) || 1000));
-    res.json({ paused: lab.scheduler.paused, total: lab.scheduler.size, messages: control.inflight(lab, limit) });
+    // Paged and capped: a lab may hold half a million messages; a page costs O(page) to read.
+    const limit = Math.min(control.INFLIGHT_PAGE_MAX, Math.max(1, Number(req.query['limit']) || 200));
+    const offset = Math.min(control.INFLIGHT_OFFSET_MAX, Math.max(0, Math.floor(Number(req.query['offset']) || 0)));
+    const messages = control.inflight(lab, limit, offset);
+    const next = offset + messages.length < Math.min(lab.scheduler.size, control.INFLIGHT_OFFSET_MAX) ? offset + messages.length : null;
+    res.json({ paused: lab.scheduler.paused, total: lab.scheduler.size, offset, next, messages });
   });
+
 
   api.post('/labs/:lab/reset', auth, async (req, res) => {
     const lab = labOf(req, res);

@@ -19,10 +19,27 @@ export function decodeText(data: Buffer | string, isBinary: boolean): Result<unk
   }
 }
 
+/** How deep a frame may nest (objects and arrays); deeper JSON breaks common readers of the trace. */
+export const MAX_DEPTH = 32;
+
+/** Whether `value` nests at most `max` levels; iterative, so no input can overflow the stack. */
+export function depthWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  let visited = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= max || ++visited > 100_000) return false;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+  }
+  return true;
+}
+
 /** A decoded value to a client frame. */
 export function checkFrame(raw: unknown): Result<ClientFrame> {
   const ref = refOf(raw);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
+  if (!depthWithin(raw, MAX_DEPTH)) return fail('BAD_FRAME', { ref, message: `A frame nests at most ${MAX_DEPTH} levels deep` });
   const type = (raw as { type?: unknown }).type;
   if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) return fail('UNKNOWN_TYPE', { ref, message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}` });
   const parsed = ClientFrameSchema.safeParse(raw);

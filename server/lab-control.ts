@@ -101,21 +101,26 @@ export function step(lab: Lab, req: StepRequest): Result<StepResult> {
   if (target === undefined) target = lab.scheduler.list()[0]?.msg;
   const [h] = target === undefined ? [] : lab.scheduler.take((x) => x.msg === target);
   if (!h) return fail('NO_SUCH_MESSAGE');
-  const base = { msg: h.msg, from: h.from, to: h.to, type: h.message.type };
+  const base = { msg: h.msg, from: h.from, to: h.to, type: h.type };
   if (req.action === 'drop') {
-    lab.drop(h.msg, h.from, h.to, h.message.type, 'manual');
+    lab.drop(h.msg, h.from, h.to, h.type, 'manual');
     return ok({ ...base, outcome: 'dropped', reason: 'manual' });
   }
   const outcome = lab.deliver(h);
   return ok(outcome === 'delivered' ? { ...base, outcome } : { ...base, outcome: 'dropped', reason: outcome });
 }
 
-export function inflight(lab: Lab, limit = 10_000): InFlightInfo[] {
+/** Most entries one in-flight read returns, and how deep into the queue a page may start. */
+export const INFLIGHT_PAGE_MAX = 1000;
+export const INFLIGHT_OFFSET_MAX = 100_000;
+
+/** A page of the held messages in due order: `offset` from the soonest, at most `limit`. */
+export function inflight(lab: Lab, limit = 200, offset = 0): InFlightInfo[] {
   const now = lab.scheduler.now();
   return lab.scheduler
-    .list()
-    .slice(0, limit)
-    .map((h) => ({ msg: h.msg, from: h.from, to: h.to, type: h.message.type, message: h.message, dueIn: Math.round((h.at - now) * 10) / 10, ...(h.of !== undefined ? { of: h.of } : {}) }));
+    .first(offset + limit)
+    .slice(offset)
+    .map((h) => ({ msg: h.msg, from: h.from, to: h.to, type: h.type, message: JSON.parse(h.json) as InFlightInfo['message'], dueIn: Math.round((h.at - now) * 10) / 10, ...(h.of !== undefined ? { of: h.of } : {}) }));
 }
 
 /**
@@ -149,7 +154,7 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
 }
 
 function discardInFlight(lab: Lab): void {
-  for (const h of lab.scheduler.drain()) lab.drop(h.msg, h.from, h.to, h.message.type, 'reset');
+  for (const h of lab.scheduler.drain()) lab.drop(h.msg, h.from, h.to, h.type, 'reset');
 }
 
 function restartAll(lab: Lab): void {

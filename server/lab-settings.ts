@@ -3,7 +3,7 @@
 // lab's time scale). Errors are values: the REST layer turns them into 4xx answers.
 import { DEFAULT_TIMING, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, type CreateLab, type Fabric, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, DEFAULT_LIMITS, type CreateLab, type Fabric, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 
 export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<LabConfig> {
@@ -22,6 +22,7 @@ export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<
     options: { ...body.options },
     fabric: mergeFabric(DEFAULT_FABRIC, body.fabric ?? {}),
     seed: body.seed ?? randomSeed(),
+    ...(body.limits ? { limits: { ...DEFAULT_LIMITS, ...body.limits } } : {}),
   });
 }
 
@@ -42,6 +43,7 @@ export function updatedLabConfig(config: LabConfig, body: UpdateLab): Result<Lab
     options: body.options ? { ...body.options } : config.options,
     fabric: body.fabric ? mergeFabric(config.fabric, body.fabric) : config.fabric,
     seed: body.seed ?? config.seed,
+    ...(body.limits || config.limits ? { limits: { ...DEFAULT_LIMITS, ...config.limits, ...body.limits } } : {}),
   });
 }
 

@@ -5,7 +5,8 @@
 import { sameReport, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
 import { ok, type Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
-import type { LabConfig } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_LIMITS, type LabConfig, type Limits } from '@shared/protocol/lab-config.ts';
+import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
@@ -28,8 +29,9 @@ export interface Held {
   msg: number;
   from: ProcessId;
   to: ProcessId;
-  message: Message;
-  /** `message` as JSON, encoded once at the send for the trace line and the deliver frame. */
+  /** The message's type; the message itself is kept only as its JSON (a held message is small). */
+  type: string;
+  /** The message as JSON, encoded once at the send for the trace line and the deliver frame. */
   json: string;
   stamp: LiveStamp;
   /** Set on the fabric's duplicate: the original message id. */
@@ -78,7 +80,7 @@ export class Lab {
     this.config = config;
     this.processes = new ProcessTable(config.ids);
     this.fabric = new Fabric(config.fabric, config.seed);
-    this.scheduler = new Scheduler<Held>(deps.clock, (h) => this.deliver(h), deps.onError);
+    this.scheduler = new Scheduler<Held>(deps.clock, (h) => this.deliver(h), deps.onError, (h) => h.json.length);
     this.clocks = new LiveClocks(config.ids.length <= deps.vectorLimit);
     const tail = deps.tail;
     this.seq = tail?.nextSeq ?? 0;
@@ -152,25 +154,41 @@ export class Lab {
     return entry && entry.conn === conn ? entry : null;
   }
 
-  /** A process sends: the relay stamps it with the sender's id and decides its fate now. */
-  send(entry: ProcessEntry, to: ProcessId, message: Message): void {
+  get limits(): Limits {
+    return this.config.limits ?? DEFAULT_LIMITS;
+  }
+
+  /** Whether holding one more message of `bytes` would pass the lab's limits. */
+  private heldFull(bytes: number): boolean {
+    const l = this.limits;
+    return this.scheduler.size >= l.maxHeld || this.scheduler.bytes + bytes > l.maxHeldBytes;
+  }
+
+  /**
+   * A process sends: the relay stamps it with the sender's id and decides its fate now. The size
+   * limit applies to the message as it will be stored and delivered (its JSON), whatever the
+   * transport carried: 'too-large' answers the sender, nothing is recorded.
+   */
+  send(entry: ProcessEntry, to: ProcessId, message: Message): 'too-large' | void {
+    const json = JSON.stringify(message);
+    if (json.length > MAX_FRAME_BYTES) return 'too-large';
     const from = entry.id;
     const type = message.type;
     const msg = this.nextMsg++;
     const stamp = this.clocks.tick(from);
-    const json = JSON.stringify(message);
     this.recordMessage({ kind: 'send', msg, from, to, type, message }, `"message":${json},`, stamp);
     this.stats.send(from, to, type);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
     if (fate.kind === 'drop') return this.drop(msg, from, to, type, fate.reason);
-    this.scheduler.push({ at: fate.at, msg, from, to, message, json, stamp });
-    if (fate.dupAt !== null) {
+    if (this.heldFull(json.length)) return this.drop(msg, from, to, type, 'overflow');
+    this.scheduler.push({ at: fate.at, msg, from, to, type, json, stamp });
+    if (fate.dupAt !== null && !this.heldFull(json.length)) {
       const copy = this.nextMsg++;
       this.stats.duplicate();
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
-      this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, message, json, stamp, of: msg });
+      this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, type, json, stamp, of: msg });
     }
   }
 
@@ -192,7 +210,7 @@ export class Lab {
   /** A held message comes due (or is stepped by hand): deliver it if the receiver can take it. */
   deliver(h: Held): 'delivered' | DropReason {
     const entry = this.processes.get(h.to);
-    const type = h.message.type;
+    const type = h.type;
     let reason: DropReason | null = null;
     if (!entry) reason = 'receiver-gone';
     else if (entry.crashed) reason = 'receiver-crashed';

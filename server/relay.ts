@@ -1,7 +1,9 @@
 // Builds the whole relay (express, socket.io, raw WebSocket, the labs) on an http.Server without
 // listening, after socket.io's createApplication: only server/main.ts listens, and tests bind
 // 127.0.0.1 port 0. Everything with state hangs off the returned object; nothing is global.
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { ERRORS, errorFrame } from '@shared/protocol/errors.ts';
+import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
@@ -13,6 +15,7 @@ import { realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
 import { LabListHub } from './lab-list.ts';
+import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './net-guard.ts';
 import { Labs } from './labs.ts';
 import type { ObserverOptions } from './observers.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.ts';
@@ -46,6 +49,8 @@ export interface RelayOptions {
   bots?: boolean;
   /** The server-side bots' algorithms (default: the registry); tests pass one that throws. */
   botRegistry?: (name: AlgorithmName) => Algorithm<any, any>;
+  /** Per-IP connection cap, the first-request deadline, allowed browser origins (server/net-guard.ts). */
+  net?: Partial<NetLimits>;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
   cluster?: Omit<ClusterOptions, 'onError'>;
   onError?: (err: unknown) => void;
@@ -65,8 +70,12 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-/** Hard cap on one socket message; between MAX_FRAME_BYTES and this, a frame gets FRAME_TOO_LARGE. */
-const MAX_PAYLOAD = 1024 * 1024;
+/**
+ * Hard cap on one socket message (and on one socket.io HTTP buffer): a frame up to this gets
+ * FRAME_TOO_LARGE, a larger one closes the connection. Kept near the frame cap, so no client
+ * makes the relay buffer megabytes (binary attachments included).
+ */
+const MAX_PAYLOAD = 4 * MAX_FRAME_BYTES;
 
 export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const clock = opts.clock ?? realClock;
@@ -100,13 +109,43 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const app = express();
   app.disable('x-powered-by');
   const server = createServer(app);
-  const ws = new WsTransport({ newSession, maxBacklogBytes: opts.maxBacklogBytes ?? 4 * 1024 * 1024, maxPayload: MAX_PAYLOAD, heartbeatMs: opts.heartbeatMs ?? 30_000 });
-  const io = createSocketIo(server, { newSession, maxBacklogFrames: opts.maxBacklogFrames ?? 5000, maxPayload: MAX_PAYLOAD, ...(cluster ? { adapter: cluster.socketIoAdapter() } : {}) });
+  const net: NetLimits = { ...DEFAULT_NET_LIMITS, ...opts.net };
+  guardServer(server, net, counters);
+  // Browsers from other origins may not drive the relay (ALLOWED_ORIGINS); non-browsers send no Origin.
+  const originOk = (req: IncomingMessage) => requestOriginAllowed(req, net.allowedOrigins);
+  app.use((req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || originOk(req)) return next();
+    counters.inc('ORIGIN_NOT_ALLOWED');
+    const e = errorFrame('ORIGIN_NOT_ALLOWED');
+    res.status(ERRORS.ORIGIN_NOT_ALLOWED.status).json(e);
+  });
+  const ws = new WsTransport({
+    newSession,
+    maxBacklogBytes: opts.maxBacklogBytes ?? 4 * 1024 * 1024,
+    maxPayload: MAX_PAYLOAD,
+    heartbeatMs: opts.heartbeatMs ?? 30_000,
+    onCutOff: () => counters.inc('cut-off'),
+  });
+  const io = createSocketIo(server, {
+    newSession,
+    maxBacklogFrames: opts.maxBacklogFrames ?? 5000,
+    maxPayload: MAX_PAYLOAD,
+    allowRequest: originOk,
+    onRefused: (what) => counters.inc(what),
+    ...(cluster ? { adapter: cluster.socketIoAdapter() } : {}),
+  });
   labList = new LabListHub(io, cluster !== null);
 
   server.on('upgrade', (req, socket, head) => {
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/ws') return ws.handleUpgrade(req, socket, head);
+    if (path === '/ws') {
+      if (!originOk(req)) {
+        counters.inc('ORIGIN_NOT_ALLOWED');
+        socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      return ws.handleUpgrade(req, socket, head);
+    }
     // socket.io answers its own upgrades; anything else is refused.
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });

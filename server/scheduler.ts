@@ -16,11 +16,14 @@ export class Scheduler<T extends Timed> {
   /** Total ms spent paused; fabric time = clock time - offset. */
   private offset = 0;
   private disposed = false;
+  /** Sum of `sizeOf` over the held entries (the lab's byte cap reads it). */
+  bytes = 0;
 
   constructor(
     private readonly clock: Clock,
     private readonly onDue: (entry: T) => void,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly sizeOf: (entry: T) => number = () => 0,
   ) {}
 
   /** Fabric time in ms: the clock, minus the time spent paused. */
@@ -38,6 +41,7 @@ export class Scheduler<T extends Timed> {
 
   push(entry: DistributiveOmit<T, 'seq'>): T {
     const e = this.queue.push(entry);
+    this.bytes += this.sizeOf(e);
     if (!this.paused && e.at < this.timerAt) this.arm();
     return e;
   }
@@ -55,6 +59,11 @@ export class Scheduler<T extends Timed> {
     this.arm();
   }
 
+  /** The `k` soonest held entries, in due order, without sorting the whole queue. */
+  first(k: number): T[] {
+    return this.queue.firstN(k);
+  }
+
   /** Held entries in due order (a copy). */
   list(): T[] {
     return this.queue.toSortedArray();
@@ -63,6 +72,7 @@ export class Scheduler<T extends Timed> {
   /** Removes and returns the entries matching `pred` (manual step, reset). O(n): rare operations only. */
   take(pred: (e: T) => boolean): T[] {
     const removed = this.queue.removeWhere(pred);
+    for (const e of removed) this.bytes -= this.sizeOf(e);
     if (removed.length && !this.paused) this.arm();
     return removed;
   }
@@ -71,6 +81,7 @@ export class Scheduler<T extends Timed> {
   drain(): T[] {
     const all = this.queue.toSortedArray();
     this.queue.clear();
+    this.bytes = 0;
     this.disarm();
     return all;
   }
@@ -79,6 +90,7 @@ export class Scheduler<T extends Timed> {
     this.disposed = true;
     this.disarm();
     this.queue.clear();
+    this.bytes = 0;
   }
 
   private arm(): void {
@@ -107,6 +119,7 @@ export class Scheduler<T extends Timed> {
       const head = this.queue.peek();
       if (!head || head.at > limit || this.paused) break;
       this.queue.pop();
+      this.bytes -= this.sizeOf(head);
       try {
         this.onDue(head);
       } catch (err) {

@@ -3,7 +3,7 @@
 // session speaks for one process at most, and only for the id the relay gave it.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
-import type { ClientFrame, ServerFrame } from '@shared/protocol/frames.ts';
+import { MAX_FRAME_BYTES, type ClientFrame, type ServerFrame } from '@shared/protocol/frames.ts';
 import type { Clock } from './clock.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
@@ -61,6 +61,12 @@ export class Session {
     this.onValue(raw);
   }
 
+  /** A socket.io frame with binary attachments: refused, as binary WebSocket messages are. */
+  onBinary(): void {
+    if (!this.admit()) return;
+    this.refuse(errorFrame('BAD_FRAME', { message: 'Frames are JSON text, not binary' }));
+  }
+
   /** A socket.io event other than `frame`. */
   onUnknownEvent(): void {
     if (!this.admit()) return;
@@ -101,7 +107,8 @@ export class Session {
         const p = this.owned();
         if (!p) return this.error('NOT_JOINED', f.ref);
         if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
-        return p.lab.send(p.entry, f.to, f.message);
+        if (p.lab.send(p.entry, f.to, f.message) === 'too-large') this.error('FRAME_TOO_LARGE', f.ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
+        return;
       }
       case 'report': {
         const p = this.owned();

@@ -2,12 +2,13 @@
 // argument of a `frame` event. Outgoing frames are written pre-encoded (the socket.io packet
 // `2["frame",<json>]` on the default namespace), so a batch encoded once serves every observer.
 // Incoming packets are measured before socket.io decodes them, to enforce the frame size limit.
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
 import { Server, type ServerOptions, type Socket } from 'socket.io';
 import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from './conn.ts';
 import { TickCork } from './cork.ts';
+import { CUT_OFF_FACTOR } from './transport-ws.ts';
 import type { Session } from './session.ts';
 
 export interface SocketIoOptions {
@@ -15,6 +16,10 @@ export interface SocketIoOptions {
   /** Packets queued in engine.io before the peer counts as overloaded. */
   maxBacklogFrames: number;
   maxPayload: number;
+  /** Browsers from other origins are refused (server/net-guard.ts). */
+  allowRequest?: (req: IncomingMessage) => boolean;
+  /** Counts refusals by kind ('ORIGIN_NOT_ALLOWED', 'cut-off'). */
+  onRefused?: (what: string) => void;
   /** socket.io's adapter (a cluster: the Redis streams adapter); default: in memory. */
   adapter?: ServerOptions['adapter'];
 }
@@ -46,6 +51,7 @@ class SocketIoConn implements Conn {
   constructor(
     private readonly socket: IoSocket,
     private readonly maxBacklog: number,
+    private readonly onCutOff?: () => void,
   ) {
     this.engine.on('flush', () => this.cork.before(this.engine.transport?.socket?._socket));
   }
@@ -57,6 +63,12 @@ class SocketIoConn implements Conn {
   sendText(json: string): void {
     if (!this.socket.connected) return;
     const engine = this.engine;
+    if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog) {
+      // Not reading (server/transport-ws.ts says why).
+      this.onCutOff?.();
+      this.socket.disconnect(true);
+      return;
+    }
     this.cork.before(engine.transport?.socket?._socket);
     engine.write(`2["frame",${json}]`);
   }
@@ -81,14 +93,25 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     // The relay routes upgrades itself (/ws is the raw WebSocket endpoint).
     destroyUpgrade: false,
     cors: { origin: true },
+    allowRequest: (req, callback) => {
+      if (!opts.allowRequest || opts.allowRequest(req)) return callback(null, true);
+      opts.onRefused?.('ORIGIN_NOT_ALLOWED');
+      callback('origin not allowed', false);
+    },
     ...(opts.adapter ? { adapter: opts.adapter } : {}),
   });
   io.on('connection', (socket) => {
-    const conn = new SocketIoConn(socket, opts.maxBacklogFrames);
+    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, () => opts.onRefused?.('cut-off'));
     const session = opts.newSession(conn);
     let oversized = false;
+    let binary = false;
     (socket.conn as unknown as EngineSocket).on('packet', (p) => {
-      if (p.type !== 'message' || typeof p.data !== 'string') return;
+      if (p.type !== 'message') return;
+      // A socket.io BINARY_EVENT (5) or BINARY_ACK (6) header, or an attachment itself.
+      if (typeof p.data !== 'string' || p.data.startsWith('5') || p.data.startsWith('6')) {
+        binary = true;
+        return;
+      }
       const len = p.data.length - PACKET_OVERHEAD;
       oversized = len > MAX_FRAME_BYTES || (len * 3 > MAX_FRAME_BYTES && Buffer.byteLength(p.data) - PACKET_OVERHEAD > MAX_FRAME_BYTES);
     });
@@ -97,6 +120,12 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     socket.onAny((event: string, ...args: unknown[]) => {
       const big = oversized;
       oversized = false;
+      // Frames are JSON: binary attachments are refused before anything reads them (each one
+      // could be referenced many times over and blow up into megabytes when re-encoded).
+      if (binary) {
+        binary = false;
+        return session.onBinary();
+      }
       if (event === 'frame') session.onFrame(args[0], big);
       else session.onUnknownEvent();
     });

@@ -15,7 +15,15 @@ export interface WsTransportOptions {
   /** Hard cap on one message; larger ones close the socket (smaller ones past the frame limit get an error frame). */
   maxPayload: number;
   heartbeatMs: number;
+  /** A peer was cut off for not reading (its backlog passed CUT_OFF_FACTOR × maxBacklogBytes). */
+  onCutOff?: () => void;
 }
+
+/**
+ * Past this many times the backlog bound, a peer is disconnected: it stopped reading, and what
+ * the relay still owes it (error answers to its own bad frames, say) would grow without end.
+ */
+export const CUT_OFF_FACTOR = 4;
 
 class WsConn implements Conn {
   readonly id = newConnId();
@@ -26,11 +34,18 @@ class WsConn implements Conn {
   constructor(
     readonly ws: WebSocket,
     private readonly maxBacklog: number,
+    private readonly onCutOff?: () => void,
   ) {}
 
   /** Frames of one tick leave in one write (server/cork.ts). */
   sendText(json: string): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.ws.bufferedAmount > CUT_OFF_FACTOR * this.maxBacklog) {
+      // Not reading: cut it off now (terminate frees its buffers; a close handshake would wait on it).
+      this.onCutOff?.();
+      this.ws.terminate();
+      return;
+    }
     // `_socket` is ws's own net.Socket (not in its typings).
     this.cork.before((this.ws as unknown as { _socket?: Socket })._socket);
     this.ws.send(json);
@@ -76,7 +91,7 @@ export class WsTransport {
   }
 
   private accept(ws: WebSocket): void {
-    const conn = new WsConn(ws, this.opts.maxBacklogBytes);
+    const conn = new WsConn(ws, this.opts.maxBacklogBytes, this.opts.onCutOff);
     const session = this.opts.newSession(conn);
     this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {

@@ -22,6 +22,8 @@ export const ERRORS = {
   PROCESS_NOT_UP: { status: 409, message: 'That process is not connected and up' },
   NOT_PAUSED: { status: 409, message: 'The lab is not paused' },
   NO_SUCH_MESSAGE: { status: 404, message: 'No in-flight message with that id' },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: 'This browser origin may not use this relay (ALLOWED_ORIGINS)' },
+  LAB_BUSY: { status: 503, message: 'The lab holds as many messages as its limits allow; this one is dropped' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

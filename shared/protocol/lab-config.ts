@@ -60,6 +60,20 @@ export const FabricPatchSchema = z
   .partial()
   .strict();
 
+/**
+ * How much a lab may hold in flight (paused, or on slow links): past either bound a new message
+ * is dropped with reason `overflow` and counted. The defaults let the 1,000-process worst case
+ * (about 500,000 held at once) run with nothing lost; the instructor may raise them.
+ */
+export const LimitsSchema = z
+  .object({
+    maxHeld: z.int().min(1000).max(5_000_000),
+    maxHeldBytes: z.int().min(2 ** 20).max(2 ** 32),
+  })
+  .strict();
+export type Limits = z.infer<typeof LimitsSchema>;
+export const DEFAULT_LIMITS: Limits = { maxHeld: 1_000_000, maxHeldBytes: 256 * 2 ** 20 };
+
 export const LabConfigSchema = z
   .object({
     name: LabName,
@@ -71,6 +85,8 @@ export const LabConfigSchema = z
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
     fabric: FabricSchema,
     seed: z.int().min(0).max(2 ** 32 - 1),
+    /** Absent: DEFAULT_LIMITS. */
+    limits: LimitsSchema.optional(),
   })
   .strict();
 
@@ -87,6 +103,7 @@ export const CreateLabSchema = z
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
     fabric: FabricPatchSchema.optional(),
     seed: z.int().min(0).max(2 ** 32 - 1).optional(),
+    limits: LimitsSchema.partial().strict().optional(),
   })
   .strict();
 

@@ -65,6 +65,51 @@ export class EventQueue<T extends Timed> {
     return removed;
   }
 
+  /**
+   * The `k` soonest entries in due order, in O(k log k) however large the queue: a best-first
+   * walk down the heap's tree (a node's children are never due before it).
+   */
+  firstN(k: number): T[] {
+    const out: T[] = [];
+    const frontier: number[] = [];
+    const before = (a: number, b: number) => this.less(a, b);
+    const add = (i: number) => {
+      if (i >= this.items.length) return;
+      frontier.push(i);
+      for (let c = frontier.length - 1; c > 0; ) {
+        const p = (c - 1) >> 1;
+        if (!before(frontier[c]!, frontier[p]!)) break;
+        [frontier[c], frontier[p]] = [frontier[p]!, frontier[c]!];
+        c = p;
+      }
+    };
+    const take = (): number => {
+      const top = frontier[0]!;
+      const last = frontier.pop()!;
+      if (frontier.length) {
+        frontier[0] = last;
+        for (let i = 0; ; ) {
+          const l = 2 * i + 1;
+          let m = i;
+          if (l < frontier.length && before(frontier[l]!, frontier[m]!)) m = l;
+          if (l + 1 < frontier.length && before(frontier[l + 1]!, frontier[m]!)) m = l + 1;
+          if (m === i) break;
+          [frontier[i], frontier[m]] = [frontier[m]!, frontier[i]!];
+          i = m;
+        }
+      }
+      return top;
+    };
+    add(0);
+    while (out.length < k && frontier.length) {
+      const i = take();
+      out.push(this.items[i]!);
+      add(2 * i + 1);
+      add(2 * i + 2);
+    }
+    return out;
+  }
+
   /** Entries in due order (a copy; for inspection, e.g. the relay's in-flight list). */
   toSortedArray(): T[] {
     return [...this.items].sort(compare);

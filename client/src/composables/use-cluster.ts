@@ -1,11 +1,12 @@
 // A page of a clustered relay (docs/SCALING.md) follows its lab: a `moved` answer sends the page
 // to the owner, and a relay that stays unreachable for two lease times (its labs have been taken
 // over by then) sends it to another relay of the cluster, which redirects to the new owner.
-// On a lone relay (/api/cluster answers 404) nothing here does anything.
+// On a lone relay (/api/cluster answers `clustered: false`) nothing here does anything.
 import { onScopeDispose, watch, type Ref } from 'vue';
 import { fallbackRelay, pageAt } from '../utils/cluster-page.ts';
 
 interface ClusterInfo {
+  clustered: boolean;
   leaseMs: number;
   relays: { id: string; url: string }[];
 }
@@ -14,7 +15,10 @@ let info: Promise<ClusterInfo | null> | null = null;
 
 function clusterInfo(): Promise<ClusterInfo | null> {
   info ??= fetch('/api/cluster', { headers: { Accept: 'application/json' } })
-    .then((r) => (r.ok ? (r.json() as Promise<ClusterInfo>) : null))
+    .then(async (r) => {
+      const info = r.ok ? ((await r.json()) as ClusterInfo) : null;
+      return info?.clustered ? info : null;
+    })
     .catch(() => null);
   return info;
 }
