@@ -21,24 +21,28 @@ const cluster = redisUrl
   ? { redisUrl, relayId: process.env['RELAY_ID'] ?? `relay-${randomBytes(4).toString('hex')}`, publicUrl, leaseMs: Number(process.env['LEASE_MS'] ?? 5000) }
   : undefined;
 
-const bytesFromEnv = (name: string): number | undefined => {
+const wholeFromEnv = (name: string): number | undefined => {
   const v = process.env[name];
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 0) {
-    console.error(`${name} must be a whole number of bytes, got "${v}"`);
+    console.error(`${name} must be a whole number, got "${v}"`);
     process.exit(2);
   }
   return n;
 };
-const traceMaxBytes = bytesFromEnv('TRACE_MAX_BYTES');
-const diskBudgetBytes = bytesFromEnv('DISK_BUDGET_BYTES');
+const traceMaxBytes = wholeFromEnv('TRACE_MAX_BYTES');
+const perIp = wholeFromEnv('MAX_CONNECTIONS_PER_IP');
+// Comma-separated origins (scheme://host[:port]) of browser pages allowed besides the relay's own.
+const origins = process.env['ALLOWED_ORIGINS']?.split(',').map((o) => o.trim()).filter(Boolean);
+const diskBudgetBytes = wholeFromEnv('DISK_BUDGET_BYTES');
 const relay = await createRelay({
   dataDir,
   token,
   ...(cluster ? { cluster } : {}),
   ...(traceMaxBytes !== undefined ? { traceMaxBytes } : {}),
   ...(diskBudgetBytes !== undefined ? { diskBudgetBytes } : {}),
+  net: { ...(perIp !== undefined ? { maxConnectionsPerIp: perIp } : {}), ...(origins?.length ? { allowedOrigins: origins } : {}) },
 });
 installLastLine(process, relay.counters, console.error);
 const demoExists = relay.cluster ? (await relay.cluster.directory.config('demo').catch(() => null)) !== null : relay.labs.get('demo') !== undefined;
