@@ -22,16 +22,18 @@ export function decodeText(data: Buffer | string, isBinary: boolean): Result<unk
 /** How deep a frame may nest (objects and arrays); deeper JSON breaks common readers of the trace. */
 export const MAX_DEPTH = 32;
 
-/** Whether `value` nests at most `max` levels; iterative, so no input can overflow the stack. */
+/**
+ * Whether `value` nests at most `max` levels. Recursive, but never deeper than `max`, so no input
+ * can overflow the stack; no allocation on the way (it runs on every frame).
+ */
 export function depthWithin(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  let visited = 0;
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= max || ++visited > 100_000) return false;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+  if (typeof value !== 'object' || value === null) return true;
+  if (max <= 0) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!depthWithin(value[i], max - 1)) return false;
+    return true;
   }
+  for (const k in value) if (!depthWithin((value as Record<string, unknown>)[k], max - 1)) return false;
   return true;
 }
 

@@ -9,7 +9,7 @@ import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { DiskBudget } from './disk-budget.ts';
 import { DEFAULT_TRACE_MAX_BYTES, TraceStore } from './trace-store.ts';
-import { applyState, readState, stateOf, statePath, StateWriter } from './lab-state.ts';
+import { applyState, readState, stateOf, statePath, StateWriter, type LabState } from './lab-state.ts';
 import { loadTail } from './trace-tail.ts';
 
 /** What a cluster (server/cluster/) must say when a lab is created, changed or removed here. */
@@ -18,6 +18,9 @@ export interface LabsCluster {
   claim(config: LabConfig): Promise<Result<number>>;
   updated(config: LabConfig): Promise<void>;
   removed(name: string): Promise<void>;
+  /** The instructor's state of a lab (lab-state.ts) kept in the shared store, for the next owner. */
+  saveState(name: string, state: LabState): void;
+  loadState(name: string): Promise<LabState | null>;
   readonly relayId: string;
 }
 
@@ -188,11 +191,17 @@ export class Labs {
     // Only the end of the trace is read (a torn last line is cut off), then the instructor's state.
     const tail = await loadTail(path);
     const stateFile = statePath(this.opts.dataDir, config.name);
-    const saved = await readState(stateFile, this.opts.onError);
+    // In a cluster the state comes from Redis (written by whichever relay owned the lab last).
+    const saved = (await this.opts.cluster?.loadState(config.name)) ?? (await readState(stateFile, this.opts.onError));
     const limits = { maxBytes: this.opts.traceMaxBytes ?? DEFAULT_TRACE_MAX_BYTES, budget: await this.diskBudget() };
     const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError, limits, tail.size);
     const writer = new StateWriter(stateFile, this.opts.onError);
-    const lab: Lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange: () => void writer.save(stateOf(lab)) });
+    const onStateChange = () => {
+      const state = stateOf(lab);
+      void writer.save(state);
+      this.opts.cluster?.saveState(config.name, state);
+    };
+    const lab: Lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange });
     if (saved) applyState(lab, saved);
     if (tail.tornBytes > 0) {
       this.opts.onError(new Error(`${path}: cut off a torn last line of ${tail.tornBytes} bytes (the relay stopped in the middle of a write)`));

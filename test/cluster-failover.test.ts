@@ -5,6 +5,8 @@
 // and its fencing epoch), the bots resume their ids there and agree again, and no trace event
 // an observer saw is lost or renumbered. A Redis restart (empty: no persistence) does not take
 // the lab down: the owner takes its lease again and writes the directory back.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -89,10 +91,15 @@ describe('a cluster of three relays on one Redis', () => {
     };
     await waitFor(agreeOn(5, 6), 10_000, 'agreement on 5 at the owner');
     await waitFor(() => obs.seen.size > 20, 5000, 'observer events');
+    // The instructor crashes 0; that state must follow the lab to its next owner, from Redis.
+    expect((await c.api(b.url, 'POST', '/api/labs/cl/processes/0/crash')).status).toBe(200);
+    await waitFor(agreeOn(5, 5), 5000, '0 crashed');
 
     // kill -9 the owner. Another relay must own the lab within the lease (plus one renewal tick).
     const killedAt = Date.now();
     await a.kill('SIGKILL');
+    // Only Redis knows the instructor's state now.
+    await rm(join(c.dataDir, 'cl.state.json'), { force: true });
     let owner = '';
     await waitFor(async () => {
       for (const r of [b, cc]) {
@@ -104,10 +111,12 @@ describe('a cluster of three relays on one Redis', () => {
     const takeover = Date.now() - killedAt;
     expect(takeover).toBeLessThan(LEASE_MS + 1500);
 
-    // The bots come back with their ids on the new owner, and elect again after a crash there.
-    await waitFor(agreeOn(5, 6), 15_000, 'the bots back on the new owner');
+    // The bots come back with their ids on the new owner (0 still crashed), and elect again after a crash there.
+    await waitFor(agreeOn(5, 5), 15_000, 'the bots back on the new owner');
+    const after = (await c.api(b.url, 'GET', '/api/labs/cl')).body;
+    expect(after.processes.find((p: { id: number }) => p.id === 0).status).toBe('crashed');
     expect((await c.api(b.url, 'POST', '/api/labs/cl/processes/5/crash')).status).toBe(200);
-    await waitFor(agreeOn(4, 5), 15_000, 'agreement on 4 after the takeover');
+    await waitFor(agreeOn(4, 4), 15_000, 'agreement on 4 after the takeover');
 
     // Nothing an observer saw is lost or renumbered, and the trace names the new owner.
     const trace = await fetch(`${b.url}/api/labs/cl/trace`, { signal: AbortSignal.timeout(5000) });
@@ -132,7 +141,7 @@ describe('a cluster of three relays on one Redis', () => {
       return s?.body?.redis === true && s.body.owned.some((o: { lab: string }) => o.lab === 'cl');
     }, 10_000, 'renewals after the Redis restart');
     await waitFor(async () => ((await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs')).body as { name: string; owner: string }[]).some((l) => l.name === 'cl' && l.owner === owner), 10_000, 'the directory written back');
-    expect((await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs/cl/stats')).body.coordinators['4']).toBe(5);
+    expect((await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs/cl/stats')).body.coordinators['4']).toBe(4);
     console.log(`[cluster] takeover after kill -9 in ${takeover} ms (lease ${LEASE_MS} ms)`);
   }, 90_000);
 });

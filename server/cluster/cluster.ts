@@ -5,6 +5,8 @@ import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import type { LabConfig } from '@shared/protocol/lab-config.ts';
 import type { Lab } from '../lab.ts';
+import { LabStateSchema, type LabState } from '../lab-state.ts';
+import { KEYS } from './keys.ts';
 import type { Labs, LabsCluster } from '../labs.ts';
 import { Directory, type RelayInfo } from './directory.ts';
 import { acquire, holder, release, renew, type Lease } from './lease.ts';
@@ -91,9 +93,24 @@ export class Cluster implements LabsCluster {
     this.owned.delete(name);
     try {
       await this.directory.remove(name);
+      await this.link.client.hDel(KEYS.state, name);
       if (lease) await release(this.link.client, name, lease);
     } catch (err) {
       this.opts.onError(err);
+    }
+  }
+
+  saveState(name: string, state: LabState): void {
+    this.link.client.hSet(KEYS.state, name, JSON.stringify(state)).catch(this.opts.onError);
+  }
+
+  async loadState(name: string): Promise<LabState | null> {
+    try {
+      const text = await this.link.client.hGet(KEYS.state, name);
+      const parsed = text ? LabStateSchema.safeParse(JSON.parse(text)) : null;
+      return parsed?.success ? parsed.data : null;
+    } catch {
+      return null; // Redis away or a damaged entry: the shared folder's copy is used
     }
   }
 
