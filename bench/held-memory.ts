@@ -8,17 +8,22 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EventQueue } from '@shared/sim/event-queue.ts';
 import { createRelay } from '../server/relay.ts';
+import { handleHelp, usageError } from '../scripts/cli.ts';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '200000' }, help: { type: 'boolean', default: false } } });
-if (values.help) {
-  console.log('Usage: npm run bench:held -- [--count N]   (run with node --expose-gc for steadier figures)');
-  process.exit(0);
+const USAGE = `Usage: npm run bench:held -- [--count N]
+
+Heap bytes per message a paused lab holds, beside bare queue entries (npm runs it with --expose-gc).
+  --count N   messages to hold (1,000 to 5,000,000; default 200,000)
+  --help      this text`;
+handleHelp(process.argv.slice(2), USAGE);
+let count = '200000';
+try {
+  count = parseArgs({ options: { count: { type: 'string', default: '200000' } } }).values.count;
+} catch (e) {
+  usageError('bench:held', USAGE, e);
 }
-const N = Number(values.count);
-if (!Number.isInteger(N) || N < 1000 || N > 5_000_000) {
-  console.error('--count: 1,000 to 5,000,000');
-  process.exit(2);
-}
+const N = Number(count);
+if (!Number.isInteger(N) || N < 1000 || N > 5_000_000) usageError('bench:held', USAGE, new Error('--count: 1,000 to 5,000,000'));
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const heap = () => {
   gc();

@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { handleHelp, usageError } from '../scripts/cli.ts';
 import { checkTargets, markdown, type BenchResults, type TransportResults } from './bench-report.ts';
 import { closeTarget, latencySlice, measureMemory, openTarget, pool, startServer, stopServer, throughputRound, type BenchParams, type Throughput } from './bench-phases.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
@@ -120,15 +121,31 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
   }
 }
 
+const USAGE = `Usage: npm run bench -- [--quick] [--profile] [--transports ws,socketio] [--out FILE.json]
+
+The relay against minimal ws and socket.io forwarders measured in the same run: throughput,
+added latency, injected-delay accuracy and memory per process. Writes FILE.json and FILE.md.
+  --quick       short runs (figures indicative only)
+  --profile     run the relay under node --cpu-prof (profiles in bench/profiles/)
+  --help        this text`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      profile: { type: 'boolean', default: false },
-      transports: { type: 'string', default: 'ws,socketio' },
-      out: { type: 'string' },
-    },
-  });
+  const argv = process.argv.slice(2);
+  handleHelp(argv, USAGE);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        quick: { type: 'boolean', default: false },
+        profile: { type: 'boolean', default: false },
+        transports: { type: 'string', default: 'ws,socketio' },
+        out: { type: 'string' },
+      },
+    }));
+  } catch (e) {
+    usageError('bench', USAGE, e);
+  }
   const transports = values.transports.split(',').filter((t): t is Transport => t === 'ws' || t === 'socketio');
   const quick = values.quick;
   const out = values.out ?? (quick ? 'bench/results-quick.json' : 'bench/results.json');

@@ -10,6 +10,7 @@
 // reports that time so T can be chosen. Writes bench/scale-results.json.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { handleHelp, usageError } from '../scripts/cli.ts';
 import { DEFAULT_RATE_LIMITS } from '../server/rate-limit.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
@@ -18,17 +19,28 @@ import type { ChildHandle } from './child-proc.ts';
 import { BENCH_TOKEN } from './relay-host.ts';
 import { sleep } from './load-gen.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    transport: { type: 'string', default: 'ws' },
-    transmission: { type: 'string', default: '60000' },
-    delay: { type: 'string', default: '0' },
-    timeout: { type: 'string', default: '900' },
-    profile: { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/scale-results.json' },
-  },
-});
+const USAGE = `Usage: npm run bench:scale -- [--n 1000] [--transport ws|socketio] [--transmission MS] [--delay MS] [--timeout S] [--profile] [--out FILE]
+
+N bot processes in one lab running Bully; the coordinator crashes and the lowest id elects: the
+worst case's counts must come out exactly, with nothing lost.
+  --help   this text`;
+handleHelp(process.argv.slice(2), USAGE);
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      n: { type: 'string', default: '1000' },
+      transport: { type: 'string', default: 'ws' },
+      transmission: { type: 'string', default: '60000' },
+      delay: { type: 'string', default: '0' },
+      timeout: { type: 'string', default: '900' },
+      profile: { type: 'boolean', default: false },
+      out: { type: 'string', default: 'bench/scale-results.json' },
+    },
+  }));
+} catch (e) {
+  usageError('bench:scale', USAGE, e);
+}
 const N = Number(values.n);
 const T = Number(values.transmission);
 const transport = values.transport as BotTransport;

@@ -16,6 +16,24 @@ import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment
 import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
 import { ELECTION_CASES, type ElectionCase } from '@shared/analysis/formulas.ts';
+import { handleHelp, usageError } from './cli.ts';
+
+export const EXPERIMENT_USAGE = `Usage: npm run experiment -- [options]
+
+Message-complexity sweeps: the documents' setting (the coordinator N-1 crashed, one process
+detects it) for every combination, in the simulator (or on a relay with --live). Writes
+DIR/runs.csv, DIR/summary.md (measured beside the formulas) and SVG plots.
+
+  --algorithm A,B      among ${ALGORITHM_NAMES.join(', ')} (default all)
+  --nodes 4,8,...      lab sizes
+  --case worst,best,random
+  --runs R             runs per setting
+  --delay MS --jitter MS --drop P[,P...]   link rules; several --drop values sweep loss
+  --seed S             first seed
+  --detector none|heartbeat|poll
+  --out DIR            where to write (default experiments/)
+  --live URL --token T run on a relay's server bots instead of the simulator
+  --help               this text`;
 
 export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean; live: { url: string; token: string } | null } {
   const { values } = parseArgs({
@@ -130,12 +148,13 @@ function bar(share: number, label: string): string {
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  handleHelp(argv, EXPERIMENT_USAGE);
   let parsed;
   try {
-    parsed = parseExperimentCli(process.argv.slice(2));
+    parsed = parseExperimentCli(argv);
   } catch (e) {
-    console.error(`experiment: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('experiment', EXPERIMENT_USAGE, e);
   }
   const { spec, out, quiet, live } = parsed;
   const tty = process.stderr.isTTY;

@@ -16,8 +16,28 @@ import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-engine.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { handleHelp, usageError } from './cli.ts';
 
 export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
+
+export const EXPLORE_USAGE = `Usage: npm run explore -- [options]
+
+Breadth-first search over the orders in which messages, timers and detections may happen in a
+small lab (ids 0..N-1, the coordinator N-1 crashed), and where the given faults may strike,
+for the shortest schedule that breaks safety or agreement. Writes it as a replayable trace.
+
+  --algorithm NAME     ${ALGORITHM_NAMES.join(' | ')}
+  --nodes N            lab size (small: 3 to 5)
+  --faults LIST        among ${FAULTS.join(', ')}
+  --depth D --states S --seconds S   search bounds
+  --initiators 0,1|all which processes' detectors fire
+  --detect-window MS   detections within this window
+  --early              stop at the first violation
+  --seed S
+  --check safety,agreement
+  --trace FILE         where to write the violating schedule
+  --json               machine-readable output
+  --help               this text`;
 
 export interface ExploreCli {
   algorithm: AlgorithmName;
@@ -101,12 +121,13 @@ export function runExplore(cli: ExploreCli, clock: () => number): { result: Sear
 }
 
 function main(): void {
+  const argv = process.argv.slice(2);
+  handleHelp(argv, EXPLORE_USAGE);
   let cli: ExploreCli;
   try {
-    cli = parseExploreCli(process.argv.slice(2));
+    cli = parseExploreCli(argv);
   } catch (e) {
-    console.error(`explore: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('explore', EXPLORE_USAGE, e);
   }
   const { result, schedule, traceText } = runExplore(cli, () => performance.now());
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));

@@ -11,6 +11,26 @@ import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorith
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { handleHelp, usageError } from './cli.ts';
+
+export const SIMULATE_USAGE = `Usage: npm run simulate -- [options]
+
+One run of an election in the deterministic simulator. Every process starts up agreeing on the
+highest id; the --crash ids crash at time 0. With --initiator only that process's failure
+detector fires (the documents' analysis); without it every detector runs.
+
+  --algorithm NAME     ${ALGORITHM_NAMES.join(' | ')} (default bully)
+  --nodes N            ids 0..N-1 (default 8), or
+  --ids 3,5,9          these ids
+  --crash 7,3          ids that crash at time 0
+  --initiator ID       the one process whose detector fires (must not be crashed)
+  --seed S             random seed (default 1)
+  --delay MS           link delay (default 100); --jitter MS (default 0); --drop P loss (default 0)
+  --detector MODE      heartbeat | poll | none (default: heartbeat, or none with --initiator)
+  --until MS           virtual time horizon (default 30 s without --initiator)
+  --trace FILE         write the run's trace (JSON Lines, opens in /replay)
+  --json               print one JSON object instead of text
+  --help               this text`;
 
 export interface SimulateOptions {
   algorithm: AlgorithmName;
@@ -57,6 +77,7 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
   const crash = list(values.crash);
   const initiator = values.initiator === undefined ? null : num(values.initiator, '--initiator');
   for (const id of [...crash, ...(initiator === null ? [] : [initiator])]) if (!ids.includes(id)) throw new Error(`id ${id} is not among the lab's ids`);
+  if (initiator !== null && crash.includes(initiator)) throw new Error(`--initiator ${initiator} is crashed at time 0 (--crash): a crashed process detects nothing; choose a live initiator`);
   const detector = values.detector ?? null;
   if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector)) throw new Error('--detector must be heartbeat, poll or none');
   const drop = Number(values.drop);
@@ -124,12 +145,13 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
 }
 
 function main(): void {
+  const argv = process.argv.slice(2);
+  handleHelp(argv, SIMULATE_USAGE);
   let parsed;
   try {
-    parsed = parseCli(process.argv.slice(2));
+    parsed = parseCli(argv);
   } catch (e) {
-    console.error(`simulate: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('simulate', SIMULATE_USAGE, e);
   }
   const started = performance.now();
   const { trace, ...result } = runSimulation(parsed.options, parsed.trace !== null);
@@ -151,8 +173,29 @@ function main(): void {
     `election time: ${result.electionTime === null ? 'no election' : `${result.electionTime} ms virtual (${result.electionTimeInTransmissions?.toFixed(2)} T)`}`,
     `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (all agree)' : ' (DISAGREEMENT)'}`,
     `${result.events} events in ${wallMs} ms wall time${result.truncated ? ' (stopped at the time horizon)' : ''}`,
+    ...warnings(parsed.options, result),
   ];
   console.log(lines.join('\n'));
+}
+
+/** What a reader of the summary must not miss: agreement on a dead coordinator, an initiator that detects nothing. */
+export function warnings(o: SimulateOptions, r: { agreed: boolean; coordinatorByNode: Record<string, number | null>; electionTime: number | null }): string[] {
+  const out: string[] = [];
+  const believed = new Set(Object.values(r.coordinatorByNode));
+  for (const c of believed) {
+    if (c !== null && o.crash.includes(c)) out.push(`warning: ${r.agreed ? 'every live process believes' : 'some processes believe'} in ${c}, which crashed at time 0: no election replaced it${o.initiator === null ? '' : ` (did initiator ${o.initiator} detect the crash?)`}`);
+  }
+  if (o.algorithm === 'emergent' && o.initiator !== null && initialRole(o, o.initiator) === 'idle') {
+    out.push(`warning: initiator ${o.initiator} is an idle process in the emergent algorithm: idles do not watch the master (003), so it detects nothing; choose a slave`);
+  }
+  return out;
+}
+
+function initialRole(o: SimulateOptions, id: number): string {
+  const alg = getAlgorithm(o.algorithm);
+  const coordinator = Math.max(...o.ids);
+  const init = alg.init({ self: id, ids: o.ids, ring: o.ids, timing: { transmission: o.delay, processing: 1, heartbeatInterval: 5 * o.delay, heartbeatTimeout: 15 * o.delay }, detector: 'none', initialCoordinator: coordinator }, { now: 0, random: () => 0.5 });
+  return alg.report(init.state).role;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

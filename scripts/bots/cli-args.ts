@@ -19,7 +19,7 @@ export interface BotArgs {
   parallel: number;
 }
 
-export const USAGE = `npm run bots -- --lab NAME --count N [options]
+export const USAGE = `Usage: npm run bots -- --lab NAME --count N [options]
   --url URL[,URL...]     relay origin (default http://127.0.0.1:3000); a cluster's relays, comma-separated
   --lab NAME             lab to join (required)
   --count N              how many processes (default: as many as --ids lists)

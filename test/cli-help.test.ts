@@ -1,0 +1,52 @@
+// Issue 14, "CLIs that explain themselves": every command answers --help with its usage (exit
+// 0), and a usage error names the option and exits 2; simulate refuses a crashed initiator and
+// warns when the processes agree on a crashed coordinator or the initiator detects nothing.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const run = (script: string, args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+
+const COMMANDS = {
+  simulate: 'scripts/simulate.ts',
+  experiment: 'scripts/experiment.ts',
+  explore: 'scripts/explore.ts',
+  bots: 'scripts/bots.ts',
+  cluster: 'scripts/cluster.ts',
+  bench: 'bench/relay-bench.ts',
+  'bench:scale': 'bench/scale-1000.ts',
+  'bench:cluster': 'bench/cluster-bench.ts',
+  'bench:held': 'bench/held-memory.ts',
+};
+
+describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
+  it('prints its usage for --help and exits 0', () => {
+    const r = run(script, ['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Usage: npm run /);
+  });
+
+  it('names an unknown option and exits 2', () => {
+    const r = run(script, ['--no-such-option']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--no-such-option/);
+  });
+});
+
+describe('simulate explains what it cannot do', () => {
+  it('refuses a crashed initiator', () => {
+    const r = run(COMMANDS.simulate, ['--crash', '7,3', '--initiator', '3']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--initiator 3 is crashed/);
+  });
+
+  it('warns when the processes agree on a crashed coordinator, and when an emergent initiator is idle', () => {
+    const r = run(COMMANDS.simulate, ['--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/warning: every live process believes in 7, which crashed at time 0/);
+    expect(r.stdout).toMatch(/warning: initiator 0 is an idle process/);
+    const fine = run(COMMANDS.simulate, ['--nodes', '8', '--crash', '7', '--initiator', '0']);
+    expect(fine.stdout).not.toMatch(/warning/);
+  });
+});
