@@ -129,7 +129,10 @@ function main(): void {
   } catch (e) {
     usageError('explore', EXPLORE_USAGE, e);
   }
+  // On a terminal, a progress line per depth (the search can run for its whole time budget).
+  if (process.stderr.isTTY && !cli.json) cli.limits.onDepth = (depth, states) => process.stderr.write(`\rdepth ${depth}, ${states.toLocaleString('en')} states...`);
   const { result, schedule, traceText } = runExplore(cli, () => performance.now());
+  if (process.stderr.isTTY && !cli.json) process.stderr.write('\r'.padEnd(60) + '\r');
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));
   if (traceText) {
     mkdirSync(dirname(cli.trace), { recursive: true });

@@ -17,6 +17,8 @@ export interface SearchLimits {
   ms: number;
   /** Properties to check (default both). */
   check?: readonly Property[];
+  /** Called at each new depth with the states seen so far (the CLI's progress line). */
+  onDepth?: (depth: number, states: number) => void;
 }
 
 export interface Finding {
@@ -70,6 +72,7 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
   for (let depth = 0; frontier.length > 0; depth++) {
     if (depth >= limits.depth) return done('depth', depth);
     lastDepth = depth;
+    limits.onDepth?.(depth, seen.size);
     const next: typeof frontier = [];
     for (const { world, node } of frontier) {
       for (const action of enabled(setup, world)) {
