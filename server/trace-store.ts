@@ -9,7 +9,7 @@
 // every other event (reports, crashes, partitions, findings, elections) still is, so the checker's
 // and replay's view of who believed whom stays whole. docs/RELIABILITY.md has the policy.
 import { createReadStream } from 'node:fs';
-import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
+import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
@@ -33,6 +33,7 @@ export class TraceStore {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   writeErrors = 0;
+  private handle: FileHandle | null = null;
   /** Bytes in the file (as of the last write). */
   size: number;
   /** Message events left out since the trace went lean. */
@@ -75,7 +76,7 @@ export class TraceStore {
       this.bufferedBytes = 0;
       const bytes = Buffer.byteLength(text);
       this.chain = this.chain.then(() =>
-        appendFile(this.path, text).then(
+        this.write(text).then(
           () => {
             this.size += bytes;
             this.limits.budget?.add(bytes);
@@ -83,6 +84,8 @@ export class TraceStore {
           (err: unknown) => {
             this.writeErrors++;
             this.onError(err);
+            // Open afresh next time (the disk may come back; the file may have been moved).
+            void this.release();
           },
         ),
       );
@@ -90,11 +93,27 @@ export class TraceStore {
     return this.chain;
   }
 
+  /**
+   * The file stays open between writes (opening and closing it per flush cost as much as the
+   * write under load); `release` closes it (a rotation, an error, the end).
+   */
+  private async write(text: string): Promise<void> {
+    this.handle ??= await open(this.path, 'a');
+    await this.handle.write(text);
+  }
+
+  private async release(): Promise<void> {
+    const h = this.handle;
+    this.handle = null;
+    await h?.close().catch(() => {});
+  }
+
   /** Writes everything, including lines appended while earlier writes were under way; later appends are ignored. */
   async close(): Promise<void> {
     do await this.flush();
     while (this.buffer.length > 0);
     this.closed = true;
+    await this.release();
   }
 
   /**
@@ -111,7 +130,8 @@ export class TraceStore {
     let moved: string | null = null;
     this.chain = this.chain.then(async () => {
       try {
-        if (old) await appendFile(this.path, old);
+        if (old) await this.write(old);
+        await this.release();
         if (!(await exists(this.path))) return;
         await mkdir(dirname(target), { recursive: true });
         await rename(this.path, target);
