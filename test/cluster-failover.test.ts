@@ -109,7 +109,9 @@ describe('a cluster of three relays on one Redis', () => {
       return owner !== '';
     }, LEASE_MS * 4, 'takeover');
     const takeover = Date.now() - killedAt;
-    expect(takeover).toBeLessThan(LEASE_MS + 1500);
+    // The last renewal was at most a third of a lease before the kill, and the others are waiting
+    // for the lease to run out: the takeover comes within the lease time (plus the test's polling).
+    expect(takeover).toBeLessThan(LEASE_MS + 300);
 
     // The bots come back with their ids on the new owner (0 still crashed), and elect again after a crash there.
     await waitFor(agreeOn(5, 5), 15_000, 'the bots back on the new owner');

@@ -35,6 +35,8 @@ export interface ClusterStatus {
 
 export class Cluster implements LabsCluster {
   private readonly owned = new Map<string, Lease>();
+  /** Labs whose lease runs out before the next scan, with a takeover attempt timed for it. */
+  private readonly pending = new Set<string>();
   /** Last owner seen per lab, to name the previous owner on a takeover. */
   private readonly lastSeen = new Map<string, string>();
   private labs: Labs | null = null;
@@ -213,11 +215,24 @@ export class Cluster implements LabsCluster {
     if (!labs) return;
     const configs = await this.directory.configs();
     const orphans = [];
+    const interval = this.opts.leaseMs / 3;
     for (const config of configs) {
       if (this.owned.has(config.name)) continue;
       const lease = await holder(this.link.client, config.name);
-      if (lease) this.lastSeen.set(config.name, lease.relay);
-      else orphans.push(config);
+      if (!lease) {
+        orphans.push(config);
+        continue;
+      }
+      this.lastSeen.set(config.name, lease.relay);
+      // A lease that runs out before the next scan: be there when it does, not up to a scan late.
+      const ttl = await this.link.client.pTTL(KEYS.lease(config.name));
+      if (ttl > 0 && ttl < interval && !this.pending.has(config.name)) {
+        this.pending.add(config.name);
+        setTimeout(() => {
+          this.pending.delete(config.name);
+          void this.tick();
+        }, ttl + 5).unref?.();
+      }
     }
     if (orphans.length === 0) return;
     // Spread a dead relay's labs: a relay above the cluster's mean load lets the others go first.
