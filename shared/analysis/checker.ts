@@ -200,15 +200,10 @@ export function createChecker(setup: CheckerSetup): Checker {
         break;
       case 'crash':
       case 'leave':
-        Object.assign(proc(e.node), { live: false, report: null, asked: null, told: null });
-        electingNow.delete(e.node);
-        fault(t);
-        updateElection(t);
-        coordinatorChanged(out, t);
-        break;
       case 'fault':
-        // The host restarted it from scratch (a crash and a recovery in one): no beliefs now.
-        Object.assign(proc(e.node), { report: null, asked: null });
+        // A fault: the host restarted it from scratch (a crash and a recovery in one), so it is
+        // live but holds no beliefs until it reports again.
+        Object.assign(proc(e.node), { ...(e.kind === 'fault' ? {} : { live: false }), report: null, asked: null, told: null });
         electingNow.delete(e.node);
         fault(t);
         updateElection(t);
