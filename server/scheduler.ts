@@ -16,8 +16,6 @@ export class Scheduler<T extends Timed> {
   /** Total ms spent paused; fabric time = clock time - offset. */
   private offset = 0;
   private disposed = false;
-  /** Inside onDue: a push from there waits for the timer (no re-entry). */
-  private serving = false;
   /** Sum of `sizeOf` over the held entries (the lab's byte cap reads it). */
   bytes = 0;
 
@@ -44,26 +42,8 @@ export class Scheduler<T extends Timed> {
   push(entry: DistributiveOmit<T, 'seq'>): T {
     const e = this.queue.push(entry);
     this.bytes += this.sizeOf(e);
-    if (this.paused || this.disposed) return e;
-    // Due now, and nothing held is due before it: serve it at once rather than a timer tick
-    // later, where it would wait behind a whole batch of socket reads (the relay's p99 under load).
-    if (!this.serving && e.at <= this.now() && this.queue.peek() === e) {
-      this.queue.pop();
-      this.bytes -= this.sizeOf(e);
-      this.serve(e);
-    } else if (e.at < this.timerAt) this.arm();
+    if (!this.paused && e.at < this.timerAt) this.arm();
     return e;
-  }
-
-  private serve(e: T): void {
-    this.serving = true;
-    try {
-      this.onDue(e);
-    } catch (err) {
-      this.onError(err);
-    } finally {
-      this.serving = false;
-    }
   }
 
   pause(): void {
@@ -140,7 +120,11 @@ export class Scheduler<T extends Timed> {
       if (!head || head.at > limit || this.paused) break;
       this.queue.pop();
       this.bytes -= this.sizeOf(head);
-      this.serve(head);
+      try {
+        this.onDue(head);
+      } catch (err) {
+        this.onError(err);
+      }
     }
     if (!this.paused) this.arm();
   }
