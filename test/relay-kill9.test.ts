@@ -26,7 +26,7 @@ describe('kill -9 under traffic', () => {
     const port = await freePort();
     let relay: RelayProc = await startRelayProc({ id: 'k', port, dataDir, token: TOKEN });
     cleanups.push(() => relay.kill('SIGKILL'));
-    const timing = { transmission: 10, processing: 2, heartbeatInterval: 20, heartbeatTimeout: 120 };
+    const timing = { transmission: 20, processing: 2, heartbeatInterval: 40, heartbeatTimeout: 400 };
     expect((await api(relay.url, 'POST', '/api/labs', { name: 'k9', size: 8, algorithm: 'bully', timing })).status).toBe(201);
 
     const seen = new Map<number, string>();
@@ -40,10 +40,10 @@ describe('kill -9 under traffic', () => {
     const fleet = new BotFleet({ lab: 'k9', count: 8, channel: () => nodeChannel(relay.url, 'ws') });
     cleanups.push(() => fleet.stop());
     await fleet.start();
-    await waitFor(() => fleet.status().agreed && fleet.status().coordinator === 7, 10_000, 'agreement on 7');
+    await waitFor(() => fleet.status().agreed && fleet.status().coordinator === 7, 20_000, 'agreement on 7');
     expect((await api(relay.url, 'POST', '/api/labs/k9/processes/2/crash')).status).toBe(200);
     expect((await api(relay.url, 'POST', '/api/labs/k9/partition', { groups: [[0, 1, 2, 3, 4, 5, 6, 7]] })).status).toBe(200);
-    // Heartbeats every 20 ms from seven processes: the kill lands in the middle of writes.
+    // Heartbeats every 40 ms from seven processes: the kill lands in the middle of writes.
     const before = seen.size;
     await waitFor(() => seen.size > before + 300, 10_000, 'traffic seen by the observer');
     await relay.kill('SIGKILL');
@@ -54,7 +54,7 @@ describe('kill -9 under traffic', () => {
     const snap = (await api(relay.url, 'GET', '/api/labs/k9')).body;
     expect(snap.processes.find((p: { id: number }) => p.id === 2).status).toBe('crashed');
     expect(snap.partition).toEqual([[0, 1, 2, 3, 4, 5, 6, 7]]);
-    await waitFor(async () => (await api(relay.url, 'GET', '/api/labs/k9/stats')).body.coordinators['7'] === 7, 15_000, 'the bots back, agreeing');
+    await waitFor(async () => (await api(relay.url, 'GET', '/api/labs/k9/stats')).body.coordinators['7'] === 7, 20_000, 'the bots back, agreeing');
 
     const text = await readFile(join(dataDir, 'k9.jsonl'), 'utf8');
     const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number });
