@@ -21,7 +21,7 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (!e.crashed) {
-    lab.setReport(e, null);
+    e.report = null;
     e.crashed = true;
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
     if (e.conn) sendFrame(e.conn, { type: 'crashed' });
@@ -47,7 +47,6 @@ export function elect(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (!e.conn || e.crashed) return fail('PROCESS_NOT_UP');
-  lab.stats.electRequested(lab.now());
   lab.record({ kind: 'elect', node: id }, lab.clocks.tick(id));
   sendFrame(e.conn, { type: 'elect' });
   return ok(lab.info(e));
@@ -70,10 +69,11 @@ export function partition(lab: Lab, groups: ProcessId[][] | null): Result<Proces
 export function setFabric(lab: Lab, patch: FabricPatch): Fabric {
   const before = lab.config.fabric;
   const fabric = mergeFabric(before, patch);
+  const restart = fabric.timeScale !== before.timeScale;
   lab.applyConfig({ ...lab.config, fabric });
-  lab.record({ kind: 'control', action: 'fabric' });
+  lab.record({ kind: 'control', action: 'fabric', ...(restart ? { restart: true } : {}) });
   lab.observers.broadcast(JSON.stringify({ type: 'fabric', lab: lab.name, fabric } satisfies ServerFrame));
-  if (fabric.timeScale !== before.timeScale) restartAll(lab);
+  if (restart) restartAll(lab);
   return fabric;
 }
 
@@ -150,7 +150,7 @@ function restartAll(lab: Lab): void {
   const text = JSON.stringify({ type: 'restart', config: lab.processConfig() } satisfies ServerFrame);
   for (const e of lab.processes.list()) {
     if (!e.conn || e.crashed) continue;
-    lab.setReport(e, null);
+    e.report = null;
     e.conn.sendText(text);
   }
   lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));

@@ -134,7 +134,7 @@ export class Lab {
   leave(conn: Conn, id: ProcessId, explicit: boolean): void {
     const entry = this.processes.get(id);
     if (!entry || entry.conn !== conn) return;
-    this.setReport(entry, null);
+    entry.report = null;
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -154,7 +154,6 @@ export class Lab {
     const stamp = this.clocks.tick(from);
     const json = JSON.stringify(message);
     this.recordMessage({ kind: 'send', msg, from, to, type, message }, `"message":${json},`, stamp);
-    this.stats.send(from, to, type);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
@@ -162,7 +161,6 @@ export class Lab {
     this.scheduler.push({ at: fate.at, msg, from, to, message, json, stamp });
     if (fate.dupAt !== null) {
       const copy = this.nextMsg++;
-      this.stats.duplicate();
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
       this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, message, json, stamp, of: msg });
     }
@@ -171,7 +169,7 @@ export class Lab {
   report(entry: ProcessEntry, report: Report): void {
     if (entry.crashed) return;
     if (entry.report && sameReport(entry.report, report)) return;
-    this.setReport(entry, report);
+    entry.report = report;
     this.record({ kind: 'report', node: entry.id, report }, this.clocks.tick(entry.id));
   }
 
@@ -190,20 +188,13 @@ export class Lab {
       return reason ?? 'receiver-gone';
     }
     this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, '', this.clocks.receive(h.to, h.stamp));
-    this.stats.deliver(h.from, h.to);
     // The deliver frame ({type, from, msg, message}) around the payload's JSON from the send.
     entry.conn.sendText(`{"type":"deliver","from":${h.from},"msg":${h.msg},"message":${h.json}}`);
     return 'delivered';
   }
 
   drop(msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason): void {
-    this.stats.drop(from, to, reason);
     this.record({ kind: 'drop', msg, from, to, type, reason });
-  }
-
-  setReport(entry: ProcessEntry, report: Report | null): void {
-    this.stats.electingChanged(entry.report?.electing ?? false, report?.electing ?? false, this.now());
-    entry.report = report;
   }
 
   // --- trace and views -----------------------------------------------------------------------
@@ -227,10 +218,12 @@ export class Lab {
     this.journal(line, event, true);
   }
 
+  /** The trace's consumers: the file, the observers, the live checker and the stats. */
   private journal(line: string, event: TraceEvent, isMessage: boolean): void {
     this.deps.store.append(line);
     this.observers.push(line, isMessage);
     this.checker.observe(event);
+    this.stats.observe(event);
   }
 
   info(entry: ProcessEntry): ProcessInfo {
@@ -273,13 +266,12 @@ export class Lab {
     await this.deps.store.close();
   }
 
-  /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks, stats and link state start over. */
+  /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks and link state start over (the stats on the `reset` event). */
   restartTimeline(): void {
     this.seq = 0;
     this.nextMsg = 1;
     this.startedAt = this.deps.clock.now();
     this.clocks.clear();
-    this.stats.reset();
     this.fabric.resetLinks();
     this.checker.restart();
   }

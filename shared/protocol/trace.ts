@@ -41,8 +41,11 @@ export type TraceEvent = Base &
     | { kind: 'crash' | 'recover' | 'join' | 'leave'; node: ProcessId }
     | { kind: 'report'; node: ProcessId; report: Report }
     | { kind: 'partition'; groups: ProcessId[][] | null }
-    /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
-    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
+    /**
+     * The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric;
+     * `restart`: a new time scale restarted every process (a reset or a reconfigure always does).
+     */
+    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric'; restart?: true }
     | { kind: 'note'; text: string }
     /** The live checker's conclusion (shared/analysis/checker.ts): split brain, disagreement, a late or spurious election. */
     | { kind: 'finding'; finding: Finding }
@@ -73,7 +76,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.enum(['crash', 'recover', 'join', 'leave']), node: Id }).strict(),
   z.object({ ...base, kind: z.literal('report'), node: Id, report: ReportSchema }).strict(),
   z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
-  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']) }).strict(),
+  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']), restart: z.literal(true).optional() }).strict(),
   z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
   z.object({ ...base, kind: z.literal('finding'), finding: FindingSchema }).strict(),
 ]);

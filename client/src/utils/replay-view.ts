@@ -69,7 +69,7 @@ export function replaySnapshot(state: ReplayState, config: LabConfig, source: st
   const views = new Map(state.processes.map((p) => [p.id, p]));
   const processes: ProcessInfo[] = config.ids.map((id) => {
     const v = views.get(id);
-    const status = !v || v.status === 'absent' || v.status === 'gone' ? 'absent' : v.status;
+    const status = v?.status ?? 'absent';
     const k = known.get(id);
     const kind = status === 'absent' ? null : (k?.kind ?? (source === 'relay' ? null : 'bot'));
     return { id, name: k?.name ?? null, status, kind, transport: null, report: v?.report ?? null, group: groupOf(state.partition, id) };
