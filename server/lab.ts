@@ -19,6 +19,7 @@ import { ProcessTable, statusOf, type ProcessEntry } from './process-table.ts';
 import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
 import type { TraceStore, TraceTail } from './trace-store.ts';
+import { deliverFrame, messageLine, traceLine } from './wire-encode.ts';
 
 /** A message the relay holds until it is due. */
 export interface Held {
@@ -153,7 +154,7 @@ export class Lab {
     const msg = this.nextMsg++;
     const stamp = this.clocks.tick(from);
     const json = JSON.stringify(message);
-    this.recordMessage({ kind: 'send', msg, from, to, type, message }, `"message":${json},`, stamp);
+    this.recordMessage({ kind: 'send', msg, from, to, type, message }, json, stamp);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
@@ -187,9 +188,8 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, '', this.clocks.receive(h.to, h.stamp));
-    // The deliver frame ({type, from, msg, message}) around the payload's JSON from the send.
-    entry.conn.sendText(`{"type":"deliver","from":${h.from},"msg":${h.msg},"message":${h.json}}`);
+    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, null, this.clocks.receive(h.to, h.stamp));
+    entry.conn.sendText(deliverFrame(h.from, h.msg, h.json));
     return 'delivered';
   }
 
@@ -202,20 +202,17 @@ export class Lab {
   /** Journals one event: seq and time, the clocks of the process it happened at, to disk and to observers. */
   record(body: EventBody, stamp?: LiveStamp): void {
     const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    const text = JSON.stringify(event);
-    // The clocks go last, as `{...event, lamport, vector}` would put them.
-    this.journal(stamp ? `${text.slice(0, -1)},${this.clocks.json(stamp)}}` : text, event, MESSAGE_KINDS.has(body.kind));
+    this.journal(traceLine(event, stamp ? this.clocks.json(stamp) : null), event, MESSAGE_KINDS.has(body.kind));
   }
 
   /**
-   * The per-message events (send, deliver), written by hand: the same text as `record` gives
-   * (field order included), without a second encoding of the payload (`message`: its JSON and
-   * a comma, or '' for a deliver). The checker gets the event without the clocks, which it never reads.
+   * The per-message events (send, deliver): the same text as `record` gives, without a second
+   * encoding of the payload (`messageJson`: the send's, null for a deliver). The checker and the
+   * stats get the event without the clocks, which they never read.
    */
-  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, message: string, stamp: LiveStamp): void {
+  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, messageJson: string | null, stamp: LiveStamp): void {
     const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    const line = `{"seq":${event.seq},"t":${event.t},"kind":"${body.kind}","msg":${body.msg},"from":${body.from},"to":${body.to},"type":${JSON.stringify(body.type)},${message}${this.clocks.json(stamp)}}`;
-    this.journal(line, event, true);
+    this.journal(messageLine(event.seq, event.t, body.kind, body.msg, body.from, body.to, body.type, messageJson, this.clocks.json(stamp)), event, true);
   }
 
   /** The trace's consumers: the file, the observers, the live checker and the stats. */

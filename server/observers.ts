@@ -5,6 +5,7 @@
 // always go), and an observer whose connection is backed up misses batches, then gets a fresh
 // snapshot instead of the backlog.
 import type { Conn } from './conn.ts';
+import { eventsFrame } from './wire-encode.ts';
 
 interface Observer {
   conn: Conn;
@@ -25,17 +26,19 @@ export class ObserverHub {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly intervalMs: number;
   private readonly maxMessageEvents: number;
+  private readonly labJson: string;
   /** Batches not sent to a backed-up observer, for the stats. */
   missedBatches = 0;
 
   constructor(
-    private readonly lab: string,
+    lab: string,
     /** Encoded `snapshot` frame of the lab as it is now. */
     private readonly snapshotText: () => string,
     opts: ObserverOptions = {},
   ) {
     this.intervalMs = opts.intervalMs ?? 66;
     this.maxMessageEvents = opts.maxMessageEvents ?? 1000;
+    this.labJson = JSON.stringify(lab);
   }
 
   get size(): number {
@@ -83,7 +86,7 @@ export class ObserverHub {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0 && this.skipped === 0) return;
-    const text = `{"type":"events","lab":${JSON.stringify(this.lab)},"events":[${this.pending.join(',')}],"skipped":${this.skipped}}`;
+    const text = eventsFrame(this.labJson, this.pending, this.skipped);
     this.discard();
     let snapshot: string | null = null;
     for (const o of this.observers.values()) {

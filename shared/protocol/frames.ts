@@ -6,28 +6,14 @@ import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type Fabric, type LabConfig } from './lab-config.ts';
-import type { TraceEvent } from './trace.ts';
+import { MessageSchema, ReportSchema } from './payloads.ts';
+import { TraceEventSchema, type TraceEvent } from './trace.ts';
 
 export const PROTOCOL_VERSION = 1;
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
 
 const Ref = z.union([z.string().max(64), z.int()]).optional();
-
-export const ReportSchema = z
-  .object({
-    role: z.string().min(1).max(32),
-    coordinator: ProcessIdSchema.nullable(),
-    electing: z.boolean(),
-    activeList: z.array(ProcessIdSchema).max(5000).optional(),
-    successor: ProcessIdSchema.nullable().optional(),
-    term: z.int().min(0).optional(),
-    detail: z.record(z.string().max(32), z.union([z.number(), z.string().max(64), z.boolean(), z.null()])).optional(),
-  })
-  .strict();
-
-/** An algorithm message: any JSON object with a short string `type`. The relay does not read it further. */
-export const MessageSchema = z.looseObject({ type: z.string().min(1).max(32) });
 
 export const JoinFrame = z
   .object({
@@ -164,6 +150,15 @@ export type ServerFrame =
   | { type: 'events'; lab: string; events: TraceEvent[]; skipped: number }
   | { type: 'fabric'; lab: string; fabric: Fabric }
   | ErrorFrame;
+
+// The relay writes these two frames by hand on its hot path (server/wire-encode.ts); as schemas a
+// test holds that text to them. The assertions keep them and ServerFrame in step.
+export const DeliverFrameSchema = z.object({ type: z.literal('deliver'), from: ProcessIdSchema, msg: z.int().min(0), message: MessageSchema }).strict();
+export const EventsFrameSchema = z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }).strict();
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _fastFramesMatchTypes: Same<Omit<z.infer<typeof DeliverFrameSchema>, 'message'>, Omit<Extract<ServerFrame, { type: 'deliver' }>, 'message'>> &
+  Same<Omit<z.infer<typeof EventsFrameSchema>, 'events'>, Omit<Extract<ServerFrame, { type: 'events' }>, 'events'>> = true;
+void _fastFramesMatchTypes;
 
 /** socket.io event maps: everything travels in one `frame` event each way. */
 export interface ServerToClientEvents {

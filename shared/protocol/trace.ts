@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { FindingSchema, type Finding } from './finding.ts';
 import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
-import { MessageSchema, ReportSchema } from './frames.ts';
+import { MessageSchema, ReportSchema } from './payloads.ts';
 
 export const TRACE_VERSION = 1;
 
