@@ -7,10 +7,11 @@
 // test/wire-encode.test.ts holds every function to that over generated inputs; anything not on
 // the hot path is written with JSON.stringify.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 /** An event's fields without its clocks, which `traceLine` appends. */
-export type UnstampedEvent = Omit<TraceEvent, 'lamport' | 'vector'>;
+type UnstampedEvent = DistributiveOmit<TraceEvent, 'lamport' | 'vector'>;
 
 /**
  * A trace event's line: the event as JSON, its clocks (`clocksText`) last, as

@@ -8,6 +8,7 @@ import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts
 import { DeliverFrameSchema, EventsFrameSchema } from '@shared/protocol/frames.ts';
 import { TraceEventSchema, type TraceEvent } from '@shared/protocol/trace.ts';
 import { createRng, type Random } from '@shared/sim/rng.ts';
+import type { EventBody } from '../server/lab.ts';
 import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
 import { clocksText, deliverFrame, eventsFrame, messageLine, traceLine, vectorKey } from '../server/wire-encode.ts';
 
@@ -109,7 +110,7 @@ describe('wire-encode: the hand-written JSON is the schemas\' JSON', () => {
       const r = createRng(seed);
       const { clocks, stamps: all } = stamps(r, 1 + int(r, 9), true);
       const node = id(r);
-      const bodies: Omit<TraceEvent, 'seq' | 't'>[] = [
+      const bodies: EventBody[] = [
         { kind: 'report', node, report: report(r) },
         { kind: pick(r, ['crash', 'recover', 'join', 'leave'] as const), node },
         { kind: 'elect', node },
