@@ -133,9 +133,14 @@ function campaign(s: RaftState, ctx: StepContext): Out {
 
 /** §5.1: a higher term seen anywhere turns any role into a follower of that term. */
 function adoptTerm(s: RaftState, term: number): { state: RaftState; effects: Eff[] } {
-  const wasLeader = s.role === 'leader';
   const state: RaftState = { ...s, role: 'follower', term, votedFor: null, leader: null, votes: [] };
-  return { state, effects: wasLeader ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] : [] };
+  if (s.role === 'leader') return { state, effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] };
+  return { state, effects: stopWaiting(s) };
+}
+
+/** A candidate turning follower with no failure detector stops its election timer: such followers never time out. */
+function stopWaiting(s: RaftState): Eff[] {
+  return s.role === 'candidate' && s.detector === 'none' ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }] : [];
 }
 
 /** A message or a timer, as a role's step function sees it. */
@@ -155,7 +160,7 @@ const unchanged = (s: RaftState): Handled => ({ state: s, effects: [], rearm: fa
  * so voting for anyone else in it would be pointless); a candidate returns to follower.
  */
 function follow(s: RaftState, from: ProcessId): Handled {
-  return { state: { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from }, effects: [], rearm: true };
+  return { state: { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from }, effects: stopWaiting(s), rearm: true };
 }
 
 /**
