@@ -3,7 +3,7 @@
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import type { Fabric, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { FabricConfig, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '@shared/protocol/frames.ts';
 import { sendFrame } from './conn.ts';
 import type { Lab } from './lab.ts';
@@ -66,7 +66,7 @@ export function partition(lab: Lab, groups: ProcessId[][] | null): Result<Proces
 }
 
 /** A new time scale changes the processes' timeouts too, so they restart with the scaled timing. */
-export function setFabric(lab: Lab, patch: FabricPatch): Fabric {
+export function setFabric(lab: Lab, patch: FabricPatch): FabricConfig {
   const before = lab.config.fabric;
   const fabric = mergeFabric(before, patch);
   const restart = fabric.timeScale !== before.timeScale;

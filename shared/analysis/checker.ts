@@ -42,7 +42,7 @@ export interface Checker {
   summary(): CheckerSummary;
 }
 
-interface Proc {
+interface CheckedProcess {
   live: boolean;
   report: Report | null;
   /** Time of an `elect` request not yet answered by a report: that election is asked for, not spurious. */
@@ -68,7 +68,7 @@ export function createChecker(setup: CheckerSetup): Checker {
 class LiveChecker implements Checker {
   private readonly profile: CheckerProfile;
   private readonly bounds: CheckerBounds;
-  private readonly procs = new Map<ProcessId, Proc>();
+  private readonly procs = new Map<ProcessId, CheckedProcess>();
   /** Election messages in flight (steady heartbeats and polls excepted). */
   private readonly inFlight = new Set<number>();
   /** Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once). */
@@ -279,7 +279,7 @@ class LiveChecker implements Checker {
    * coordinator it believed was alive and still acting as coordinator.
    * In the relay a process reports one round trip after the relay hands it something.
    */
-  private spuriousCheck(out: Finding[], id: ProcessId, before: Report | null, p: Proc, t: number): void {
+  private spuriousCheck(out: Finding[], id: ProcessId, before: Report | null, p: CheckedProcess, t: number): void {
     const window = roundTripBound(this.setup.timing);
     const asked = p.asked !== null && t - p.asked <= window;
     const joined = p.told !== null && t - p.told <= window;
@@ -299,7 +299,7 @@ class LiveChecker implements Checker {
 
   // --- time and bookkeeping -------------------------------------------------------------------
 
-  private proc(id: ProcessId): Proc {
+  private proc(id: ProcessId): CheckedProcess {
     let p = this.procs.get(id);
     if (!p) this.procs.set(id, (p = { live: false, report: null, asked: null, told: null }));
     return p;

@@ -8,11 +8,9 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
-import type { Fabric } from '../protocol/lab-config.ts';
 import { algorithmConfig, ProcessHost, type HostEvent } from '../sim/process-host.ts';
-import type { ClientFrame, LabSnapshot, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
+import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
-import type { TraceEvent } from '../protocol/trace.ts';
 
 export interface ChannelEvents {
   /** Connected (again): the client (re)sends its join or observe. */
@@ -271,44 +269,5 @@ export class LabProcess {
 
   private emit(e: LabProcessEvent): void {
     this.opts.onEvent?.(e);
-  }
-}
-
-export interface LabObserverOptions {
-  channel: ChannelFactory;
-  lab: string;
-  onSnapshot?: (s: LabSnapshot) => void;
-  onEvents?: (events: TraceEvent[], skipped: number) => void;
-  onFabric?: (f: Fabric) => void;
-  onError?: (e: ErrorFrame) => void;
-  onConnection?: (connected: boolean) => void;
-}
-
-/** A dashboard's subscription: a snapshot on every (re)connect, then batched trace events. */
-export class LabObserver {
-  private channel: Channel | null = null;
-
-  constructor(private readonly opts: LabObserverOptions) {}
-
-  start(): void {
-    this.channel = this.opts.channel({
-      open: () => {
-        this.opts.onConnection?.(true);
-        this.channel?.send({ type: 'observe', lab: this.opts.lab });
-      },
-      close: () => this.opts.onConnection?.(false),
-      frame: (f) => {
-        if (f.type === 'snapshot' && f.lab === this.opts.lab) this.opts.onSnapshot?.(f.snapshot);
-        else if (f.type === 'events' && f.lab === this.opts.lab) this.opts.onEvents?.(f.events, f.skipped);
-        else if (f.type === 'fabric' && f.lab === this.opts.lab) this.opts.onFabric?.(f.fabric);
-        else if (f.type === 'error') this.opts.onError?.(f);
-      },
-    });
-  }
-
-  stop(): void {
-    this.channel?.send({ type: 'unobserve', lab: this.opts.lab });
-    this.channel?.close();
-    this.channel = null;
   }
 }

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
-import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type Fabric, type LabConfig } from './lab-config.ts';
-import { MessageSchema, ReportSchema } from './payloads.ts';
+import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig } from './lab-config.ts';
+import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 
 export const PROTOCOL_VERSION = 1;
@@ -148,14 +148,13 @@ export type ServerFrame =
   | { type: 'snapshot'; lab: string; snapshot: LabSnapshot; ref?: string | number }
   /** Batched trace events for observers (10 to 20 batches a second at most). */
   | { type: 'events'; lab: string; events: TraceEvent[]; skipped: number }
-  | { type: 'fabric'; lab: string; fabric: Fabric }
+  | { type: 'fabric'; lab: string; fabric: FabricConfig }
   | ErrorFrame;
 
 // The relay writes these two frames by hand on its hot path (server/wire-encode.ts); as schemas a
 // test holds that text to them. The assertions keep them and ServerFrame in step.
 export const DeliverFrameSchema = z.object({ type: z.literal('deliver'), from: ProcessIdSchema, msg: z.int().min(0), message: MessageSchema }).strict();
 export const EventsFrameSchema = z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }).strict();
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _fastFramesMatchTypes: Same<Omit<z.infer<typeof DeliverFrameSchema>, 'message'>, Omit<Extract<ServerFrame, { type: 'deliver' }>, 'message'>> &
   Same<Omit<z.infer<typeof EventsFrameSchema>, 'events'>, Omit<Extract<ServerFrame, { type: 'events' }>, 'events'>> = true;
 void _fastFramesMatchTypes;

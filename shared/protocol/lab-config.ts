@@ -47,7 +47,7 @@ export const FabricSchema = z
   })
   .strict();
 
-export const DEFAULT_FABRIC: Fabric = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
+export const DEFAULT_FABRIC: FabricConfig = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
 
 /** PUT /api/labs/:lab/fabric body: any subset; `link` fields merge into the current ones. */
 export const FabricPatchSchema = z
@@ -104,7 +104,8 @@ export const BotsSchema = z.object({ count: z.int().min(1).max(1000), ids: z.arr
 
 export type LinkRules = z.infer<typeof LinkRulesSchema>;
 export type LinkOverride = z.infer<typeof LinkOverrideSchema>;
-export type Fabric = z.infer<typeof FabricSchema>;
+/** A lab's network settings (the relay's server/fabric.ts applies them). */
+export type FabricConfig = z.infer<typeof FabricSchema>;
 export type FabricPatch = z.infer<typeof FabricPatchSchema>;
 export type LabConfig = z.infer<typeof LabConfigSchema>;
 export type CreateLab = z.infer<typeof CreateLabSchema>;

@@ -18,3 +18,6 @@ export const ReportSchema = z
 
 /** An algorithm message: any JSON object with a short string `type`. The relay does not read it further. */
 export const MessageSchema = z.looseObject({ type: z.string().min(1).max(32) });
+
+/** True when A and B are the same type: the schemas' assertions keep each schema and its TypeScript type in step. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { FindingSchema, type Finding } from './finding.ts';
 import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
-import { MessageSchema, ReportSchema } from './payloads.ts';
+import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 
 export const TRACE_VERSION = 1;
 
@@ -97,7 +97,6 @@ export const TraceHeaderSchema = z.looseObject({
 export type TraceHeader = z.infer<typeof TraceHeaderSchema>;
 
 type Parsed = z.infer<typeof TraceEventSchema>;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Messages are open objects on both sides; compare the rest field by field.
 const _schemaMatchesType: Same<Omit<Extract<Parsed, { kind: 'send' }>, 'message'>, Omit<Extract<TraceEvent, { kind: 'send' }>, 'message'>> &
   Same<Exclude<Parsed, { kind: 'send' }>, Exclude<TraceEvent, { kind: 'send' }>> = true;

@@ -5,7 +5,7 @@
 // objects, no Vue: the composable wraps it and bumps one version counter per batch, so a
 // thousand events cost one re-render, not a thousand.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { Fabric, LabConfig } from '@shared/protocol/lab-config.ts';
+import type { FabricConfig, LabConfig } from '@shared/protocol/lab-config.ts';
 import type { LabSnapshot, ProcessInfo } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { createFold, foldEvent, type LabFold } from '@shared/analysis/lab-fold.ts';
@@ -51,7 +51,7 @@ export class LabModel {
     this.agreementCache = null;
   }
 
-  applyFabric(f: Fabric): void {
+  applyFabric(f: FabricConfig): void {
     if (this.config) this.config = { ...this.config, fabric: f };
   }
 
