@@ -22,7 +22,7 @@ import type { TraceStore, TraceTail } from './trace-store.ts';
 import { deliverFrame, messageLine, traceLine } from './wire-encode.ts';
 
 /** A message the relay holds until it is due. */
-export interface Held {
+interface Held {
   at: number;
   seq: number;
   msg: number;

@@ -9,7 +9,7 @@ import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { loadTail, TraceStore } from './trace-store.ts';
 
-export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
+interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   dataDir: string;
   traceFlushMs?: number;
   /** Most labs at once (each holds timers, files and memory). */

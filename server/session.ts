@@ -12,7 +12,7 @@ import type { Lab } from './lab.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type RateLimits } from './rate-limit.ts';
 
-export interface SessionContext {
+interface SessionContext {
   labs: Labs;
   counters: Counters;
   clock: Clock;

@@ -10,7 +10,7 @@ import { newConnId, type Conn } from './conn.ts';
 import { TickCork } from './cork.ts';
 import type { Session } from './session.ts';
 
-export interface SocketIoOptions {
+interface SocketIoOptions {
   newSession: (conn: Conn) => Session;
   /** Packets queued in engine.io before the peer counts as overloaded. */
   maxBacklogFrames: number;

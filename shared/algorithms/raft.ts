@@ -20,7 +20,7 @@ import {
 } from './algorithm.ts';
 
 /** Options (config.options); every one has a default derived from the lab's timing. */
-export interface RaftOptions {
+interface RaftOptions {
   /** Election timeouts are drawn uniformly from [min, max] ms. Default [heartbeatTimeout, 2 heartbeatTimeout]. */
   electionTimeoutMin: number;
   electionTimeoutMax: number;
@@ -54,7 +54,7 @@ export function raftOptions(
   return { options: { electionTimeoutMin: lo, electionTimeoutMax: hi, heartbeatInterval, restartQuietPeriod: num('restartQuietPeriod', hi, 0) }, problems };
 }
 
-export type RaftRole = 'leader' | 'candidate' | 'follower';
+type RaftRole = 'leader' | 'candidate' | 'follower';
 
 export type RaftMessage =
   | { type: 'REQUEST_VOTE'; term: number }
@@ -86,7 +86,7 @@ export interface RaftState {
 type Out = Step<RaftState, RaftMessage>;
 type Eff = Effect<RaftMessage>;
 
-export const RAFT_TIMERS = { election: 'election', heartbeat: 'heartbeat', quiet: 'quiet' } as const;
+const RAFT_TIMERS = { election: 'election', heartbeat: 'heartbeat', quiet: 'quiet' } as const;
 
 export function majority(n: number): number {
   return Math.floor(n / 2) + 1;
@@ -277,7 +277,7 @@ function step(s: RaftState, event: AlgorithmEvent<RaftMessage>, ctx: StepContext
   }
 }
 
-export function raftReport(s: RaftState): Report {
+function raftReport(s: RaftState): Report {
   return {
     role: s.role,
     coordinator: s.leader,

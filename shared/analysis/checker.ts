@@ -21,7 +21,7 @@ import { judgeAgreement } from './checker-agreement.ts';
 import { leads } from './properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 
-export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
+export type { CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
 
 export interface CheckerSetup {
   algorithm: AlgorithmName;

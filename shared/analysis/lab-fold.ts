@@ -56,14 +56,14 @@ export interface LabFold<P extends FoldedProcess = FoldedProcess> {
 }
 
 /** What an event changed, so a consumer can update what it derives (agreement, groups, counts). */
-export type FoldChange = 'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding';
+type FoldChange = 'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding';
 
 export function createFold<P extends FoldedProcess>(create: (id: ProcessId) => P, opts: { flights: boolean }): LabFold<P> {
   return { t: 0, processes: new Map(), partition: null, paused: false, inFlight: 0, flights: opts.flights ? new Map() : null, create };
 }
 
 /** The process's record, made (up) if this is the first event that names it. */
-export function foldedProcess<P extends FoldedProcess>(s: LabFold<P>, id: ProcessId): P {
+function foldedProcess<P extends FoldedProcess>(s: LabFold<P>, id: ProcessId): P {
   let p = s.processes.get(id);
   if (!p) {
     p = s.create(id);

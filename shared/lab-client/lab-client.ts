@@ -12,7 +12,7 @@ import { algorithmConfig, ProcessHost, type HostEvent } from '../sim/process-hos
 import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 
-export interface ChannelEvents {
+interface ChannelEvents {
   /** Connected (again): the client (re)sends its join or observe. */
   open(): void;
   frame(frame: ServerFrame): void;
@@ -20,7 +20,7 @@ export interface ChannelEvents {
   close(): void;
 }
 
-export interface Channel {
+interface Channel {
   /** Sends if connected; frames sent while disconnected are dropped (the network lost them). */
   send(frame: ClientFrame): void;
   close(): void;
@@ -47,7 +47,7 @@ export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {})
  * parameters are `never` so either library's event types fit; the handlers set below say what
  * they read.
  */
-export interface WebSocketLike {
+interface WebSocketLike {
   readyState: number;
   onopen: ((ev: never) => void) | null;
   onmessage: ((ev: never) => void) | null;
@@ -117,7 +117,7 @@ export type LabProcessEvent =
   | { kind: 'host'; event: HostEvent }
   | { kind: 'deliver'; from: ProcessId; msg: number; message: Message };
 
-export interface LabProcessOptions {
+interface LabProcessOptions {
   channel: ChannelFactory;
   lab: string;
   /** The id to claim; absent: the next free one. */

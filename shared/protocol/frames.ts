@@ -9,13 +9,12 @@ import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSc
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 
-export const PROTOCOL_VERSION = 1;
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
 
 const Ref = z.union([z.string().max(64), z.int()]).optional();
 
-export const JoinFrame = z
+const JoinFrame = z
   .object({
     type: z.literal('join'),
     lab: LabName,
@@ -29,19 +28,19 @@ export const JoinFrame = z
   })
   .strict();
 
-export const SendFrame = z.object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref }).strict();
-export const ReportFrame = z.object({ type: z.literal('report'), report: ReportSchema, ref: Ref }).strict();
-export const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).strict();
-export const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
-export const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
-export const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
+const SendFrame = z.object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref }).strict();
+const ReportFrame = z.object({ type: z.literal('report'), report: ReportSchema, ref: Ref }).strict();
+const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).strict();
+const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
+const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
+const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
 
 export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
-export const ProcessConfigSchema = z.object({
+const ProcessConfigSchema = z.object({
   algorithm: AlgorithmNameSchema,
   ids: z.array(ProcessIdSchema),
   ring: z.array(ProcessIdSchema),

@@ -18,7 +18,7 @@ export const TimingSchema = z
   })
   .strict();
 
-export const LinkRulesSchema = z
+const LinkRulesSchema = z
   .object({
     delay: z.number().min(0).max(60_000),
     jitter: z.number().min(0).max(60_000),
@@ -33,9 +33,9 @@ export const LinkRulesSchema = z
 
 export const DEFAULT_LINK: LinkRules = { delay: 20, jitter: 0, loss: 0, lossMode: 'independent', burstLength: 3, duplicate: 0 };
 
-export const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
+const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
 
-export const FabricSchema = z
+const FabricSchema = z
   .object({
     link: LinkRulesSchema,
     /** Directed overrides: from -> to only. */
@@ -112,4 +112,3 @@ export type CreateLab = z.infer<typeof CreateLabSchema>;
 export type UpdateLab = z.infer<typeof UpdateLabSchema>;
 
 export const DEFAULT_LAB_SIZE = 8;
-export { DEFAULT_TIMING };

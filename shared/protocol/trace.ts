@@ -51,9 +51,7 @@ export type TraceEvent = Base &
     | { kind: 'finding'; finding: Finding }
   );
 
-export type TraceKind = TraceEvent['kind'];
-
-export const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
+const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
 
 // The same events as a zod schema, for reading trace files back (replay). The assertions below
 // keep it and the TraceEvent type in step: a field added to one and not the other fails to compile.
