@@ -11,28 +11,11 @@ import { finalState } from '@shared/analysis/replay.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { parseTraceFile } from '@shared/protocol/trace-file.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { newConnId, type Conn } from '../server/conn.ts';
-import { Lab } from '../server/lab.ts';
 import { crash, elect, partition, recover, setFabric } from '../server/lab-control.ts';
-import { newLabConfig } from '../server/lab-settings.ts';
 import { StatsTracker } from '../server/stats.ts';
-import { TraceStore } from '../server/trace-store.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
-
-class FakeConn implements Conn {
-  readonly id = newConnId();
-  readonly transport = 'server' as const;
-  frames: ServerFrame[] = [];
-  sendText(json: string): void {
-    this.frames.push(JSON.parse(json) as ServerFrame);
-  }
-  overloaded(): boolean {
-    return false;
-  }
-  close(): void {}
-}
+import { FakeConn, manualLab } from './helpers/relay-lab.ts';
 
 const report = (coordinator: number | null, electing = false): Report => ({ role: electing ? 'electing' : 'follower', coordinator, electing });
 
@@ -46,11 +29,7 @@ describe('one fold: the relay, the live model and replay agree', () => {
   });
 
   it('joins, reports, a crashed process leaving and coming back, a leave, a partition, a restart by time scale', async () => {
-    const clock = new ManualClock();
-    const config = newLabConfig({ name: 'fold', size: 5, detector: 'none', fabric: { link: { delay: 10 } } }, () => 1);
-    if (!config.ok) throw new Error('config');
-    const path = join(dir, 'fold.jsonl');
-    const lab = new Lab(config.value, { clock, store: new TraceStore(path, 10), vectorLimit: 64, resumeGraceMs: 0, onError: (e) => { throw e; } });
+    const { lab, clock, path } = manualLab(dir, 'fold', { size: 5, resumeGraceMs: 0 });
     const observer = new FakeConn();
     lab.observers.add(observer);
     const conns = [0, 1, 2, 3].map(() => new FakeConn());

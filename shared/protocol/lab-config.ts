@@ -2,7 +2,7 @@
 // Used by the REST API (request bodies), the wire protocol (what a process is told on join)
 // and the browser's control panel. Types are inferred from the schemas, never written twice.
 import { z } from 'zod';
-import { ALGORITHM_NAMES, DEFAULT_TIMING } from '../algorithms/algorithm.ts';
+import { ALGORITHM_NAMES } from '../algorithms/algorithm.ts';
 
 export const LabName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
 export const ProcessIdSchema = z.int().min(0).max(1_000_000);
