@@ -16,7 +16,7 @@ import type { Labs } from './labs.ts';
 import { statusOf } from './process-table.ts';
 import { sendTrace } from './trace-http.ts';
 
-export interface ApiDeps {
+interface ApiDeps {
   labs: Labs;
   counters: Counters;
   token: string;

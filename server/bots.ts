@@ -20,7 +20,7 @@ import type { Session } from './session.ts';
  * A channel into the relay without a socket. Frames to the bot are handed over in a microtask,
  * never synchronously, so a bot's reply cannot re-enter the lab in the middle of a delivery.
  */
-export function serverChannel(openSession: (conn: Conn) => Session): ChannelFactory {
+function serverChannel(openSession: (conn: Conn) => Session): ChannelFactory {
   return (events) => {
     let closed = false;
     const shut = (): void => {
@@ -44,7 +44,7 @@ export function serverChannel(openSession: (conn: Conn) => Session): ChannelFact
   };
 }
 
-export interface ServerBotsDeps {
+interface ServerBotsDeps {
   labs: Labs;
   /** The relay's session factory (Relay.session). */
   session: (conn: Conn) => Session;
@@ -52,7 +52,7 @@ export interface ServerBotsDeps {
   registry?: (name: AlgorithmName) => Algorithm<any, any>;
 }
 
-export interface BotsStarted {
+interface BotsStarted {
   requested: number;
   started: ProcessId[];
   refused: { index: number; code: string; message: string }[];

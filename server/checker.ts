@@ -9,7 +9,7 @@ import { RECENT_FINDINGS } from '@shared/protocol/finding.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 
-export interface LabCheckerDeps {
+interface LabCheckerDeps {
   clock: Clock;
   /** What the processes run: algorithm, ids, timing already scaled by the lab's time scale. */
   config: () => ProcessConfig;

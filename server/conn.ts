@@ -3,7 +3,7 @@
 // observers is stringified once, not once per observer.
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 
-export type TransportName = 'ws' | 'socketio' | 'server';
+type TransportName = 'ws' | 'socketio' | 'server';
 
 export interface Conn {
   /** Unique per relay, for logs and maps. */

@@ -4,7 +4,7 @@
 // and duplication; links are FIFO unless reordering is on. All randomness comes from one
 // stream seeded by the lab's seed, so a fixed seed and the same sends give the same fates.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { Fabric as FabricConfig, LinkRules } from '@shared/protocol/lab-config.ts';
+import type { FabricConfig, LinkRules } from '@shared/protocol/lab-config.ts';
 import { createRng, deriveSeed, type Random } from '@shared/sim/rng.ts';
 
 export type Fate =

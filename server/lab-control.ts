@@ -3,7 +3,7 @@
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import type { Fabric, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { FabricConfig, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '@shared/protocol/frames.ts';
 import { sendFrame } from './conn.ts';
 import type { Lab } from './lab.ts';
@@ -21,7 +21,7 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (!e.crashed) {
-    lab.setReport(e, null);
+    e.report = null;
     e.crashed = true;
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
     lab.stateChanged();
@@ -49,7 +49,6 @@ export function elect(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (!e.conn || e.crashed) return fail('PROCESS_NOT_UP');
-  lab.stats.electRequested(lab.now());
   lab.record({ kind: 'elect', node: id }, lab.clocks.tick(id));
   sendFrame(e.conn, { type: 'elect' });
   return ok(lab.info(e));
@@ -70,13 +69,14 @@ export function partition(lab: Lab, groups: ProcessId[][] | null): Result<Proces
 }
 
 /** A new time scale changes the processes' timeouts too, so they restart with the scaled timing. */
-export function setFabric(lab: Lab, patch: FabricPatch): Fabric {
+export function setFabric(lab: Lab, patch: FabricPatch): FabricConfig {
   const before = lab.config.fabric;
   const fabric = mergeFabric(before, patch);
+  const restart = fabric.timeScale !== before.timeScale;
   lab.applyConfig({ ...lab.config, fabric });
-  lab.record({ kind: 'control', action: 'fabric' });
+  lab.record({ kind: 'control', action: 'fabric', ...(restart ? { restart: true } : {}) });
   lab.observers.broadcast(JSON.stringify({ type: 'fabric', lab: lab.name, fabric } satisfies ServerFrame));
-  if (fabric.timeScale !== before.timeScale) restartAll(lab);
+  if (restart) restartAll(lab);
   return fabric;
 }
 
@@ -162,7 +162,7 @@ function restartAll(lab: Lab): void {
   const text = JSON.stringify({ type: 'restart', config: lab.processConfig() } satisfies ServerFrame);
   for (const e of lab.processes.list()) {
     if (!e.conn || e.crashed) continue;
-    lab.setReport(e, null);
+    e.report = null;
     e.conn.sendText(text);
   }
   lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));

@@ -3,7 +3,7 @@
 // lab's time scale). Errors are values: the REST layer turns them into 4xx answers.
 import { DEFAULT_TIMING, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, DEFAULT_LIMITS, type CreateLab, type Fabric, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, DEFAULT_LIMITS, type CreateLab, type FabricConfig, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 
 export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<LabConfig> {
@@ -48,7 +48,7 @@ export function updatedLabConfig(config: LabConfig, body: UpdateLab): Result<Lab
 }
 
 /** `link` fields merge into the current default link; `links` replaces the override list. */
-export function mergeFabric(fabric: Fabric, patch: FabricPatch): Fabric {
+export function mergeFabric(fabric: FabricConfig, patch: FabricPatch): FabricConfig {
   return {
     link: { ...fabric.link, ...definedOnly(patch.link ?? {}) },
     links: patch.links ?? fabric.links,

@@ -21,9 +21,10 @@ import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { TraceTail } from './trace-tail.ts';
+import { deliverFrame, messageLine, traceLine } from './wire-encode.ts';
 
 /** A message the relay holds until it is due. */
-export interface Held {
+interface Held {
   at: number;
   seq: number;
   msg: number;
@@ -142,7 +143,7 @@ export class Lab {
   leave(conn: Conn, id: ProcessId, explicit: boolean): void {
     const entry = this.processes.get(id);
     if (!entry || entry.conn !== conn) return;
-    this.setReport(entry, null);
+    entry.report = null;
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -176,8 +177,7 @@ export class Lab {
     const type = message.type;
     const msg = this.nextMsg++;
     const stamp = this.clocks.tick(from);
-    this.recordMessage({ kind: 'send', msg, from, to, type, message }, `"message":${json},`, stamp);
-    this.stats.send(from, to, type);
+    this.recordMessage({ kind: 'send', msg, from, to, type, message }, json, stamp);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
@@ -186,7 +186,6 @@ export class Lab {
     this.scheduler.push({ at: fate.at, msg, from, to, type, json, stamp });
     if (fate.dupAt !== null && !this.heldFull(json.length)) {
       const copy = this.nextMsg++;
-      this.stats.duplicate();
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
       this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, type, json, stamp, of: msg });
     }
@@ -196,14 +195,14 @@ export class Lab {
   fault(entry: ProcessEntry, f: { error: string; event: string; restarted: boolean }): void {
     entry.faults = (entry.faults ?? 0) + 1;
     if (entry.faults > MAX_FAULT_EVENTS) return;
-    this.setReport(entry, null);
+    entry.report = null;
     this.record({ kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted }, this.clocks.tick(entry.id));
   }
 
   report(entry: ProcessEntry, report: Report): void {
     if (entry.crashed) return;
     if (entry.report && sameReport(entry.report, report)) return;
-    this.setReport(entry, report);
+    entry.report = report;
     this.record({ kind: 'report', node: entry.id, report }, this.clocks.tick(entry.id));
   }
 
@@ -221,21 +220,13 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, '', this.clocks.receive(h.to, h.stamp));
-    this.stats.deliver(h.from, h.to);
-    // The deliver frame ({type, from, msg, message}) around the payload's JSON from the send.
-    entry.conn.sendText(`{"type":"deliver","from":${h.from},"msg":${h.msg},"message":${h.json}}`);
+    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, null, this.clocks.receive(h.to, h.stamp));
+    entry.conn.sendText(deliverFrame(h.from, h.msg, h.json));
     return 'delivered';
   }
 
   drop(msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason): void {
-    this.stats.drop(from, to, reason);
     this.record({ kind: 'drop', msg, from, to, type, reason });
-  }
-
-  setReport(entry: ProcessEntry, report: Report | null): void {
-    this.stats.electingChanged(entry.report?.electing ?? false, report?.electing ?? false, this.now());
-    entry.report = report;
   }
 
   // --- trace and views -----------------------------------------------------------------------
@@ -243,22 +234,20 @@ export class Lab {
   /** Journals one event: seq and time, the clocks of the process it happened at, to disk and to observers. */
   record(body: EventBody, stamp?: LiveStamp): void {
     const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    const text = JSON.stringify(event);
-    // The clocks go last, as `{...event, lamport, vector}` would put them.
-    this.journal(stamp ? `${text.slice(0, -1)},${this.clocks.json(stamp)}}` : text, event, MESSAGE_KINDS.has(body.kind));
+    this.journal(traceLine(event, stamp ? this.clocks.json(stamp) : null), event, MESSAGE_KINDS.has(body.kind));
   }
 
   /**
-   * The per-message events (send, deliver), written by hand: the same text as `record` gives
-   * (field order included), without a second encoding of the payload (`message`: its JSON and
-   * a comma, or '' for a deliver). The checker gets the event without the clocks, which it never reads.
+   * The per-message events (send, deliver): the same text as `record` gives, without a second
+   * encoding of the payload (`messageJson`: the send's, null for a deliver). The checker and the
+   * stats get the event without the clocks, which they never read.
    */
-  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, message: string, stamp: LiveStamp): void {
+  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, messageJson: string | null, stamp: LiveStamp): void {
     const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    const line = `{"seq":${event.seq},"t":${event.t},"kind":"${body.kind}","msg":${body.msg},"from":${body.from},"to":${body.to},"type":${JSON.stringify(body.type)},${message}${this.clocks.json(stamp)}}`;
-    this.journal(line, event, true);
+    this.journal(messageLine(event.seq, event.t, body.kind, body.msg, body.from, body.to, body.type, messageJson, this.clocks.json(stamp)), event, true);
   }
 
+  /** The trace's consumers: the file, the observers, the live checker and the stats. */
   private journal(line: string, event: TraceEvent, isMessage: boolean): void {
     const store = this.deps.store;
     if (isMessage && store.lean) {
@@ -267,6 +256,7 @@ export class Lab {
     } else store.append(line);
     this.observers.push(line, isMessage);
     this.checker.observe(event);
+    this.stats.observe(event);
   }
 
   info(entry: ProcessEntry): ProcessInfo {
@@ -314,13 +304,12 @@ export class Lab {
     await this.deps.store.close();
   }
 
-  /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks, stats and link state start over. */
+  /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks and link state start over (the stats on the `reset` event). */
   restartTimeline(): void {
     this.seq = 0;
     this.nextMsg = 1;
     this.startedAt = this.deps.clock.now();
     this.clocks.clear();
-    this.stats.reset();
     this.fabric.resetLinks();
     this.checker.restart();
   }

@@ -24,7 +24,7 @@ export interface LabsCluster {
   readonly relayId: string;
 }
 
-export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
+interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   dataDir: string;
   traceFlushMs?: number;
   /** Most labs at once (each holds timers, files and memory). */

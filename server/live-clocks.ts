@@ -1,10 +1,11 @@
 // The lab's live Lamport and vector clocks, the same rules as ClockBook (logical-clocks.ts) in a
 // form cheap enough for every message: a vector is a dense array with one slot per id (slots are
 // handed out as ids first appear), copied with `slice` on each event, and written into the trace
-// line by hand. The text is exactly what JSON.stringify gives for the `{"<id>": count}` record
-// (ids that have ticked, ascending), so the trace format does not change (docs/PROTOCOL.md).
+// line by wire-encode.ts's `clocksText`, exactly as JSON.stringify writes the `{"<id>": count}`
+// record (ids that have ticked, ascending), so the trace format does not change (docs/PROTOCOL.md).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { Stamp } from './logical-clocks.ts';
+import { clocksText, vectorKey } from './wire-encode.ts';
 
 /** A process's clocks after one event; `counts[slot]` is the count of the id in that slot. */
 export interface LiveStamp {
@@ -82,19 +83,7 @@ export class LiveClocks {
 
   /** `"lamport":L,"vector":{...}` as JSON.stringify writes `stamp(s)`'s fields. */
   json(s: LiveStamp): string {
-    const c = s.counts;
-    if (!c) return `"lamport":${s.lamport}`;
-    const keys = this.keys;
-    let out = `"lamport":${s.lamport},"vector":{`;
-    let sep = 1;
-    for (const slot of this.order) {
-      const n = c[slot];
-      if (n === undefined || n === 0) continue;
-      // Every key text starts with a comma, which the first one leaves out.
-      out += (sep === 1 ? keys[slot]!.slice(1) : keys[slot]!) + n;
-      sep = 0;
-    }
-    return out + '}';
+    return clocksText(s.lamport, s.counts, this.order, this.keys);
   }
 
   private vectorOf(p: ProcessId): number[] {
@@ -112,7 +101,7 @@ export class LiveClocks {
       s = this.slotIds.length;
       this.slots.set(p, s);
       this.slotIds.push(p);
-      this.keys.push(`,"${p}":`);
+      this.keys.push(vectorKey(p));
       this.order = this.slotIds.map((_, i) => i).sort((a, b) => this.slotIds[a]! - this.slotIds[b]!);
     }
     return s;

@@ -9,6 +9,7 @@
 // for the lab's trace to be written up to the events it carries, so a relay killed with -9 never
 // had an observer see an event that is then lost, or whose sequence number is then reused.
 import type { Conn } from './conn.ts';
+import { eventsFrame } from './wire-encode.ts';
 
 interface Observer {
   conn: Conn;
@@ -32,13 +33,14 @@ export class ObserverHub {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly intervalMs: number;
   private readonly maxMessageEvents: number;
+  private readonly labJson: string;
   /** Batches not sent to a backed-up observer, for the stats. */
   missedBatches = 0;
   /** Frames waiting for the trace to be written, in order. */
   private outbox: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly lab: string,
+    lab: string,
     /** Encoded `snapshot` frame of the lab as it is now. */
     private readonly snapshotText: () => string,
     opts: ObserverOptions = {},
@@ -46,6 +48,7 @@ export class ObserverHub {
   ) {
     this.intervalMs = opts.intervalMs ?? 66;
     this.maxMessageEvents = opts.maxMessageEvents ?? 1000;
+    this.labJson = JSON.stringify(lab);
   }
 
   get size(): number {
@@ -108,7 +111,7 @@ export class ObserverHub {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0 && this.skipped === 0) return;
-    const text = `{"type":"events","lab":${JSON.stringify(this.lab)},"events":[${this.pending.join(',')}],"skipped":${this.skipped}}`;
+    const text = eventsFrame(this.labJson, this.pending, this.skipped);
     this.discard();
     const to = [...this.observers.values()];
     this.afterWrite(() => this.sendBatch(text, to));

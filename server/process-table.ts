@@ -22,7 +22,7 @@ export interface ProcessEntry {
   heldUntil: number;
 }
 
-export interface ClaimRequest {
+interface ClaimRequest {
   id?: ProcessId;
   resume?: string;
 }

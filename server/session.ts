@@ -13,7 +13,7 @@ import type { LabListHub } from './lab-list.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type RateLimits } from './rate-limit.ts';
 
-export interface SessionContext {
+interface SessionContext {
   labs: Labs;
   counters: Counters;
   clock: Clock;

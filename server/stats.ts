@@ -1,12 +1,16 @@
-// Counters for GET /api/labs/:lab/stats, updated in O(1) per message: totals, messages by type
-// since the current (or last) election started, drops by reason, and a directed per-link
-// traffic and drop matrix, bounded: the first `maxLinks` directed links to carry traffic get
-// their own counters; later ones count in the totals and in `linksOmitted` only (a 1,000-process
-// Bully storm uses ~998,000 links, and a counter object for each stayed until the lab was reset).
-// An election starts when the first process reports `electing` (or the
-// instructor asks one to elect) and ends when no live process reports `electing` any more.
+// Counters for GET /api/labs/:lab/stats, a consumer of the lab's trace: the lab hands every
+// journaled event to `observe` (the trace is the single source; the trace file alone gives the
+// same figures). Updated in O(1) per message: totals, messages by type since the current (or
+// last) election started, drops by reason, and a directed per-link traffic and drop matrix,
+// bounded: the first `maxLinks` directed links to carry traffic get their own counters; later
+// ones count in the totals and in `linksOmitted` only (a 1,000-process Bully storm uses ~998,000
+// links, and a counter object for each stayed until the lab was reset).
+// An election starts when the first process reports `electing` (or the instructor asks one to
+// elect) and ends when no live process reports `electing` any more: a crash, a leave and a
+// restart (reset, reconfigure, a new time scale) end a process's electing.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { linkKey } from './fabric.ts';
 
 interface LinkCount {
@@ -27,7 +31,8 @@ export class StatsTracker {
   private readonly links = new Map<number, LinkCount>();
   /** Links past the cap: which have been seen, as one bit per (sender, receiver) pair of dense indices. */
   private readonly untracked = new LinkSet();
-  private electing = 0;
+  /** Processes whose last report says electing. */
+  private readonly electing = new Set<ProcessId>();
   private active = false;
   private startedAt: number | null = null;
   private endedAt: number | null = null;
@@ -35,6 +40,34 @@ export class StatsTracker {
   private electionMessages = 0;
 
   constructor(private readonly maxLinks = 50_000) {}
+
+  /** One journaled trace event. */
+  observe(e: TraceEvent): void {
+    switch (e.kind) {
+      case 'send':
+        return this.send(e.from, e.to, e.type);
+      case 'deliver':
+        return this.deliver(e.from, e.to);
+      case 'drop':
+        return this.drop(e.from, e.to, e.reason);
+      case 'duplicate':
+        this.duplicated++;
+        return;
+      case 'report':
+        return this.setElecting(e.node, e.report.electing, e.t);
+      case 'crash':
+      case 'leave':
+        return this.setElecting(e.node, false, e.t);
+      case 'elect':
+        return this.begin(e.t);
+      case 'control':
+        if (e.action === 'reset') this.reset();
+        else if (e.action === 'reconfigure' || e.restart) for (const id of [...this.electing]) this.setElecting(id, false, e.t);
+        return;
+      default:
+        return;
+    }
+  }
 
   send(from: ProcessId, to: ProcessId, type: string): void {
     this.sent++;
@@ -60,24 +93,18 @@ export class StatsTracker {
     if (l) l.dropped++;
   }
 
-  duplicate(): void {
-    this.duplicated++;
-  }
-
-  /** A process's `electing` flag went from `before` to `after` (a crash or leave clears it). */
-  electingChanged(before: boolean, after: boolean, t: number): void {
-    if (before === after) return;
-    this.electing += after ? 1 : -1;
-    if (after) this.begin(t);
-    else if (this.electing === 0 && this.active) {
-      this.active = false;
-      this.endedAt = t;
+  private setElecting(id: ProcessId, electing: boolean, t: number): void {
+    if (electing === this.electing.has(id)) return;
+    if (electing) {
+      this.electing.add(id);
+      this.begin(t);
+    } else {
+      this.electing.delete(id);
+      if (this.electing.size === 0 && this.active) {
+        this.active = false;
+        this.endedAt = t;
+      }
     }
-  }
-
-  /** The instructor asked a process to elect. */
-  electRequested(t: number): void {
-    this.begin(t);
   }
 
   /**
@@ -113,7 +140,7 @@ export class StatsTracker {
     this.drops.clear();
     this.links.clear();
     this.untracked.clear();
-    this.electing = 0;
+    this.electing.clear();
     this.active = false;
     this.startedAt = this.endedAt = null;
     this.electionByType = new Map();

@@ -11,7 +11,7 @@ import { TickCork } from './cork.ts';
 import { CUT_OFF_FACTOR } from './transport-ws.ts';
 import type { Session } from './session.ts';
 
-export interface SocketIoOptions {
+interface SocketIoOptions {
   newSession: (conn: Conn) => Session;
   /** Packets queued in engine.io before the peer counts as overloaded. */
   maxBacklogFrames: number;

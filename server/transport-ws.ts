@@ -9,7 +9,7 @@ import { newConnId, type Conn } from './conn.ts';
 import { TickCork } from './cork.ts';
 import type { Session } from './session.ts';
 
-export interface WsTransportOptions {
+interface WsTransportOptions {
   newSession: (conn: Conn) => Session;
   maxBacklogBytes: number;
   /** Hard cap on one message; larger ones close the socket (smaller ones past the frame limit get an error frame). */

@@ -8,18 +8,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { realClock } from '../server/clock.ts';
-import { newConnId, type Conn } from '../server/conn.ts';
-import { Lab } from '../server/lab.ts';
-import { newLabConfig } from '../server/lab-settings.ts';
 import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
 import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
 import { StatsTracker } from '../server/stats.ts';
-import { TraceStore } from '../server/trace-store.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { FakeConn, manualLab } from './helpers/relay-lab.ts';
 
 describe('live clocks', () => {
   it('agree with ClockBook on 2,000 random events, ids first seen out of order', () => {
@@ -54,19 +49,6 @@ describe('live clocks', () => {
   });
 });
 
-class FakeConn implements Conn {
-  readonly id = newConnId();
-  readonly transport = 'server' as const;
-  frames: ServerFrame[] = [];
-  sendText(json: string): void {
-    this.frames.push(JSON.parse(json) as ServerFrame);
-  }
-  overloaded(): boolean {
-    return false;
-  }
-  close(): void {}
-}
-
 describe('trace lines of send and deliver', () => {
   let dir: string;
   beforeAll(async () => {
@@ -77,11 +59,7 @@ describe('trace lines of send and deliver', () => {
   });
 
   it('are JSON.stringify of the event, clocks last, and the deliver frame carries the payload', async () => {
-    const clock = new ManualClock();
-    const config = newLabConfig({ name: 'hot', size: 3, detector: 'none', fabric: { link: { delay: 5 } } }, () => 1);
-    if (!config.ok) throw new Error('config');
-    const store = new TraceStore(join(dir, 'hot.jsonl'), 10);
-    const lab = new Lab(config.value, { clock, store, vectorLimit: 64, resumeGraceMs: 100, onError: (e) => { throw e; } });
+    const { lab, clock } = manualLab(dir, 'hot', { delay: 5 });
     const conns = [new FakeConn(), new FakeConn(), new FakeConn()];
     const entries = conns.map((c, i) => {
       const r = lab.join(c, { id: i });

@@ -6,31 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FABRIC, DEFAULT_LINK } from '@shared/protocol/lab-config.ts';
-import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { ClockBook } from '../server/logical-clocks.ts';
-import { newConnId, type Conn } from '../server/conn.ts';
 import { Fabric } from '../server/fabric.ts';
-import { Lab } from '../server/lab.ts';
-import { newLabConfig } from '../server/lab-settings.ts';
 import { ObserverHub } from '../server/observers.ts';
 import { Scheduler } from '../server/scheduler.ts';
-import { TraceStore } from '../server/trace-store.ts';
+import { FakeConn, manualLab } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';
-
-class FakeConn implements Conn {
-  readonly id = newConnId();
-  readonly transport = 'server' as const;
-  frames: ServerFrame[] = [];
-  full = false;
-  sendText(json: string): void {
-    this.frames.push(JSON.parse(json) as ServerFrame);
-  }
-  overloaded(): boolean {
-    return this.full;
-  }
-  close(): void {}
-}
 
 type Entry = { at: number; seq: number; n: number };
 
@@ -145,11 +127,7 @@ describe('lab', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const makeLab = (name: string, clock: ManualClock) => {
-    const config = newLabConfig({ name, size: 3, detector: 'none', fabric: { link: { delay: 10 } } }, () => 1);
-    if (!config.ok) throw new Error('config');
-    return new Lab(config.value, { clock, store: new TraceStore(join(dir, `${name}.jsonl`), 10), vectorLimit: 64, resumeGraceMs: 100, onError: (e) => { throw e; } });
-  };
+  const makeLab = (name: string, clock: ManualClock) => manualLab(dir, name, { clock }).lab;
 
   it('drops instead of queueing for a receiver that cannot keep up, with reason overflow', async () => {
     const clock = new ManualClock();

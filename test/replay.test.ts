@@ -81,7 +81,9 @@ describe('replay', () => {
     expect(finalState(trace).coordinators).toEqual(printed.coordinatorByNode);
   });
 
-  it('replay: a relay trace without header: processes appear on join, leave is gone, duplicates fly with their original body', () => {
+  // A leave makes a process `absent`, as in the relay's snapshot and the live dashboard (one fold,
+  // @shared/analysis/lab-fold.ts); replay used to say `gone`, which nothing else knew.
+  it('replay: a relay trace without header: processes appear on join, leave is absent, duplicates fly with their original body', () => {
     const lines = [
       { seq: 0, t: 0, kind: 'join', node: 3 },
       { seq: 1, t: 1, kind: 'join', node: 9 },
@@ -99,7 +101,7 @@ describe('replay', () => {
     expect(mid.inFlight).toEqual([{ msg: 2, from: 9, to: 3, type: 'HEARTBEAT', sentAt: 3, message: { type: 'HEARTBEAT' } }]);
     expect(mid.coordinators).toEqual({ 3: null, 9: 9 });
     const end = finalState(trace);
-    expect(end.processes.map((p) => [p.id, p.status])).toEqual([[3, 'up'], [9, 'gone']]);
+    expect(end.processes.map((p) => [p.id, p.status])).toEqual([[3, 'up'], [9, 'absent']]);
     expect(end.coordinators).toEqual({ 3: null });
   });
 

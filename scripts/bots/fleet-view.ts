@@ -2,14 +2,14 @@
 // status and counters (pure functions, so the CLI stays thin and the wording is tested).
 import type { FleetCounters, FleetStatus } from '@shared/lab-client/bot-fleet.ts';
 
-export interface Tick {
+export interface FleetTick {
   /** Messages sent by the fleet since the previous tick, and the tick's length in seconds. */
   sentDelta: number;
   receivedDelta: number;
   seconds: number;
 }
 
-export function statusLine(s: FleetStatus, c: FleetCounters, t: Tick): string {
+export function statusLine(s: FleetStatus, c: FleetCounters, t: FleetTick): string {
   const parts = [`joined ${s.up}/${s.total}`];
   if (s.crashed) parts.push(`crashed ${s.crashed}`);
   if (s.connecting) parts.push(`reconnecting ${s.connecting}`);

@@ -85,7 +85,7 @@ export type BullyMessage =
   | DetectorMessage;
 
 /** follower/coordinator: settled. electing: awaiting OKs. waiting: got an OK, awaiting COORDINATOR. */
-export type BullyRole = 'follower' | 'coordinator' | 'electing' | 'waiting';
+type BullyRole = 'follower' | 'coordinator' | 'electing' | 'waiting';
 
 export interface BullyState extends Counted {
   self: ProcessId;

@@ -50,7 +50,7 @@ export function onCandidateWait(s: EmergentState): Out {
   return becomeMaster(s);
 }
 
-export function becomeMaster(s: EmergentState): Out {
+function becomeMaster(s: EmergentState): Out {
   const state: EmergentState = { ...s, role: 'master', master: s.self, candidates: [], told: [], trigger: null };
   const effects: Eff[] = [
     { kind: 'cancel-timer', name: TIMERS.candidateWait },

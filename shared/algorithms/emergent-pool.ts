@@ -83,7 +83,7 @@ export function watchMaster(s: EmergentState): Eff[] {
 }
 
 /** Leaves the pool, telling everyone so that they recount now rather than after slaveTimeout. */
-export function becomeIdle(s: EmergentState): Out {
+function becomeIdle(s: EmergentState): Out {
   const state: EmergentState = { ...s, role: 'idle', trigger: null };
   const effects: Eff[] = [
     { kind: 'cancel-timer', name: TIMERS.slaveHeartbeat },

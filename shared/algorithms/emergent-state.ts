@@ -4,7 +4,7 @@
 import type { Counted } from './define.ts';
 import { roundTripBound, type DetectorMode, type Effect, type ProcessId, type Step, type Timing } from './algorithm.ts';
 
-export type EmergentRole = 'master' | 'slave' | 'candidate' | 'idle';
+type EmergentRole = 'master' | 'slave' | 'candidate' | 'idle';
 
 export type EmergentMessage =
   /** The master's beacon, to everyone: it inhibits elections (003, "Normal States"). */
@@ -21,7 +21,7 @@ export type EmergentMessage =
 /** The messages exchanged in the candidate state: the ones whose count must not grow with the idle pool. */
 export const EMERGENT_ELECTION_TYPES = ['CANDIDATE', 'ABORT'] as const;
 
-export interface EmergentOptions {
+interface EmergentOptions {
   /** Idles promote while fewer than this many slaves are seen. Default 3. */
   poolMin: number;
   /** Slaves demote while more than this many are seen (self included). Must exceed poolMin. Default 5. */
@@ -124,7 +124,7 @@ export function broadcast(s: EmergentState, message: EmergentMessage): Eff[] {
   return out;
 }
 
-export function inPool(role: EmergentRole): boolean {
+function inPool(role: EmergentRole): boolean {
   return role === 'slave' || role === 'candidate';
 }
 

@@ -20,7 +20,7 @@ import {
   type Out,
 } from './emergent-state.ts';
 
-export { EMERGENT_ELECTION_TYPES, emergentOptions, type EmergentOptions, type EmergentState } from './emergent-state.ts';
+export { EMERGENT_ELECTION_TYPES, emergentOptions, type EmergentState } from './emergent-state.ts';
 
 /** The steady-start pool: the `initialPool` highest ids below the master, the same at every process. */
 export function initialSlaves(ids: readonly number[], master: number, size: number): number[] {
@@ -121,7 +121,7 @@ function step(s: EmergentState, event: AlgorithmEvent<EmergentMessage>, _ctx: St
   }
 }
 
-export function emergentReport(s: EmergentState): Report {
+function emergentReport(s: EmergentState): Report {
   return {
     role: s.role,
     coordinator: s.master,

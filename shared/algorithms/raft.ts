@@ -21,7 +21,7 @@ import {
 } from './algorithm.ts';
 
 /** Options (config.options); every one has a default derived from the lab's timing. */
-export interface RaftOptions {
+interface RaftOptions {
   /** Election timeouts are drawn uniformly from [min, max] ms. Default [heartbeatTimeout, 2 heartbeatTimeout]. */
   electionTimeoutMin: number;
   electionTimeoutMax: number;
@@ -55,7 +55,7 @@ export function raftOptions(
   return { options: { electionTimeoutMin: lo, electionTimeoutMax: hi, heartbeatInterval, restartQuietPeriod: num('restartQuietPeriod', hi, 0) }, problems };
 }
 
-export type RaftRole = 'leader' | 'candidate' | 'follower';
+type RaftRole = 'leader' | 'candidate' | 'follower';
 
 export type RaftMessage =
   | { type: 'REQUEST_VOTE'; term: number }
@@ -87,7 +87,7 @@ export interface RaftState extends Counted {
 type Out = Step<RaftState, RaftMessage>;
 type Eff = Effect<RaftMessage>;
 
-export const RAFT_TIMERS = { election: 'election', heartbeat: 'heartbeat', quiet: 'quiet' } as const;
+const RAFT_TIMERS = { election: 'election', heartbeat: 'heartbeat', quiet: 'quiet' } as const;
 
 export function majority(n: number): number {
   return Math.floor(n / 2) + 1;
@@ -134,11 +134,80 @@ function campaign(s: RaftState, ctx: StepContext): Out {
 
 /** §5.1: a higher term seen anywhere turns any role into a follower of that term. */
 function adoptTerm(s: RaftState, term: number): { state: RaftState; effects: Eff[] } {
-  const wasLeader = s.role === 'leader';
   const state: RaftState = { ...s, role: 'follower', term, votedFor: null, leader: null, votes: [] };
-  return { state, effects: wasLeader ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] : [] };
+  if (s.role === 'leader') return { state, effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] };
+  return { state, effects: stopWaiting(s) };
 }
 
+/** A candidate turning follower with no failure detector stops its election timer: such followers never time out. */
+function stopWaiting(s: RaftState): Eff[] {
+  return s.role === 'candidate' && s.detector === 'none' ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }] : [];
+}
+
+/** A message or a timer, as a role's step function sees it. */
+type RoleEvent = { kind: 'message'; from: ProcessId; message: RaftMessage } | { kind: 'timer'; name: string };
+
+/** What a role did with an event: its new state and effects, and whether the election timer restarts. */
+interface Handled {
+  state: RaftState;
+  effects: Eff[];
+  rearm: boolean;
+}
+
+const unchanged = (s: RaftState): Handled => ({ state: s, effects: [], rearm: false });
+
+/**
+ * §5.2: a heartbeat of the current term comes from its leader (a term's leader had a majority,
+ * so voting for anyone else in it would be pointless); a candidate returns to follower.
+ */
+function follow(s: RaftState, from: ProcessId): Handled {
+  return { state: { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from }, effects: stopWaiting(s), rearm: true };
+}
+
+/**
+ * The leader: beats on its heartbeat timer. It has won, so votes are moot; and two leaders in
+ * one term cannot happen (one vote per term), so it never yields to a heartbeat of its own term.
+ */
+function stepLeader(s: RaftState, e: RoleEvent): Handled {
+  if (e.kind === 'timer' && e.name === RAFT_TIMERS.heartbeat) return { state: s, effects: heartbeats(s), rearm: false };
+  return unchanged(s);
+}
+
+/** A candidate: counts the votes of its term and leads on a majority; yields to a leader; campaigns again when its election times out. */
+function stepCandidate(s: RaftState, e: RoleEvent, ctx: StepContext): Handled {
+  if (e.kind === 'timer') return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
+  const { from, message: m } = e;
+  if (m.type === 'HEARTBEAT') return follow(s, from);
+  if (m.type !== 'VOTE' || m.term !== s.term || !m.granted || s.votes.includes(from)) return unchanged(s);
+  const counted: RaftState = { ...s, votes: [...s.votes, from] };
+  if (counted.votes.length >= majority(s.ids.length)) return { ...becomeLeader(counted), rearm: false };
+  return { state: counted, effects: [], rearm: false };
+}
+
+/** A follower: follows the leader it hears; campaigns when its election times out. */
+function stepFollower(s: RaftState, e: RoleEvent, ctx: StepContext): Handled {
+  if (e.kind === 'timer') return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
+  return e.message.type === 'HEARTBEAT' ? follow(s, e.from) : unchanged(s);
+}
+
+const ROLE_STEPS: Record<RaftRole, (s: RaftState, e: RoleEvent, ctx: StepContext) => Handled> = {
+  leader: stepLeader,
+  candidate: stepCandidate,
+  follower: stepFollower,
+};
+
+/** §5.2: at most one vote per term, first come first served (no log to compare); the same in every role. */
+function onRequestVote(s: RaftState, from: ProcessId, term: number): Handled {
+  const grant = term === s.term && !s.quiet && (s.votedFor === null || s.votedFor === from);
+  const next = grant ? { ...s, votedFor: from } : s;
+  // Granting a vote resets the election timer (Raft, Figure 2).
+  return { state: next, effects: [{ kind: 'send', to: from, message: { type: 'VOTE', term: next.term, granted: grant } }], rearm: grant };
+}
+
+/**
+ * What every role does with a message first (§5.1: a higher term turns it into a follower of that
+ * term; a stale leader is told the term; votes are cast alike), then the role's own step.
+ */
 function onMessage(s0: RaftState, from: ProcessId, m: RaftMessage, ctx: StepContext): Out {
   if (!s0.ids.includes(from) || typeof m.term !== 'number') return { state: s0, effects: [] };
   let s = s0;
@@ -150,57 +219,21 @@ function onMessage(s0: RaftState, from: ProcessId, m: RaftMessage, ctx: StepCont
     effects.push(...adopted.effects);
     rearm = s0.role === 'leader'; // a deposed leader had no election timer running
   }
-  switch (m.type) {
-    case 'REQUEST_VOTE': {
-      // §5.2: at most one vote per term, first come first served (no log to compare).
-      const grant = m.term === s.term && !s.quiet && (s.votedFor === null || s.votedFor === from);
-      if (grant) {
-        s = { ...s, votedFor: from };
-        rearm = true; // granting a vote resets the election timer (Raft, Figure 2)
-      }
-      effects.push({ kind: 'send', to: from, message: { type: 'VOTE', term: s.term, granted: grant } });
-      break;
-    }
-    case 'VOTE': {
-      if (s.role !== 'candidate' || m.term !== s.term || !m.granted || s.votes.includes(from)) break;
-      s = { ...s, votes: [...s.votes, from] };
-      if (s.votes.length >= majority(s.ids.length)) {
-        const won = becomeLeader(s);
-        return { state: won.state, effects: [...effects, ...won.effects] };
-      }
-      break;
-    }
-    case 'HEARTBEAT': {
-      if (m.term < s.term) {
-        effects.push({ kind: 'send', to: from, message: { type: 'HEARTBEAT_REPLY', term: s.term } });
-        break;
-      }
-      // Two leaders in one term cannot happen with one vote per term; a leader never yields to one.
-      if (s.role === 'leader') break;
-      // §5.2: a candidate that hears from a leader of its own term returns to follower. The
-      // leader of a term had a majority, so voting for anyone else in it would be pointless.
-      s = { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from };
-      rearm = true;
-      break;
-    }
-    case 'HEARTBEAT_REPLY':
-      break; // its only effect, adopting a newer term, happened above
-  }
-  if (rearm && s.role !== 'leader') effects.push(...armElection(s, ctx));
-  return { state: s, effects };
+  let h: Handled;
+  if (m.type === 'REQUEST_VOTE') h = onRequestVote(s, from, m.term);
+  else if (m.type === 'HEARTBEAT' && m.term < s.term) h = { state: s, effects: [{ kind: 'send', to: from, message: { type: 'HEARTBEAT_REPLY', term: s.term } }], rearm: false };
+  // A HEARTBEAT_REPLY's only effect, adopting a newer term, happened above.
+  else if (m.type === 'HEARTBEAT_REPLY') h = unchanged(s);
+  else h = ROLE_STEPS[s.role](s, { kind: 'message', from, message: m }, ctx);
+  effects.push(...h.effects);
+  if ((rearm || h.rearm) && h.state.role !== 'leader') effects.push(...armElection(h.state, ctx));
+  return { state: h.state, effects };
 }
 
 function onTimer(s: RaftState, name: string, ctx: StepContext): Out {
-  switch (name) {
-    case RAFT_TIMERS.election:
-      return s.role === 'leader' ? { state: s, effects: [] } : campaign(s, ctx);
-    case RAFT_TIMERS.heartbeat:
-      return s.role === 'leader' ? { state: s, effects: heartbeats(s) } : { state: s, effects: [] };
-    case RAFT_TIMERS.quiet:
-      return { state: { ...s, quiet: false }, effects: [] };
-    default:
-      return { state: s, effects: [] };
-  }
+  if (name === RAFT_TIMERS.quiet) return { state: { ...s, quiet: false }, effects: [] };
+  const h = ROLE_STEPS[s.role](s, { kind: 'timer', name }, ctx);
+  return { state: h.state, effects: h.effects };
 }
 
 function init(config: AlgorithmConfig, ctx: StepContext): Out {
@@ -245,7 +278,7 @@ function step(s: RaftState, event: AlgorithmEvent<RaftMessage>, ctx: StepContext
   }
 }
 
-export function raftReport(s: RaftState): Report {
+function raftReport(s: RaftState): Report {
   return {
     role: s.role,
     coordinator: s.leader,

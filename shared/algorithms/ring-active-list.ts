@@ -47,8 +47,8 @@ import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DET
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
 import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
-export type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
-export type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
+type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
+type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
 type Hop = ElectMessage | ElectedMessage;
 export type ActiveListMessage = Hop | AckMessage | DetectorMessage;
 

@@ -32,8 +32,8 @@ import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, typ
 import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
 import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
 
-export type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
-export type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string; coordinator: ProcessId; origin: ProcessId };
+type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
+type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string; coordinator: ProcessId; origin: ProcessId };
 type Hop = ElectionMessage | CoordinatorMessage;
 export type RingMessage = Hop | AckMessage | DetectorMessage;
 

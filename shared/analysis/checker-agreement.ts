@@ -5,7 +5,7 @@ import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.t
 import type { CheckerProfile } from './checker-profiles.ts';
 import { checkAgreement, leads } from './properties.ts';
 
-export interface Disagreement {
+interface Disagreement {
   /** Every live process whose coordinator is not the expected one. */
   processes: ProcessId[];
   detail: string;

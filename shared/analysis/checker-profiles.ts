@@ -22,7 +22,7 @@ export interface CheckerProfile {
   bounds: CheckerBounds;
 }
 
-export interface ProfileInput {
+interface ProfileInput {
   algorithm: AlgorithmName;
   /** Every id of the lab (ring size for the ring bounds). */
   ids: readonly number[];

@@ -15,13 +15,13 @@
 //   is; its deadline restarts at every fault (crash, recovery, partition, fabric change).
 import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type Timing } from '../algorithms/algorithm.ts';
 import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '../protocol/finding.ts';
-import { checkerProfile } from './checker-profiles.ts';
-import { createCoordinatorWatch } from './checker-coordinators.ts';
+import { checkerProfile, type CheckerProfile } from './checker-profiles.ts';
+import { createCoordinatorWatch, type CoordinatorWatch } from './checker-coordinators.ts';
 import { judgeAgreement } from './checker-agreement.ts';
 import { leads } from './properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 
-export type { CheckerBounds, CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
+export type { CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
 
 export interface CheckerSetup {
   algorithm: AlgorithmName;
@@ -42,7 +42,7 @@ export interface Checker {
   summary(): CheckerSummary;
 }
 
-interface Proc {
+interface CheckedProcess {
   live: boolean;
   report: Report | null;
   /** Time of an `elect` request not yet answered by a report: that election is asked for, not spurious. */
@@ -51,107 +51,240 @@ interface Proc {
   told: number | null;
 }
 
+/** The election episode in progress. */
+interface Episode {
+  since: number;
+  deadline: number;
+  flagged: boolean;
+  spurious: boolean;
+  lost: number;
+}
+
 export function createChecker(setup: CheckerSetup): Checker {
-  const profile = checkerProfile(setup, setup.bounds);
-  const { bounds } = profile;
-  const procs = new Map<ProcessId, Proc>();
-  const inFlight = new Set<number>();
-  let groupOf: Map<ProcessId, number> | null = null;
-  let clock = 0;
-  let lastActivity = 0;
-  let quietChecked = false;
-  let paused: number | null = null;
-  let election: { since: number; deadline: number; flagged: boolean; spurious: boolean; lost: number } | null = null;
-  let spuriousElections = 0;
-  /** Relays that took the lab over (cluster failover): each is a fault the election may follow. */
-  const owners: { relay: string; epoch: number; since: number }[] = [];
-  const counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
-  const recent: Finding[] = [];
-  const coordinators = createCoordinatorWatch(profile);
+  return new LiveChecker(setup);
+}
 
-  const proc = (id: ProcessId): Proc => {
-    let p = procs.get(id);
-    if (!p) procs.set(id, (p = { live: false, report: null, asked: null, told: null }));
-    return p;
-  };
-  const liveIds = () => [...procs].filter(([, p]) => p.live).map(([id]) => id).sort((a, b) => a - b);
-  const isQuiet = () => paused === null && inFlight.size === 0 && clock >= lastActivity + bounds.quiet;
+/** The checker's state and its steps; `observe`, `tick`, `nextDue` and `summary` are the Checker. */
+class LiveChecker implements Checker {
+  private readonly profile: CheckerProfile;
+  private readonly bounds: CheckerBounds;
+  private readonly procs = new Map<ProcessId, CheckedProcess>();
+  /** Election messages in flight (steady heartbeats and polls excepted). */
+  private readonly inFlight = new Set<number>();
+  /** Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once). */
+  private readonly electingNow = new Set<ProcessId>();
+  private readonly coordinators: CoordinatorWatch;
+  private groupOf: Map<ProcessId, number> | null = null;
+  private clock = 0;
+  private lastActivity = 0;
+  private quietChecked = false;
+  private paused: number | null = null;
+  private election: Episode | null = null;
+  private spuriousElections = 0;
+  /** Owners of the lab in a cluster (`owner` events, the last 8) and how many there were. */
+  private readonly owners: { relay: string; epoch: number; since: number }[] = [];
+  private ownerCount = 0;
+  private readonly counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
+  private readonly recent: Finding[] = [];
 
-  const emit = (out: Finding[], f: Finding) => {
-    counts[f.kind]++;
-    recent.push(f);
-    if (recent.length > RECENT_FINDINGS) recent.shift();
-    out.push(f);
-  };
-  const activity = (t: number) => {
-    lastActivity = t;
-    quietChecked = false;
-  };
-  const fault = (t: number) => {
-    activity(t);
-    if (election) election.deadline = t + bounds.election;
-  };
-  // Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once).
-  const electingNow = new Set<ProcessId>();
-  const electingIds = () => [...electingNow].sort((a, b) => a - b);
+  constructor(private readonly setup: CheckerSetup) {
+    this.profile = checkerProfile(setup, setup.bounds);
+    this.bounds = this.profile.bounds;
+    this.coordinators = createCoordinatorWatch(this.profile);
+  }
 
-  /** Open or close the election episode after a change at time t. */
-  const updateElection = (t: number, asked = false) => {
-    const any = electingNow.size > 0;
-    if (!election && (any || asked)) election = { since: t, deadline: t + bounds.election, flagged: false, spurious: false, lost: 0 };
-    else if (election && !any && !asked) election = null;
-  };
-
-  const coordinatorChanged = (out: Finding[], t: number) => {
-    for (const f of coordinators.update(t, procs)) emit(out, f);
-  };
-
-  const agreement = (out: Finding[], t: number) => {
-    quietChecked = true;
-    const live = liveIds();
-    const reports = Object.fromEntries(live.map((id) => [id, procs.get(id)!.report]));
-    const d = judgeAgreement(setup.algorithm, profile.expects, live, reports);
-    if (!d) return;
-    const part = groupOf ? ' (partitioned)' : '';
-    emit(out, { kind: 'agreement', at: t, processes: d.processes, since: lastActivity, detail: `quiet fabric${part}: ${d.detail}` });
-  };
-
-
-  const deadlines = () => ({
-    overlapAt: coordinators.nextDue(bounds.overlap),
-    quietAt: !quietChecked && inFlight.size === 0 ? lastActivity + bounds.quiet : Infinity,
-    lateAt: election && !election.flagged ? election.deadline : Infinity,
-  });
+  observe(e: TraceEvent, now = e.t): Finding[] {
+    const before = this.tick(e.t);
+    const during = this.apply(e);
+    return [...before, ...during, ...this.tick(now)];
+  }
 
   /** Fire every deadline up to `now`, in time order. */
-  const advance = (now: number): Finding[] => {
+  tick(now: number): Finding[] {
     const out: Finding[] = [];
-    if (now < clock) now = clock;
-    if (paused !== null) {
-      clock = now;
+    if (now < this.clock) now = this.clock;
+    if (this.paused !== null) {
+      this.clock = now;
       return out;
     }
     for (let guard = 0; guard < 1000; guard++) {
-      const { overlapAt, quietAt, lateAt } = deadlines();
+      const { overlapAt, quietAt, lateAt } = this.deadlines();
       const at = Math.min(overlapAt, quietAt, lateAt);
       if (at > now) break;
-      clock = Math.max(clock, at);
-      if (at === overlapAt) for (const f of coordinators.due(at, bounds.overlap)) emit(out, f);
-      else if (at === lateAt) {
-        const electing = electingIds();
-        if (electing.length === 0) {
-          // Asked for, but nobody took it up (an idle told to elect, a winner at once): no election.
-          election = null;
-          continue;
-        }
-        election!.flagged = true;
-        const lost = election!.lost > 0 ? `, ${election!.lost} messages lost meanwhile` : '';
-        emit(out, { kind: 'liveness', at, since: election!.since, processes: electing, detail: `election unfinished after ${bounds.election} ms (${setup.algorithm} bound)${lost}; electing: ${electing.join(',')}` });
-      } else agreement(out, at);
+      this.clock = Math.max(this.clock, at);
+      if (at === overlapAt) for (const f of this.coordinators.due(at, this.bounds.overlap)) this.emit(out, f);
+      else if (at === lateAt) this.late(out, at);
+      else this.agreement(out, at);
     }
-    clock = now;
+    this.clock = now;
     return out;
-  };
+  }
+
+  nextDue(): number {
+    if (this.paused !== null) return Infinity;
+    const d = this.deadlines();
+    return Math.min(d.overlapAt, d.quietAt, d.lateAt);
+  }
+
+  summary(): CheckerSummary {
+    const { election } = this;
+    return {
+      counts: { ...this.counts },
+      spuriousElections: this.spuriousElections,
+      splitBrain: this.coordinators.current(),
+      quiet: this.paused === null && this.inFlight.size === 0 && this.clock >= this.lastActivity + this.bounds.quiet,
+      election: { active: election !== null, since: election?.since ?? null, deadline: election?.deadline ?? null },
+      bounds: this.bounds,
+      recent: [...this.recent],
+      ...(this.ownerCount > 0 ? { owners: [...this.owners], takeovers: this.ownerCount - 1 } : {}),
+    };
+  }
+
+  // --- the events -----------------------------------------------------------------------------
+
+  private apply(e: TraceEvent): Finding[] {
+    const out: Finding[] = [];
+    switch (e.kind) {
+      case 'send':
+      case 'duplicate':
+      case 'deliver':
+      case 'drop':
+        this.message(e);
+        break;
+      case 'elect':
+        this.proc(e.node).asked = e.t;
+        this.updateElection(e.t, true);
+        this.activity(e.t);
+        break;
+      case 'crash':
+      case 'leave':
+      case 'fault':
+        // A fault: the host restarted it from scratch (a crash and a recovery in one), so it is
+        // live but holds no beliefs until it reports again.
+        Object.assign(this.proc(e.node), { ...(e.kind === 'fault' ? {} : { live: false }), report: null, asked: null, told: null });
+        this.electingNow.delete(e.node);
+        this.fault(e.t);
+        this.updateElection(e.t);
+        this.coordinatorChanged(out, e.t);
+        break;
+      case 'recover':
+      case 'join':
+        Object.assign(this.proc(e.node), { live: true, report: null });
+        this.electingNow.delete(e.node);
+        this.fault(e.t);
+        break;
+      case 'report':
+        this.report(out, e.node, e.report, e.t);
+        break;
+      case 'owner':
+        // A cluster's relay took the lab over (its processes reconnect): a fault after the first owner.
+        this.owners.push({ relay: e.relay, epoch: e.epoch, since: e.t });
+        if (this.owners.length > 8) this.owners.shift();
+        if (++this.ownerCount > 1) this.fault(e.t);
+        break;
+      case 'partition':
+        this.groupOf = e.groups ? new Map(e.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
+        this.fault(e.t);
+        break;
+      case 'control':
+        this.control(e.action, e.t);
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  private message(e: Extract<TraceEvent, { kind: 'send' | 'duplicate' | 'deliver' | 'drop' }>): void {
+    const steady = this.profile.steady.has(e.type);
+    if (e.kind === 'send' || e.kind === 'duplicate') {
+      if (steady) return;
+      this.inFlight.add(e.msg);
+      this.activity(e.t);
+      return;
+    }
+    if (e.kind === 'drop' && e.reason === 'loss' && this.election) this.election.lost++;
+    if (e.kind === 'deliver' && !steady) this.proc(e.to).told = e.t;
+    if (this.inFlight.delete(e.msg)) this.activity(e.t);
+  }
+
+  private report(out: Finding[], id: ProcessId, report: Report, t: number): void {
+    const p = this.proc(id);
+    const before = p.report;
+    p.live = true;
+    p.report = report;
+    if (report.electing) this.electingNow.add(id);
+    else this.electingNow.delete(id);
+    const changed = !before || before.coordinator !== report.coordinator || before.electing !== report.electing || before.term !== report.term;
+    if (!changed) return;
+    this.activity(t);
+    this.updateElection(t);
+    if (report.electing && !before?.electing) this.spuriousCheck(out, id, before, p, t);
+    else if (p.asked !== null && !report.electing) p.asked = null;
+    this.coordinatorChanged(out, t);
+  }
+
+  private control(action: Extract<TraceEvent, { kind: 'control' }>['action'], t: number): void {
+    if (action === 'pause') this.paused ??= t;
+    else if (action === 'resume' && this.paused !== null) {
+      const d = t - this.paused;
+      this.paused = null;
+      this.lastActivity += d;
+      if (this.election) this.election.deadline += d;
+      this.coordinators.shift(d);
+    } else if (action === 'reset' || action === 'reconfigure') {
+      for (const p of this.procs.values()) Object.assign(p, { report: null, asked: null });
+      this.inFlight.clear();
+      this.electingNow.clear();
+      this.election = null;
+      this.coordinators.reset();
+      this.activity(t);
+    } else this.fault(t);
+  }
+
+  // --- the findings ---------------------------------------------------------------------------
+
+  private emit(out: Finding[], f: Finding): void {
+    this.counts[f.kind]++;
+    this.recent.push(f);
+    if (this.recent.length > RECENT_FINDINGS) this.recent.shift();
+    out.push(f);
+  }
+
+  private coordinatorChanged(out: Finding[], t: number): void {
+    for (const f of this.coordinators.update(t, this.procs)) this.emit(out, f);
+  }
+
+  /** The fabric has been quiet for `bounds.quiet`: every live process must agree by now. */
+  private agreement(out: Finding[], t: number): void {
+    this.quietChecked = true;
+    const live = [...this.procs].filter(([, p]) => p.live).map(([id]) => id).sort((a, b) => a - b);
+    const reports = Object.fromEntries(live.map((id) => [id, this.procs.get(id)!.report]));
+    const d = judgeAgreement(this.setup.algorithm, this.profile.expects, live, reports);
+    if (!d) return;
+    const part = this.groupOf ? ' (partitioned)' : '';
+    this.emit(out, { kind: 'agreement', at: t, processes: d.processes, since: this.lastActivity, detail: `quiet fabric${part}: ${d.detail}` });
+  }
+
+  /** The election episode's deadline passed: flag it, unless nobody took it up. */
+  private late(out: Finding[], at: number): void {
+    const electing = [...this.electingNow].sort((a, b) => a - b);
+    const election = this.election!;
+    if (electing.length === 0) {
+      // Asked for, but nobody took it up (an idle told to elect, a winner at once): no election.
+      this.election = null;
+      return;
+    }
+    election.flagged = true;
+    const lost = election.lost > 0 ? `, ${election.lost} messages lost meanwhile` : '';
+    this.emit(out, {
+      kind: 'liveness',
+      at,
+      since: election.since,
+      processes: electing,
+      detail: `election unfinished after ${this.bounds.election} ms (${this.setup.algorithm} bound)${lost}; electing: ${electing.join(',')}`,
+    });
+  }
 
   /**
    * A false detection (003, "Spurious"): this process began electing on its own (not asked to,
@@ -159,132 +292,57 @@ export function createChecker(setup: CheckerSetup): Checker {
    * coordinator it believed was alive and still acting as coordinator.
    * In the relay a process reports one round trip after the relay hands it something.
    */
-  const spuriousCheck = (out: Finding[], id: ProcessId, before: Report | null, p: Proc, t: number) => {
-    const window = roundTripBound(setup.timing);
+  private spuriousCheck(out: Finding[], id: ProcessId, before: Report | null, p: CheckedProcess, t: number): void {
+    const window = roundTripBound(this.setup.timing);
     const asked = p.asked !== null && t - p.asked <= window;
     const joined = p.told !== null && t - p.told <= window;
     p.asked = null;
     const c = before?.coordinator ?? null;
     // With rival coordinators about, electing is how the algorithm resolves them (003, "Uniqueness").
-    const rivals = !profile.terms && coordinators.current().length > 0;
+    const rivals = !this.profile.terms && this.coordinators.current().length > 0;
     // A coordinator that crashed and came back, or stepped down, is no longer one: suspecting it is right.
-    const leading = c !== null && procs.get(c)?.live === true && leads(procs.get(c)?.report);
+    const leading = c !== null && this.procs.get(c)?.live === true && leads(this.procs.get(c)?.report);
     if (asked || joined || rivals || c === id || !leading) return;
-    spuriousElections++;
-    if (!election || election.spurious) return;
-    election.spurious = true;
-    const behind = groupOf && (groupOf.get(c) ?? -1) !== (groupOf.get(id) ?? -1) ? ' (behind a partition)' : '';
-    emit(out, { kind: 'spurious', at: t, processes: [id], detail: `${id} started an election while its coordinator ${c} was alive${behind}` });
-  };
+    this.spuriousElections++;
+    if (!this.election || this.election.spurious) return;
+    this.election.spurious = true;
+    const behind = this.groupOf && (this.groupOf.get(c) ?? -1) !== (this.groupOf.get(id) ?? -1) ? ' (behind a partition)' : '';
+    this.emit(out, { kind: 'spurious', at: t, processes: [id], detail: `${id} started an election while its coordinator ${c} was alive${behind}` });
+  }
 
-  const apply = (e: TraceEvent): Finding[] => {
-    const out: Finding[] = [];
-    const t = e.t;
-    switch (e.kind) {
-      case 'send':
-      case 'duplicate':
-        if (profile.steady.has(e.type)) break;
-        inFlight.add(e.msg);
-        activity(t);
-        break;
-      case 'deliver':
-      case 'drop':
-        if (e.kind === 'drop' && e.reason === 'loss' && election) election.lost++;
-        if (e.kind === 'deliver' && !profile.steady.has(e.type)) proc(e.to).told = t;
-        if (inFlight.delete(e.msg)) activity(t);
-        break;
-      case 'elect':
-        proc(e.node).asked = t;
-        updateElection(t, true);
-        activity(t);
-        break;
-      case 'crash':
-      case 'leave':
-      case 'fault':
-        // A fault: the host restarted it from scratch (a crash and a recovery in one), so it is
-        // live but holds no beliefs until it reports again.
-        Object.assign(proc(e.node), { ...(e.kind === 'fault' ? {} : { live: false }), report: null, asked: null, told: null });
-        electingNow.delete(e.node);
-        fault(t);
-        updateElection(t);
-        coordinatorChanged(out, t);
-        break;
-      case 'recover':
-      case 'join':
-        Object.assign(proc(e.node), { live: true, report: null });
-        electingNow.delete(e.node);
-        fault(t);
-        break;
-      case 'report': {
-        const p = proc(e.node);
-        const before = p.report;
-        p.live = true;
-        p.report = e.report;
-        if (e.report.electing) electingNow.add(e.node);
-        else electingNow.delete(e.node);
-        const changed = !before || before.coordinator !== e.report.coordinator || before.electing !== e.report.electing || before.term !== e.report.term;
-        if (!changed) break;
-        activity(t);
-        updateElection(t);
-        if (e.report.electing && !before?.electing) spuriousCheck(out, e.node, before, p, t);
-        else if (p.asked !== null && !e.report.electing) p.asked = null;
-        coordinatorChanged(out, t);
-        break;
-      }
-      case 'owner':
-        owners.push({ relay: e.relay, epoch: e.epoch, since: t });
-        if (owners.length > 1) fault(t);
-        break;
-      case 'partition':
-        groupOf = e.groups ? new Map(e.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
-        fault(t);
-        break;
-      case 'control':
-        if (e.action === 'pause') paused ??= t;
-        else if (e.action === 'resume' && paused !== null) {
-          const d = t - paused;
-          paused = null;
-          lastActivity += d;
-          if (election) election.deadline += d;
-          coordinators.shift(d);
-        } else if (e.action === 'reset' || e.action === 'reconfigure') {
-          for (const p of procs.values()) Object.assign(p, { report: null, asked: null });
-          inFlight.clear();
-          electingNow.clear();
-          election = null;
-          coordinators.reset();
-          activity(t);
-        } else fault(t);
-        break;
-      default:
-        break;
-    }
-    return out;
-  };
+  // --- time and bookkeeping -------------------------------------------------------------------
 
-  return {
-    observe(e, now = e.t) {
-      const before = advance(e.t);
-      const during = apply(e);
-      return [...before, ...during, ...advance(now)];
-    },
-    tick: advance,
-    nextDue() {
-      if (paused !== null) return Infinity;
-      const d = deadlines();
-      return Math.min(d.overlapAt, d.quietAt, d.lateAt);
-    },
-    summary: () => ({
-      counts: { ...counts },
-      spuriousElections,
-      splitBrain: coordinators.current(),
-      quiet: isQuiet(),
-      election: { active: election !== null, since: election?.since ?? null, deadline: election?.deadline ?? null },
-      bounds,
-      recent: [...recent],
-      ...(owners.length > 0 ? { owners: owners.slice(-8), takeovers: owners.length - 1 } : {}),
-    }),
-  };
+  private proc(id: ProcessId): CheckedProcess {
+    let p = this.procs.get(id);
+    if (!p) this.procs.set(id, (p = { live: false, report: null, asked: null, told: null }));
+    return p;
+  }
+
+  private activity(t: number): void {
+    this.lastActivity = t;
+    this.quietChecked = false;
+  }
+
+  /** A crash, recovery, partition or fabric change: activity, and the episode's deadline starts again. */
+  private fault(t: number): void {
+    this.activity(t);
+    if (this.election) this.election.deadline = t + this.bounds.election;
+  }
+
+  /** Open or close the election episode after a change at time t. */
+  private updateElection(t: number, asked = false): void {
+    const any = this.electingNow.size > 0;
+    if (!this.election && (any || asked)) this.election = { since: t, deadline: t + this.bounds.election, flagged: false, spurious: false, lost: 0 };
+    else if (this.election && !any && !asked) this.election = null;
+  }
+
+  private deadlines(): { overlapAt: number; quietAt: number; lateAt: number } {
+    return {
+      overlapAt: this.coordinators.nextDue(this.bounds.overlap),
+      quietAt: !this.quietChecked && this.inFlight.size === 0 ? this.lastActivity + this.bounds.quiet : Infinity,
+      lateAt: this.election && !this.election.flagged ? this.election.deadline : Infinity,
+    };
+  }
 }
 
 /** Run the checker over a whole trace (a simulator run), then on to `until` (default: the last event). */

@@ -16,7 +16,7 @@ export type ElectionCase = 'worst' | 'best' | 'random';
 export const ELECTION_CASES: readonly ElectionCase[] = ['worst', 'best', 'random'];
 
 /** Over the detectors a case allows: one for worst and best, all for random (uniformly). */
-export interface Range {
+interface Range {
   min: number;
   max: number;
   mean: number;
@@ -34,7 +34,7 @@ export interface Expectation {
 }
 
 /** One detector's exact counts and time (in T). */
-export interface Exact {
+interface Exact {
   messages: Record<string, number>;
   time: number;
 }

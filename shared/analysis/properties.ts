@@ -22,13 +22,13 @@ export interface Violation {
   message: string;
 }
 
-export type Reports = Readonly<Record<ProcessId, Report | null | undefined>>;
+type Reports = Readonly<Record<ProcessId, Report | null | undefined>>;
 
 /** Roles that mean "I lead", across the lab's algorithms. */
-export const LEADER_ROLES: readonly string[] = ['coordinator', 'leader', 'master'];
+const LEADER_ROLES: readonly string[] = ['coordinator', 'leader', 'master'];
 
 /** Algorithms whose winner must be the highest live id (the documents' rule). */
-export const HIGHEST_ID_WINS: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
+const HIGHEST_ID_WINS: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
 
 export function leads(r: Report | null | undefined): boolean {
   return !!r && LEADER_ROLES.includes(r.role);

@@ -4,30 +4,11 @@
 //
 // `stateAt(trace, n)` is the state after the first n events (0: before any). Scrubbing a long
 // trace back and forth folds from the nearest checkpoint (`replayIndex`) instead of the start.
-import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { ProcessId } from '../algorithms/algorithm.ts';
 import type { ParsedTrace } from '../protocol/trace-file.ts';
 import type { Finding } from '../protocol/finding.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-
-/** `absent`: not joined yet (relay traces); `gone`: left the lab. */
-export type ProcessStatus = 'up' | 'crashed' | 'gone' | 'absent';
-
-export interface ProcessView {
-  id: ProcessId;
-  status: ProcessStatus;
-  /** The last report since the process (re)started; null before its first and after a crash. */
-  report: Report | null;
-}
-
-export interface FlightView {
-  msg: number;
-  from: ProcessId;
-  to: ProcessId;
-  type: string;
-  sentAt: number;
-  /** The message body, when the trace carries it (send events do; duplicates point at them). */
-  message: Message | null;
-}
+import { createFold, foldEvent, type FlightView, type FoldedProcess, type LabFold } from './lab-fold.ts';
 
 export interface ReplayState {
   /** How many events have been applied. */
@@ -35,7 +16,7 @@ export interface ReplayState {
   /** Time of the last applied event (0 before any). */
   t: number;
   /** Every process seen so far, by ascending id. */
-  processes: ProcessView[];
+  processes: FoldedProcess[];
   /** Messages sent and neither delivered nor dropped, by message id. */
   inFlight: FlightView[];
   /** Coordinator each up process believes in (null: none or electing), by id. */
@@ -45,12 +26,10 @@ export interface ReplayState {
   findings: Finding[];
 }
 
+/** The lab fold (lab-fold.ts) with what replay adds: a count of events and the findings. */
 interface Acc {
   applied: number;
-  t: number;
-  procs: Map<ProcessId, ProcessView>;
-  flights: Map<number, FlightView>;
-  partition: ProcessId[][] | null;
+  lab: LabFold;
   findings: Finding[];
 }
 
@@ -87,103 +66,42 @@ export function replayIndex(trace: ParsedTrace, every = 1000): ReplayIndex {
 
 /** The header's processes start up (the simulator starts every id at t = 0); relay traces join. */
 function start(trace: ParsedTrace): Acc {
-  const procs = new Map<ProcessId, ProcessView>();
-  for (const id of trace.header?.ids ?? []) procs.set(id, { id, status: 'up', report: null });
-  return { applied: 0, t: 0, procs, flights: new Map(), partition: null, findings: [] };
+  const lab = createFold(upProcess, { flights: true });
+  for (const id of trace.header?.ids ?? []) lab.processes.set(id, upProcess(id));
+  return { applied: 0, lab, findings: [] };
 }
 
-function proc(acc: Acc, id: ProcessId): ProcessView {
-  let p = acc.procs.get(id);
-  if (!p) {
-    // First seen without a join: it was there before the trace began.
-    p = { id, status: 'up', report: null };
-    acc.procs.set(id, p);
-  }
-  return p;
+function upProcess(id: ProcessId): FoldedProcess {
+  return { id, status: 'up', report: null };
 }
 
 function apply(acc: Acc, e: TraceEvent): void {
   acc.applied++;
-  acc.t = e.t;
-  switch (e.kind) {
-    case 'send':
-      proc(acc, e.from);
-      acc.flights.set(e.msg, { msg: e.msg, from: e.from, to: e.to, type: e.type, sentAt: e.t, message: e.message });
-      break;
-    case 'duplicate': {
-      const of = acc.flights.get(e.of);
-      acc.flights.set(e.msg, { msg: e.msg, from: e.from, to: e.to, type: e.type, sentAt: e.t, message: of?.message ?? null });
-      break;
-    }
-    case 'deliver':
-    case 'drop':
-      acc.flights.delete(e.msg);
-      break;
-    case 'report':
-      setProc(acc, e.node, { status: 'up', report: e.report });
-      break;
-    case 'crash':
-      setProc(acc, e.node, { status: 'crashed', report: null });
-      break;
-    case 'leave':
-      setProc(acc, e.node, { status: 'gone', report: null });
-      break;
-    case 'recover':
-    case 'join':
-      setProc(acc, e.node, { status: 'up', report: null });
-      break;
-    case 'fault':
-      // The host restarted the process from scratch: it holds no beliefs until it reports again.
-      setProc(acc, e.node, { status: 'up', report: null });
-      break;
-    case 'timer':
-    case 'elect':
-      proc(acc, e.node);
-      break;
-    case 'partition':
-      acc.partition = e.groups;
-      break;
-    case 'finding':
-      acc.findings = [...acc.findings, e.finding];
-      break;
-    case 'control':
-    case 'note':
-    case 'owner':
-      break;
-    default: {
-      // A new event kind must be handled here (or listed above as changing nothing).
-      const unhandled: never = e;
-      void unhandled;
-    }
-  }
-}
-
-function setProc(acc: Acc, id: ProcessId, patch: Omit<ProcessView, 'id'>): void {
-  acc.procs.set(id, { id, ...patch });
+  if (foldEvent(acc.lab, e) === 'finding' && e.kind === 'finding') acc.findings = [...acc.findings, e.finding];
 }
 
 function freeze(acc: Acc): ReplayState {
-  const processes = [...acc.procs.values()].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
+  const { lab } = acc;
+  const processes = [...lab.processes.values()].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
   const coordinators: Record<ProcessId, ProcessId | null> = {};
   for (const p of processes) if (p.status === 'up') coordinators[p.id] = p.report?.coordinator ?? null;
   return {
     applied: acc.applied,
-    t: acc.t,
+    t: lab.t,
     processes,
-    inFlight: [...acc.flights.values()].sort((a, b) => a.msg - b.msg),
+    inFlight: [...lab.flights!.values()].sort((a, b) => a.msg - b.msg),
     coordinators,
-    partition: acc.partition,
+    partition: lab.partition,
     findings: acc.findings,
   };
 }
 
 function thaw(s: ReplayState): Acc {
-  return {
-    applied: s.applied,
-    t: s.t,
-    procs: new Map(s.processes.map((p) => [p.id, { ...p }])),
-    flights: new Map(s.inFlight.map((f) => [f.msg, f])),
-    partition: s.partition,
-    findings: s.findings,
-  };
+  const lab = createFold(upProcess, { flights: true });
+  lab.t = s.t;
+  for (const p of s.processes) lab.processes.set(p.id, { ...p });
+  for (const f of s.inFlight) lab.flights!.set(f.msg, f);
+  lab.inFlight = s.inFlight.length;
+  lab.partition = s.partition;
+  return { applied: s.applied, lab, findings: s.findings };
 }

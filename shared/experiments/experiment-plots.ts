@@ -7,7 +7,7 @@ import { renderChart, PALETTE, type Series } from './experiment-svg.ts';
 import { mean, typeColumns } from './experiment-tables.ts';
 import { expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
 
-export interface Figure {
+interface Figure {
   file: string;
   svg: string;
 }

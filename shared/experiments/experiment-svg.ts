@@ -13,7 +13,7 @@ export interface Series {
   hollow?: boolean;
 }
 
-export interface Chart {
+interface Chart {
   title: string;
   xLabel: string;
   yLabel: string;

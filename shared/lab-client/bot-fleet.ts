@@ -8,7 +8,7 @@ import type { Algorithm, AlgorithmConfig, AlgorithmName, ProcessId, Timing } fro
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { LabProcess, type ChannelFactory, type LabProcessEvent } from './lab-client.ts';
 
-export interface FleetOptions {
+interface FleetOptions {
   lab: string;
   /** A channel for each process (each gets its own connection). */
   channel: () => ChannelFactory;
@@ -68,7 +68,7 @@ export interface FleetStatus {
   agreed: boolean;
 }
 
-export interface StartResult {
+interface StartResult {
   joined: ProcessId[];
   refused: { index: number; code: string; message: string }[];
 }

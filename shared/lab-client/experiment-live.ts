@@ -136,7 +136,7 @@ async function waitSettled(deps: LiveDeps, lab: string, ids: ProcessId[], timeou
 }
 
 /** Counts and times from the relay's trace, from the `elect` event on. */
-export function measure(p: RunParams, traceText: string, initiator: ProcessId, settled: boolean): Omit<RunRow, 'wallMs'> {
+function measure(p: RunParams, traceText: string, initiator: ProcessId, settled: boolean): Omit<RunRow, 'wallMs'> {
   const parsed = parseTraceFile(traceText);
   if (!parsed.ok) throw new Error(`the relay's trace did not parse: ${parsed.problems[0]?.message}`);
   const events = parsed.trace.events;

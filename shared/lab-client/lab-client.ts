@@ -8,13 +8,11 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
-import type { Fabric } from '../protocol/lab-config.ts';
 import { algorithmConfig, ProcessHost, type HostEvent } from '../sim/process-host.ts';
-import type { ClientFrame, LabSnapshot, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
+import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
-import type { TraceEvent } from '../protocol/trace.ts';
 
-export interface ChannelEvents {
+interface ChannelEvents {
   /** Connected (again): the client (re)sends its join or observe. */
   open(): void;
   frame(frame: ServerFrame): void;
@@ -22,7 +20,7 @@ export interface ChannelEvents {
   close(): void;
 }
 
-export interface Channel {
+interface Channel {
   /** Sends if connected; frames sent while disconnected are dropped (the network lost them). */
   send(frame: ClientFrame): void;
   close(): void;
@@ -51,7 +49,7 @@ export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {})
  * parameters are `never` so either library's event types fit; the handlers set below say what
  * they read.
  */
-export interface WebSocketLike {
+interface WebSocketLike {
   readyState: number;
   onopen: ((ev: never) => void) | null;
   onmessage: ((ev: never) => void) | null;
@@ -123,7 +121,7 @@ export type LabProcessEvent =
   /** The relay said the lab lives elsewhere (a cluster); followed at once when `follow` is set. */
   | { kind: 'moved'; url: string };
 
-export interface LabProcessOptions {
+interface LabProcessOptions {
   channel: ChannelFactory;
   lab: string;
   /** The id to claim; absent: the next free one. */
@@ -335,44 +333,5 @@ export class LabProcess {
 
   private emit(e: LabProcessEvent): void {
     this.opts.onEvent?.(e);
-  }
-}
-
-export interface LabObserverOptions {
-  channel: ChannelFactory;
-  lab: string;
-  onSnapshot?: (s: LabSnapshot) => void;
-  onEvents?: (events: TraceEvent[], skipped: number) => void;
-  onFabric?: (f: Fabric) => void;
-  onError?: (e: ErrorFrame) => void;
-  onConnection?: (connected: boolean) => void;
-}
-
-/** A dashboard's subscription: a snapshot on every (re)connect, then batched trace events. */
-export class LabObserver {
-  private channel: Channel | null = null;
-
-  constructor(private readonly opts: LabObserverOptions) {}
-
-  start(): void {
-    this.channel = this.opts.channel({
-      open: () => {
-        this.opts.onConnection?.(true);
-        this.channel?.send({ type: 'observe', lab: this.opts.lab });
-      },
-      close: () => this.opts.onConnection?.(false),
-      frame: (f) => {
-        if (f.type === 'snapshot' && f.lab === this.opts.lab) this.opts.onSnapshot?.(f.snapshot);
-        else if (f.type === 'events' && f.lab === this.opts.lab) this.opts.onEvents?.(f.events, f.skipped);
-        else if (f.type === 'fabric' && f.lab === this.opts.lab) this.opts.onFabric?.(f.fabric);
-        else if (f.type === 'error') this.opts.onError?.(f);
-      },
-    });
-  }
-
-  stop(): void {
-    this.channel?.send({ type: 'unobserve', lab: this.opts.lab });
-    this.channel?.close();
-    this.channel = null;
   }
 }

@@ -5,31 +5,16 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
-import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type Fabric, type LabConfig } from './lab-config.ts';
-import type { TraceEvent } from './trace.ts';
+import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig } from './lab-config.ts';
+import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
+import { TraceEventSchema, type TraceEvent } from './trace.ts';
 
-export const PROTOCOL_VERSION = 1;
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
 
 const Ref = z.union([z.string().max(64), z.int()]).optional();
 
-export const ReportSchema = z
-  .object({
-    role: z.string().min(1).max(32),
-    coordinator: ProcessIdSchema.nullable(),
-    electing: z.boolean(),
-    activeList: z.array(ProcessIdSchema).max(5000).optional(),
-    successor: ProcessIdSchema.nullable().optional(),
-    term: z.int().min(0).optional(),
-    detail: z.record(z.string().max(32), z.union([z.number(), z.string().max(64), z.boolean(), z.null()])).optional(),
-  })
-  .strict();
-
-/** An algorithm message: any JSON object with a short string `type`. The relay does not read it further. */
-export const MessageSchema = z.looseObject({ type: z.string().min(1).max(32) });
-
-export const JoinFrame = z
+const JoinFrame = z
   .object({
     type: z.literal('join'),
     lab: LabName,
@@ -43,23 +28,23 @@ export const JoinFrame = z
   })
   .strict();
 
-export const SendFrame = z.object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref }).strict();
-export const ReportFrame = z.object({ type: z.literal('report'), report: ReportSchema, ref: Ref }).strict();
-export const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).strict();
-export const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
-export const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
-export const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
+const SendFrame = z.object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref }).strict();
+const ReportFrame = z.object({ type: z.literal('report'), report: ReportSchema, ref: Ref }).strict();
+const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).strict();
+const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
+const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
+const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
 /** The process's algorithm threw and its host restarted it (or gave up): recorded as a `fault` trace event. */
-export const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(200), event: z.string().max(64), restarted: z.boolean(), ref: Ref }).strict();
+const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(200), event: z.string().max(64), restarted: z.boolean(), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
-export const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
+const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
 export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
-export const ProcessConfigSchema = z.object({
+const ProcessConfigSchema = z.object({
   algorithm: AlgorithmNameSchema,
   ids: z.array(ProcessIdSchema),
   ring: z.array(ProcessIdSchema),
@@ -168,12 +153,20 @@ export type ServerFrame =
   | { type: 'snapshot'; lab: string; snapshot: LabSnapshot; ref?: string | number }
   /** Batched trace events for observers (10 to 20 batches a second at most). */
   | { type: 'events'; lab: string; events: TraceEvent[]; skipped: number }
-  | { type: 'fabric'; lab: string; fabric: Fabric }
+  | { type: 'fabric'; lab: string; fabric: FabricConfig }
   /** The lab lives on another relay of the cluster (like Redis Cluster's MOVED): connect to `url` and repeat. */
   | { type: 'moved'; lab: string; url: string; ref?: string | number }
   /** A lab was created, removed or moved (to `observe-labs` observers): fetch GET /api/labs again. */
   | { type: 'labs-changed' }
   | ErrorFrame;
+
+// The relay writes these two frames by hand on its hot path (server/wire-encode.ts); as schemas a
+// test holds that text to them. The assertions keep them and ServerFrame in step.
+export const DeliverFrameSchema = z.object({ type: z.literal('deliver'), from: ProcessIdSchema, msg: z.int().min(0), message: MessageSchema }).strict();
+export const EventsFrameSchema = z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }).strict();
+const _fastFramesMatchTypes: Same<Omit<z.infer<typeof DeliverFrameSchema>, 'message'>, Omit<Extract<ServerFrame, { type: 'deliver' }>, 'message'>> &
+  Same<Omit<z.infer<typeof EventsFrameSchema>, 'events'>, Omit<Extract<ServerFrame, { type: 'events' }>, 'events'>> = true;
+void _fastFramesMatchTypes;
 
 /** socket.io event maps: everything travels in one `frame` event each way. */
 export interface ServerToClientEvents {

@@ -2,7 +2,7 @@
 // Used by the REST API (request bodies), the wire protocol (what a process is told on join)
 // and the browser's control panel. Types are inferred from the schemas, never written twice.
 import { z } from 'zod';
-import { ALGORITHM_NAMES, DEFAULT_TIMING } from '../algorithms/algorithm.ts';
+import { ALGORITHM_NAMES } from '../algorithms/algorithm.ts';
 
 export const LabName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
 export const ProcessIdSchema = z.int().min(0).max(1_000_000);
@@ -18,7 +18,7 @@ export const TimingSchema = z
   })
   .strict();
 
-export const LinkRulesSchema = z
+const LinkRulesSchema = z
   .object({
     delay: z.number().min(0).max(60_000),
     jitter: z.number().min(0).max(60_000),
@@ -33,9 +33,9 @@ export const LinkRulesSchema = z
 
 export const DEFAULT_LINK: LinkRules = { delay: 20, jitter: 0, loss: 0, lossMode: 'independent', burstLength: 3, duplicate: 0 };
 
-export const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
+const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
 
-export const FabricSchema = z
+const FabricSchema = z
   .object({
     link: LinkRulesSchema,
     /** Directed overrides: from -> to only. */
@@ -47,7 +47,7 @@ export const FabricSchema = z
   })
   .strict();
 
-export const DEFAULT_FABRIC: Fabric = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
+export const DEFAULT_FABRIC: FabricConfig = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
 
 /** PUT /api/labs/:lab/fabric body: any subset; `link` fields merge into the current ones. */
 export const FabricPatchSchema = z
@@ -121,11 +121,11 @@ export const BotsSchema = z.object({ count: z.int().min(1).max(1000), ids: z.arr
 
 export type LinkRules = z.infer<typeof LinkRulesSchema>;
 export type LinkOverride = z.infer<typeof LinkOverrideSchema>;
-export type Fabric = z.infer<typeof FabricSchema>;
+/** A lab's network settings (the relay's server/fabric.ts applies them). */
+export type FabricConfig = z.infer<typeof FabricSchema>;
 export type FabricPatch = z.infer<typeof FabricPatchSchema>;
 export type LabConfig = z.infer<typeof LabConfigSchema>;
 export type CreateLab = z.infer<typeof CreateLabSchema>;
 export type UpdateLab = z.infer<typeof UpdateLabSchema>;
 
 export const DEFAULT_LAB_SIZE = 8;
-export { DEFAULT_TIMING };

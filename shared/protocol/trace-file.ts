@@ -16,7 +16,7 @@ export interface TraceProblem {
   message: string;
 }
 
-export type ParseResult = { ok: true; trace: ParsedTrace } | { ok: false; problems: TraceProblem[] };
+type ParseResult = { ok: true; trace: ParsedTrace } | { ok: false; problems: TraceProblem[] };
 
 /** At most this many problems are collected; a wrong file should not produce a million. */
 const MAX_PROBLEMS = 20;

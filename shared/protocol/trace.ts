@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { FindingSchema, type Finding } from './finding.ts';
 import { AlgorithmNameSchema, ProcessIdSchema } from './lab-config.ts';
-import { MessageSchema, ReportSchema } from './frames.ts';
+import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 
 export const TRACE_VERSION = 1;
 
@@ -41,8 +41,11 @@ export type TraceEvent = Base &
     | { kind: 'crash' | 'recover' | 'join' | 'leave'; node: ProcessId }
     | { kind: 'report'; node: ProcessId; report: Report }
     | { kind: 'partition'; groups: ProcessId[][] | null }
-    /** The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric. */
-    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' }
+    /**
+     * The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric;
+     * `restart`: a new time scale restarted every process (a reset or a reconfigure always does).
+     */
+    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric'; restart?: true }
     | { kind: 'note'; text: string }
     /** The process's algorithm threw; its host restarted it from scratch (`restarted`) or stopped it. */
     | { kind: 'fault'; node: ProcessId; error: string; event: string; restarted: boolean }
@@ -52,9 +55,7 @@ export type TraceEvent = Base &
     | { kind: 'finding'; finding: Finding }
   );
 
-export type TraceKind = TraceEvent['kind'];
-
-export const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
+const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
 
 // The same events as a zod schema, for reading trace files back (replay). The assertions below
 // keep it and the TraceEvent type in step: a field added to one and not the other fails to compile.
@@ -77,7 +78,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.enum(['crash', 'recover', 'join', 'leave']), node: Id }).strict(),
   z.object({ ...base, kind: z.literal('report'), node: Id, report: ReportSchema }).strict(),
   z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
-  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']) }).strict(),
+  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']), restart: z.literal(true).optional() }).strict(),
   z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
   z.object({ ...base, kind: z.literal('fault'), node: Id, error: z.string().max(200), event: z.string().max(64), restarted: z.boolean() }).strict(),
   z.object({ ...base, kind: z.literal('owner'), relay: z.string().max(128), epoch: z.int().min(0), previous: z.string().max(128).nullable() }).strict(),
@@ -100,7 +101,6 @@ export const TraceHeaderSchema = z.looseObject({
 export type TraceHeader = z.infer<typeof TraceHeaderSchema>;
 
 type Parsed = z.infer<typeof TraceEventSchema>;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Messages are open objects on both sides; compare the rest field by field.
 const _schemaMatchesType: Same<Omit<Extract<Parsed, { kind: 'send' }>, 'message'>, Omit<Extract<TraceEvent, { kind: 'send' }>, 'message'>> &
   Same<Exclude<Parsed, { kind: 'send' }>, Exclude<TraceEvent, { kind: 'send' }>> = true;

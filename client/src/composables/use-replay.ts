@@ -12,7 +12,7 @@ import { replayIndex, stateAt, type ReplayIndex } from '@shared/analysis/replay.
 import { rivalLeaders } from '../utils/findings-book.ts';
 import { LabModel } from '../utils/lab-model.ts';
 import { replayElections, windowAt, type ReplayElection } from '../utils/replay-elections.ts';
-import { countAtTime, messageFates, replayConfig, replayFlights, replaySnapshot, StillFlights, traceMeta, type Fate, type TraceMeta } from '../utils/replay-view.ts';
+import { countAtTime, messageFates, replayConfig, replayFlights, replaySnapshot, StillFlights, traceMeta, type MessageOutcome, type TraceMeta } from '../utils/replay-view.ts';
 import { COORDINATOR_ROLES } from '../utils/space-time-layout.ts';
 import { publicApi } from './use-api.ts';
 
@@ -25,7 +25,7 @@ interface Loaded {
   meta: TraceMeta;
   config: LabConfig;
   index: ReplayIndex;
-  fates: Map<number, Fate>;
+  fates: Map<number, MessageOutcome>;
   elections: ReplayElection[];
   known: Map<ProcessId, Pick<ProcessInfo, 'name' | 'kind'>>;
   /** How long a drop's cross stays on the ring, in trace ms. */
@@ -183,7 +183,7 @@ export function useReplay() {
 }
 
 /** Drops stay visible for twice the mean delivery time (at least 20 ms of trace time). */
-function lingerOf(trace: ParsedTrace, fates: ReadonlyMap<number, Fate>): number {
+function lingerOf(trace: ParsedTrace, fates: ReadonlyMap<number, MessageOutcome>): number {
   let sum = 0;
   let n = 0;
   for (const e of trace.events) {

@@ -1,21 +1,22 @@
 // The observer's model of a lab, built from the relay's snapshot and its trace: who is up, what
-// each process reports, the partition, the current election. Plain objects, no Vue: the
-// composable wraps it and bumps one version counter per batch, so a thousand events cost one
-// re-render, not a thousand.
+// each process reports, the partition, the current election. The events are folded by the same
+// fold as replay's (@shared/analysis/lab-fold.ts); this adds what only the live view needs (names
+// and kinds from snapshots, the message rate, the election tracker, the findings). Plain
+// objects, no Vue: the composable wraps it and bumps one version counter per batch, so a
+// thousand events cost one re-render, not a thousand.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { Fabric, LabConfig } from '@shared/protocol/lab-config.ts';
+import type { FabricConfig, LabConfig } from '@shared/protocol/lab-config.ts';
 import type { LabSnapshot, ProcessInfo } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { createFold, foldEvent, type LabFold } from '@shared/analysis/lab-fold.ts';
 import { ElectionTracker } from './election-tracker.ts';
 import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';
 
 export class LabModel {
   config: LabConfig | null = null;
-  readonly processes = new Map<ProcessId, ProcessInfo>();
-  partition: ProcessId[][] | null = null;
-  paused = false;
-  inFlight = 0;
+  /** Processes, partition, pause and the count in flight: the shared fold's state. */
+  private readonly lab: LabFold<ProcessInfo> = createFold<ProcessInfo>((id): ProcessInfo => ({ ...absent(id), status: 'up', group: groupOf(this.lab.partition, id) }), { flights: false });
   /** Relay ms of the latest thing seen. */
   now = 0;
   /** Events the relay left out of its batches (it samples under load). */
@@ -34,11 +35,11 @@ export class LabModel {
     const clockRestarted = this.config !== null && s.now < this.now - 1000;
     const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
-    this.processes.clear();
-    for (const p of s.processes) this.processes.set(p.id, { ...p });
-    this.partition = s.partition;
-    this.paused = s.paused;
-    this.inFlight = s.inFlight;
+    this.lab.processes.clear();
+    for (const p of s.processes) this.lab.processes.set(p.id, { ...p });
+    this.lab.partition = s.partition;
+    this.lab.paused = s.paused;
+    this.lab.inFlight = s.inFlight;
     // A reset restarts the relay's timeline at 0.
     this.now = restarted ? s.now : Math.max(this.now, s.now);
     if (restarted) {
@@ -50,7 +51,7 @@ export class LabModel {
     this.agreementCache = null;
   }
 
-  applyFabric(f: Fabric): void {
+  applyFabric(f: FabricConfig): void {
     if (this.config) this.config = { ...this.config, fabric: f };
   }
 
@@ -66,15 +67,31 @@ export class LabModel {
     this.tracker.noteSampled(skipped, this.now);
   }
 
+  get processes(): ReadonlyMap<ProcessId, ProcessInfo> {
+    return this.lab.processes;
+  }
+
+  get partition(): ProcessId[][] | null {
+    return this.lab.partition;
+  }
+
+  get paused(): boolean {
+    return this.lab.paused;
+  }
+
+  get inFlight(): number {
+    return this.lab.inFlight;
+  }
+
   agreement(): Agreement {
-    if (!this.agreementCache) this.agreementCache = whoDisagrees(this.processes.values());
+    if (!this.agreementCache) this.agreementCache = whoDisagrees(this.lab.processes.values());
     return this.agreementCache;
   }
 
   /** Processes in the lab's id order, including ids nobody has claimed yet. */
   list(): ProcessInfo[] {
-    const ids = this.config?.ids ?? [...this.processes.keys()];
-    return ids.map((id) => this.processes.get(id) ?? absent(id));
+    const ids = this.config?.ids ?? [...this.lab.processes.keys()];
+    return ids.map((id) => this.lab.processes.get(id) ?? absent(id));
   }
 
   /** Messages per second over the last second of relay time. */
@@ -86,45 +103,28 @@ export class LabModel {
   }
 
   private apply(e: TraceEvent): void {
-    switch (e.kind) {
-      case 'send':
-      case 'duplicate':
-        this.seenTypes.add(e.type);
-        this.count(e.t);
-        if (e.kind === 'send') this.inFlight++;
+    if (e.kind === 'join') {
+      const known = this.lab.processes.get(e.node);
+      if (!known || known.kind === null) this.needsSnapshot = true;
+    }
+    const change = foldEvent(this.lab, e);
+    switch (change) {
+      case 'messages':
+        if (e.kind === 'send' || e.kind === 'duplicate') {
+          this.seenTypes.add(e.type);
+          this.count(e.t);
+        }
         return;
-      case 'deliver':
-      case 'drop':
-        this.inFlight = Math.max(0, this.inFlight - 1);
-        return;
-      case 'report':
-        this.touch(e.node).report = e.report;
+      case 'process':
+        // Who left holds no connection: its kind and transport are unknown until it joins again.
+        if (e.kind === 'leave') Object.assign(this.lab.processes.get(e.node)!, { kind: null, transport: null });
         break;
-      case 'crash':
-        // The relay forgets a crashed process's report too: it holds no beliefs until it recovers.
-        Object.assign(this.touch(e.node), { status: 'crashed', report: null });
-        break;
-      case 'recover':
-        Object.assign(this.touch(e.node), { status: 'up', report: null });
-        break;
-      case 'fault':
-        this.touch(e.node).report = null;
-        break;
-      case 'join': {
-        const known = this.processes.get(e.node);
-        if (!known || known.kind === null) this.needsSnapshot = true;
-        Object.assign(this.touch(e.node), { status: 'up', report: null });
-        break;
-      }
-      case 'leave':
-        Object.assign(this.touch(e.node), { status: 'absent', report: null, kind: null, transport: null });
+      case 'partition':
+        for (const p of this.lab.processes.values()) p.group = groupOf(this.lab.partition, p.id);
         break;
       case 'control':
-        if (e.action === 'pause') this.paused = true;
-        else if (e.action === 'resume') this.paused = false;
-        else if (e.action === 'reset' || e.action === 'reconfigure') {
-          this.needsSnapshot = true;
-          this.inFlight = 0;
+        if (e.kind !== 'control') return;
+        if (e.action === 'reset' || e.action === 'reconfigure') {
           this.tracker.reset();
           this.seenTypes.clear();
           if (e.action === 'reset') {
@@ -133,28 +133,16 @@ export class LabModel {
             this.now = e.t;
             this.buckets = [];
           }
-        } else this.needsSnapshot = true;
-        return;
-      case 'finding':
-        this.findings.applyFinding(e.finding);
-        return;
-      case 'partition':
-        this.partition = e.groups;
-        for (const p of this.processes.values()) p.group = groupOf(e.groups, p.id);
+        }
+        if (e.action !== 'pause' && e.action !== 'resume') this.needsSnapshot = true;
         break;
+      case 'finding':
+        if (e.kind === 'finding') this.findings.applyFinding(e.finding);
+        return;
       default:
         return;
     }
     this.agreementCache = null;
-  }
-
-  private touch(id: ProcessId): ProcessInfo {
-    let p = this.processes.get(id);
-    if (!p) {
-      p = { ...absent(id), group: groupOf(this.partition, id) };
-      this.processes.set(id, p);
-    }
-    return p;
   }
 
   private count(t: number): void {

@@ -69,7 +69,7 @@ export function replaySnapshot(state: ReplayState, config: LabConfig, source: st
   const views = new Map(state.processes.map((p) => [p.id, p]));
   const processes: ProcessInfo[] = config.ids.map((id) => {
     const v = views.get(id);
-    const status = !v || v.status === 'absent' || v.status === 'gone' ? 'absent' : v.status;
+    const status = v?.status ?? 'absent';
     const k = known.get(id);
     const kind = status === 'absent' ? null : (k?.kind ?? (source === 'relay' ? null : 'bot'));
     return { id, name: k?.name ?? null, status, kind, transport: null, report: v?.report ?? null, group: groupOf(state.partition, id) };
@@ -77,14 +77,15 @@ export function replaySnapshot(state: ReplayState, config: LabConfig, source: st
   return { config, processes, paused: false, inFlight: state.inFlight.length, now: state.t, partition: state.partition };
 }
 
-export interface Fate {
+/** What became of a message: when it was delivered or dropped. (The relay's fabric decides a `Fate` at the send.) */
+export interface MessageOutcome {
   at: number;
   dropped: DropReason | null;
 }
 
 /** When each message was delivered or dropped (by message id), so flights can be placed at any moment. */
-export function messageFates(events: readonly TraceEvent[]): Map<number, Fate> {
-  const out = new Map<number, Fate>();
+export function messageFates(events: readonly TraceEvent[]): Map<number, MessageOutcome> {
+  const out = new Map<number, MessageOutcome>();
   for (const e of events) {
     if (e.kind === 'deliver') out.set(e.msg, { at: e.t, dropped: null });
     else if (e.kind === 'drop') out.set(e.msg, { at: e.t, dropped: e.reason });
@@ -97,7 +98,7 @@ export function messageFates(events: readonly TraceEvent[]): Map<number, Fate> {
  * along its path as its real send and delivery times put it; drops within `linger` ms before
  * `t` as crosses where they happened. `count` events have been applied.
  */
-export function replayFlights(state: ReplayState, events: readonly TraceEvent[], count: number, fates: ReadonlyMap<number, Fate>, t: number, linger: number): FlightFrame {
+export function replayFlights(state: ReplayState, events: readonly TraceEvent[], count: number, fates: ReadonlyMap<number, MessageOutcome>, t: number, linger: number): FlightFrame {
   const moving: FlightFrame['moving'] = [];
   for (const m of state.inFlight) {
     const fate = fates.get(m.msg);

@@ -4,11 +4,12 @@
 // partition, is stale even when everyone shares it. The lab is settled when nobody is electing,
 // nobody disagrees and nothing is stale: the end of an election.
 import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import type { ProcessStatus } from '@shared/protocol/frames.ts';
 
 /** The fields this needs from a ProcessInfo (so tests and the model can pass plain objects). */
 export interface Believer {
   id: ProcessId;
-  status: 'up' | 'crashed' | 'absent';
+  status: ProcessStatus;
   report: Report | null;
   group: number | null;
 }

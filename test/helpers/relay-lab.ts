@@ -1,0 +1,34 @@
+// A relay lab on a manual clock for unit tests, with connections that keep the frames they are
+// sent: no sockets, time moves only when the test says.
+import { join } from 'node:path';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
+import { newConnId, type Conn } from '../../server/conn.ts';
+import { Lab } from '../../server/lab.ts';
+import { newLabConfig } from '../../server/lab-settings.ts';
+import { TraceStore } from '../../server/trace-store.ts';
+import { ManualClock } from './relay-manual-clock.ts';
+
+/** A connection that records every frame; `full` makes it report itself backed up. */
+export class FakeConn implements Conn {
+  readonly id = newConnId();
+  readonly transport = 'server' as const;
+  frames: ServerFrame[] = [];
+  full = false;
+  sendText(json: string): void {
+    this.frames.push(JSON.parse(json) as ServerFrame);
+  }
+  overloaded(): boolean {
+    return this.full;
+  }
+  close(): void {}
+}
+
+/** A Bully lab of `size` ids (no failure detector) whose trace goes to `<dir>/<name>.jsonl`. */
+export function manualLab(dir: string, name: string, opts: { size?: number; delay?: number; resumeGraceMs?: number; clock?: ManualClock } = {}): { lab: Lab; clock: ManualClock; path: string } {
+  const clock = opts.clock ?? new ManualClock();
+  const config = newLabConfig({ name, size: opts.size ?? 3, detector: 'none', fabric: { link: { delay: opts.delay ?? 10 } } }, () => 1);
+  if (!config.ok) throw new Error('config');
+  const path = join(dir, `${name}.jsonl`);
+  const lab = new Lab(config.value, { clock, store: new TraceStore(path, 10), vectorLimit: 64, resumeGraceMs: opts.resumeGraceMs ?? 100, onError: (e) => { throw e; } });
+  return { lab, clock, path };
+}

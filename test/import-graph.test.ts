@@ -1,0 +1,81 @@
+// The shape of shared/ (docs/ARCHITECTURE.md): its imports, type-only ones included, form no
+// circle; nothing in it imports the relay (server/) or the browser app (client/); and only
+// shared/lab-client/, the one room that does I/O, imports an I/O module (socket.io-client, ws,
+// node:*). Read with TypeScript's own import scanner, so every import form counts.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const IO_ROOM = 'shared/lab-client/';
+const IO_MODULES = new Set(['socket.io-client', 'socket.io', 'ws', 'express', 'redis', ...builtinModules]);
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    if (statSync(join(root, path)).isDirectory()) return sources(path);
+    return /\.(ts|vue)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** What a file imports: repository paths for its own modules, package names for the rest. */
+function importsOf(path: string): { local: string[]; packages: string[] } {
+  const info = ts.preProcessFile(readFileSync(join(root, path), 'utf8'), true, true);
+  const local: string[] = [];
+  const packages: string[] = [];
+  for (const { fileName: spec } of info.importedFiles) {
+    if (spec.startsWith('@shared/')) local.push(`shared/${spec.slice('@shared/'.length)}`);
+    else if (spec.startsWith('.')) local.push(relative(root, resolve(root, dirname(path), spec)));
+    else packages.push(spec.startsWith('node:') ? spec.slice(5) : spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+  }
+  return { local, packages };
+}
+
+/** Every circle of imports among `files`, each once, as the paths around it. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const g of graph.get(f) ?? []) {
+      if (!graph.has(g)) continue;
+      if (state.get(g) === 'open') found.push([...stack.slice(stack.indexOf(g)), g]);
+      else if (!state.has(g)) visit(g);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) visit(f);
+  return found;
+}
+
+describe('shared/ imports', () => {
+  const files = sources('shared');
+  const graph = new Map(files.map((f) => [f, importsOf(f).local]));
+
+  it('form no circle', () => {
+    expect(files.length).toBeGreaterThan(30);
+    expect(circles(graph).map((c) => c.join(' -> '))).toEqual([]);
+  });
+
+  it('never reach into server/ or client/', () => {
+    const outward = files.flatMap((f) => graph.get(f)!.filter((to) => !to.startsWith('shared/')).map((to) => `${f} -> ${to}`));
+    expect(outward).toEqual([]);
+  });
+
+  it('do I/O only in shared/lab-client/', () => {
+    const io = files.filter((f) => !f.startsWith(IO_ROOM)).flatMap((f) => importsOf(f).packages.filter((p) => IO_MODULES.has(p)).map((p) => `${f} imports ${p}`));
+    expect(io).toEqual([]);
+    // The rule has teeth: the I/O room does import them.
+    expect(files.filter((f) => f.startsWith(IO_ROOM)).flatMap((f) => importsOf(f).packages)).toContain('socket.io-client');
+  });
+
+  it('the circle finder finds circles', () => {
+    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
+  });
+});
