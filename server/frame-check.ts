@@ -20,13 +20,13 @@ export function decodeText(data: Buffer | string, isBinary: boolean): Result<unk
 }
 
 /** How deep a frame may nest (objects and arrays); deeper JSON breaks common readers of the trace. */
-export const MAX_DEPTH = 32;
+const MAX_DEPTH = 32;
 
 /**
  * Whether `value` nests at most `max` levels. Recursive, but never deeper than `max`, so no input
  * can overflow the stack; no allocation on the way (it runs on every frame).
  */
-export function depthWithin(value: unknown, max: number): boolean {
+function depthWithin(value: unknown, max: number): boolean {
   if (typeof value !== 'object' || value === null) return true;
   if (max <= 0) return false;
   if (Array.isArray(value)) {

@@ -6,7 +6,7 @@
 import type { Server } from 'socket.io';
 import type { Conn } from './conn.ts';
 
-export const LAB_LIST_ROOM = 'lab-list';
+const LAB_LIST_ROOM = 'lab-list';
 const CHANGED = '{"type":"labs-changed"}';
 
 export class LabListHub {

@@ -21,7 +21,7 @@ export const DEFAULT_NET_LIMITS: NetLimits = { maxConnectionsPerIp: 512, firstRe
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a browser request from `origin` may use the relay whose Host header is `host`. */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: string[] | null): boolean {
+function originAllowed(origin: string | undefined, host: string | undefined, allowed: string[] | null): boolean {
   if (origin === undefined) return true;
   let url: URL;
   try {

@@ -23,7 +23,7 @@ export interface ObserverOptions {
 }
 
 /** Resolves once every trace line appended so far is written (the lab's TraceStore.flush). */
-export type Durable = () => Promise<unknown>;
+type Durable = () => Promise<unknown>;
 
 export class ObserverHub {
   private readonly observers = new Map<number, Observer>();

@@ -17,7 +17,7 @@ import type { DiskBudget } from './disk-budget.ts';
 
 const FLUSH_BYTES = 512 * 1024;
 
-export interface TraceLimits {
+interface TraceLimits {
   /** This lab's trace size past which it goes lean (bytes). */
   maxBytes: number;
   /** The relay's budget for all traces. */

@@ -23,7 +23,7 @@ export interface ClusterOptions {
   onError: (err: unknown) => void;
 }
 
-export interface ClusterStatus {
+interface ClusterStatus {
   relay: string;
   url: string;
   redis: boolean;
@@ -254,6 +254,6 @@ export class Cluster implements LabsCluster {
 }
 
 /** The lab's trace names each owner and its fencing epoch (the checker counts takeovers). */
-export function recordOwner(lab: Lab, relay: string, epoch: number, previous: string | null): void {
+function recordOwner(lab: Lab, relay: string, epoch: number, previous: string | null): void {
   lab.record({ kind: 'owner', relay, epoch, previous });
 }

@@ -15,7 +15,7 @@ export interface RelayInfo {
   at: number;
 }
 
-export interface DirectoryEntry {
+interface DirectoryEntry {
   config: LabConfig;
   owner: Lease | null;
   /** The owner's public address, when it is a live relay. */

@@ -9,7 +9,7 @@ export interface Lease {
   epoch: number;
 }
 
-export type RenewOutcome = 'renewed' | 'reacquired' | 'lost' | 'unreachable';
+type RenewOutcome = 'renewed' | 'reacquired' | 'lost' | 'unreachable';
 
 // Renew if still ours; take it again if it vanished (Redis restarted empty); else it is lost.
 const RENEW = `
@@ -25,9 +25,9 @@ return 0`;
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-export const leaseValue = (l: Lease): string => `${l.relay} ${l.epoch}`;
+const leaseValue = (l: Lease): string => `${l.relay} ${l.epoch}`;
 
-export function parseLease(v: string | null): Lease | null {
+function parseLease(v: string | null): Lease | null {
   if (!v) return null;
   const [relay, epoch] = v.split(' ');
   const n = Number(epoch);

@@ -11,7 +11,7 @@ export interface Counted {
   ignored?: number;
 }
 
-export interface AlgorithmSpec<S extends Counted, M extends Message> {
+interface AlgorithmSpec<S extends Counted, M extends Message> {
   name: AlgorithmName;
   /** One schema per message type, in the order the dashboard lists the types. */
   messages: MessageSchemas;

@@ -19,7 +19,7 @@ import { roundTripBound, type DetectorMode, type Effect, type Message, type Proc
 
 export type DetectorMessage = { type: 'HEARTBEAT' } | { type: 'PING' } | { type: 'PONG' };
 
-export const DETECTOR_MESSAGE_TYPES = ['HEARTBEAT', 'PING', 'PONG'] as const;
+const DETECTOR_MESSAGE_TYPES = ['HEARTBEAT', 'PING', 'PONG'] as const;
 
 export interface DetectorSetup {
   mode: DetectorMode;

@@ -65,7 +65,7 @@ export const FabricPatchSchema = z
  * is dropped with reason `overflow` and counted. The defaults let the 1,000-process worst case
  * (about 500,000 held at once) run with nothing lost; the instructor may raise them.
  */
-export const LimitsSchema = z
+const LimitsSchema = z
   .object({
     maxHeld: z.int().min(1000).max(5_000_000),
     maxHeldBytes: z.int().min(2 ** 20).max(2 ** 32),
