@@ -249,7 +249,9 @@ export function simulate(spec: SimulationSpec): SimulationResult {
       case 'timer': {
         const n = nodes.get(next.node)!;
         if (!n.up || n.timers.get(next.name) !== next.gen) break;
-        n.timers.delete(next.name);
+        // Fired: bump the generation rather than forget it, so a later set-timer of this name
+        // never reuses a generation an older, replaced entry still in the queue carries.
+        n.timers.set(next.name, next.gen + 1);
         record({ kind: 'timer', node: n.id, name: next.name });
         const out = algo.step(n.state, { kind: 'timer', name: next.name }, ctxOf(n));
         n.state = out.state;
