@@ -6,6 +6,7 @@ import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
+import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
 import type { Counters } from './counters.ts';
@@ -48,6 +49,12 @@ export function createApi(deps: ApiDeps): Router {
   api.get('/health', (_req, res) => {
     res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON() });
   });
+
+  // The wire contract as data, built once from the zod schemas (shared/protocol/contract.ts).
+  const schemaText = contractText(buildSchema());
+  const openApiText = contractText(buildOpenApi());
+  api.get('/schema.json', (_req, res) => void res.type('application/json').send(schemaText));
+  api.get('/openapi.json', (_req, res) => void res.type('application/json').send(openApiText));
 
   api.get('/algorithms', (_req, res) => {
     res.json(ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })));

@@ -7,6 +7,7 @@ import { ok, type Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import type { LabConfig } from '@shared/protocol/lab-config.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
+import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 import { LiveClocks, type LiveStamp } from './live-clocks.ts';
@@ -119,6 +120,7 @@ export class Lab {
     entry.kind = req.kind ?? entry.kind ?? 'external';
     sendFrame(conn, {
       type: 'joined',
+      protocol: PROTOCOL_VERSION,
       lab: this.name,
       id: entry.id,
       resume: entry.resume!,

@@ -147,7 +147,7 @@ export interface LabStats {
 }
 
 export type ServerFrame =
-  | { type: 'joined'; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; ref?: string | number }
+  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; ref?: string | number }
   | { type: 'deliver'; from: ProcessId; msg: number; message: Message }
   /** The instructor crashed this process: stop the algorithm, drop its state and timers. */
   | { type: 'crashed' }
