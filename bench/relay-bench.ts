@@ -11,6 +11,7 @@ import { checkTargets, markdown, type BenchResults, type TransportResults } from
 import { closeTarget, latencySlice, measureMemory, openTarget, pool, startServer, stopServer, throughputRound, type BenchParams, type Throughput } from './bench-phases.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import type { Transport } from './load-wire.ts';
+import { helpRequested, usageError } from '../scripts/cli-usage.ts';
 
 const FULL: BenchParams = {
   clients: 16,
@@ -120,15 +121,35 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
   }
 }
 
+export const USAGE = `Usage: npm run bench -- [options]
+
+Measures the relay beside two bare forwarders (ws, socket.io) in the same run; writes
+bench/results.json and bench/results.md.
+
+  --quick              a short run (bench/results-quick.json)
+  --profile            run the relay under node --cpu-prof (bench/profiles/)
+  --transports ws,socketio
+  --out FILE           results file
+  --help               this text
+`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      profile: { type: 'boolean', default: false },
-      transports: { type: 'string', default: 'ws,socketio' },
-      out: { type: 'string' },
-    },
-  });
+  helpRequested(process.argv.slice(2), USAGE);
+  let values;
+  try {
+    values = parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        profile: { type: 'boolean', default: false },
+        transports: { type: 'string', default: 'ws,socketio' },
+        out: { type: 'string' },
+      },
+    }).values;
+    const bad = values.transports.split(',').find((t) => t !== 'ws' && t !== 'socketio');
+    if (bad !== undefined) throw new Error(`--transports: "${bad}" is not ws or socketio`);
+  } catch (e) {
+    usageError('bench', e);
+  }
   const transports = values.transports.split(',').filter((t): t is Transport => t === 'ws' || t === 'socketio');
   const quick = values.quick;
   const out = values.out ?? (quick ? 'bench/results-quick.json' : 'bench/results.json');

@@ -17,18 +17,42 @@ import { startServer, stopServer } from './bench-phases.ts';
 import type { ChildHandle } from './child-proc.ts';
 import { BENCH_TOKEN } from './relay-host.ts';
 import { sleep } from './load-gen.ts';
+import { helpRequested, usageError } from '../scripts/cli-usage.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    transport: { type: 'string', default: 'ws' },
-    transmission: { type: 'string', default: '60000' },
-    delay: { type: 'string', default: '0' },
-    timeout: { type: 'string', default: '900' },
-    profile: { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/scale-results.json' },
-  },
-});
+const USAGE = `Usage: npm run bench:scale -- [options]
+
+N bot processes in one lab of the relay run Bully's worst case; the counts must come out exactly.
+
+  --n N                processes (default 1000)
+  --transport T        ws | socketio (default ws)
+  --transmission MS    T of the lab (default 60000)
+  --delay MS           link delay (default 0)
+  --timeout S          give up after S seconds (default 900)
+  --profile            relay under node --cpu-prof
+  --out FILE           results (default bench/scale-results.json)
+  --help               this text
+`;
+helpRequested(process.argv.slice(2), USAGE);
+const values = (() => {
+  try {
+    const v = parseArgs({
+      options: {
+        n: { type: 'string', default: '1000' },
+        transport: { type: 'string', default: 'ws' },
+        transmission: { type: 'string', default: '60000' },
+        delay: { type: 'string', default: '0' },
+        timeout: { type: 'string', default: '900' },
+        profile: { type: 'boolean', default: false },
+        out: { type: 'string', default: 'bench/scale-results.json' },
+      },
+    }).values;
+    for (const k of ['n', 'transmission', 'delay', 'timeout'] as const) if (!(Number(v[k]) >= 0)) throw new Error(`--${k}: "${v[k]}" is not a non-negative number`);
+    if (v.transport !== 'ws' && v.transport !== 'socketio') throw new Error(`--transport: "${v.transport}" is not ws or socketio`);
+    return v;
+  } catch (e) {
+    return usageError('bench:scale', e);
+  }
+})();
 const N = Number(values.n);
 const T = Number(values.transmission);
 const transport = values.transport as BotTransport;

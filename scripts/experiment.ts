@@ -16,6 +16,24 @@ import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment
 import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
 import { ELECTION_CASES, type ElectionCase } from '@shared/analysis/formulas.ts';
+import { helpRequested, usageError } from './cli-usage.ts';
+
+export const USAGE = `Usage: npm run experiment -- [options]
+
+Runs the documents' setting (the coordinator N-1 crashed, one process detects it) for every
+combination in the simulator and writes DIR/runs.csv, DIR/summary.md and SVG plots.
+
+  --algorithm A,B    ${ALGORITHM_NAMES.join(', ')} (default: all)
+  --nodes 4,8,...    process counts, 2..5000
+  --case worst,best,random
+  --runs R           runs per combination (1..100000)
+  --delay MS  --jitter MS  --drop P[,P...]  --seed S
+  --detector D       none | heartbeat | poll
+  --out DIR          output folder (default experiment-out)
+  --live URL --token T   run on a running relay (token or ELECTION_LAB_TOKEN)
+  --quiet            no progress output (progress is shown when stderr is a terminal)
+  --help             this text
+`;
 
 export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean; live: { url: string; token: string } | null } {
   const { values } = parseArgs({
@@ -131,11 +149,11 @@ function bar(share: number, label: string): string {
 
 async function main(): Promise<void> {
   let parsed;
+  helpRequested(process.argv.slice(2), USAGE);
   try {
     parsed = parseExperimentCli(process.argv.slice(2));
   } catch (e) {
-    console.error(`experiment: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('experiment', e);
   }
   const { spec, out, quiet, live } = parsed;
   const tty = process.stderr.isTTY;

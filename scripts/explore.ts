@@ -16,6 +16,7 @@ import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-engine.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { helpRequested, usageError } from './cli-usage.ts';
 
 export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
 
@@ -100,13 +101,29 @@ export function runExplore(cli: ExploreCli, clock: () => number): { result: Sear
   return { result, schedule, traceText: serializeTrace(header, trace) };
 }
 
+export const USAGE = `Usage: npm run explore -- --algorithm NAME --nodes N [options]
+
+Searches, breadth first, the orders in which messages, timers and detections may happen in a small
+lab (the coordinator N-1 crashed), checking safety at every step and agreement when nothing is
+pending. Prints the shortest schedule that breaks one and writes it as a replayable trace.
+
+  --algorithm NAME   bully | ring | ring-active-list | emergent | raft
+  --nodes N          processes 0..N-1
+  --faults F,...     partition, crash, drop, slow
+  --depth D          largest schedule length      --states S    most states visited
+  --seconds S        wall-time budget             --initiators 0,1|all
+  --detect-window MS  --early  --seed S  --check safety,agreement
+  --trace FILE       write the counterexample trace   --json   JSON output
+  --help             this text
+`;
+
 function main(): void {
+  helpRequested(process.argv.slice(2), USAGE);
   let cli: ExploreCli;
   try {
     cli = parseExploreCli(process.argv.slice(2));
   } catch (e) {
-    console.error(`explore: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('explore', e);
   }
   const { result, schedule, traceText } = runExplore(cli, () => performance.now());
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));

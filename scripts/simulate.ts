@@ -11,6 +11,29 @@ import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorith
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import { initialSlaves } from '@shared/algorithms/emergent.ts';
+import { emergentOptions } from '@shared/algorithms/emergent-state.ts';
+import { helpRequested, usageError } from './cli-usage.ts';
+
+export const USAGE = `Usage: npm run simulate -- [options]
+
+Runs one election in the deterministic simulator and prints who believes whom.
+
+  --algorithm NAME   ${ALGORITHM_NAMES.join(' | ')} (default bully)
+  --nodes N          processes 0..N-1 (default 8; ignored with --ids)
+  --ids 3,5,9        explicit process ids
+  --crash 7,3        ids crashed at t=0 (the highest id is the starting coordinator)
+  --initiator ID     only this process's detector fires (the documents' analysis); it must be up
+  --seed S           random seed (default 1)
+  --delay MS         link delay (default 100)    --jitter MS   extra random delay (default 0)
+  --drop P           loss probability 0..1 (default 0)
+  --until MS         virtual time horizon
+  --detector D       heartbeat | poll | none
+  --trace FILE       write the trace (JSON Lines)
+  --json             print the result as JSON
+  --help             this text
+`;
 
 export interface SimulateOptions {
   algorithm: AlgorithmName;
@@ -57,6 +80,7 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
   const crash = list(values.crash);
   const initiator = values.initiator === undefined ? null : num(values.initiator, '--initiator');
   for (const id of [...crash, ...(initiator === null ? [] : [initiator])]) if (!ids.includes(id)) throw new Error(`id ${id} is not among the lab's ids`);
+  if (initiator !== null && crash.includes(initiator)) throw new Error(`--initiator ${initiator} is crashed (--crash): a crashed process cannot start an election`);
   const detector = values.detector ?? null;
   if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector)) throw new Error('--detector must be heartbeat, poll or none');
   const drop = Number(values.drop);
@@ -123,13 +147,27 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
   };
 }
 
+/** Plain-language warnings about a run whose outcome could mislead (both from issue 14). */
+export function warningsFor(o: SimulateOptions, coordinatorByNode: Record<string, number | null>): string[] {
+  const out: string[] = [];
+  const believed = [...new Set(Object.values(coordinatorByNode))].filter((c): c is number => c !== null && o.crash.includes(c));
+  for (const c of believed) out.push(`WARNING: processes believe ${c} is coordinator, but ${c} is crashed (no election replaced it).`);
+  if (o.algorithm === 'emergent' && o.initiator !== null) {
+    const master = Math.max(...o.ids);
+    const pool = initialSlaves(o.ids, master, emergentOptions({}, DEFAULT_TIMING).options.initialPool);
+    if (o.initiator !== master && !pool.includes(o.initiator))
+      out.push(`WARNING: --initiator ${o.initiator} is an idle process in the emergent algorithm: it watches no master, so it takes no part in detection; pick one of the pool (${pool.join(', ')}).`);
+  }
+  return out;
+}
+
 function main(): void {
+  helpRequested(process.argv.slice(2), USAGE);
   let parsed;
   try {
     parsed = parseCli(process.argv.slice(2));
   } catch (e) {
-    console.error(`simulate: ${(e as Error).message}`);
-    process.exit(2);
+    usageError('simulate', e);
   }
   const started = performance.now();
   const { trace, ...result } = runSimulation(parsed.options, parsed.trace !== null);
@@ -137,8 +175,9 @@ function main(): void {
   if (parsed.trace) {
     writeFileSync(parsed.trace, serializeTrace({ source: 'simulator', algorithm: result.algorithm, ids: parsed.options.ids, seed: result.seed }, trace));
   }
+  const warnings = warningsFor(parsed.options, result.coordinatorByNode);
   if (parsed.json) {
-    console.log(JSON.stringify({ ...result, wallMs }));
+    console.log(JSON.stringify({ ...result, wallMs, warnings }));
     return;
   }
   const coords = new Map<string, number[]>();
@@ -152,7 +191,7 @@ function main(): void {
     `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (all agree)' : ' (DISAGREEMENT)'}`,
     `${result.events} events in ${wallMs} ms wall time${result.truncated ? ' (stopped at the time horizon)' : ''}`,
   ];
-  console.log(lines.join('\n'));
+  console.log([...lines, ...warnings].join('\n'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();
