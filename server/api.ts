@@ -6,6 +6,8 @@ import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
+import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
+import { errorFrame } from '@shared/protocol/errors.ts';
 import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
@@ -76,6 +78,14 @@ export function createApi(deps: ApiDeps): Router {
     const created = await labs.create(body);
     if (!created.ok) return sendError(res, counters, created.error);
     res.status(201).json(created.value.snapshot());
+  });
+
+  // A class joins by code: the code to the lab's name (the join page then opens the lab).
+  api.get('/join/:code', (req, res) => {
+    const code = normalizeJoinCode(String(req.params['code']));
+    const lab = code === null ? undefined : labs.byCode(code);
+    if (!lab) return sendError(res, counters, errorFrame('UNKNOWN_LAB', { message: 'No lab with that join code' }));
+    res.json({ lab: lab.name, joinCode: lab.joinCode });
   });
 
   api.get('/labs/:lab', (req, res) => {

@@ -59,6 +59,8 @@ export class Lab {
   readonly scheduler: Scheduler<Held>;
   readonly clocks: LiveClocks;
   readonly stats = new StatsTracker();
+  /** Six letters a class types to join (issued by Labs, unique on the relay). */
+  joinCode = '';
   readonly observers: ObserverHub;
   /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
   readonly checker: LabChecker;
@@ -256,6 +258,7 @@ export class Lab {
       now: this.now(),
       partition: this.fabric.partition,
       seq: this.lastSeq,
+      joinCode: this.joinCode,
     };
   }
 

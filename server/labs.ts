@@ -8,6 +8,7 @@ import { LabConfigSchema, type CreateLab } from '@shared/protocol/lab-config.ts'
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { loadTail, TraceStore } from './trace-store.ts';
+import { newJoinCode } from '@shared/protocol/join-code.ts';
 
 export interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   dataDir: string;
@@ -22,6 +23,8 @@ export class Labs {
   private readonly labs = new Map<string, Lab>();
   private readonly saving = new Map<string, Promise<void>>();
   private readonly creating = new Set<string>();
+  /** Join code -> lab name: unique on this relay (shared/protocol/join-code.ts). */
+  private readonly codes = new Map<string, string>();
 
   constructor(private readonly opts: LabsOptions) {}
 
@@ -31,6 +34,12 @@ export class Labs {
 
   get(name: string): Lab | undefined {
     return this.labs.get(name);
+  }
+
+  /** The lab a join code stands for. */
+  byCode(code: string): Lab | undefined {
+    const name = this.codes.get(code);
+    return name === undefined ? undefined : this.labs.get(name);
   }
 
   list(): Lab[] {
@@ -94,6 +103,7 @@ export class Labs {
     const lab = this.labs.get(name);
     if (!lab) return false;
     this.labs.delete(name);
+    this.codes.delete(lab.joinCode);
     lab.tellAll(() => ({ type: 'left' }));
     for (const e of lab.processes.list()) if (e.conn) lab.processes.release(e, 0);
     await lab.close();
@@ -113,6 +123,9 @@ export class Labs {
     const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError);
     const lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined });
     this.labs.set(config.name, lab);
+    // The codes' space (11^6) dwarfs the 100 labs a relay holds, so this ends at once.
+    lab.joinCode = newJoinCode((c) => this.codes.has(c));
+    this.codes.set(lab.joinCode, config.name);
     return lab;
   }
 }

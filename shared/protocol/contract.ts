@@ -83,6 +83,7 @@ export function buildOpenApi(): Json {
         get: read('Labs on this relay', []),
         post: { summary: 'Create a lab (defaults: link delay 20 ms, heartbeat detector, a random seed)', security: bearer, requestBody: body('CreateLab'), responses: { '201': okAny('The lab'), ...errors } },
       },
+      '/api/join/{code}': { get: read('The lab a join code stands for: { lab, joinCode }', [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }]) },
       '/api/labs/{lab}': { get: read('A lab: config, processes, join code'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
       '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
       '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },

@@ -90,6 +90,8 @@ export interface LabSnapshot {
   partition: ProcessId[][] | null;
   /** Seq of the last trace event this snapshot reflects; the stream continues after it. */
   seq?: number;
+  /** The lab's join code (six letters, shared/protocol/join-code.ts). */
+  joinCode?: string;
 }
 
 /** A message held by the relay (GET /api/labs/:lab/inflight), soonest first. */

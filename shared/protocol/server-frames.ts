@@ -28,6 +28,7 @@ const LabSnapshotSchema = z.looseObject({
   now: z.number(),
   partition: z.array(z.array(Id)).nullable(),
   seq: z.int().optional(),
+  joinCode: z.string().optional(),
 });
 
 export const ServerFrameSchema = z.discriminatedUnion('type', [
