@@ -14,7 +14,7 @@ export interface RosterRow {
 export function rosterRows(processes: readonly ProcessInfo[]): RosterRow[] {
   return processes
     .filter((p) => p.kind !== null || p.name !== null)
-    .map((p) => ({ id: p.id, name: p.name ?? '', kind: p.kind ?? '', connected: p.status !== 'absent', status: p.status }))
+    .map((p): RosterRow => ({ id: p.id, name: p.name ?? '', kind: p.kind ?? '', connected: p.status !== 'absent', status: p.status }))
     .sort((a, b) => a.id - b.id);
 }
 
