@@ -1,7 +1,9 @@
 // The class session end to end in headless Chromium: a student on a 390 px phone joins by code
 // and sees her process; the instructor's roster shows her, and a second student who then left.
 import { copyFileSync, mkdirSync } from 'node:fs';
+import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
@@ -68,4 +70,24 @@ describe('class session', () => {
     await phone.close();
     await desk.close();
   }, 90_000);
+
+  it('the projector view shows the code in large type and a QR code that decodes to the join link', async () => {
+    const code = ((await (await api('GET', `/api/labs/${LAB}`)).json()) as { joinCode: string }).joinCode;
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${base}/lab/${LAB}/projector`);
+    await expect.poll(() => page.getByTestId('projector-code').textContent(), { timeout: 10_000 }).toBe(code);
+    const img = page.getByTestId('join-qr');
+    await img.waitFor({ timeout: 10_000 });
+    const png = PNG.sync.read(await img.screenshot());
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded?.data).toBe(`${base}/join/${code}`);
+    const fontPx = await page.getByTestId('projector-code').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(fontPx).toBeGreaterThanOrEqual(64);
+    mkdirSync(DOCS, { recursive: true });
+    copyFileSync(await screenshot(page, 'projector-1400'), `${DOCS}projector-1400.png`);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 60_000);
 });
