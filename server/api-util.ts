@@ -41,7 +41,7 @@ export function errorHandler(counters: Counters, onError: (err: unknown) => void
   return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(err);
     const type = (err as { type?: string } | null)?.type;
-    if (type === 'entity.parse.failed') return sendError(res, counters, 'BAD_JSON');
+    if (type === 'entity.parse.failed') return sendError(res, counters, errorFrame('BAD_JSON', { message: 'Request body is not valid JSON' }));
     if (type === 'entity.too.large') return sendError(res, counters, errorFrame('FRAME_TOO_LARGE', { message: 'Request body exceeds the size limit' }));
     const status = (err as { status?: number } | null)?.status;
     if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, counters, 'BAD_REQUEST');

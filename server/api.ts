@@ -6,6 +6,9 @@ import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
+import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
+import { errorFrame } from '@shared/protocol/errors.ts';
+import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
 import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -52,6 +55,12 @@ export function createApi(deps: ApiDeps): Router {
     res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON(), traces: labs.traceUsage() });
   });
 
+  // The wire contract as data, built once from the zod schemas (shared/protocol/contract.ts).
+  const schemaText = contractText(buildSchema());
+  const openApiText = contractText(buildOpenApi());
+  api.get('/schema.json', (_req, res) => void res.type('application/json').send(schemaText));
+  api.get('/openapi.json', (_req, res) => void res.type('application/json').send(openApiText));
+
   api.get('/algorithms', (_req, res) => {
     res.json(ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })));
   });
@@ -94,6 +103,17 @@ export function createApi(deps: ApiDeps): Router {
     const created = await labs.create(body);
     if (!created.ok) return sendError(res, counters, created.error);
     res.status(201).json(created.value.snapshot());
+  });
+
+  // A class joins by code: the code to the lab's name (the join page then opens the lab).
+  api.get('/join/:code', async (req, res) => {
+    const code = normalizeJoinCode(String(req.params['code']));
+    const lab = code === null ? undefined : labs.byCode(code);
+    if (lab) return void res.json({ lab: lab.name, joinCode: lab.joinCode });
+    // In a cluster the code may name a lab another relay runs: its page there redirects to it.
+    const name = code !== null && deps.cluster ? (await deps.cluster.joinCodes()).get(code) : undefined;
+    if (name) return void res.json({ lab: name, joinCode: code });
+    sendError(res, counters, errorFrame('UNKNOWN_LAB', { message: 'No lab with that join code' }));
   });
 
   api.get('/labs/:lab', (req, res) => {

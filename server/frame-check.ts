@@ -2,16 +2,21 @@
 // isPacketValid): size, JSON, a known type, then the frame's schema. Errors are values carrying
 // the error code and the offending fields' paths, never the raw input.
 import type { z } from 'zod';
-import { fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { errorFrame, fail, ok, type Result } from '@shared/protocol/errors.ts';
 import { CLIENT_FRAME_TYPES, ClientFrameSchema, MAX_FRAME_BYTES, type ClientFrame } from '@shared/protocol/frames.ts';
 
 const KNOWN_TYPES = new Set<string>(CLIENT_FRAME_TYPES);
 
+// One error per input whatever the transport (ws or socket.io): these answers are shared.
+/** An oversized frame is not read, so its `ref` is never echoed (on either transport). */
+export const tooLarge = () => errorFrame('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
+const BINARY = 'Frames are JSON text, not binary';
+
 /** Text of a raw WebSocket message to a value. */
 export function decodeText(data: Buffer | string, isBinary: boolean): Result<unknown> {
   const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-  if (size > MAX_FRAME_BYTES) return fail('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
-  if (isBinary) return fail('BAD_FRAME', { message: 'Frames are JSON text, not binary' });
+  if (size > MAX_FRAME_BYTES) return { ok: false, error: tooLarge() };
+  if (isBinary) return fail('BAD_FRAME', { message: BINARY });
   try {
     return ok(JSON.parse(typeof data === 'string' ? data : data.toString('utf8')));
   } catch {
@@ -40,17 +45,19 @@ function depthWithin(value: unknown, max: number): boolean {
 /** A decoded value to a client frame. */
 export function checkFrame(raw: unknown): Result<ClientFrame> {
   const ref = refOf(raw);
+  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) return fail('BAD_FRAME', { message: BINARY });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
   if (!depthWithin(raw, MAX_DEPTH)) return fail('BAD_FRAME', { ref, message: `A frame nests at most ${MAX_DEPTH} levels deep` });
   const type = (raw as { type?: unknown }).type;
-  if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) return fail('UNKNOWN_TYPE', { ref, message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}` });
+  if (typeof type !== 'string') return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"', details: ['type: required, a string'] });
+  if (!KNOWN_TYPES.has(type)) return fail('UNKNOWN_TYPE', { ref, message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}` });
   const parsed = ClientFrameSchema.safeParse(raw);
   if (!parsed.success) return fail('BAD_FRAME', { ref, details: issuePaths(parsed.error) });
   return ok(parsed.data);
 }
 
 /** The frame's `ref`, when it is one a reply may echo. */
-export function refOf(raw: unknown): string | number | undefined {
+function refOf(raw: unknown): string | number | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const ref = (raw as { ref?: unknown }).ref;
   if (typeof ref === 'string' && ref.length <= 64) return ref;

@@ -8,6 +8,7 @@ import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import { DEFAULT_LIMITS, type LabConfig, type Limits } from '@shared/protocol/lab-config.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
+import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 import { LiveClocks, type LiveStamp } from './live-clocks.ts';
@@ -66,6 +67,8 @@ export class Lab {
   readonly scheduler: Scheduler<Held>;
   readonly clocks: LiveClocks;
   readonly stats = new StatsTracker();
+  /** Six letters a class types to join (issued by Labs, unique on the relay). */
+  joinCode = '';
   readonly observers: ObserverHub;
   /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
   readonly checker: LabChecker;
@@ -128,6 +131,7 @@ export class Lab {
     entry.kind = req.kind ?? entry.kind ?? 'external';
     sendFrame(conn, {
       type: 'joined',
+      protocol: PROTOCOL_VERSION,
       lab: this.name,
       id: entry.id,
       resume: entry.resume!,
@@ -280,6 +284,7 @@ export class Lab {
       now: this.now(),
       partition: this.fabric.partition,
       seq: this.lastSeq,
+      joinCode: this.joinCode,
     };
   }
 

@@ -11,6 +11,7 @@ import { DiskBudget } from './disk-budget.ts';
 import { DEFAULT_TRACE_MAX_BYTES, TraceStore } from './trace-store.ts';
 import { applyState, readState, stateOf, statePath, StateWriter, type LabState } from './lab-state.ts';
 import { loadTail } from './trace-tail.ts';
+import { newJoinCode } from '@shared/protocol/join-code.ts';
 
 /** What a cluster (server/cluster/) must say when a lab is created, changed or removed here. */
 export interface LabsCluster {
@@ -20,6 +21,8 @@ export interface LabsCluster {
   removed(name: string): Promise<void>;
   /** The instructor's state of a lab (lab-state.ts) kept in the shared store, for the next owner. */
   saveState(name: string, state: LabState): void;
+  /** Join code -> lab name over every lab of the cluster. */
+  joinCodes(): Promise<Map<string, string>>;
   loadState(name: string): Promise<LabState | null>;
   readonly relayId: string;
 }
@@ -48,6 +51,8 @@ export class Labs {
   private readonly writers = new Map<string, StateWriter>();
 
   private budget: DiskBudget | null = null;
+  /** Join code -> lab name: unique on this relay (shared/protocol/join-code.ts). */
+  private readonly codes = new Map<string, string>();
 
   constructor(private readonly opts: LabsOptions) {}
 
@@ -75,6 +80,12 @@ export class Labs {
 
   get(name: string): Lab | undefined {
     return this.labs.get(name);
+  }
+
+  /** The lab a join code stands for. */
+  byCode(code: string): Lab | undefined {
+    const name = this.codes.get(code);
+    return name === undefined ? undefined : this.labs.get(name);
   }
 
   list(): Lab[] {
@@ -107,6 +118,9 @@ export class Labs {
     // Claim the name before awaiting, so two concurrent creates cannot both succeed.
     this.creating.add(body.name);
     try {
+      // The join code is unique on this relay, and in a cluster among every relay's labs.
+      const elsewhere = (await this.opts.cluster?.joinCodes()) ?? new Map<string, string>();
+      config.value.joinCode = newJoinCode((c) => this.codes.has(c) || elsewhere.has(c));
       const claimed = this.opts.cluster ? await this.opts.cluster.claim(config.value) : null;
       if (claimed && !claimed.ok) return claimed;
       await mkdir(this.opts.dataDir, { recursive: true });
@@ -143,6 +157,7 @@ export class Labs {
     const lab = this.labs.get(name);
     if (!lab) return false;
     this.labs.delete(name);
+    this.codes.delete(lab.joinCode);
     lab.tellAll(() => ({ type: 'left' }));
     for (const e of lab.processes.list()) if (e.conn) lab.processes.release(e, 0);
     await lab.close();
@@ -209,6 +224,11 @@ export class Labs {
     }
     this.labs.set(config.name, lab);
     this.writers.set(config.name, writer);
+    // The codes' space (11^6) dwarfs the 100 labs a relay holds, so this ends at once.
+    // A lab keeps its join code for life (it is in its configuration); an older lab gets one now.
+    lab.joinCode = config.joinCode ?? newJoinCode((c) => this.codes.has(c));
+    if (!config.joinCode) lab.config = { ...lab.config, joinCode: lab.joinCode };
+    this.codes.set(lab.joinCode, config.name);
     return lab;
   }
 }

@@ -7,7 +7,7 @@ import { MAX_FRAME_BYTES, type ClientFrame, type ServerFrame } from '@shared/pro
 import type { Clock } from './clock.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
-import { checkFrame, decodeText, refOf } from './frame-check.ts';
+import { checkFrame, decodeText, tooLarge } from './frame-check.ts';
 import type { Lab } from './lab.ts';
 import type { LabListHub } from './lab-list.ts';
 import type { Labs } from './labs.ts';
@@ -57,7 +57,7 @@ export class Session {
   /** A socket.io `frame` event (already decoded); `oversized` when its packet broke the size limit. */
   onFrame(raw: unknown, oversized: boolean): void {
     if (!this.admit()) return;
-    if (oversized) return this.refuse(errorFrame('FRAME_TOO_LARGE', { ref: refOf(raw) }));
+    if (oversized) return this.refuse(tooLarge());
     this.onValue(raw);
   }
 

@@ -14,6 +14,7 @@ const COMMANDS = {
   explore: 'scripts/explore.ts',
   bots: 'scripts/bots.ts',
   cluster: 'scripts/cluster.ts',
+  contract: 'scripts/contract.ts',
   bench: 'bench/relay-bench.ts',
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',

@@ -106,6 +106,14 @@ export class Cluster implements LabsCluster {
     this.link.client.hSet(KEYS.state, name, JSON.stringify(state)).catch(this.opts.onError);
   }
 
+  async joinCodes(): Promise<Map<string, string>> {
+    try {
+      return new Map((await this.directory.configs()).filter((c) => c.joinCode).map((c) => [c.joinCode!, c.name]));
+    } catch {
+      return new Map();
+    }
+  }
+
   async loadState(name: string): Promise<LabState | null> {
     try {
       const text = await this.link.client.hGet(KEYS.state, name);

@@ -44,7 +44,10 @@ export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
-const ProcessConfigSchema = z.object({
+/** The wire protocol's version: in every `joined` frame and in the JSON Schema (docs/schema.json). */
+export const PROTOCOL_VERSION = 1;
+
+export const ProcessConfigSchema = z.object({
   algorithm: AlgorithmNameSchema,
   ids: z.array(ProcessIdSchema),
   ring: z.array(ProcessIdSchema),
@@ -79,6 +82,8 @@ export interface LabSnapshot {
   partition: ProcessId[][] | null;
   /** Seq of the last trace event this snapshot reflects; the stream continues after it. */
   seq?: number;
+  /** The lab's join code (six letters, shared/protocol/join-code.ts). */
+  joinCode?: string;
 }
 
 /** A message held by the relay (GET /api/labs/:lab/inflight), soonest first. */
@@ -138,7 +143,7 @@ export interface LabStats {
 }
 
 export type ServerFrame =
-  | { type: 'joined'; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; ref?: string | number }
+  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; ref?: string | number }
   | { type: 'deliver'; from: ProcessId; msg: number; message: Message }
   /** The instructor crashed this process: stop the algorithm, drop its state and timers. */
   | { type: 'crashed' }

@@ -35,7 +35,7 @@ export const DEFAULT_LINK: LinkRules = { delay: 20, jitter: 0, loss: 0, lossMode
 
 const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
 
-const FabricSchema = z
+export const FabricSchema = z
   .object({
     link: LinkRulesSchema,
     /** Directed overrides: from -> to only. */
@@ -87,6 +87,8 @@ export const LabConfigSchema = z
     seed: z.int().min(0).max(2 ** 32 - 1),
     /** Absent: DEFAULT_LIMITS. */
     limits: LimitsSchema.optional(),
+    /** The class's join code (shared/protocol/join-code.ts), fixed when the lab is made. */
+    joinCode: z.string().regex(/^[CFHJKRSTXYZ]{6}$/).optional(),
   })
   .strict();
 

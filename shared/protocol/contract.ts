@@ -1,0 +1,109 @@
+// The wire contract as data: JSON Schema 2020-12 of every client and relay frame and of the trace
+// format, and OpenAPI 3.1 of the REST API, generated from the zod schemas (one source of truth).
+// `npm run contract` writes them to docs/; the relay serves the same at /api/schema.json and
+// /api/openapi.json. A schema added or changed in zod shows up here with no further edit.
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
+import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
+import { ServerFrameSchema } from './server-frames.ts';
+import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
+
+const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
+
+type Json = Record<string, unknown>;
+const toJson = (schema: z.ZodType, io: 'input' | 'output' = 'input'): Json => {
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  delete out['$schema'];
+  return out;
+};
+
+/** The frames and the trace format, one document, `$defs` by name. */
+export function buildSchema(): Json {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: SCHEMA_ID,
+    title: 'Election Lab wire contract',
+    description: 'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), and trace events (TraceEvent). docs/PROTOCOL.md explains them.',
+    'x-protocol-version': PROTOCOL_VERSION,
+    'x-trace-version': TRACE_VERSION,
+    $defs: {
+      ClientFrame: toJson(ClientFrameSchema),
+      ServerFrame: toJson(ServerFrameSchema, 'output'),
+      TraceEvent: toJson(TraceEventSchema, 'output'),
+      TraceHeader: toJson(TraceHeaderSchema, 'output'),
+      ProcessConfig: toJson(ProcessConfigSchema, 'output'),
+    },
+    anyOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }, { $ref: '#/$defs/TraceEvent' }],
+  };
+}
+
+const ErrorBody = toJson(z.object({ type: z.literal('error'), code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]), message: z.string(), details: z.array(z.string()).optional() }));
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const errors = { default: { description: 'An error (docs/PROTOCOL.md, the error table)', content: json({ $ref: '#/components/schemas/Error' }) } };
+const okAny = (description: string) => ({ description, content: json({ type: 'object' }) });
+const labParam = { name: 'lab', in: 'path', required: true, schema: { type: 'string' } };
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } };
+const bearer = [{ instructor: [] }];
+const body = (ref: string) => ({ required: true, content: json({ $ref: `#/components/schemas/${ref}` }) });
+
+/** OpenAPI 3.1 of the REST API; request bodies are the zod schemas the API validates with. */
+export function buildOpenApi(): Json {
+  const change = (summary: string, requestBody?: Json, params: Json[] = [labParam]) => ({
+    summary,
+    security: bearer,
+    parameters: params,
+    ...(requestBody ? { requestBody } : {}),
+    responses: { '200': okAny('Done'), ...errors },
+  });
+  const read = (summary: string, params: Json[] = [labParam], extra: Json[] = []) => ({ summary, parameters: [...params, ...extra], responses: { '200': okAny(summary), ...errors } });
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Election Lab relay REST API', version: String(PROTOCOL_VERSION), description: 'JSON in and out (Content-Type: application/json, body at most 2 MB). Reads are open; changes need the instructor token.' },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    components: {
+      securitySchemes: { instructor: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        Error: ErrorBody,
+        CreateLab: toJson(CreateLabSchema),
+        UpdateLab: toJson(UpdateLabSchema),
+        FabricPatch: toJson(FabricPatchSchema),
+        Partition: toJson(PartitionSchema),
+        Step: toJson(StepSchema),
+        Bots: toJson(BotsSchema),
+        LabConfig: toJson(LabConfigSchema, 'output'),
+      },
+    },
+    paths: {
+      '/api/health': { get: read('Relay health', []) },
+      '/api/algorithms': { get: read('The algorithms and their options', []) },
+      '/api/schema.json': { get: read('This contract as JSON Schema 2020-12', []) },
+      '/api/openapi.json': { get: read('This document', []) },
+      '/api/labs': {
+        get: read('Labs on this relay', []),
+        post: { summary: 'Create a lab (defaults: link delay 20 ms, heartbeat detector, a random seed)', security: bearer, requestBody: body('CreateLab'), responses: { '201': okAny('The lab'), ...errors } },
+      },
+      '/api/join/{code}': { get: read('The lab a join code stands for: { lab, joinCode }', [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }]) },
+      '/api/labs/{lab}': { get: read('A lab: config, processes, join code'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
+      '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
+      '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },
+      '/api/labs/{lab}/processes/{id}': { get: read('One process', [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/crash': { post: change('Crash a process', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/recover': { post: change('Recover a process', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/elect': { post: change('Ask a process to start an election', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/pause': { post: change('Pause the lab') },
+      '/api/labs/{lab}/resume': { post: change('Resume the lab') },
+      '/api/labs/{lab}/reset': { post: change('Reset the lab') },
+      '/api/labs/{lab}/step': { post: change('Deliver or drop one held message while paused', body('Step')) },
+      '/api/labs/{lab}/bots': { post: change('Start server-side bots', body('Bots')), delete: change('Stop the server-side bots') },
+      '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
+      '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },
+      '/api/labs/{lab}/trace': {
+        get: read('The trace (JSON Lines)', [labParam], [{ name: 'since', in: 'query', required: false, description: 'Only events with seq greater than this (exclusive)', schema: { type: 'integer', minimum: 0 } }]),
+      },
+    },
+  };
+}
+
+/** The text written to docs/ and served: stable key order, two-space indent, final newline. */
+export const contractText = (doc: Json): string => JSON.stringify(doc, null, 2) + '\n';

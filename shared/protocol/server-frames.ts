@@ -1,0 +1,73 @@
+// The relay's frames as zod schemas, for the machine-readable contract (docs/schema.json). The
+// ServerFrame type in frames.ts stays the one the code builds; the assertion below keeps the two
+// in step on the fields a client relies on, so a frame changed in one and not the other fails to compile.
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { FabricSchema, LabConfigSchema, LabName, ProcessIdSchema } from './lab-config.ts';
+import { PROTOCOL_VERSION, ProcessConfigSchema, type ServerFrame } from './frames.ts';
+import { MessageSchema, ReportSchema } from './payloads.ts';
+import { TraceEventSchema } from './trace.ts';
+
+const Ref = z.union([z.string().max(64), z.int()]).optional();
+const Id = ProcessIdSchema;
+
+const ProcessInfoSchema = z.object({
+  id: Id,
+  name: z.string().nullable(),
+  status: z.enum(['up', 'crashed', 'absent']),
+  kind: z.enum(['human', 'bot', 'external']).nullable(),
+  transport: z.enum(['socketio', 'ws', 'server']).nullable(),
+  report: ReportSchema.nullable(),
+  group: z.int().nullable(),
+});
+
+const LabSnapshotSchema = z.looseObject({
+  config: LabConfigSchema,
+  processes: z.array(ProcessInfoSchema),
+  paused: z.boolean(),
+  inFlight: z.int().min(0),
+  now: z.number(),
+  partition: z.array(z.array(Id)).nullable(),
+  seq: z.int().optional(),
+  joinCode: z.string().optional(),
+});
+
+export const ServerFrameSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('joined'),
+    /** The protocol version the relay speaks (docs/PROTOCOL.md). */
+    protocol: z.literal(PROTOCOL_VERSION),
+    lab: LabName,
+    id: Id,
+    resume: z.string(),
+    config: ProcessConfigSchema,
+    status: z.enum(['up', 'crashed']),
+    ref: Ref,
+  }),
+  z.object({ type: z.literal('deliver'), from: Id, msg: z.int().min(0), message: MessageSchema }),
+  z.object({ type: z.literal('crashed') }),
+  z.object({ type: z.literal('recovered'), config: ProcessConfigSchema }),
+  z.object({ type: z.literal('restart'), config: ProcessConfigSchema }),
+  z.object({ type: z.literal('elect') }),
+  z.object({ type: z.literal('left') }),
+  z.object({ type: z.literal('pong'), ref: Ref }),
+  z.object({ type: z.literal('snapshot'), lab: LabName, snapshot: LabSnapshotSchema, ref: Ref }),
+  z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }),
+  z.object({ type: z.literal('fabric'), lab: LabName, fabric: FabricSchema }),
+  /** A cluster: the lab lives on the relay at `url` (docs/SCALING.md). */
+  z.object({ type: z.literal('moved'), lab: LabName, url: z.string().max(2048), ref: Ref }),
+  z.object({ type: z.literal('labs-changed') }),
+  z.object({
+    type: z.literal('error'),
+    code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    ref: Ref,
+    details: z.array(z.string()).max(10).optional(),
+  }),
+]);
+
+type Parsed = z.infer<typeof ServerFrameSchema>;
+// Every frame type of the code is in the schema and the other way round.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameTypes: Same<Parsed['type'], ServerFrame['type']> = true;
+void _sameTypes;

@@ -1,0 +1,98 @@
+// The class session end to end in headless Chromium: a student on a 390 px phone joins by code
+// and sees her process; the instructor's roster shows her, and a second student who then left.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import jsQR from 'jsqr';
+import type { Browser } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Relay } from '../server/relay.ts';
+import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
+import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
+
+const TOKEN = 'session-token';
+const LAB = 'session';
+const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
+
+let relay: Relay;
+let base: string;
+let dataDir: string;
+let api: Api;
+let browser: Browser;
+
+beforeAll(async () => {
+  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-session-', TOKEN));
+  expect((await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', size: 4 })).status).toBe(201);
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServedRelay(relay, dataDir);
+});
+
+describe('class session', () => {
+  it('a phone joins by code, and the roster shows who joined and who left', async () => {
+    const code = ((await (await api('GET', `/api/labs/${LAB}`)).json()) as { joinCode: string }).joinCode;
+    expect(code).toMatch(/^[A-Z]{6}$/);
+
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const ada = await phone.newPage();
+    const adaErrors = watchErrors(ada);
+    await ada.goto(`${base}/join/${code.toLowerCase()}`);
+    await ada.getByLabel('Your name').fill('Ada');
+    await ada.getByRole('button', { name: 'Join' }).click();
+    await ada.waitForURL(/\/lab\/session\/process\//, { timeout: 10_000 });
+    await ada.getByTestId('process-id').filter({ hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
+    // Nothing wider than the phone: no sideways scrolling.
+    expect(await ada.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    mkdirSync(DOCS, { recursive: true });
+    copyFileSync(await screenshot(ada, 'join-by-code-390'), `${DOCS}join-by-code-390.png`);
+
+    // Bo joins from the home page's code field, then closes his tab.
+    const desk = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const bo = await desk.newPage();
+    await bo.goto(base + '/');
+    // The labs table stays inside its card at 1,400 px (it used to run into "Create a lab").
+    const labsCard = bo.locator('section', { has: bo.locator('#labs-title') });
+    await labsCard.locator('table').waitFor({ timeout: 10_000 });
+    expect(await labsCard.evaluate((el: any) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    copyFileSync(await screenshot(bo, 'home-1400'), `${DOCS}home-1400.png`);
+    await bo.getByLabel('Join code').fill(code);
+    await bo.getByRole('button', { name: 'Join by code' }).click();
+    await bo.getByLabel('Your name').fill('Bo');
+    await bo.getByRole('button', { name: 'Join' }).click();
+    await bo.getByTestId('process-id').filter({ hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
+    await bo.close();
+
+    const instructor = await desk.newPage();
+    await instructor.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
+    await expect.poll(() => instructor.getByTestId('join-code').textContent(), { timeout: 10_000 }).toBe(code);
+    const row = (name: string) => instructor.locator('.roster-table tr', { hasText: name });
+    await expect.poll(() => row('Ada').textContent(), { timeout: 10_000 }).toMatch(/human\s*yes/);
+    await expect.poll(() => row('Bo').textContent(), { timeout: 15_000 }).toMatch(/left/);
+    copyFileSync(await screenshot(instructor, 'roster-1400'), `${DOCS}roster-1400.png`);
+    expect(adaErrors).toEqual([]);
+    await phone.close();
+    await desk.close();
+  }, 90_000);
+
+  it('the projector view shows the code in large type and a QR code that decodes to the join link', async () => {
+    const code = ((await (await api('GET', `/api/labs/${LAB}`)).json()) as { joinCode: string }).joinCode;
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${base}/lab/${LAB}/projector`);
+    await expect.poll(() => page.getByTestId('projector-code').textContent(), { timeout: 10_000 }).toBe(code);
+    const img = page.getByTestId('join-qr');
+    await img.waitFor({ timeout: 10_000 });
+    const png = PNG.sync.read(await img.screenshot());
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded?.data).toBe(`${base}/join/${code}`);
+    const fontPx = await page.getByTestId('projector-code').evaluate((el) => parseFloat((globalThis as any).getComputedStyle(el).fontSize));
+    expect(fontPx).toBeGreaterThanOrEqual(64);
+    mkdirSync(DOCS, { recursive: true });
+    copyFileSync(await screenshot(page, 'projector-1400'), `${DOCS}projector-1400.png`);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 60_000);
+});
