@@ -12,6 +12,12 @@ import { startServedRelay, stopServedRelay, type Api } from './helpers/served-re
 const TOKEN = 'session-token';
 const LAB = 'session';
 const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
+/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
+function toDocs(shot: string, name: string): void {
+  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
+  mkdirSync(DOCS, { recursive: true });
+  copyFileSync(shot, `${DOCS}${name}.png`);
+}
 
 let relay: Relay;
 let base: string;
@@ -45,8 +51,7 @@ describe('class session', () => {
     await ada.getByTestId('process-id').filter({ hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
     // Nothing wider than the phone: no sideways scrolling.
     expect(await ada.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    mkdirSync(DOCS, { recursive: true });
-    copyFileSync(await screenshot(ada, 'join-by-code-390'), `${DOCS}join-by-code-390.png`);
+    toDocs(await screenshot(ada, 'join-by-code-390'), 'join-by-code-390');
 
     // Bo joins from the home page's code field, then closes his tab.
     const desk = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -56,7 +61,7 @@ describe('class session', () => {
     const labsCard = bo.locator('section', { has: bo.locator('#labs-title') });
     await labsCard.locator('table').waitFor({ timeout: 10_000 });
     expect(await labsCard.evaluate((el: any) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
-    copyFileSync(await screenshot(bo, 'home-1400'), `${DOCS}home-1400.png`);
+    toDocs(await screenshot(bo, 'home-1400'), 'home-1400');
     await bo.getByLabel('Join code').fill(code);
     await bo.getByRole('button', { name: 'Join by code' }).click();
     await bo.getByLabel('Your name').fill('Bo');
@@ -70,7 +75,7 @@ describe('class session', () => {
     const row = (name: string) => instructor.locator('.roster-table tr', { hasText: name });
     await expect.poll(() => row('Ada').textContent(), { timeout: 10_000 }).toMatch(/human\s*yes/);
     await expect.poll(() => row('Bo').textContent(), { timeout: 15_000 }).toMatch(/left/);
-    copyFileSync(await screenshot(instructor, 'roster-1400'), `${DOCS}roster-1400.png`);
+    toDocs(await screenshot(instructor, 'roster-1400'), 'roster-1400');
     expect(adaErrors).toEqual([]);
     await phone.close();
     await desk.close();
@@ -90,8 +95,7 @@ describe('class session', () => {
     expect(decoded?.data).toBe(`${base}/join/${code}`);
     const fontPx = await page.getByTestId('projector-code').evaluate((el) => parseFloat((globalThis as any).getComputedStyle(el).fontSize));
     expect(fontPx).toBeGreaterThanOrEqual(64);
-    mkdirSync(DOCS, { recursive: true });
-    copyFileSync(await screenshot(page, 'projector-1400'), `${DOCS}projector-1400.png`);
+    toDocs(await screenshot(page, 'projector-1400'), 'projector-1400');
     expect(errors).toEqual([]);
     await ctx.close();
   }, 60_000);
