@@ -114,7 +114,7 @@ export function runExplore(cli: ExploreCli, clock: () => number): { result: Sear
   const result = search(cli.setup, cli.limits, clock);
   if (!result.finding) return { result, schedule: [], traceText: null };
   const { trace, worlds } = scheduleTrace(cli.setup, result.finding.actions);
-  const schedule = result.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(worlds[i]!, worlds[i + 1]!, a)}`);
+  const schedule = result.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(cli.setup, worlds[i]!, worlds[i + 1]!, a)}`);
   const faults = Object.entries(cli.setup.budget).filter(([, v]) => v > 0).map(([k]) => k);
   const header = { source: 'explorer' as const, algorithm: cli.algorithm, ids: [...cli.setup.ids], seed: cli.setup.seed, faults, violation: result.finding.violation };
   return { result, schedule, traceText: serializeTrace(header, trace) };

@@ -22,7 +22,7 @@ export interface Violation {
   message: string;
 }
 
-type Reports = Readonly<Record<ProcessId, Report | null | undefined>>;
+export type Reports = Readonly<Record<ProcessId, Report | null | undefined>>;
 
 /** Roles that mean "I lead", across the lab's algorithms. */
 const LEADER_ROLES: readonly string[] = ['coordinator', 'leader', 'master'];

@@ -5,12 +5,17 @@
 // partition, slow link) may strike between events. Worlds are immutable values, so the search
 // can branch freely.
 //
-// Timing model: links are FIFO; a message takes at most T (the lab's transmission bound) unless its link has been
-// made slow, in which case it may arrive at any later time; a timer fires exactly when due. An
+// The network is the shared model's (shared/sim/network.ts): the partition rule is its
+// `groupOf`, and a message's window is the model's arrival window for a link of delay 0 and
+// jitter T (the lab's transmission bound), its jitter turned into a choice. A slow link's
+// messages may arrive at any later time; links are FIFO; a timer fires exactly when due. An
 // event fires either as early as it can or as late as it may, which covers the extreme orders
-// of what follows it.
-import type { Algorithm, AlgorithmConfig, DetectorMode, Effect, Message, ProcessId, Report, StepContext, Timing } from '../algorithms/algorithm.ts';
+// of what follows it. Effects are carried out by the shared executor (shared/sim/executor.ts).
+import type { Algorithm, AlgorithmConfig, AlgorithmEvent, DetectorMode, Effect, Message, ProcessId, Report, StepContext, Timing } from '../algorithms/algorithm.ts';
+import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { DistributiveOmit } from './event-queue.ts';
+import { execute, type EffectHandlers } from './executor.ts';
+import { arrivalWindow, groupOf } from './network.ts';
 import { createRng, deriveSeed } from './rng.ts';
 import type { DropReason, TraceEvent } from '../protocol/trace.ts';
 
@@ -44,20 +49,28 @@ export interface FaultBudget {
   slow: number;
 }
 
+/** `sig`: a fingerprint of what the event is (not of its id or times), fixed when it is created. */
 export type Pending =
-  | { id: number; kind: 'deliver'; earliest: number; latest: number; from: ProcessId; to: ProcessId; message: Message }
-  | { id: number; kind: 'timer'; earliest: number; latest: number; node: ProcessId; name: string }
+  | { id: number; sig: number; kind: 'deliver'; earliest: number; latest: number; from: ProcessId; to: ProcessId; message: Message }
+  | { id: number; sig: number; kind: 'timer'; earliest: number; latest: number; node: ProcessId; name: string }
   /** `watch`: a follower's detector noticing its coordinator is down (withdrawn if it learns of a live one first). */
-  | { id: number; kind: 'elect'; earliest: number; latest: number; node: ProcessId; watch: boolean };
+  | { id: number; sig: number; kind: 'elect'; earliest: number; latest: number; node: ProcessId; watch: boolean };
+
+/** One process in a world: its algorithm state (null while down), report, random draws and the state's fingerprint. */
+export interface Proc {
+  readonly state: unknown;
+  readonly report: Report | null;
+  /** Calls it has made to ctx.random (its generator's position). */
+  readonly draws: number;
+  /** Fingerprint of `state` (0 while down), computed once when the state is made. */
+  readonly hash: number;
+}
 
 export interface World {
   now: number;
-  /** Algorithm state per process; null while down. */
-  states: ReadonlyMap<ProcessId, unknown>;
-  reports: ReadonlyMap<ProcessId, Report | null>;
+  /** The processes, in the order of `setup.ids`. */
+  procs: readonly Proc[];
   pending: readonly Pending[];
-  /** Calls each process has made to ctx.random (its generator's position). */
-  draws: ReadonlyMap<ProcessId, number>;
   used: FaultBudget;
   groups: ProcessId[][] | null;
   slow: readonly [ProcessId, ProcessId] | null;
@@ -78,61 +91,71 @@ export type Action =
 /** Receives the trace of a step when asked for (only while rebuilding the schedule found). */
 export type Recorder = (e: DistributiveOmit<TraceEvent, 'seq'>) => void;
 
-export function live(w: World): ProcessId[] {
-  return [...w.states.keys()].filter((id) => w.states.get(id) !== null).sort((a, b) => a - b);
+/** What the engine derives once per setup: the id order, the link rule and the cuts to try. */
+interface Derived {
+  index: Map<ProcessId, number>;
+  /** Indices into `setup.ids`, ascending by id. */
+  sorted: number[];
+  link: LinkRules;
 }
 
+const derivedOf = new WeakMap<ExploreSetup, Derived>();
+
+function derived(setup: ExploreSetup): Derived {
+  let d = derivedOf.get(setup);
+  if (!d) {
+    const sorted = setup.ids.map((_, i) => i).sort((a, b) => setup.ids[a]! - setup.ids[b]!);
+    d = {
+      index: new Map(setup.ids.map((id, i) => [id, i])),
+      sorted,
+      // Within the bound: the model's window for a link whose whole delay is jitter up to T.
+      link: { ...DEFAULT_LINK, delay: 0, jitter: setup.timing.transmission },
+    };
+    derivedOf.set(setup, d);
+  }
+  return d;
+}
+
+/** The process `id` in world `w`, or undefined when `id` is not in the lab. */
+export function procOf(setup: ExploreSetup, w: World, id: ProcessId): Proc | undefined {
+  const i = derived(setup).index.get(id);
+  return i === undefined ? undefined : w.procs[i];
+}
+
+/** Live process ids, ascending. */
+export function live(setup: ExploreSetup, w: World): ProcessId[] {
+  const out: ProcessId[] = [];
+  for (const i of derived(setup).sorted) if (w.procs[i]!.state !== null) out.push(setup.ids[i]!);
+  return out;
+}
+
+const DOWN: Proc = { state: null, report: null, draws: 0, hash: 0 };
+
 export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
-  const w: Mutable = {
+  const w = new Step(setup, {
     now: 0,
-    states: new Map(),
-    reports: new Map(),
+    procs: setup.ids.map(() => DOWN),
     pending: [],
-    draws: new Map(setup.ids.map((id) => [id, 0])),
     used: { crash: 0, drop: 0, partition: 0, slow: 0 },
     groups: null,
     slow: null,
     nextId: 1,
     fresh: true,
-  };
-  for (const id of setup.ids) {
-    w.states.set(id, null);
-    w.reports.set(id, null);
-  }
+  }, rec);
   for (const id of setup.ids) {
     if (setup.crashed.includes(id)) {
       rec?.({ t: 0, kind: 'crash', node: id });
       continue;
     }
     const config: AlgorithmConfig = { self: id, ids: setup.ids, ring: setup.ids, timing: setup.timing, detector: setup.detector, options: setup.options, initialCoordinator: setup.initialCoordinator };
-    const out = setup.algorithm.init(config, ctx(setup, w, id));
-    w.states.set(id, out.state);
-    apply(setup, w, id, out.effects, rec);
+    w.run(id, (ctx) => setup.algorithm.init(config, ctx));
   }
   for (const node of setup.initiators) {
     if (setup.crashed.includes(node)) continue;
-    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: 0, latest: setup.detectWindow, node, watch: false }];
+    w.pending.push({ id: w.nextId++, sig: sigOfElect(node, false), kind: 'elect', earliest: 0, latest: setup.detectWindow, node, watch: false });
   }
-  detect(setup, w);
-  return w;
-}
-
-type Mutable = { -readonly [K in keyof World]: World[K] } & { states: Map<ProcessId, unknown>; reports: Map<ProcessId, Report | null>; draws: Map<ProcessId, number> };
-
-function clone(w: World): Mutable {
-  return { ...w, states: new Map(w.states), reports: new Map(w.reports), draws: new Map(w.draws), used: { ...w.used } };
-}
-
-/** Per-process randomness that depends only on how many draws it made: the same world, the same numbers. */
-function ctx(setup: ExploreSetup, w: Mutable, id: ProcessId): StepContext {
-  return {
-    now: w.now,
-    random: () => {
-      const n = w.draws.get(id) ?? 0;
-      w.draws.set(id, n + 1);
-      return createRng(deriveSeed(deriveSeed(setup.seed, id), n))();
-    },
-  };
+  w.detect();
+  return w.done();
 }
 
 /** The earliest deadline among pending events: nothing may happen after it before it fires. */
@@ -144,7 +167,7 @@ export function deadline(w: World): number {
 
 export function enabled(setup: ExploreSetup, w: World): Action[] {
   const out: Action[] = [];
-  const up = live(w);
+  const up = live(setup, w);
   // A link slow from the start allows everything a link that turns slow later does (slowness
   // only lifts the upper bound), so the slow link is chosen once, first.
   if (w.fresh && setup.budget.slow > 0) {
@@ -155,11 +178,11 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   const lossy = w.used.drop < setup.budget.drop;
   for (const p of w.pending) {
     if (p.earliest > d) continue;
-    // Links are FIFO (as in the simulator and the relay by default): only a link's oldest message may arrive.
+    // Links are FIFO (as in the network model without reordering): only a link's oldest message may arrive.
     if (p.kind === 'deliver' && !oldestOnLink(w, p)) continue;
     out.push({ kind: 'fire', id: p.id, at: 'early' });
     // Firing as late as allowed is a different world only when that is later and finite.
-    if (setup.extremes && Number.isFinite(d) && d > Math.max(w.now, p.earliest)) out.push({ kind: 'fire', id: p.id, at: 'late' });
+    if (setup.extremes && d !== Infinity && d > Math.max(w.now, p.earliest)) out.push({ kind: 'fire', id: p.id, at: 'late' });
     if (lossy && p.kind === 'deliver') out.push({ kind: 'drop', id: p.id });
   }
   if (w.used.crash < setup.budget.crash) for (const node of up) out.push({ kind: 'crash', node });
@@ -169,7 +192,8 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
 }
 
 export function oldestOnLink(w: World, p: Extract<Pending, { kind: 'deliver' }>): boolean {
-  return !w.pending.some((q) => q.kind === 'deliver' && q.from === p.from && q.to === p.to && q.id < p.id);
+  for (const q of w.pending) if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) return false;
+  return true;
 }
 
 /** Every way to cut the live processes into two non-empty groups (each cut once). */
@@ -183,131 +207,324 @@ function splits(ids: readonly ProcessId[]): ProcessId[][][] {
   return out;
 }
 
+/** True when the partition (if any) separates the two ends of a link. */
+function cut(groups: ProcessId[][] | null, from: ProcessId, to: ProcessId): boolean {
+  return groups !== null && groupOf(groups, from) !== groupOf(groups, to);
+}
+
 export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
-  const w = clone(w0);
+  const w = new Step(setup, w0, rec);
   w.fresh = false;
   switch (action.kind) {
     case 'fire': {
-      const p = w.pending.find((x) => x.id === action.id)!;
-      w.pending = w.pending.filter((x) => x !== p);
+      const p = w.take(action.id)!;
       w.now = action.at === 'late' ? deadline(w0) : Math.max(w.now, p.earliest);
       const node = p.kind === 'deliver' ? p.to : p.node;
-      const state = w.states.get(node);
-      if (state === null) {
-        if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'receiver-crashed' });
-        return w;
+      if (w.proc(node).state === null) {
+        if (p.kind === 'deliver') w.dropped(p, 'receiver-crashed');
+        return w.done();
       }
-      // As in the relay: a message still in flight when a cut separates its ends is dropped when due.
-      if (p.kind === 'deliver' && w.groups && groupOf(w.groups, p.from) !== groupOf(w.groups, p.to)) {
-        rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'partition' });
-        return w;
+      // As in the network model: a message still in flight when a cut separates its ends is dropped when due.
+      if (p.kind === 'deliver' && cut(w.groups, p.from, p.to)) {
+        w.dropped(p, 'partition');
+        return w.done();
       }
-      if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
-      else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
-      else rec?.({ t: w.now, kind: 'elect', node });
-      const event = p.kind === 'deliver' ? { kind: 'message' as const, from: p.from, message: p.message } : p.kind === 'timer' ? { kind: 'timer' as const, name: p.name } : { kind: 'elect' as const };
-      const out = setup.algorithm.step(state, event, ctx(setup, w, node));
-      w.states.set(node, out.state);
-      apply(setup, w, node, out.effects, rec);
-      detect(setup, w);
-      return w;
+      let event: AlgorithmEvent;
+      if (p.kind === 'deliver') {
+        rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
+        event = { kind: 'message', from: p.from, message: p.message };
+      } else if (p.kind === 'timer') {
+        rec?.({ t: w.now, kind: 'timer', node, name: p.name });
+        event = { kind: 'timer', name: p.name };
+      } else {
+        rec?.({ t: w.now, kind: 'elect', node });
+        event = { kind: 'elect' };
+      }
+      const state = w.proc(node).state;
+      w.run(node, (ctx) => setup.algorithm.step(state, event, ctx));
+      w.detect();
+      return w.done();
     }
     case 'crash': {
-      w.used.crash++;
-      w.states.set(action.node, null);
-      w.reports.set(action.node, null);
+      w.used = { ...w.used, crash: w.used.crash + 1 };
+      w.setProc(action.node, { ...w.proc(action.node), state: null, report: null, hash: 0 });
       rec?.({ t: w.now, kind: 'crash', node: action.node });
       // Its timers die with it; messages to it would only be dropped on arrival.
-      for (const p of w.pending) {
-        if (p.kind === 'deliver' && p.to === action.node) rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'receiver-crashed' });
-      }
+      for (const p of w.pending) if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
       w.pending = w.pending.filter((p) => (p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node));
-      detect(setup, w);
-      return w;
+      w.detect();
+      return w.done();
     }
     case 'drop': {
-      const p = w.pending.find((x) => x.id === action.id);
-      w.used.drop++;
+      w.used = { ...w.used, drop: w.used.drop + 1 };
+      const p = w.take(action.id);
       if (p) w.now = Math.max(w.now, p.earliest);
-      w.pending = w.pending.filter((x) => x.id !== action.id);
-      if (p?.kind === 'deliver') rec?.({ t: w.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason: 'manual' });
-      return w;
+      if (p?.kind === 'deliver') w.dropped(p, 'manual');
+      return w.done();
     }
     case 'partition':
-      w.used.partition++;
+      w.used = { ...w.used, partition: w.used.partition + 1 };
       w.groups = action.groups;
       rec?.({ t: w.now, kind: 'partition', groups: action.groups });
-      return w;
+      return w.done();
     case 'heal':
       w.groups = null;
       rec?.({ t: w.now, kind: 'partition', groups: null });
-      return w;
+      return w.done();
     case 'slow': {
-      w.used.slow++;
+      w.used = { ...w.used, slow: w.used.slow + 1 };
       w.slow = [action.from, action.to];
       // Messages already on the link may now be late too.
       w.pending = w.pending.map((p) => (p.kind === 'deliver' && p.from === action.from && p.to === action.to ? { ...p, latest: Infinity } : p));
       rec?.({ t: w.now, kind: 'note', text: `link ${action.from}->${action.to} is slow from now on: its messages may arrive after any timeout` });
-      return w;
+      return w.done();
     }
   }
 }
 
 /**
- * Every process runs a failure detector on its coordinator: one that follows a process that is
- * down starts an election `heartbeatTimeout` later (within the detection window), unless it
- * learns of a live coordinator first. The scenario's initiators detect the first crash sooner
- * (their `elect` at 0..detectWindow). Without this, a process cut off from the election, or one
- * that followed a winner that crashed, would simply never move.
+ * A world being made from another: the fields to change are copied on first write, and the
+ * effects of the process being stepped are carried out here (the explorer's effect handlers).
  */
-function detect(setup: ExploreSetup, w: Mutable): void {
-  for (const id of live(w)) {
-    const c = w.reports.get(id)?.coordinator;
-    const dead = c !== undefined && c !== null && w.states.get(c) === null;
-    const mine = w.pending.filter((p) => p.kind === 'elect' && p.node === id);
-    if (!dead) {
-      if (mine.some((p) => p.kind === 'elect' && p.watch)) w.pending = w.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
-      continue;
-    }
-    if (mine.length > 0) continue;
-    const at = w.now + setup.timing.heartbeatTimeout;
-    w.pending = [...w.pending, { id: w.nextId++, kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true }];
-  }
-}
+class Step {
+  now: number;
+  procs: Proc[] | readonly Proc[];
+  pending: Pending[];
+  used: FaultBudget;
+  groups: ProcessId[][] | null;
+  slow: readonly [ProcessId, ProcessId] | null;
+  nextId: number;
+  fresh: boolean;
+  private ownProcs = false;
+  /** The process being stepped, its draws so far, and the report it made. */
+  private node: ProcessId = -1;
+  private draws = 0;
+  private report: Report | null = null;
+  private readonly d: Derived;
 
-function apply(setup: ExploreSetup, w: Mutable, node: ProcessId, effects: readonly Effect[], rec?: Recorder): void {
-  for (const e of effects) {
-    switch (e.kind) {
-      case 'send': {
-        const id = w.nextId++;
-        const type = e.message.type;
-        rec?.({ t: w.now, kind: 'send', msg: id, from: node, to: e.to, type, message: e.message });
-        const drop = (reason: DropReason) => rec?.({ t: w.now, kind: 'drop', msg: id, from: node, to: e.to, type, reason });
-        if (!w.states.has(e.to)) drop('unknown-destination');
-        else if (w.states.get(e.to) === null) drop('receiver-crashed');
-        else if (w.groups && groupOf(w.groups, node) !== groupOf(w.groups, e.to)) drop('partition');
-        else {
-          const slow = w.slow !== null && w.slow[0] === node && w.slow[1] === e.to;
-          w.pending = [...w.pending, { id, kind: 'deliver', earliest: w.now, latest: slow ? Infinity : w.now + setup.timing.transmission, from: node, to: e.to, message: e.message }];
+  constructor(
+    readonly setup: ExploreSetup,
+    w: World,
+    readonly rec: Recorder | undefined,
+  ) {
+    this.now = w.now;
+    this.procs = w.procs;
+    this.pending = w.pending.slice();
+    this.used = w.used;
+    this.groups = w.groups;
+    this.slow = w.slow;
+    this.nextId = w.nextId;
+    this.fresh = w.fresh;
+    this.d = derived(setup);
+  }
+
+  proc(id: ProcessId): Proc {
+    return this.procs[this.d.index.get(id)!]!;
+  }
+
+  has(id: ProcessId): boolean {
+    return this.d.index.has(id);
+  }
+
+  setProc(id: ProcessId, p: Proc): void {
+    if (!this.ownProcs) {
+      this.procs = this.procs.slice();
+      this.ownProcs = true;
+    }
+    (this.procs as Proc[])[this.d.index.get(id)!] = p;
+  }
+
+  /** Removes and returns the pending event `id`. */
+  take(id: number): Pending | undefined {
+    const i = this.pending.findIndex((x) => x.id === id);
+    if (i < 0) return undefined;
+    return this.pending.splice(i, 1)[0];
+  }
+
+  dropped(p: Extract<Pending, { kind: 'deliver' }>, reason: DropReason): void {
+    this.rec?.({ t: this.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason });
+  }
+
+  /** Runs `init` or `step` for `node` with its own deterministic randomness, then its effects. */
+  run(node: ProcessId, f: (ctx: StepContext) => { state: unknown; effects: readonly Effect[] }): void {
+    const before = this.proc(node);
+    this.node = node;
+    this.draws = before.draws;
+    this.report = before.report;
+    const seed = this.setup.seed;
+    const ctx: StepContext = {
+      now: this.now,
+      // Per-process randomness that depends only on how many draws it made: the same world, the same numbers.
+      random: () => createRng(deriveSeed(deriveSeed(seed, node), this.draws++))(),
+    };
+    const out = f(ctx);
+    const hash = out.state === before.state ? before.hash : hashValue(out.state);
+    // The state first (the executor's rule), then the effects, which may change the report.
+    this.setProc(node, { state: out.state, report: this.report, draws: this.draws, hash });
+    execute(this, out.effects, EXPLORER_EFFECTS);
+    if (this.report !== this.proc(node).report) this.setProc(node, { ...this.proc(node), report: this.report });
+  }
+
+  /**
+   * Every process runs a failure detector on its coordinator: one that follows a process that is
+   * down starts an election `heartbeatTimeout` later (within the detection window), unless it
+   * learns of a live coordinator first. The scenario's initiators detect the first crash sooner
+   * (their `elect` at 0..detectWindow). Without this, a process cut off from the election, or one
+   * that followed a winner that crashed, would simply never move.
+   */
+  detect(): void {
+    const { setup } = this;
+    for (const i of this.d.sorted) {
+      const me = this.procs[i]!;
+      if (me.state === null) continue;
+      const id = setup.ids[i]!;
+      const c = me.report?.coordinator;
+      const dead = c !== undefined && c !== null && this.has(c) && this.proc(c).state === null;
+      let mine = 0;
+      let watching = false;
+      for (const p of this.pending) {
+        if (p.kind === 'elect' && p.node === id) {
+          mine++;
+          if (p.watch) watching = true;
         }
-        break;
       }
-      case 'set-timer': {
-        const kept = w.pending.filter((p) => !(p.kind === 'timer' && p.node === node && p.name === e.name));
-        w.pending = [...kept, { id: w.nextId++, kind: 'timer', earliest: w.now + e.after, latest: w.now + e.after, node, name: e.name }];
-        break;
+      if (!dead) {
+        if (watching) this.pending = this.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
+        continue;
       }
-      case 'cancel-timer':
-        w.pending = w.pending.filter((p) => !(p.kind === 'timer' && p.node === node && p.name === e.name));
-        break;
-      case 'report':
-        w.reports.set(node, e.report);
-        rec?.({ t: w.now, kind: 'report', node, report: e.report });
-        break;
+      if (mine > 0) continue;
+      const at = this.now + setup.timing.heartbeatTimeout;
+      this.pending.push({ id: this.nextId++, sig: sigOfElect(id, true), kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true });
     }
+  }
+
+  done(): World {
+    return { now: this.now, procs: this.procs, pending: this.pending, used: this.used, groups: this.groups, slow: this.slow, nextId: this.nextId, fresh: this.fresh };
+  }
+
+  // --- the explorer's effect handlers ---------------------------------------------------------
+
+  sendFrom(to: ProcessId, message: Message): void {
+    const node = this.node;
+    const id = this.nextId++;
+    const type = message.type;
+    this.rec?.({ t: this.now, kind: 'send', msg: id, from: node, to, type, message });
+    const drop = (reason: DropReason) => this.rec?.({ t: this.now, kind: 'drop', msg: id, from: node, to, type, reason });
+    if (!this.has(to)) drop('unknown-destination');
+    else if (this.proc(to).state === null) drop('receiver-crashed');
+    else if (cut(this.groups, node, to)) drop('partition');
+    else {
+      const slow = this.slow !== null && this.slow[0] === node && this.slow[1] === to;
+      const { earliest, latest } = arrivalWindow(this.d.link, this.now, 1);
+      this.pending.push({ id, sig: sigOfMessage(node, to, message), kind: 'deliver', earliest, latest: slow ? Infinity : latest, from: node, to, message });
+    }
+  }
+
+  setTimerOf(name: string, after: number): void {
+    const node = this.node;
+    this.cancelTimerOf(name);
+    const at = this.now + after;
+    this.pending.push({ id: this.nextId++, sig: sigOfTimer(node, name), kind: 'timer', earliest: at, latest: at, node, name });
+  }
+
+  cancelTimerOf(name: string): void {
+    const node = this.node;
+    const i = this.pending.findIndex((p) => p.kind === 'timer' && p.node === node && p.name === name);
+    if (i >= 0) this.pending.splice(i, 1);
+  }
+
+  reportOf(report: Report): void {
+    this.report = report;
+    this.rec?.({ t: this.now, kind: 'report', node: this.node, report });
   }
 }
 
-function groupOf(groups: ProcessId[][], id: ProcessId): number {
-  return groups.findIndex((g) => g.includes(id));
+const EXPLORER_EFFECTS: EffectHandlers<Step> = {
+  send: (w, to, message) => w.sendFrom(to, message),
+  setTimer: (w, name, after) => w.setTimerOf(name, after),
+  cancelTimer: (w, name) => w.cancelTimerOf(name),
+  report: (w, report) => w.reportOf(report),
+};
+
+// --- fingerprints ---------------------------------------------------------------------------------
+
+// A structural hash of plain data (what algorithm states and messages are): two 32-bit lanes,
+// combined into a 53-bit number. Object keys in insertion order, undefined properties skipped
+// (as JSON would), so equal values hash equally without building a string.
+let h1 = 0;
+let h2 = 0;
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+function feed(v: number): void {
+  h1 = Math.imul(h1 ^ v, 2654435761);
+  h2 = Math.imul(h2 ^ v, 1597334677);
+}
+
+function feedString(s: string): void {
+  feed(3);
+  feed(s.length);
+  for (let i = 0; i < s.length; i++) feed(s.charCodeAt(i));
+}
+
+function walk(v: unknown): void {
+  switch (typeof v) {
+    case 'number':
+      if ((v | 0) === v) {
+        feed(1);
+        feed(v);
+      } else {
+        f64[0] = v;
+        feed(2);
+        feed(u32[0]!);
+        feed(u32[1]!);
+      }
+      return;
+    case 'string':
+      return feedString(v);
+    case 'boolean':
+      return feed(v ? 4 : 5);
+    case 'object':
+      if (v === null) return feed(7);
+      if (Array.isArray(v)) {
+        feed(8);
+        feed(v.length);
+        for (let i = 0; i < v.length; i++) walk(v[i] === undefined ? null : v[i]);
+        return;
+      }
+      feed(9);
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined || typeof x === 'function') continue;
+        feedString(k);
+        walk(x);
+      }
+      return feed(10);
+    default:
+      return feed(6);
+  }
+}
+
+/** A 53-bit fingerprint of a plain-data value. */
+export function hashValue(v: unknown, seed = 0): number {
+  h1 = 0xdeadbeef ^ seed;
+  h2 = 0x41c6ce57 ^ seed;
+  walk(v);
+  let a = h1;
+  let b = h2;
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
+function sigOfMessage(from: ProcessId, to: ProcessId, message: Message): number {
+  return hashValue(message, Math.imul(from + 1, 0x9e3779b1) ^ Math.imul(to + 1, 0x85ebca77) ^ 0x64);
+}
+
+function sigOfTimer(node: ProcessId, name: string): number {
+  return hashValue(name, Math.imul(node + 1, 0x9e3779b1) ^ 0x74);
+}
+
+function sigOfElect(node: ProcessId, watch: boolean): number {
+  return hashValue(watch ? 1 : 0, Math.imul(node + 1, 0x9e3779b1) ^ 0x65);
 }

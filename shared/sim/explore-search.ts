@@ -3,10 +3,11 @@
 // at every quiescent one (shared/analysis/properties.ts). Worlds seen before (same process states, same
 // pending multiset with times relative to now, same faults) are skipped. Breadth first, so the
 // first violation found has the shortest schedule.
-import type { AlgorithmName } from '../algorithms/algorithm.ts';
-import { enabled, initialWorld, live, step, type Action, type ExploreSetup, type Recorder, type World } from './explore-engine.ts';
-import { checkAgreement, checkSafety, type Property, type Violation } from '../analysis/properties.ts';
+import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
+import { enabled, hashValue, initialWorld, live, procOf, step, type Action, type ExploreSetup, type Recorder, type World } from './explore-engine.ts';
+import { checkAgreement, checkSafety, leads, type Property, type Reports, type Violation } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
+import { groupOf } from './network.ts';
 
 export interface SearchLimits {
   /** Longest schedule (actions) explored. */
@@ -38,20 +39,69 @@ export interface SearchResult {
   elapsedMs: number;
 }
 
-export function check(name: AlgorithmName, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
-  const up = live(w);
-  const reports = Object.fromEntries(w.reports);
-  const safety = which.includes('safety') ? checkSafety(up, reports) : null;
-  if (safety) return safety;
-  return which.includes('agreement') && w.pending.length === 0 ? checkAgreement(name, up, reports) : null;
+function reportsOf(setup: ExploreSetup, w: World): Reports {
+  const out: Record<ProcessId, Report | null> = {};
+  setup.ids.forEach((id, i) => (out[id] = w.procs[i]!.report));
+  return out;
+}
+
+export function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
+  const name: AlgorithmName = setup.algorithm.name;
+  const quiet = w.pending.length === 0 && which.includes('agreement');
+  if (which.includes('safety')) {
+    // Safety needs two live leaders: count them before building anything.
+    let leaders = 0;
+    for (const p of w.procs) if (p.state !== null && leads(p.report)) leaders++;
+    if (leaders >= 2) {
+      const v = checkSafety(live(setup, w), reportsOf(setup, w));
+      if (v) return v;
+    }
+  }
+  return quiet ? checkAgreement(name, live(setup, w), reportsOf(setup, w)) : null;
+}
+
+/**
+ * The worlds seen so far, by key: an open-addressing hash set of 53-bit numbers in a typed array
+ * (a Set of a million non-small-integer numbers costs far more, in time and in memory).
+ */
+class SeenSet {
+  private table = new Float64Array(1 << 16);
+  private mask = (1 << 16) - 1;
+  size = 0;
+
+  /** Adds `key`; false if it was there. */
+  add(key: number): boolean {
+    const k = key === 0 ? 1 : key;
+    let i = (k ^ (k / 4294967296)) & this.mask;
+    for (;;) {
+      const x = this.table[i]!;
+      if (x === 0) break;
+      if (x === k) return false;
+      i = (i + 1) & this.mask;
+    }
+    this.table[i] = k;
+    if (++this.size * 2 > this.table.length) this.grow();
+    return true;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Float64Array(old.length * 2);
+    this.mask = this.table.length - 1;
+    for (const k of old) {
+      if (k === 0) continue;
+      let i = (k ^ (k / 4294967296)) & this.mask;
+      while (this.table[i] !== 0) i = (i + 1) & this.mask;
+      this.table[i] = k;
+    }
+  }
 }
 
 export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
   const started = clock();
-  const name = setup.algorithm.name;
   const parent: number[] = [-1];
   const via: (Action | null)[] = [null];
-  const seen = new Set<number>();
+  const seen = new SeenSet();
   const worldKey = createKeyer();
   const root = initialWorld(setup);
   seen.add(worldKey(root));
@@ -65,7 +115,7 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
     elapsedMs: clock() - started,
   });
   const which = limits.check ?? ['safety', 'agreement'];
-  const rootViolation = check(name, root, which);
+  const rootViolation = check(setup, root, which);
   if (rootViolation) return done('found', 0, { violation: rootViolation, actions: [] });
   let frontier: { world: World; node: number }[] = [{ world: root, node: 0 }];
   let lastDepth = 0;
@@ -78,13 +128,11 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
       for (const action of enabled(setup, world)) {
         transitions++;
         const w = step(setup, world, action);
-        const key = worldKey(w);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        if (!seen.add(worldKey(w))) continue;
         parent.push(node);
         via.push(action);
         const id = parent.length - 1;
-        const v = check(name, w, which);
+        const v = check(setup, w, which);
         if (v) return done('found', depth + 1, { violation: v, actions: pathTo(id, parent, via) });
         next.push({ world: w, node: id });
         if (seen.size >= limits.states) return done('states', depth);
@@ -104,52 +152,52 @@ function pathTo(id: number, parent: number[], via: (Action | null)[]): Action[] 
 
 /**
  * A world's fingerprint: process states and pending events (times relative to now, as a
- * multiset with each message's place in its link's queue, event ids left out), the random draws and the faults used. Steps share the state
- * objects and pending entries they did not touch, so each one's hash is computed once per
- * search and kept here (the cache lives as long as the keyer); the pending multiset is summed,
- * so its order does not matter.
+ * multiset with each message's place in its link's queue, event ids left out), the random draws
+ * and the faults used. Each state's and each event's fingerprint is made once, when it is
+ * created (explore-engine.ts), so a key costs a pass over a few numbers; the pending multiset is
+ * summed, so its order does not matter.
  */
 export function createKeyer(): (w: World) => number {
-  const cache = new WeakMap<object, number>();
-  const of = (o: object, text: () => string) => {
-    let h = cache.get(o);
-    if (h === undefined) {
-      h = hashKey(text());
-      cache.set(o, h);
-    }
-    return h;
-  };
   return (w) => {
-    const rel = (t: number) => (Number.isFinite(t) ? Math.max(0, t - w.now) : -1);
+    const now = w.now;
     let lo = 0;
     let hi = 0;
-    for (const p of w.pending) {
-      const what = of(p, () => (p.kind === 'deliver' ? `d${p.from}>${p.to}:${JSON.stringify(p.message)}` : p.kind === 'timer' ? `t${p.node}:${p.name}` : `e${p.node}${p.watch ? 'w' : ''}`));
+    const pending = w.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
+      const what = p.sig;
       // Messages on one link arrive in order, so a message's place in its link's queue matters.
       let rank = 0;
-      if (p.kind === 'deliver') for (const q of w.pending) if (q.kind === 'deliver' && q.from === p.from && q.to === p.to && q.id < p.id) rank++;
-      // Times to the microsecond, mixed in as integers (no string building in the hot loop).
-      const e = Math.round(rel(p.earliest) * 1000);
-      const l = Math.round(rel(p.latest) * 1000);
+      if (p.kind === 'deliver') {
+        for (let j = 0; j < pending.length; j++) {
+          const q = pending[j]!;
+          if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) rank++;
+        }
+      }
+      // Times relative to now, to the microsecond, mixed in as integers; -1 for "no bound".
+      const e = p.earliest === Infinity ? -1 : Math.round(Math.max(0, p.earliest - now) * 1000);
+      const l = p.latest === Infinity ? -1 : Math.round(Math.max(0, p.latest - now) * 1000);
       const a = mix(mix(mix(what >>> 0, e), l), rank);
       const b = mix(mix(Math.floor(what / 4294967296), l ^ 0x5bd1e995), e ^ 0x27d4eb2f);
       lo = (lo + a) >>> 0;
       hi = (hi + b) >>> 0;
     }
     // Two independent 32-bit chains over everything else, in a fixed order.
-    let x = mix(lo, w.pending.length);
+    let x = mix(lo, pending.length);
     let y = mix(hi, 0x9e3779b9);
-    for (const [id, st] of w.states) {
-      const h = st === null ? 1 : of(st as object, () => JSON.stringify(st));
-      x = mix(mix(x, id), h);
-      y = mix(mix(y, id ^ 0x85ebca6b), Math.floor(h / 4294967296) ^ 0xc2b2ae35);
+    const procs = w.procs;
+    for (let i = 0; i < procs.length; i++) {
+      const p = procs[i]!;
+      const h = p.state === null ? 1 : p.hash;
+      x = mix(mix(x, i), h);
+      y = mix(mix(y, i ^ 0x85ebca6b), Math.floor(h / 4294967296) ^ 0xc2b2ae35);
+      x = mix(x, p.draws);
     }
-    for (const d of w.draws.values()) x = mix(x, d);
     const u = w.used;
     x = mix(x, u.crash | (u.drop << 8) | (u.partition << 16) | (u.slow << 24));
     x = mix(x, w.fresh ? 1 : 2);
     if (w.slow) x = mix(mix(x, w.slow[0]), w.slow[1] + 1);
-    if (w.groups) y = mix(y, hashKey(JSON.stringify(w.groups)));
+    if (w.groups) y = mix(y, hashValue(w.groups));
     return (y & 0x1fffff) * 4294967296 + x;
   };
 }
@@ -159,20 +207,6 @@ function mix(h: number, v: number): number {
   h = Math.imul(h ^ (v >>> 0), 2654435761);
   h = Math.imul(h ^ Math.floor(v / 4294967296), 1597334677);
   return (h ^ (h >>> 15)) >>> 0;
-}
-
-/** cyrb53: a 53-bit string hash, so the seen-set holds numbers, not whole worlds. */
-export function hashKey(s: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
 /** Replays a schedule from the start, recording it as a trace the dashboard can replay. */
@@ -186,20 +220,20 @@ export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[]): 
     worlds.push(w);
   }
   // The verdict closes the trace, as the live checker's findings do in the relay's.
-  const v = check(setup.algorithm.name, w);
+  const v = check(setup, w);
   if (v) rec({ t: w.now, kind: 'finding', finding: { kind: v.property, at: w.now, detail: v.message, processes: v.processes } });
   return { trace, worlds };
 }
 
 /** One line per action, for the terminal. */
-export function describeAction(before: World, after: World, a: Action): string {
+export function describeAction(setup: ExploreSetup, before: World, after: World, a: Action): string {
   const t = `t=${after.now}`;
   switch (a.kind) {
     case 'fire': {
       const p = before.pending.find((x) => x.id === a.id)!;
       if (p.kind === 'deliver') {
-        const cut = before.groups !== null && !before.groups.some((g) => g.includes(p.from) && g.includes(p.to));
-        const fate = after.states.get(p.to) === null ? ' (down: dropped)' : cut ? ' (across the cut: dropped)' : '';
+        const cut = before.groups !== null && groupOf(before.groups, p.from) !== groupOf(before.groups, p.to);
+        const fate = procOf(setup, after, p.to)?.state === null ? ' (down: dropped)' : cut ? ' (across the cut: dropped)' : '';
         return `${t} ${p.to} ${fate ? 'would receive' : 'receives'} ${p.message.type} from ${p.from}${fate}`;
       }
       if (p.kind === 'timer') return `${t} ${p.node}'s timer ${p.name} fires`;

@@ -3,6 +3,7 @@
 // drive an algorithm through this one class, so they cannot drift apart.
 import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { ProcessConfig } from '../protocol/frames.ts';
+import { execute, type EffectHandlers } from './executor.ts';
 import type { Random } from './rng.ts';
 
 /** An exception from the algorithm, caught by the host: what it said, and the event that caused it. */
@@ -147,39 +148,35 @@ export class ProcessHost {
   }
 
   private apply(effects: Effect[]): void {
-    for (const e of effects) {
-      if (!e || typeof e !== 'object') continue;
-      switch (e.kind) {
-        case 'send':
-          this.listener?.({ kind: 'out', to: e.to, message: e.message });
-          this.io.send(e.to, e.message);
-          break;
-        case 'set-timer': {
-          const old = this.timers.get(e.name);
-          if (old) this.io.clearTimer(old.handle);
-          const name = e.name;
-          const handle = this.io.setTimer(() => {
-            this.timers.delete(name);
-            this.feed({ kind: 'timer', name });
-          }, e.after);
-          this.timers.set(name, { handle, due: this.io.now() + e.after });
-          break;
-        }
-        case 'cancel-timer': {
-          const old = this.timers.get(e.name);
-          if (old) this.io.clearTimer(old.handle);
-          this.timers.delete(e.name);
-          break;
-        }
-        case 'report':
-          if (!e.report || typeof e.report.role !== 'string') break;
-          this.last = e.report;
-          this.listener?.({ kind: 'report', report: e.report });
-          this.io.report(e.report);
-          break;
-      }
-    }
+    execute(this, effects, ProcessHost.effects);
   }
+
+  /** What the effects mean here (shared/sim/executor.ts): the host's transport and real timers. */
+  private static readonly effects: EffectHandlers<ProcessHost> = {
+    send(h, to, message) {
+      h.listener?.({ kind: 'out', to, message });
+      h.io.send(to, message);
+    },
+    setTimer(h, name, after) {
+      const old = h.timers.get(name);
+      if (old) h.io.clearTimer(old.handle);
+      const handle = h.io.setTimer(() => {
+        h.timers.delete(name);
+        h.feed({ kind: 'timer', name });
+      }, after);
+      h.timers.set(name, { handle, due: h.io.now() + after });
+    },
+    cancelTimer(h, name) {
+      const old = h.timers.get(name);
+      if (old) h.io.clearTimer(old.handle);
+      h.timers.delete(name);
+    },
+    report(h, report) {
+      h.last = report;
+      h.listener?.({ kind: 'report', report });
+      h.io.report(report);
+    },
+  };
 }
 
 function eventLabel(e: AlgorithmEvent): string {

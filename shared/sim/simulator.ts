@@ -1,19 +1,13 @@
-// Deterministic discrete-event simulator: any algorithm over N processes on a virtual clock,
-// with per-link delay, jitter, loss and duplication, partitions, crashes and recoveries at given
-// times, and a seeded random source. The same spec and seed give the same trace, event for event.
-import {
-  DEFAULT_TIMING,
-  type Algorithm,
-  type AlgorithmConfig,
-  type DetectorMode,
-  type Effect,
-  type Message,
-  type ProcessId,
-  type Report,
-  type StepContext,
-  type Timing,
-} from '../algorithms/algorithm.ts';
+// Deterministic discrete-event simulator: any algorithm over N processes on a virtual clock, on
+// the same network model as the relay (shared/sim/network.ts: per-link delay, jitter, loss and
+// duplication, partitions, FIFO links), with crashes and recoveries at given times and a seeded
+// random source. The same spec and seed give the same trace, event for event, and the same rules
+// and seed give the same message fates as the relay under the same sends.
+import { DEFAULT_TIMING, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Message, type ProcessId, type Report, type StepContext, type Timing } from '../algorithms/algorithm.ts';
+import { DEFAULT_LINK, type LinkOverride } from '../protocol/lab-config.ts';
 import { EventQueue, type DistributiveOmit } from './event-queue.ts';
+import { startProcess, stepProcess, TimerGenerations, type StateHandlers } from './executor.ts';
+import { Network, networkRandom, type NetworkRules } from './network.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
 import type { DropReason, TraceEvent } from '../protocol/trace.ts';
 
@@ -37,13 +31,21 @@ export interface SimulationSpec {
   link?: Partial<LinkModel>;
   /** Directed per-link overrides, keyed `"from->to"`. */
   links?: Record<string, Partial<LinkModel>>;
+  /**
+   * The network as a lab's fabric states it (burst loss, time scale, reordering, directed
+   * overrides): the relay's rules, run as they are. `link` and `links` are then ignored.
+   */
+  network?: NetworkRules;
   /** From `at` on, `link` and `links` are replaced by these (e.g. slow links that come back within bounds). */
   linkChanges?: { at: number; link?: Partial<LinkModel>; links?: Record<string, Partial<LinkModel>> }[];
   crashes?: { id: ProcessId; at: number }[];
   recoveries?: { id: ProcessId; at: number }[];
   /** `elect` events: the initiator's failure detector firing (or the instructor asking). */
   elections?: { id: ProcessId; at: number }[];
-  /** Partition changes; `groups: null` heals. Ids in no group share one implicit group. */
+  /**
+   * Partition changes; `groups: null` heals. Ids in no group share one implicit group. As in the
+   * relay, a message in flight when a cut separates its ends is dropped when it comes due.
+   */
   partitions?: { at: number; groups: ProcessId[][] | null }[];
   /** Loss and duplication stop at this virtual time (for "agree after faults stop" properties). */
   dropUntil?: number;
@@ -72,251 +74,255 @@ type QueueEntry =
   | { at: number; seq: number; kind: 'timer'; node: ProcessId; name: string; gen: number }
   | { at: number; seq: number; kind: 'crash' | 'recover' | 'elect'; node: ProcessId }
   | { at: number; seq: number; kind: 'partition'; groups: ProcessId[][] | null }
-  | { at: number; seq: number; kind: 'links'; link: LinkModel; links: Record<string, Partial<LinkModel>> };
+  | { at: number; seq: number; kind: 'links'; rules: NetworkRules };
 
 interface Node {
   id: ProcessId;
   up: boolean;
   state: unknown;
-  timers: Map<string, number>;
+  timers: TimerGenerations;
   report: Report | null;
   random: Random;
   /** When this process's report last changed coordinator or election state. */
   settledAt: number;
 }
 
+const DEFAULT_SIM_LINK: LinkModel = { delay: 100, jitter: 0, drop: 0, duplicate: 0 };
+
+/** The simulator's link settings as network rules (the relay's fabric, with FIFO links and real time). */
+function rulesOf(link: LinkModel, links: Record<string, Partial<LinkModel>>): NetworkRules {
+  const overrides: LinkOverride[] = [];
+  for (const [key, l] of Object.entries(links)) {
+    const [from, to] = key.split('->').map(Number) as [number, number];
+    overrides.push({ from, to, delay: l.delay, jitter: l.jitter, loss: l.drop, duplicate: l.duplicate });
+  }
+  return {
+    link: { ...DEFAULT_LINK, delay: link.delay, jitter: link.jitter, loss: link.drop, duplicate: link.duplicate },
+    links: overrides,
+    reorder: false,
+    timeScale: 1,
+  };
+}
+
 export function simulate(spec: SimulationSpec): SimulationResult {
-  const seed = spec.seed ?? 1;
-  const ids = [...spec.ids].sort((a, b) => a - b);
-  const ring = spec.ring ? [...spec.ring] : ids;
-  let link: LinkModel = { delay: 100, jitter: 0, drop: 0, duplicate: 0, ...spec.link };
-  let links = spec.links ?? {};
-  const timing: Timing = { ...DEFAULT_TIMING, transmission: link.delay + link.jitter, ...spec.timing };
-  const detector = spec.detector ?? 'heartbeat';
-  const initialCoordinator = spec.initialCoordinator === undefined ? ids[ids.length - 1]! : spec.initialCoordinator;
-  const until = spec.until ?? 60_000;
-  const maxEvents = spec.maxEvents ?? 50_000_000;
-  const recording = spec.trace ?? true;
-  const algo = spec.algorithm;
+  return new Simulation(spec).run();
+}
 
-  const net = createRng(deriveSeed(seed, -1));
-  const queue = new EventQueue<QueueEntry>();
-  const nodes = new Map<ProcessId, Node>();
-  const lastArrival = new Map<string, number>();
-  const linkCache = new Map<string, LinkModel>();
-  const trace: TraceEvent[] = [];
-  const byType: Record<string, number> = {};
-  let total = 0;
-  let delivered = 0;
-  let dropped = 0;
-  let nextMsg = 1;
-  let seq = 0;
-  let now = 0;
-  let electionStart: number | null = null;
-  let groupOf: Map<ProcessId, number> | null = null;
+/** One run: the queue, the processes, the network and the counters (simulate() is its only user). */
+class Simulation implements StateHandlers<Node> {
+  private readonly seed: number;
+  private readonly ids: ProcessId[];
+  private readonly ring: readonly ProcessId[];
+  private readonly timing: Timing;
+  private readonly detector: DetectorMode;
+  private readonly initialCoordinator: ProcessId | null;
+  private readonly recording: boolean;
+  private readonly algo: Algorithm<any, any>;
+  private readonly network: Network;
+  private readonly queue = new EventQueue<QueueEntry>();
+  private readonly nodes = new Map<ProcessId, Node>();
+  private readonly trace: TraceEvent[] = [];
+  private readonly byType: Record<string, number> = {};
+  private total = 0;
+  private delivered = 0;
+  private dropped = 0;
+  private nextMsg = 1;
+  private seq = 0;
+  private now = 0;
+  private electionStart: number | null = null;
 
-  const record = (e: DistributiveOmit<TraceEvent, 'seq' | 't'>) => {
-    if (recording) trace.push({ seq: seq++, t: now, ...e } as TraceEvent);
-  };
-  const ctxOf = (n: Node): StepContext => ({ now, random: n.random });
-  const linkOf = (from: ProcessId, to: ProcessId): LinkModel => {
-    const key = `${from}->${to}`;
-    let l = linkCache.get(key);
-    if (!l) {
-      l = links[key] ? { ...link, ...links[key] } : link;
-      linkCache.set(key, l);
+  constructor(private readonly spec: SimulationSpec) {
+    this.seed = spec.seed ?? 1;
+    this.ids = [...spec.ids].sort((a, b) => a - b);
+    this.ring = spec.ring ? [...spec.ring] : this.ids;
+    const link: LinkModel = { ...DEFAULT_SIM_LINK, ...spec.link };
+    const rules = spec.network ?? rulesOf(link, spec.links ?? {});
+    const transmission = spec.network ? (rules.link.delay + rules.link.jitter) * rules.timeScale : link.delay + link.jitter;
+    this.timing = { ...DEFAULT_TIMING, transmission, ...spec.timing };
+    this.detector = spec.detector ?? 'heartbeat';
+    this.initialCoordinator = spec.initialCoordinator === undefined ? this.ids[this.ids.length - 1]! : spec.initialCoordinator;
+    this.recording = spec.trace ?? true;
+    this.algo = spec.algorithm;
+    this.network = new Network(rules, networkRandom(this.seed));
+  }
+
+  run(): SimulationResult {
+    const { spec } = this;
+    for (const id of this.ids) {
+      this.nodes.set(id, { id, up: false, state: null, timers: new TimerGenerations(), report: null, random: createRng(deriveSeed(this.seed, id)), settledAt: 0 });
     }
-    return l;
-  };
-
-  const configFor = (id: ProcessId, fresh: boolean): AlgorithmConfig => ({
-    self: id,
-    ids,
-    ring,
-    timing,
-    detector,
-    options: spec.options,
-    ...(fresh || initialCoordinator === null ? {} : { initialCoordinator }),
-  });
-
-  const drop = (msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason) => {
-    dropped++;
-    record({ kind: 'drop', msg, from, to, type, reason });
-  };
-
-  const apply = (n: Node, effects: Effect[]) => {
-    for (const e of effects) {
-      switch (e.kind) {
-        case 'send': {
-          const msg = nextMsg++;
-          const type = e.message.type;
-          total++;
-          byType[type] = (byType[type] ?? 0) + 1;
-          record({ kind: 'send', msg, from: n.id, to: e.to, type, message: e.message });
-          if (!nodes.has(e.to)) drop(msg, n.id, e.to, type, 'unknown-destination');
-          else if (groupOf && (groupOf.get(n.id) ?? -1) !== (groupOf.get(e.to) ?? -1)) drop(msg, n.id, e.to, type, 'partition');
-          else {
-            const l = linkOf(n.id, e.to);
-            const faulty = spec.dropUntil === undefined || now < spec.dropUntil;
-            if (faulty && l.drop > 0 && net() < l.drop) drop(msg, n.id, e.to, type, 'loss');
-            else {
-              // Per-link FIFO: a message never overtakes an earlier one on the same link.
-              const key = `${n.id}->${e.to}`;
-              const arrival = () => {
-                const at = Math.max(now + l.delay + (l.jitter > 0 ? net() * l.jitter : 0), lastArrival.get(key) ?? 0);
-                lastArrival.set(key, at);
-                return at;
-              };
-              queue.push({ at: arrival(), kind: 'deliver', msg, from: n.id, to: e.to, message: e.message });
-              // Checked only when the link duplicates, so runs without duplication draw the same numbers as before.
-              if (faulty && l.duplicate > 0 && net() < l.duplicate) {
-                const copy = nextMsg++;
-                record({ kind: 'duplicate', msg: copy, of: msg, from: n.id, to: e.to, type });
-                queue.push({ at: arrival(), kind: 'deliver', msg: copy, from: n.id, to: e.to, message: e.message });
-              }
-            }
-          }
-          break;
-        }
-        case 'set-timer': {
-          const gen = (n.timers.get(e.name) ?? 0) + 1;
-          n.timers.set(e.name, gen);
-          queue.push({ at: now + e.after, kind: 'timer', node: n.id, name: e.name, gen });
-          break;
-        }
-        case 'cancel-timer':
-          // Bump the generation so the queued entry is ignored when it comes due.
-          if (n.timers.has(e.name)) n.timers.set(e.name, n.timers.get(e.name)! + 1);
-          break;
-        case 'report': {
-          const prev = n.report;
-          n.report = e.report;
-          if (!prev || prev.coordinator !== e.report.coordinator || prev.electing !== e.report.electing) n.settledAt = now;
-          if (e.report.electing && electionStart === null) electionStart = now;
-          record({ kind: 'report', node: n.id, report: e.report });
-          break;
-        }
+    for (const id of this.ids) this.start(this.nodes.get(id)!, false);
+    for (const c of spec.crashes ?? []) this.queue.push({ at: c.at, kind: 'crash', node: c.id });
+    for (const r of spec.recoveries ?? []) this.queue.push({ at: r.at, kind: 'recover', node: r.id });
+    for (const e of spec.elections ?? []) this.queue.push({ at: e.at, kind: 'elect', node: e.id });
+    for (const p of spec.partitions ?? []) this.queue.push({ at: p.at, kind: 'partition', groups: p.groups });
+    for (const c of spec.linkChanges ?? []) {
+      this.queue.push({ at: c.at, kind: 'links', rules: rulesOf({ ...DEFAULT_SIM_LINK, ...c.link }, c.links ?? {}) });
+    }
+    const until = spec.until ?? 60_000;
+    const maxEvents = spec.maxEvents ?? 50_000_000;
+    let events = 0;
+    let truncated = false;
+    for (;;) {
+      const next = this.queue.peek();
+      if (!next) break;
+      if (next.at > until || events >= maxEvents) {
+        truncated = true;
+        break;
       }
+      this.queue.pop();
+      events++;
+      this.now = next.at;
+      this.handle(next);
     }
-  };
-
-  const start = (n: Node, fresh: boolean) => {
-    n.up = true;
-    n.timers = new Map([...n.timers].map(([k, g]) => [k, g + 1]));
-    const out = algo.init(configFor(n.id, fresh), ctxOf(n));
-    n.state = out.state;
-    apply(n, out.effects);
-  };
-
-  for (const id of ids) {
-    nodes.set(id, { id, up: false, state: null, timers: new Map(), report: null, random: createRng(deriveSeed(seed, id)), settledAt: 0 });
-  }
-  for (const id of ids) start(nodes.get(id)!, false);
-  for (const c of spec.crashes ?? []) queue.push({ at: c.at, kind: 'crash', node: c.id });
-  for (const r of spec.recoveries ?? []) queue.push({ at: r.at, kind: 'recover', node: r.id });
-  for (const e of spec.elections ?? []) queue.push({ at: e.at, kind: 'elect', node: e.id });
-  for (const p of spec.partitions ?? []) queue.push({ at: p.at, kind: 'partition', groups: p.groups });
-  for (const c of spec.linkChanges ?? []) {
-    queue.push({ at: c.at, kind: 'links', link: { delay: 100, jitter: 0, drop: 0, duplicate: 0, ...c.link }, links: c.links ?? {} });
+    return this.result(events, truncated);
   }
 
-  let events = 0;
-  let truncated = false;
-  for (;;) {
-    const next = queue.peek();
-    if (!next) break;
-    if (next.at > until || events >= maxEvents) {
-      truncated = true;
-      break;
-    }
-    queue.pop();
-    events++;
-    now = next.at;
+  private handle(next: QueueEntry): void {
     switch (next.kind) {
-      case 'deliver': {
-        const n = nodes.get(next.to)!;
-        if (!n.up) {
-          drop(next.msg, next.from, next.to, next.message.type, 'receiver-crashed');
-          break;
-        }
-        delivered++;
-        record({ kind: 'deliver', msg: next.msg, from: next.from, to: next.to, type: next.message.type });
-        const out = algo.step(n.state, { kind: 'message', from: next.from, message: next.message }, ctxOf(n));
-        n.state = out.state;
-        apply(n, out.effects);
-        break;
-      }
+      case 'deliver':
+        return this.deliver(next);
       case 'timer': {
-        const n = nodes.get(next.node)!;
-        if (!n.up || n.timers.get(next.name) !== next.gen) break;
-        // Fired: bump the generation rather than forget it, so a later set-timer of this name
-        // never reuses a generation an older, replaced entry still in the queue carries.
-        n.timers.set(next.name, next.gen + 1);
-        record({ kind: 'timer', node: n.id, name: next.name });
-        const out = algo.step(n.state, { kind: 'timer', name: next.name }, ctxOf(n));
-        n.state = out.state;
-        apply(n, out.effects);
-        break;
+        const n = this.nodes.get(next.node)!;
+        if (!n.up || !n.timers.fire(next.name, next.gen)) return;
+        this.record({ kind: 'timer', node: n.id, name: next.name });
+        return this.feed(n, { kind: 'timer', name: next.name });
       }
       case 'elect': {
-        const n = nodes.get(next.node);
-        if (!n?.up) break;
-        if (electionStart === null) electionStart = now;
-        record({ kind: 'elect', node: n.id });
-        const out = algo.step(n.state, { kind: 'elect' }, ctxOf(n));
-        n.state = out.state;
-        apply(n, out.effects);
-        break;
+        const n = this.nodes.get(next.node);
+        if (!n?.up) return;
+        if (this.electionStart === null) this.electionStart = this.now;
+        this.record({ kind: 'elect', node: n.id });
+        return this.feed(n, { kind: 'elect' });
       }
       case 'crash': {
-        const n = nodes.get(next.node);
-        if (!n?.up) break;
+        const n = this.nodes.get(next.node);
+        if (!n?.up) return;
         n.up = false;
         n.state = null;
         n.report = null;
-        record({ kind: 'crash', node: n.id });
-        break;
+        this.record({ kind: 'crash', node: n.id });
+        return;
       }
       case 'recover': {
-        const n = nodes.get(next.node);
-        if (!n || n.up) break;
-        record({ kind: 'recover', node: n.id });
-        start(n, true);
-        break;
+        const n = this.nodes.get(next.node);
+        if (!n || n.up) return;
+        this.record({ kind: 'recover', node: n.id });
+        return this.start(n, true);
       }
       case 'partition':
-        groupOf = next.groups ? new Map(next.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
-        record({ kind: 'partition', groups: next.groups });
-        break;
+        this.network.setPartition(next.groups);
+        this.record({ kind: 'partition', groups: next.groups });
+        return;
       case 'links':
-        link = next.link;
-        links = next.links;
-        linkCache.clear();
-        record({ kind: 'control', action: 'fabric' });
-        break;
+        this.network.configure(next.rules);
+        this.record({ kind: 'control', action: 'fabric' });
+        return;
     }
   }
 
-  const live = ids.filter((id) => nodes.get(id)!.up);
-  const reports: Record<ProcessId, Report> = {};
-  const coordinatorByNode: Record<ProcessId, ProcessId | null> = {};
-  let settled = 0;
-  for (const id of live) {
-    const n = nodes.get(id)!;
-    if (n.report) reports[id] = n.report;
-    coordinatorByNode[id] = n.report?.coordinator ?? null;
-    settled = Math.max(settled, n.settledAt);
+  private deliver(d: Extract<QueueEntry, { kind: 'deliver' }>): void {
+    const n = this.nodes.get(d.to)!;
+    if (!n.up) return this.drop(d.msg, d.from, d.to, d.message.type, 'receiver-crashed');
+    if (this.network.partitioned(d.from, d.to)) return this.drop(d.msg, d.from, d.to, d.message.type, 'partition');
+    this.delivered++;
+    if (this.recording) this.record({ kind: 'deliver', msg: d.msg, from: d.from, to: d.to, type: d.message.type });
+    this.feed(n, { kind: 'message', from: d.from, message: d.message });
   }
-  return {
-    seed,
-    endTime: now,
-    events,
-    truncated,
-    trace,
-    live,
-    reports,
-    coordinatorByNode,
-    messages: { total, byType, delivered, dropped },
-    electionTime: electionStart === null ? null : Math.max(0, settled - electionStart),
-  };
+
+  private ctxOf(n: Node): StepContext {
+    return { now: this.now, random: n.random };
+  }
+
+  private start(n: Node, fresh: boolean): void {
+    n.up = true;
+    n.timers.invalidate();
+    startProcess(this.algo, this.configFor(n.id, fresh), this.ctxOf(n), n, this);
+  }
+
+  private feed(n: Node, event: AlgorithmEvent): void {
+    stepProcess(this.algo, n.state, event, this.ctxOf(n), n, this);
+  }
+
+  private configFor(id: ProcessId, fresh: boolean): AlgorithmConfig {
+    const { ids, ring, timing, detector, initialCoordinator } = this;
+    return { self: id, ids, ring, timing, detector, options: this.spec.options, ...(fresh || initialCoordinator === null ? {} : { initialCoordinator }) };
+  }
+
+  // --- the effect handlers (shared/sim/executor.ts) ---------------------------------------------
+
+  commit(n: Node, state: unknown): void {
+    n.state = state;
+  }
+
+  send(n: Node, to: ProcessId, message: Message): void {
+    const msg = this.nextMsg++;
+    const type = message.type;
+    const from = n.id;
+    this.total++;
+    this.byType[type] = (this.byType[type] ?? 0) + 1;
+    if (this.recording) this.record({ kind: 'send', msg, from, to, type, message });
+    if (!this.nodes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
+    const faulty = this.spec.dropUntil === undefined || this.now < this.spec.dropUntil;
+    const fate = this.network.decide(from, to, this.now, faulty);
+    if (fate.kind === 'drop') return this.drop(msg, from, to, type, fate.reason);
+    this.queue.push({ at: fate.at, kind: 'deliver', msg, from, to, message });
+    if (fate.dupAt !== null) {
+      const copy = this.nextMsg++;
+      this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
+      this.queue.push({ at: fate.dupAt, kind: 'deliver', msg: copy, from, to, message });
+    }
+  }
+
+  setTimer(n: Node, name: string, after: number): void {
+    this.queue.push({ at: this.now + after, kind: 'timer', node: n.id, name, gen: n.timers.set(name) });
+  }
+
+  cancelTimer(n: Node, name: string): void {
+    n.timers.cancel(name);
+  }
+
+  report(n: Node, report: Report): void {
+    const prev = n.report;
+    n.report = report;
+    if (!prev || prev.coordinator !== report.coordinator || prev.electing !== report.electing) n.settledAt = this.now;
+    if (report.electing && this.electionStart === null) this.electionStart = this.now;
+    this.record({ kind: 'report', node: n.id, report });
+  }
+
+  // --- bookkeeping ------------------------------------------------------------------------------
+
+  private record(e: DistributiveOmit<TraceEvent, 'seq' | 't'>): void {
+    if (this.recording) this.trace.push({ seq: this.seq++, t: this.now, ...e } as TraceEvent);
+  }
+
+  private drop(msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason): void {
+    this.dropped++;
+    this.record({ kind: 'drop', msg, from, to, type, reason });
+  }
+
+  private result(events: number, truncated: boolean): SimulationResult {
+    const live = this.ids.filter((id) => this.nodes.get(id)!.up);
+    const reports: Record<ProcessId, Report> = {};
+    const coordinatorByNode: Record<ProcessId, ProcessId | null> = {};
+    let settled = 0;
+    for (const id of live) {
+      const n = this.nodes.get(id)!;
+      if (n.report) reports[id] = n.report;
+      coordinatorByNode[id] = n.report?.coordinator ?? null;
+      settled = Math.max(settled, n.settledAt);
+    }
+    return {
+      seed: this.seed,
+      endTime: this.now,
+      events,
+      truncated,
+      trace: this.trace,
+      live,
+      reports,
+      coordinatorByNode,
+      messages: { total: this.total, byType: this.byType, delivered: this.delivered, dropped: this.dropped },
+      electionTime: this.electionStart === null ? null : Math.max(0, settled - this.electionStart),
+    };
+  }
 }
