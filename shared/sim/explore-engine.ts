@@ -148,7 +148,7 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
       continue;
     }
     const config: AlgorithmConfig = { self: id, ids: setup.ids, ring: setup.ids, timing: setup.timing, detector: setup.detector, options: setup.options, initialCoordinator: setup.initialCoordinator };
-    w.run(id, (ctx) => setup.algorithm.init(config, ctx));
+    w.run(id, config, null);
   }
   for (const node of setup.initiators) {
     if (setup.crashed.includes(node)) continue;
@@ -241,13 +241,13 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
         event = { kind: 'elect' };
       }
       const state = w.proc(node).state;
-      w.run(node, (ctx) => setup.algorithm.step(state, event, ctx));
+      w.run(node, state, event);
       w.detect();
       return w.done();
     }
     case 'crash': {
       w.used = { ...w.used, crash: w.used.crash + 1 };
-      w.setProc(action.node, { ...w.proc(action.node), state: null, report: null, hash: 0 });
+      w.setProc(action.node, { ...DOWN, draws: w.proc(action.node).draws });
       rec?.({ t: w.now, kind: 'crash', node: action.node });
       // Its timers die with it; messages to it would only be dropped on arrival.
       for (const p of w.pending) if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
@@ -345,24 +345,22 @@ class Step {
     this.rec?.({ t: this.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason });
   }
 
-  /** Runs `init` or `step` for `node` with its own deterministic randomness, then its effects. */
-  run(node: ProcessId, f: (ctx: StepContext) => { state: unknown; effects: readonly Effect[] }): void {
+  /** Runs `init` (event null: `arg` is the config) or `step` (`arg` is the state) for `node`, then its effects. */
+  run(node: ProcessId, arg: unknown, event: AlgorithmEvent | null): void {
     const before = this.proc(node);
     this.node = node;
     this.draws = before.draws;
     this.report = before.report;
-    const seed = this.setup.seed;
-    const ctx: StepContext = {
-      now: this.now,
-      // Per-process randomness that depends only on how many draws it made: the same world, the same numbers.
-      random: () => createRng(deriveSeed(deriveSeed(seed, node), this.draws++))(),
-    };
-    const out = f(ctx);
-    const hash = out.state === before.state ? before.hash : hashValue(out.state);
-    // The state first (the executor's rule), then the effects, which may change the report.
-    this.setProc(node, { state: out.state, report: this.report, draws: this.draws, hash });
+    const ctx: StepContext = { now: this.now, random: drawFor };
+    stepping = this;
+    const out = event === null ? this.setup.algorithm.init(arg as AlgorithmConfig, ctx) : this.setup.algorithm.step(arg, event, ctx);
+    stepping = null;
+        // The state first (the executor's rule), then the effects, which may change the report.
+    const made: { -readonly [K in keyof Proc]: Proc[K] } = { state: out.state, report: this.report, draws: this.draws, hash: out.state === before.state ? before.hash : hashValue(out.state) };
+    this.setProc(node, made);
     execute(this, out.effects, EXPLORER_EFFECTS);
-    if (this.report !== this.proc(node).report) this.setProc(node, { ...this.proc(node), report: this.report });
+    // A report effect changes the new process record (made here, shared with no other world yet).
+    made.report = this.report;
   }
 
   /**
@@ -409,10 +407,11 @@ class Step {
     const id = this.nextId++;
     const type = message.type;
     this.rec?.({ t: this.now, kind: 'send', msg: id, from: node, to, type, message });
-    const drop = (reason: DropReason) => this.rec?.({ t: this.now, kind: 'drop', msg: id, from: node, to, type, reason });
-    if (!this.has(to)) drop('unknown-destination');
-    else if (this.proc(to).state === null) drop('receiver-crashed');
-    else if (cut(this.groups, node, to)) drop('partition');
+    let reason: DropReason | null = null;
+    if (!this.has(to)) reason = 'unknown-destination';
+    else if (this.proc(to).state === null) reason = 'receiver-crashed';
+    else if (cut(this.groups, node, to)) reason = 'partition';
+    if (reason !== null) this.rec?.({ t: this.now, kind: 'drop', msg: id, from: node, to, type, reason });
     else {
       const slow = this.slow !== null && this.slow[0] === node && this.slow[1] === to;
       const { earliest, latest } = arrivalWindow(this.d.link, this.now, 1);
@@ -433,10 +432,22 @@ class Step {
     if (i >= 0) this.pending.splice(i, 1);
   }
 
+  /** The stepping process's next random number: it depends only on how many draws the process made (the same world, the same numbers). */
+  draw(): number {
+    return createRng(deriveSeed(deriveSeed(this.setup.seed, this.node), this.draws++))();
+  }
+
   reportOf(report: Report): void {
     this.report = report;
     this.rec?.({ t: this.now, kind: 'report', node: this.node, report });
   }
+}
+
+/** The step in progress, for `ctx.random` (one function for every step: no closure per step). */
+let stepping: Step | null = null;
+
+function drawFor(): number {
+  return stepping!.draw();
 }
 
 const EXPLORER_EFFECTS: EffectHandlers<Step> = {
@@ -461,10 +472,26 @@ function feed(v: number): void {
   h2 = Math.imul(h2 ^ v, 1597334677);
 }
 
+/** Strings' fingerprints: states and messages repeat the same few (keys, election ids, types). */
+const strings = new Map<string, number>();
+
 function feedString(s: string): void {
+  let h = strings.get(s);
+  if (h === undefined) {
+    let x = 0x811c9dc5 ^ s.length;
+    let y = 0x41c6ce57 ^ s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      x = Math.imul(x ^ c, 2654435761);
+      y = Math.imul(y ^ c, 1597334677);
+    }
+    h = finish(x, y);
+    if (strings.size >= 100_000) strings.clear();
+    strings.set(s, h);
+  }
   feed(3);
-  feed(s.length);
-  for (let i = 0; i < s.length; i++) feed(s.charCodeAt(i));
+  feed(h >>> 0);
+  feed(Math.floor(h / 4294967296));
 }
 
 function walk(v: unknown): void {
@@ -510,8 +537,11 @@ export function hashValue(v: unknown, seed = 0): number {
   h1 = 0xdeadbeef ^ seed;
   h2 = 0x41c6ce57 ^ seed;
   walk(v);
-  let a = h1;
-  let b = h2;
+  return finish(h1, h2);
+}
+
+/** Two 32-bit lanes, avalanched into one 53-bit number (cyrb53's finish). */
+function finish(a: number, b: number): number {
   a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
   b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
   return 4294967296 * (2097151 & b) + (a >>> 0);
