@@ -97,7 +97,24 @@ interface Derived {
   /** Indices into `setup.ids`, ascending by id. */
   sorted: number[];
   link: LinkRules;
+  /** Steps already taken, by (state, event, time, draws): see `Step.run`. */
+  memo: Map<number, Memo>;
 }
+
+/** One algorithm step remembered: what it was given and what it returned. */
+interface Memo {
+  stateHash: number;
+  sig: number;
+  now: number;
+  draws: number;
+  state: unknown;
+  effects: readonly Effect[];
+  hash: number;
+  drawsAfter: number;
+}
+
+/** Remembered steps at most; the table starts over when full. */
+const MEMO_MAX = 1 << 18;
 
 const derivedOf = new WeakMap<ExploreSetup, Derived>();
 
@@ -110,6 +127,7 @@ function derived(setup: ExploreSetup): Derived {
       sorted,
       // Within the bound: the model's window for a link whose whole delay is jitter up to T.
       link: { ...DEFAULT_LINK, delay: 0, jitter: setup.timing.transmission },
+      memo: new Map(),
     };
     derivedOf.set(setup, d);
   }
@@ -229,19 +247,10 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
         w.dropped(p, 'partition');
         return w.done();
       }
-      let event: AlgorithmEvent;
-      if (p.kind === 'deliver') {
-        rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
-        event = { kind: 'message', from: p.from, message: p.message };
-      } else if (p.kind === 'timer') {
-        rec?.({ t: w.now, kind: 'timer', node, name: p.name });
-        event = { kind: 'timer', name: p.name };
-      } else {
-        rec?.({ t: w.now, kind: 'elect', node });
-        event = { kind: 'elect' };
-      }
-      const state = w.proc(node).state;
-      w.run(node, state, event);
+      if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
+      else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
+      else rec?.({ t: w.now, kind: 'elect', node });
+      w.run(node, null, p);
       w.detect();
       return w.done();
     }
@@ -345,20 +354,46 @@ class Step {
     this.rec?.({ t: this.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason });
   }
 
-  /** Runs `init` (event null: `arg` is the config) or `step` (`arg` is the state) for `node`, then its effects. */
-  run(node: ProcessId, arg: unknown, event: AlgorithmEvent | null): void {
+  /**
+   * Runs `init` (no event: `config` given) or `step` for `node` on pending event `p`, then the
+   * effects. Steps are remembered: the algorithm is a pure function of its state, the event, the
+   * time and its random draws, and the same process state meets the same event at the same time
+   * in many worlds (every order of what other processes do), so the result is looked up by
+   * (state fingerprint, event fingerprint, time, draws). Equal states then also share one object.
+   */
+  run(node: ProcessId, config: AlgorithmConfig | null, p: Pending | null): void {
     const before = this.proc(node);
     this.node = node;
     this.draws = before.draws;
     this.report = before.report;
-    const ctx: StepContext = { now: this.now, random: drawFor };
-    stepping = this;
-    const out = event === null ? this.setup.algorithm.init(arg as AlgorithmConfig, ctx) : this.setup.algorithm.step(arg, event, ctx);
-    stepping = null;
-        // The state first (the executor's rule), then the effects, which may change the report.
-    const made: { -readonly [K in keyof Proc]: Proc[K] } = { state: out.state, report: this.report, draws: this.draws, hash: out.state === before.state ? before.hash : hashValue(out.state) };
+    let state: unknown;
+    let effects: readonly Effect[];
+    let hash: number;
+    const memo = this.d.memo;
+    const key = p === null ? 0 : memoKey(before.hash, p.sig, this.now, before.draws);
+    const hit = p === null ? undefined : memo.get(key);
+    if (hit !== undefined && hit.stateHash === before.hash && hit.sig === p!.sig && hit.now === this.now && hit.draws === before.draws) {
+      state = hit.state;
+      effects = hit.effects;
+      hash = hit.hash;
+      this.draws = hit.drawsAfter;
+    } else {
+      const ctx: StepContext = { now: this.now, random: drawFor };
+      stepping = this;
+      const out = p === null ? this.setup.algorithm.init(config!, ctx) : this.setup.algorithm.step(before.state, eventOf(p), ctx);
+      stepping = null;
+      state = out.state;
+      effects = out.effects;
+      hash = out.state === before.state ? before.hash : hashValue(out.state);
+      if (p !== null) {
+        if (memo.size >= MEMO_MAX) memo.clear();
+        memo.set(key, { stateHash: before.hash, sig: p.sig, now: this.now, draws: before.draws, state, effects, hash, drawsAfter: this.draws });
+      }
+    }
+    // The state first (the executor's rule), then the effects, which may change the report.
+    const made: { -readonly [K in keyof Proc]: Proc[K] } = { state, report: this.report, draws: this.draws, hash };
     this.setProc(node, made);
-    execute(this, out.effects, EXPLORER_EFFECTS);
+    execute(this, effects, EXPLORER_EFFECTS);
     // A report effect changes the new process record (made here, shared with no other world yet).
     made.report = this.report;
   }
@@ -441,6 +476,22 @@ class Step {
     this.report = report;
     this.rec?.({ t: this.now, kind: 'report', node: this.node, report });
   }
+}
+
+/** The algorithm event a pending event delivers. */
+function eventOf(p: Pending): AlgorithmEvent {
+  if (p.kind === 'deliver') return { kind: 'message', from: p.from, message: p.message };
+  if (p.kind === 'timer') return { kind: 'timer', name: p.name };
+  return { kind: 'elect' };
+}
+
+function memoKey(stateHash: number, sig: number, now: number, draws: number): number {
+  f64[0] = now;
+  let x = Math.imul((stateHash >>> 0) ^ Math.imul(sig >>> 0, 0x85ebca6b), 2654435761);
+  let y = Math.imul(Math.floor(stateHash / 4294967296) ^ Math.imul(Math.floor(sig / 4294967296), 0xc2b2ae35), 1597334677);
+  x = Math.imul(x ^ u32[0]!, 2246822507) ^ draws;
+  y = Math.imul(y ^ u32[1]!, 3266489909);
+  return finish(x, y);
 }
 
 /** The step in progress, for `ctx.random` (one function for every step: no closure per step). */
