@@ -23,14 +23,9 @@ const PENDING = new Set([
   'shared/sim/explore-search.ts: Finding',
   'shared/sim/explore-search.ts: check',
   'shared/sim/process-host.ts: HostIO',
-  // The network model's partition rule, meant for the checker and the client's partition groups
-  // (issue 11: "written once"); they still have their own copies.
-  'shared/sim/network.ts: Cut',
   'shared/sim/network.ts: Groups',
   'shared/sim/network.ts: LinkRules',
   'shared/sim/network.ts: NETWORK_STREAM',
-  'shared/sim/network.ts: allGroups',
-  'shared/sim/network.ts: cutOf',
   'shared/sim/explore-engine.ts: Proc',
 ]);
 

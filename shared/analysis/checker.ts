@@ -18,6 +18,7 @@ import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary
 import { checkerProfile, type CheckerProfile } from './checker-profiles.ts';
 import { createCoordinatorWatch, type CoordinatorWatch } from './checker-coordinators.ts';
 import { judgeAgreement } from './checker-agreement.ts';
+import { cutOf, type Cut } from '../sim/network.ts';
 import { leads } from './properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 
@@ -74,7 +75,7 @@ class LiveChecker implements Checker {
   /** Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once). */
   private readonly electingNow = new Set<ProcessId>();
   private readonly coordinators: CoordinatorWatch;
-  private groupOf: Map<ProcessId, number> | null = null;
+  private cut: Cut | null = null;
   private clock = 0;
   private lastActivity = 0;
   private quietChecked = false;
@@ -183,7 +184,7 @@ class LiveChecker implements Checker {
         if (++this.ownerCount > 1) this.fault(e.t);
         break;
       case 'partition':
-        this.groupOf = e.groups ? new Map(e.groups.flatMap((g, i) => g.map((id) => [id, i] as const))) : null;
+        this.cut = cutOf(e.groups);
         this.fault(e.t);
         break;
       case 'control':
@@ -262,7 +263,7 @@ class LiveChecker implements Checker {
     const reports = Object.fromEntries(live.map((id) => [id, this.procs.get(id)!.report]));
     const d = judgeAgreement(this.setup.algorithm, this.profile.expects, live, reports);
     if (!d) return;
-    const part = this.groupOf ? ' (partitioned)' : '';
+    const part = this.cut ? ' (partitioned)' : '';
     this.emit(out, { kind: 'agreement', at: t, processes: d.processes, since: this.lastActivity, detail: `quiet fabric${part}: ${d.detail}` });
   }
 
@@ -306,7 +307,7 @@ class LiveChecker implements Checker {
     this.spuriousElections++;
     if (!this.election || this.election.spurious) return;
     this.election.spurious = true;
-    const behind = this.groupOf && (this.groupOf.get(c) ?? -1) !== (this.groupOf.get(id) ?? -1) ? ' (behind a partition)' : '';
+    const behind = this.cut?.separates(c, id) ? ' (behind a partition)' : '';
     this.emit(out, { kind: 'spurious', at: t, processes: [id], detail: `${id} started an election while its coordinator ${c} was alive${behind}` });
   }
 

@@ -9,6 +9,7 @@ import type { FabricConfig, LabConfig } from '@shared/protocol/lab-config.ts';
 import type { LabSnapshot, ProcessInfo } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { createFold, foldEvent, type LabFold } from '@shared/analysis/lab-fold.ts';
+import { groupOf } from '@shared/sim/network.ts';
 import { ElectionTracker } from './election-tracker.ts';
 import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';
@@ -158,11 +159,4 @@ export class LabModel {
 
 export function absent(id: ProcessId): ProcessInfo {
   return { id, name: null, status: 'absent', kind: null, transport: null, report: null, group: null };
-}
-
-/** A process's partition group; ids in no listed group share one implicit group after the rest. */
-export function groupOf(groups: readonly (readonly ProcessId[])[] | null, id: ProcessId): number | null {
-  if (!groups) return null;
-  const i = groups.findIndex((g) => g.includes(id));
-  return i < 0 ? groups.length : i;
 }

@@ -1,15 +1,12 @@
 // The partition builder's model: groups of ids the instructor moves processes between (by drag
 // and drop or by keyboard), and checks before it goes to the relay. Pure.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { allGroups } from '@shared/sim/network.ts';
 
 /** Groups to start editing from: the current partition (unlisted ids in a last group), else everyone in one. */
 export function initialGroups(ids: readonly ProcessId[], partition: readonly (readonly ProcessId[])[] | null): ProcessId[][] {
   if (!partition) return [[...ids], []];
-  const listed = new Set(partition.flat());
-  const rest = ids.filter((id) => !listed.has(id));
-  const groups = partition.map((g) => [...g]);
-  if (rest.length) groups.push(rest);
-  return groups;
+  return allGroups(ids, partition);
 }
 
 /** Moves `id` to group `target` (a new group when target is past the end), keeping other order. */

@@ -9,7 +9,7 @@ import type { ParsedTrace } from '@shared/protocol/trace-file.ts';
 import type { ReplayState } from '@shared/analysis/replay.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import { dropPoint, type FlightFrame, type FlightSource } from './flight-board.ts';
-import { groupOf } from './lab-model.ts';
+import { groupOf } from '@shared/sim/network.ts';
 
 export interface TraceMeta {
   /** simulator, explorer, experiment, relay (a header's `source`, or a header-less relay trace). */
