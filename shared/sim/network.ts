@@ -78,6 +78,10 @@ export function cutOf(groups: Groups | null): Cut | null {
 
 // --- links ----------------------------------------------------------------------------------------
 
+/** `Network.decideAt`'s verdicts other than a time (times are never negative). */
+export const PARTITIONED = -1;
+export const LOST = -2;
+
 /** Numeric key of a directed link: ids are at most 1,000,000 < 2^20, so this is exact. */
 export const linkKey = (from: ProcessId, to: ProcessId): number => from * 1_048_576 + to;
 
@@ -113,11 +117,28 @@ class LinkTable {
   lastAt: Float64Array = new Float64Array(0);
   bad: Uint8Array = new Uint8Array(0);
 
+  /** Dense indices of small ids (the usual 0..n-1) in an array; others in the map. */
+  private small = new Int32Array(0);
+
   private dense(id: ProcessId): number {
+    if (id < this.small.length) {
+      const i = this.small[id]!;
+      if (i >= 0) return i;
+    }
     let i = this.index.get(id);
     if (i === undefined) {
       i = this.index.size;
       this.index.set(id, i);
+      if (id >= 0 && id < 65_536 && Number.isInteger(id)) {
+        if (id >= this.small.length) {
+          let size = Math.max(64, this.small.length);
+          while (size <= id) size *= 2;
+          const grown = new Int32Array(size).fill(-1);
+          grown.set(this.small);
+          this.small = grown;
+        }
+        this.small[id] = i;
+      }
     }
     return i;
   }
@@ -146,6 +167,7 @@ class LinkTable {
 
   clear(): void {
     this.index.clear();
+    this.small = new Int32Array(0);
     this.lastAts = [];
     this.bads = [];
   }
@@ -206,14 +228,29 @@ export class Network {
    * duplication (when the rule can duplicate), the copy's jitter.
    */
   decide(from: ProcessId, to: ProcessId, now: number, faulty = true): LinkFate {
-    if (this.cut !== null && this.cut.separates(from, to)) return { kind: 'drop', reason: 'partition' };
+    const at = this.decideAt(from, to, now, faulty);
+    if (at === PARTITIONED) return { kind: 'drop', reason: 'partition' };
+    if (at === LOST) return { kind: 'drop', reason: 'loss' };
+    return { kind: 'deliver', at, dupAt: this.dupAt };
+  }
+
+  /** The copy's arrival time after `decideAt` returned a delivery, or null when there is no copy. */
+  dupAt: number | null = null;
+
+  /**
+   * `decide` without the verdict object, for hosts that send millions of messages: the arrival
+   * time, or PARTITIONED or LOST (both negative); the copy's time, if any, is left in `dupAt`.
+   */
+  decideAt(from: ProcessId, to: ProcessId, now: number, faulty = true): number {
+    this.dupAt = null;
+    if (this.cut !== null && this.cut.separates(from, to)) return PARTITIONED;
     const rule = this.ruleFor(from, to);
     const col = this.table.locate(from, to);
     const { lastAt, bad } = this.table;
-    if (faulty && this.lost(rule, bad, col)) return { kind: 'drop', reason: 'loss' };
+    if (faulty && this.lost(rule, bad, col)) return LOST;
     const at = this.arrival(rule, lastAt, col, now);
-    const dupAt = faulty && rule.duplicate > 0 && this.random() < rule.duplicate ? this.arrival(rule, lastAt, col, now) : null;
-    return { kind: 'deliver', at, dupAt };
+    if (faulty && rule.duplicate > 0 && this.random() < rule.duplicate) this.dupAt = this.arrival(rule, lastAt, col, now);
+    return at;
   }
 
   /** Forget FIFO and burst state (lab reset). */

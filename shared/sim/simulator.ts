@@ -5,9 +5,9 @@
 // and seed give the same message fates as the relay under the same sends.
 import { DEFAULT_TIMING, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Message, type ProcessId, type Report, type StepContext, type Timing } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkOverride } from '../protocol/lab-config.ts';
-import { EventQueue, type DistributiveOmit } from './event-queue.ts';
+import { TimeQueue, type DistributiveOmit } from './event-queue.ts';
 import { startProcess, stepProcess, TimerGenerations, type StateHandlers } from './executor.ts';
-import { Network, networkRandom, type NetworkRules } from './network.ts';
+import { LOST, Network, networkRandom, PARTITIONED, type NetworkRules } from './network.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
 import type { DropReason, TraceEvent } from '../protocol/trace.ts';
 
@@ -70,11 +70,11 @@ export interface SimulationResult {
 }
 
 type QueueEntry =
-  | { at: number; seq: number; kind: 'deliver'; msg: number; from: ProcessId; to: ProcessId; message: Message }
-  | { at: number; seq: number; kind: 'timer'; node: ProcessId; name: string; gen: number }
-  | { at: number; seq: number; kind: 'crash' | 'recover' | 'elect'; node: ProcessId }
-  | { at: number; seq: number; kind: 'partition'; groups: ProcessId[][] | null }
-  | { at: number; seq: number; kind: 'links'; rules: NetworkRules };
+  | { at: number; kind: 'deliver'; msg: number; from: ProcessId; to: ProcessId; message: Message }
+  | { at: number; kind: 'timer'; node: ProcessId; name: string; gen: number }
+  | { at: number; kind: 'crash' | 'recover' | 'elect'; node: ProcessId }
+  | { at: number; kind: 'partition'; groups: ProcessId[][] | null }
+  | { at: number; kind: 'links'; rules: NetworkRules };
 
 interface Node {
   id: ProcessId;
@@ -119,7 +119,7 @@ class Simulation implements StateHandlers<Node> {
   private readonly recording: boolean;
   private readonly algo: Algorithm<any, any>;
   private readonly network: Network;
-  private readonly queue = new EventQueue<QueueEntry>();
+  private readonly queue = new TimeQueue<QueueEntry>();
   private readonly nodes = new Map<ProcessId, Node>();
   private readonly trace: TraceEvent[] = [];
   private readonly byType: Record<string, number> = {};
@@ -264,13 +264,15 @@ class Simulation implements StateHandlers<Node> {
     if (this.recording) this.record({ kind: 'send', msg, from, to, type, message });
     if (!this.nodes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const faulty = this.spec.dropUntil === undefined || this.now < this.spec.dropUntil;
-    const fate = this.network.decide(from, to, this.now, faulty);
-    if (fate.kind === 'drop') return this.drop(msg, from, to, type, fate.reason);
-    this.queue.push({ at: fate.at, kind: 'deliver', msg, from, to, message });
-    if (fate.dupAt !== null) {
+    const at = this.network.decideAt(from, to, this.now, faulty);
+    if (at === PARTITIONED) return this.drop(msg, from, to, type, 'partition');
+    if (at === LOST) return this.drop(msg, from, to, type, 'loss');
+    this.queue.push({ at, kind: 'deliver', msg, from, to, message });
+    const dupAt = this.network.dupAt;
+    if (dupAt !== null) {
       const copy = this.nextMsg++;
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
-      this.queue.push({ at: fate.dupAt, kind: 'deliver', msg: copy, from, to, message });
+      this.queue.push({ at: dupAt, kind: 'deliver', msg: copy, from, to, message });
     }
   }
 
@@ -287,7 +289,7 @@ class Simulation implements StateHandlers<Node> {
     n.report = report;
     if (!prev || prev.coordinator !== report.coordinator || prev.electing !== report.electing) n.settledAt = this.now;
     if (report.electing && this.electionStart === null) this.electionStart = this.now;
-    this.record({ kind: 'report', node: n.id, report });
+    if (this.recording) this.record({ kind: 'report', node: n.id, report });
   }
 
   // --- bookkeeping ------------------------------------------------------------------------------
@@ -298,7 +300,7 @@ class Simulation implements StateHandlers<Node> {
 
   private drop(msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason): void {
     this.dropped++;
-    this.record({ kind: 'drop', msg, from, to, type, reason });
+    if (this.recording) this.record({ kind: 'drop', msg, from, to, type, reason });
   }
 
   private result(events: number, truncated: boolean): SimulationResult {
