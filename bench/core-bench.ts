@@ -92,9 +92,9 @@ export function runCoreBench(quick: boolean): CoreBench {
     ratio: simulator.wallMs / bare.wallMs,
     explorer,
     targets: [
-      { name: 'simulator wall time, 1,000-process worst case', target: '< 1000 ms', value: `${Math.round(simulator.wallMs)} ms`, met: full && simulator.wallMs < 1000 },
-      { name: 'simulator events/s', target: '>= 1,000,000', value: fmt(simulator.eventsPerSecond), met: simulator.eventsPerSecond >= 1_000_000 },
-      { name: 'explorer states/s, ring --nodes 4 --faults slow', target: '>= 100,000', value: fmt(explorer.statesPerSecond), met: explorer.statesPerSecond >= 100_000 },
+      { name: 'simulator wall time, 1,000-process worst case', target: '< 1000 ms', value: `${fmt(simulator.wallMs)} ms`, met: full && simulator.wallMs < 1000 },
+      { name: 'simulator events/s', target: '>= 1,000,000', value: fmt(simulator.eventsPerSecond), met: full && simulator.eventsPerSecond >= 1_000_000 },
+      { name: 'explorer states/s, ring --nodes 4 --faults slow', target: '>= 100,000', value: fmt(explorer.statesPerSecond), met: full && explorer.statesPerSecond >= 100_000 },
     ],
   };
 }
@@ -110,7 +110,7 @@ export function report(b: CoreBench): string[] {
     `bare event loop, same ${fmt(b.bareLoop.events)} events: ${fmt(b.bareLoop.wallMs)} ms: ${fmt(b.bareLoop.eventsPerSecond)} events/s`,
     `simulator / bare loop: ${b.ratio.toFixed(1)}x the time`,
     `explorer: ${e.args.join(' ')}: ${fmt(e.states)} states, ${fmt(e.transitions)} transitions, depth ${e.depth}, stopped by ${e.stoppedBy}, in ${fmt(e.wallMs)} ms: ${fmt(e.statesPerSecond)} states/s`,
-    ...b.targets.map((t) => `target ${t.name}: ${t.target}: ${t.value}${b.quick && t.name.includes('1,000-process') ? ' (quick run: not the full case)' : t.met ? ' (met)' : ' (missed)'}`),
+    ...b.targets.map((t) => `target ${t.name}: ${t.target}: ${t.value}${b.quick ? ' (quick run: the targets are for the full run)' : t.met ? ' (met)' : ' (missed)'}`),
   ];
 }
 
