@@ -251,7 +251,8 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
       else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
       else rec?.({ t: w.now, kind: 'elect', node });
       w.run(node, null, p);
-      w.detect();
+      // Only this process's report and pending detections changed: the others are as detect() left them.
+      w.detect(node);
       return w.done();
     }
     case 'crash': {
@@ -405,30 +406,33 @@ class Step {
    * (their `elect` at 0..detectWindow). Without this, a process cut off from the election, or one
    * that followed a winner that crashed, would simply never move.
    */
-  detect(): void {
+  detect(only?: ProcessId): void {
+    if (only !== undefined) return this.detectOne(this.d.index.get(only)!);
+    for (const i of this.d.sorted) this.detectOne(i);
+  }
+
+  private detectOne(i: number): void {
     const { setup } = this;
-    for (const i of this.d.sorted) {
-      const me = this.procs[i]!;
-      if (me.state === null) continue;
-      const id = setup.ids[i]!;
-      const c = me.report?.coordinator;
-      const dead = c !== undefined && c !== null && this.has(c) && this.proc(c).state === null;
-      let mine = 0;
-      let watching = false;
-      for (const p of this.pending) {
-        if (p.kind === 'elect' && p.node === id) {
-          mine++;
-          if (p.watch) watching = true;
-        }
+    const me = this.procs[i]!;
+    if (me.state === null) return;
+    const id = setup.ids[i]!;
+    const c = me.report?.coordinator;
+    const dead = c !== undefined && c !== null && this.has(c) && this.proc(c).state === null;
+    let mine = 0;
+    let watching = false;
+    for (const p of this.pending) {
+      if (p.kind === 'elect' && p.node === id) {
+        mine++;
+        if (p.watch) watching = true;
       }
-      if (!dead) {
-        if (watching) this.pending = this.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
-        continue;
-      }
-      if (mine > 0) continue;
-      const at = this.now + setup.timing.heartbeatTimeout;
-      this.pending.push({ id: this.nextId++, sig: sigOfElect(id, true), kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true });
     }
+    if (!dead) {
+      if (watching) this.pending = this.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
+      return;
+    }
+    if (mine > 0) return;
+    const at = this.now + setup.timing.heartbeatTimeout;
+    this.pending.push({ id: this.nextId++, sig: sigOfElect(id, true), kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true });
   }
 
   done(): World {

@@ -158,20 +158,41 @@ function pathTo(id: number, parent: number[], via: (Action | null)[]): Action[] 
  * summed, so its order does not matter.
  */
 export function createKeyer(): (w: World) => number {
+  // Scratch for the per-link ranks: links seen in this world and how many messages each had so far.
+  const linkFrom: number[] = [];
+  const linkTo: number[] = [];
+  const linkCount: number[] = [];
   return (w) => {
     const now = w.now;
     let lo = 0;
     let hi = 0;
     const pending = w.pending;
+    // Pending events are kept in id order (each is appended when made), so a message's rank on
+    // its link is the count of its link's messages before it; any other order is counted pairwise.
+    let ordered = true;
+    for (let i = 1; i < pending.length; i++) if (pending[i]!.id < pending[i - 1]!.id) ordered = false;
+    let links = 0;
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
       const what = p.sig;
       // Messages on one link arrive in order, so a message's place in its link's queue matters.
       let rank = 0;
       if (p.kind === 'deliver') {
-        for (let j = 0; j < pending.length; j++) {
-          const q = pending[j]!;
-          if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) rank++;
+        if (ordered) {
+          let k = 0;
+          while (k < links && (linkFrom[k] !== p.from || linkTo[k] !== p.to)) k++;
+          if (k === links) {
+            linkFrom[k] = p.from;
+            linkTo[k] = p.to;
+            linkCount[k] = 0;
+            links++;
+          }
+          rank = linkCount[k]!++;
+        } else {
+          for (let j = 0; j < pending.length; j++) {
+            const q = pending[j]!;
+            if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) rank++;
+          }
         }
       }
       // Times relative to now, to the microsecond, mixed in as integers; -1 for "no bound".
@@ -203,9 +224,10 @@ export function createKeyer(): (w: World) => number {
 }
 
 function mix(h: number, v: number): number {
-  // v may exceed 32 bits (long timers in microseconds): fold its high part in too.
   h = Math.imul(h ^ (v >>> 0), 2654435761);
-  h = Math.imul(h ^ Math.floor(v / 4294967296), 1597334677);
+  // v may exceed 32 bits (long timers in microseconds): fold its high part in too.
+  if (v > 4294967295 || v < -2147483648) h = Math.imul(h ^ Math.floor(v / 4294967296), 1597334677);
+  else h = Math.imul(h ^ (v < 0 ? -1 : 0), 1597334677);
   return (h ^ (h >>> 15)) >>> 0;
 }
 
