@@ -106,19 +106,17 @@ function overridesOf(rules: NetworkRules): Map<number, LinkRules> {
 /**
  * Per-link state (the latest arrival scheduled, for FIFO; the Gilbert channel's state), in dense
  * rows: ids get dense indices in the order first seen, and each sender's row grows to the
- * receivers it has used. A 1,000-process storm touches about a million links; a row lookup is
- * two small-map reads and an array index, where a map keyed by link would hold a million entries.
+ * receivers it has used, two numbers a link. A 1,000-process storm touches about a million
+ * links; a row lookup is two index reads and an array index, where a map keyed by link would
+ * hold a million entries.
  */
 class LinkTable {
   private readonly index = new Map<ProcessId, number>();
-  private lastAts: Float64Array[] = [];
-  private bads: Uint8Array[] = [];
-  /** The row `locate` found: its FIFO times and burst flags. */
-  lastAt: Float64Array = new Float64Array(0);
-  bad: Uint8Array = new Uint8Array(0);
-
   /** Dense indices of small ids (the usual 0..n-1) in an array; others in the map. */
   private small = new Int32Array(0);
+  private rows: Float64Array[] = [];
+  /** The row `locate` found: [latest arrival, in a loss burst (1/0)] per receiver. */
+  row: Float64Array = new Float64Array(0);
 
   private dense(id: ProcessId): number {
     if (id < this.small.length) {
@@ -143,33 +141,27 @@ class LinkTable {
     return i;
   }
 
-  /** Points `lastAt` and `bad` at the sender's row (grown if needed) and returns the receiver's slot. */
+  /** Points `row` at the sender's row (grown if needed) and returns the receiver's slot in it. */
   locate(from: ProcessId, to: ProcessId): number {
-    const row = this.dense(from);
-    const col = this.dense(to);
-    let at = this.lastAts[row];
-    if (!at || col >= at.length) {
-      let size = at ? at.length : 8;
-      while (size <= col) size *= 2;
-      const grown = new Float64Array(size).fill(-Infinity);
-      const flags = new Uint8Array(size);
-      if (at) {
-        grown.set(at);
-        flags.set(this.bads[row]!);
-      }
-      this.lastAts[row] = at = grown;
-      this.bads[row] = flags;
+    const r = this.dense(from);
+    const slot = 2 * this.dense(to);
+    let row = this.rows[r];
+    if (row === undefined || slot >= row.length) {
+      let size = row ? row.length : 16;
+      while (size <= slot) size *= 2;
+      const grown = new Float64Array(size);
+      for (let i = 0; i < size; i += 2) grown[i] = -Infinity;
+      if (row) grown.set(row);
+      this.rows[r] = row = grown;
     }
-    this.lastAt = at;
-    this.bad = this.bads[row]!;
-    return col;
+    this.row = row;
+    return slot;
   }
 
   clear(): void {
     this.index.clear();
     this.small = new Int32Array(0);
-    this.lastAts = [];
-    this.bads = [];
+    this.rows = [];
   }
 }
 
@@ -245,11 +237,11 @@ export class Network {
     this.dupAt = null;
     if (this.cut !== null && this.cut.separates(from, to)) return PARTITIONED;
     const rule = this.ruleFor(from, to);
-    const col = this.table.locate(from, to);
-    const { lastAt, bad } = this.table;
-    if (faulty && this.lost(rule, bad, col)) return LOST;
-    const at = this.arrival(rule, lastAt, col, now);
-    if (faulty && rule.duplicate > 0 && this.random() < rule.duplicate) this.dupAt = this.arrival(rule, lastAt, col, now);
+    const slot = this.table.locate(from, to);
+    const row = this.table.row;
+    if (faulty && this.lost(rule, row, slot + 1)) return LOST;
+    const at = this.arrival(rule, row, slot, now);
+    if (faulty && rule.duplicate > 0 && this.random() < rule.duplicate) this.dupAt = this.arrival(rule, row, slot, now);
     return at;
   }
 
@@ -276,7 +268,7 @@ export class Network {
    * long-run loss rate q / (q + r) is p. When q would exceed 1 (p large for a short burst) it is
    * capped, and the rate stays below p.
    */
-  private lost(rule: LinkRules, bad: Uint8Array, col: number): boolean {
+  private lost(rule: LinkRules, bad: Float64Array, col: number): boolean {
     if (rule.loss <= 0) {
       bad[col] = 0;
       return false;
