@@ -20,7 +20,7 @@ import { createRng } from '@shared/sim/rng.ts';
 import { parseExploreCli } from '../scripts/explore.ts';
 import { specFor } from '../scripts/simulate.ts';
 
-export interface CoreBench {
+interface CoreBench {
   quick: boolean;
   simulator: { processes: number; events: number; messages: number; wallMs: number; eventsPerSecond: number };
   bareLoop: { events: number; wallMs: number; eventsPerSecond: number };
@@ -76,7 +76,7 @@ function explorerRun(states: number): CoreBench['explorer'] {
   return { args, states: r.states, transitions: r.transitions, depth: r.depth, stoppedBy: r.stoppedBy, wallMs, statesPerSecond: r.states / (wallMs / 1000) };
 }
 
-export function runCoreBench(quick: boolean): CoreBench {
+function runCoreBench(quick: boolean): CoreBench {
   const size = quick ? QUICK : FULL;
   // Each measured after a short warm-up of its own, one after the other (as they are used).
   simulatorRun(50);
@@ -101,7 +101,7 @@ export function runCoreBench(quick: boolean): CoreBench {
 
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
 
-export function report(b: CoreBench): string[] {
+function report(b: CoreBench): string[] {
   const s = b.simulator;
   const e = b.explorer;
   return [

@@ -24,8 +24,6 @@ const PENDING = new Set([
   'shared/sim/explore-search.ts: check',
   'shared/sim/process-host.ts: HostIO',
   'shared/sim/network.ts: Groups',
-  'shared/sim/network.ts: LinkRules',
-  'shared/sim/network.ts: NETWORK_STREAM',
   'shared/sim/explore-engine.ts: Proc',
 ]);
 

@@ -15,7 +15,7 @@ import type { ProcessId } from '../algorithms/algorithm.ts';
 import type { FabricConfig as NetworkRules, LinkRules } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
 
-export type { NetworkRules, LinkRules };
+export type { NetworkRules };
 
 /** Partition groups as the lab states them; `null`: not partitioned. */
 export type Groups = readonly (readonly ProcessId[])[];
@@ -27,7 +27,7 @@ export type LinkFate =
   | { kind: 'deliver'; at: number; dupAt: number | null };
 
 /** The generator stream of the network (processes use their ids as streams, so it never collides with one). */
-export const NETWORK_STREAM = -1;
+const NETWORK_STREAM = -1;
 
 /** The network's random source for a lab or run seed: the same in the relay and the simulator. */
 export function networkRandom(seed: number): Random {
