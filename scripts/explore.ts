@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-engine.ts';
+import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';

@@ -3,10 +3,9 @@
 // duplication, FIFO or reordering) seeded by the lab's seed. The simulator runs the same model
 // with the same seed stream, so a fixed seed and the same sends give the same fates in both.
 import type { FabricConfig } from '@shared/protocol/lab-config.ts';
-import { Network, networkRandom, type LinkFate } from '@shared/sim/network.ts';
+import { Network, networkRandom } from '@shared/sim/network.ts';
 
 export { linkKey } from '@shared/sim/network.ts';
-export type Fate = LinkFate;
 
 export class Fabric extends Network {
   constructor(config: FabricConfig, seed: number) {

@@ -12,20 +12,6 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CHECKED = ['shared', 'server'];
 const USERS = ['shared', 'server', 'client/src', 'client/vite.config.ts', 'scripts', 'bench', 'test', 'vitest.config.ts'];
-/**
- * Dead exports in the network model, the executor and the explorer, left for their rewrite
- * (issue 11's other half) to remove; an entry that is no longer dead fails, so the list shrinks.
- */
-const PENDING = new Set([
-  'server/fabric.ts: Fate',
-  'shared/sim/explore-engine.ts: Pending',
-  'shared/sim/explore-engine.ts: oldestOnLink',
-  'shared/sim/explore-search.ts: Finding',
-  'shared/sim/explore-search.ts: check',
-  'shared/sim/process-host.ts: HostIO',
-  'shared/sim/network.ts: Groups',
-  'shared/sim/explore-engine.ts: Proc',
-]);
 
 function sources(path: string): string[] {
   if (!statSync(join(root, path)).isDirectory()) return [path];
@@ -122,7 +108,6 @@ function deadExports(): string[] {
 describe('exports', () => {
   it('of shared/ and server/ are all imported somewhere', () => {
     const dead = deadExports();
-    expect(dead.filter((d) => !PENDING.has(d))).toEqual([]);
-    expect([...PENDING].filter((d) => !dead.includes(d)), 'no longer dead: take them off PENDING').toEqual([]);
+    expect(dead).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { deadline, enabled, initialWorld, step, type ExploreSetup, type World } from '@shared/sim/explore-engine.ts';
+import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
+import { deadline, type ExploreSetup, type World } from '@shared/sim/explore-world.ts';
 import { createKeyer, search } from '@shared/sim/explore-search.ts';
 import { leads } from '@shared/analysis/properties.ts';
 import { parseTraceFile, type ParsedTrace } from '@shared/protocol/trace-file.ts';

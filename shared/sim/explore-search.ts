@@ -4,10 +4,12 @@
 // pending multiset with times relative to now, same faults) are skipped. Breadth first, so the
 // first violation found has the shortest schedule.
 import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
-import { enabled, hashValue, initialWorld, live, procOf, step, type Action, type ExploreSetup, type Recorder, type World } from './explore-engine.ts';
+import { enabled, initialWorld, step } from './explore-engine.ts';
+import { hashValue } from './explore-hash.ts';
+import { live, procOf, type Action, type ExploreSetup, type Recorder, type World } from './explore-world.ts';
 import { checkAgreement, checkSafety, leads, type Property, type Reports, type Violation } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import { groupOf } from './network.ts';
+import { separated } from './network.ts';
 
 export interface SearchLimits {
   /** Longest schedule (actions) explored. */
@@ -22,13 +24,13 @@ export interface SearchLimits {
   onDepth?: (depth: number, states: number) => void;
 }
 
-export interface Finding {
+interface SearchFinding {
   violation: Violation;
   actions: Action[];
 }
 
 export interface SearchResult {
-  finding: Finding | null;
+  finding: SearchFinding | null;
   /** Distinct worlds reached. */
   states: number;
   transitions: number;
@@ -45,7 +47,7 @@ function reportsOf(setup: ExploreSetup, w: World): Reports {
   return out;
 }
 
-export function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
+function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
   const name: AlgorithmName = setup.algorithm.name;
   const quiet = w.pending.length === 0 && which.includes('agreement');
   if (which.includes('safety')) {
@@ -106,7 +108,7 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
   const root = initialWorld(setup);
   seen.add(worldKey(root));
   let transitions = 0;
-  const done = (stoppedBy: SearchResult['stoppedBy'], depth: number, finding: Finding | null = null): SearchResult => ({
+  const done = (stoppedBy: SearchResult['stoppedBy'], depth: number, finding: SearchFinding | null = null): SearchResult => ({
     finding,
     states: seen.size,
     transitions,
@@ -254,7 +256,7 @@ export function describeAction(setup: ExploreSetup, before: World, after: World,
     case 'fire': {
       const p = before.pending.find((x) => x.id === a.id)!;
       if (p.kind === 'deliver') {
-        const cut = before.groups !== null && groupOf(before.groups, p.from) !== groupOf(before.groups, p.to);
+        const cut = separated(before.groups, p.from, p.to);
         const fate = procOf(setup, after, p.to)?.state === null ? ' (down: dropped)' : cut ? ' (across the cut: dropped)' : '';
         return `${t} ${p.to} ${fate ? 'would receive' : 'receives'} ${p.message.type} from ${p.from}${fate}`;
       }

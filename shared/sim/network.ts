@@ -18,10 +18,10 @@ import { createRng, deriveSeed, type Random } from './rng.ts';
 export type { NetworkRules };
 
 /** Partition groups as the lab states them; `null`: not partitioned. */
-export type Groups = readonly (readonly ProcessId[])[];
+type Groups = readonly (readonly ProcessId[])[];
 
 /** The network's verdict on one message, given when it is sent. */
-export type LinkFate =
+type LinkFate =
   | { kind: 'drop'; reason: 'loss' | 'partition' }
   /** `dupAt`: the network duplicated the message; the copy arrives then. */
   | { kind: 'deliver'; at: number; dupAt: number | null };
@@ -45,6 +45,11 @@ export function groupOf(groups: Groups | null, id: ProcessId): number | null {
   if (!groups) return null;
   for (let i = 0; i < groups.length; i++) if (groups[i]!.includes(id)) return i;
   return groups.length;
+}
+
+/** True when the partition (if any) puts the two ends of a link in different groups. */
+export function separated(groups: Groups | null, a: ProcessId, b: ProcessId): boolean {
+  return groups !== null && groupOf(groups, a) !== groupOf(groups, b);
 }
 
 /** The groups with the implicit one (every id of `ids` not listed) appended when it is not empty. */

@@ -19,7 +19,7 @@ export interface HostFault {
 export const MAX_FAULTS = 3;
 export const FAULT_WINDOW_MS = 10_000;
 
-export interface HostIO {
+interface HostIO {
   /** The algorithm threw (the host restarted it from scratch, or gave up): tell whoever records it. */
   fault?(fault: HostFault): void;
   send(to: ProcessId, message: Message): void;

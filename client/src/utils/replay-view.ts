@@ -77,7 +77,7 @@ export function replaySnapshot(state: ReplayState, config: LabConfig, source: st
   return { config, processes, paused: false, inFlight: state.inFlight.length, now: state.t, partition: state.partition };
 }
 
-/** What became of a message: when it was delivered or dropped. (The relay's fabric decides a `Fate` at the send.) */
+/** What became of a message: when it was delivered or dropped. (The network model decides its fate at the send.) */
 export interface MessageOutcome {
   at: number;
   dropped: DropReason | null;
