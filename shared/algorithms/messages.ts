@@ -5,6 +5,7 @@
 // sees it and never throws on it: students' hand-made and home-made messages arrive every class.
 import { z } from 'zod';
 import type { Message, ProcessId } from './algorithm.ts';
+import { compileCheck, type MessageCheck } from './message-check.ts';
 
 /** The relay's id range (shared/protocol/lab-config.ts allows the same). */
 export const IdSchema = z.int().min(0).max(1_000_000);
@@ -29,13 +30,20 @@ export const DETECTOR_SCHEMAS = {
 /** The ring hop layer's acknowledgement (ring-forwarding.ts). */
 export const ACK_SCHEMA = z.object({ type: z.literal('ACK'), seq: CountSchema });
 
+/** Each schema's fast check (message-check.ts), made on first use; null: zod parses it. */
+const checks = new WeakMap<z.ZodType, MessageCheck | null>();
+
 /** The message as its schema reads it (unknown fields dropped), or null when it does not fit. */
 export function parseMessage<M extends Message>(schemas: MessageSchemas, message: unknown): M | null {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
   const type = (message as { type?: unknown }).type;
   // Own keys only: `__proto__`, `constructor` and `toString` are not message types.
   if (typeof type !== 'string' || !Object.hasOwn(schemas, type)) return null;
-  const parsed = schemas[type]!.safeParse(message);
+  const schema = schemas[type]!;
+  let check = checks.get(schema);
+  if (check === undefined) checks.set(schema, (check = compileCheck(schema)));
+  if (check) return check(message) as M | null;
+  const parsed = schema.safeParse(message);
   return parsed.success ? (parsed.data as M) : null;
 }
 
