@@ -2,10 +2,8 @@
 // reports, crashes, leaves, a partition and a time-scale change is seen the same by the relay's
 // own snapshot, by the live dashboard's model fed the observer stream, and by replay folding the
 // trace file; and the stats rebuilt from the trace alone equal the relay's.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '@shared/algorithms/algorithm.ts';
 import { finalState } from '@shared/analysis/replay.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
@@ -15,21 +13,15 @@ import { crash, elect, partition, recover, setFabric } from '../server/lab-contr
 import { StatsTracker } from '../server/stats.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';
-import { FakeConn, manualLab } from './helpers/relay-lab.ts';
+import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
 
 const report = (coordinator: number | null, electing = false): Report => ({ role: electing ? 'electing' : 'follower', coordinator, electing });
 
 describe('one fold: the relay, the live model and replay agree', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lab-fold-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDir('lab-fold-');
 
   it('joins, reports, a crashed process leaving and coming back, a leave, a partition, a restart by time scale', async () => {
-    const { lab, clock, path } = manualLab(dir, 'fold', { size: 5, resumeGraceMs: 0 });
+    const { lab, clock, path } = manualLab(tmp.path, 'fold', { size: 5, resumeGraceMs: 0 });
     const observer = new FakeConn();
     lab.observers.add(observer);
     const conns = [0, 1, 2, 3].map(() => new FakeConn());

@@ -4,10 +4,9 @@
 // reason (loss, partition at the send, or a cut made while it was in flight), duplicated into
 // the same copy. Burst and independent loss, jitter, the time scale, directed overrides,
 // duplication and FIFO or reordering are all in play.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Algorithm, Message, ProcessId } from '@shared/algorithms/algorithm.ts';
 import { DEFAULT_LINK, type FabricConfig } from '@shared/protocol/lab-config.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
@@ -17,7 +16,7 @@ import { Lab } from '../server/lab.ts';
 import { partition } from '../server/lab-control.ts';
 import { newLabConfig } from '../server/lab-settings.ts';
 import { TraceStore } from '../server/trace-store.ts';
-import { FakeConn } from './helpers/relay-lab.ts';
+import { FakeConn, tempDir } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';
 
 const IDS = [0, 1, 2, 3];
@@ -106,13 +105,7 @@ async function inRelay(dir: string, name: string, rules: FabricConfig, seed: num
 }
 
 describe('network: one model for the relay and the simulator', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cross-host-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDir('cross-host-');
 
   const base: FabricConfig = {
     link: { ...DEFAULT_LINK, delay: 20, jitter: 15.5, loss: 0.2, lossMode: 'burst', burstLength: 3, duplicate: 0.1 },
@@ -133,7 +126,7 @@ describe('network: one model for the relay and the simulator', () => {
   it.each(cases)('network: the relay and the simulator give the same fates (%s)', async (label, rules, seed) => {
     const sends = schedule(300, seed);
     const sim = inSimulator(rules, seed, sends);
-    const relay = await inRelay(dir, `x${seed}`, rules, seed, sends);
+    const relay = await inRelay(tmp.path, `x${seed}`, rules, seed, sends);
     expect(relay.size).toBeGreaterThanOrEqual(300);
     expect([...relay]).toEqual([...sim]);
     // Every kind of fate happened, so the comparison covers them all.

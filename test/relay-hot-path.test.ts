@@ -4,8 +4,7 @@
 // and the trace": field order, clocks last); due-now timers run before a 1 ms timer and can be
 // cleared; the per-link stats are bounded yet the totals and the omitted count stay exact;
 // a burst of deliveries to one corked peer (ws, socket.io) arrives complete and in send order.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '@shared/sim/rng.ts';
@@ -14,7 +13,7 @@ import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
 import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
 import { StatsTracker } from '../server/stats.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
-import { FakeConn, manualLab } from './helpers/relay-lab.ts';
+import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
 
 describe('live clocks', () => {
   it('agree with ClockBook on 2,000 random events, ids first seen out of order', () => {
@@ -50,16 +49,10 @@ describe('live clocks', () => {
 });
 
 describe('trace lines of send and deliver', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'relay-hot-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDir('relay-hot-');
 
   it('are JSON.stringify of the event, clocks last, and the deliver frame carries the payload', async () => {
-    const { lab, clock } = manualLab(dir, 'hot', { delay: 5 });
+    const { lab, clock } = manualLab(tmp.path, 'hot', { delay: 5 });
     const conns = [new FakeConn(), new FakeConn(), new FakeConn()];
     const entries = conns.map((c, i) => {
       const r = lab.join(c, { id: i });
@@ -71,7 +64,7 @@ describe('trace lines of send and deliver', () => {
     lab.send(entries[0]!, 1, { type: 'OK' });
     clock.advance(10);
     await lab.close();
-    const lines = (await readFile(join(dir, 'hot.jsonl'), 'utf8')).split('\n').filter(Boolean);
+    const lines = (await readFile(join(tmp.path, 'hot.jsonl'), 'utf8')).split('\n').filter(Boolean);
     const messageLines = lines.filter((l) => /"kind":"(send|deliver)"/.test(l));
     expect(messageLines).toHaveLength(4);
     for (const line of messageLines) expect(line).toBe(JSON.stringify(JSON.parse(line)));

@@ -1,17 +1,14 @@
 // Unit tests of the relay's parts on a manual clock: one timer queue per lab (never a timer per
 // message) that stands still while paused, the fabric's FIFO, reordering and burst loss,
 // Lamport and vector clocks, bounded delivery to slow receivers, and bounded observer batches.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_FABRIC, DEFAULT_LINK } from '@shared/protocol/lab-config.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { ClockBook } from '../server/logical-clocks.ts';
 import { Fabric } from '../server/fabric.ts';
 import { ObserverHub } from '../server/observers.ts';
 import { Scheduler } from '../server/scheduler.ts';
-import { FakeConn, manualLab } from './helpers/relay-lab.ts';
+import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';
 
 type Entry = { at: number; seq: number; n: number };
@@ -119,15 +116,9 @@ describe('clocks', () => {
 });
 
 describe('lab', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'relay-units-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDir('relay-units-');
 
-  const makeLab = (name: string, clock: ManualClock) => manualLab(dir, name, { clock }).lab;
+  const makeLab = (name: string, clock: ManualClock) => manualLab(tmp.path, name, { clock }).lab;
 
   it('drops instead of queueing for a receiver that cannot keep up, with reason overflow', async () => {
     const clock = new ManualClock();

@@ -1,6 +1,9 @@
 // A relay lab on a manual clock for unit tests, with connections that keep the frames they are
 // sent: no sockets, time moves only when the test says.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from '../../server/conn.ts';
 import { Lab } from '../../server/lab.ts';
@@ -31,4 +34,16 @@ export function manualLab(dir: string, name: string, opts: { size?: number; dela
   const path = join(dir, `${name}.jsonl`);
   const lab = new Lab(config.value, { clock, store: new TraceStore(path, 10), vectorLimit: 64, resumeGraceMs: opts.resumeGraceMs ?? 100, onError: (e) => { throw e; } });
   return { lab, clock, path };
+}
+
+/** A temporary folder for the describe block that calls this (made before it, removed after). */
+export function tempDir(prefix: string): { readonly path: string } {
+  const dir = { path: '' };
+  beforeAll(async () => {
+    dir.path = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await rm(dir.path, { recursive: true, force: true });
+  });
+  return dir;
 }
