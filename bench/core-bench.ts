@@ -1,4 +1,4 @@
-// npm run bench:core [-- --quick] [--json]
+// npm run bench:core [-- --quick] [--json] [--reductions]
 //
 // The speed of the core, in one run:
 // - the simulator on the 1,000-process Bully worst case (the coordinator 999 crashed, the lowest
@@ -9,14 +9,19 @@
 // - the explorer on `npm run explore -- --algorithm ring --nodes 4 --faults slow`, as distinct
 //   states per second (the CLI's limits: it stops at its 300,000-state bound).
 // --quick (CI): 200 processes and a 20,000-state bound; the figures are printed, never asserted.
+// --reductions: what duplicate-state detection saves, as state counts with it and without it (a
+// plain tree search over the same actions, bounded in count and time); a minute or two.
 // Targets (issue 11): the worst case in under 1 s (at least 1,000,000 events/s), the explorer at
 // 100,000 states/s or more. The figures and the before/after are in docs/CORE_SPEED.md.
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { EventQueue } from '@shared/sim/event-queue.ts';
+import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
 import { search } from '@shared/sim/explore-search.ts';
+import type { World } from '@shared/sim/explore-world.ts';
 import { simulate } from '@shared/sim/simulator.ts';
 import { createRng } from '@shared/sim/rng.ts';
+import { handleHelp, usageError } from '../scripts/cli.ts';
 import { parseExploreCli } from '../scripts/explore.ts';
 import { specFor } from '../scripts/simulate.ts';
 
@@ -114,11 +119,74 @@ function report(b: CoreBench): string[] {
   ];
 }
 
+/** Searches whose worlds the tree search without detection can count (or give up on). */
+const REDUCTION_CASES = [
+  ['--algorithm', 'raft', '--nodes', '3'],
+  ['--algorithm', 'ring', '--nodes', '3'],
+  ['--algorithm', 'bully', '--nodes', '4'],
+  ['--algorithm', 'bully', '--nodes', '4', '--faults', 'crash'],
+  ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow'],
+];
+const TREE_CAP = 20_000_000;
+const TREE_MS = 60_000;
+
+/**
+ * Worlds a search without duplicate-state detection visits: every path of actions (depth first)
+ * up to `maxDepth` actions, up to TREE_CAP worlds or TREE_MS of wall time.
+ */
+function treeSize(args: string[], maxDepth: number): { worlds: number; complete: boolean } {
+  const cli = parseExploreCli(args);
+  const started = performance.now();
+  const stack: { w: World; depth: number }[] = [{ w: initialWorld(cli.setup), depth: 0 }];
+  let worlds = 1;
+  while (stack.length > 0) {
+    if (worlds >= TREE_CAP || ((worlds & 1023) === 0 && performance.now() - started > TREE_MS)) return { worlds, complete: false };
+    const { w, depth } = stack.pop()!;
+    if (depth >= maxDepth) continue;
+    for (const a of enabled(cli.setup, w)) {
+      stack.push({ w: step(cli.setup, w, a), depth: depth + 1 });
+      worlds++;
+    }
+  }
+  return { worlds, complete: true };
+}
+
+function reductions(): string[] {
+  const out = ['duplicate-state detection: worlds visited with it and without it (every path of actions)'];
+  for (const args of REDUCTION_CASES) {
+    const cli = parseExploreCli(args);
+    const r = search(cli.setup, cli.limits, () => performance.now());
+    // A search stopped by its bound is compared within the depth it reached.
+    const maxDepth = r.stoppedBy === 'exhausted' ? cli.limits.depth : r.depth;
+    const t = treeSize(args, maxDepth);
+    const without = t.complete ? fmt(t.worlds) : `more than ${fmt(t.worlds)} (stopped)`;
+    out.push(`${args.join(' ')}: with ${fmt(r.states)} (${fmt(r.transitions)} transitions, depth ${r.depth}, ${r.stoppedBy}); without, to depth ${maxDepth}: ${without}`);
+  }
+  return out;
+}
+
+const USAGE = `Usage: npm run bench:core -- [--quick] [--json] [--reductions]
+
+The simulator on the 1,000-process Bully worst case beside a bare event loop over as many events,
+and the explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
+  --quick        200 processes and a 20,000-state bound (CI)
+  --json         the figures as JSON
+  --reductions   also the explorer's state counts with and without duplicate-state detection
+  --help         this text`;
+
 function main(): void {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } }, strict: true });
+  const argv = process.argv.slice(2);
+  handleHelp(argv, USAGE);
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, reductions: { type: 'boolean', default: false } }, strict: true }));
+  } catch (e) {
+    usageError('bench:core', USAGE, e);
+  }
   const b = runCoreBench(values.quick);
   if (values.json) console.log(JSON.stringify(b));
   else console.log(report(b).join('\n'));
+  if (values.reductions) console.log(reductions().join('\n'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

@@ -19,6 +19,7 @@ const COMMANDS = {
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',
   'bench:held': 'bench/held-memory.ts',
+  'bench:core': 'bench/core-bench.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
