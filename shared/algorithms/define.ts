@@ -4,7 +4,7 @@
 // counted in the state (`ignored`, shown in the report's detail), so `step` is total on any JSON
 // a peer can send and no such message can corrupt the state.
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type AlgorithmName, type Message, type ProcessId, type Report, type Step, type StepContext } from './algorithm.ts';
-import { isProcessId, parseMessage, type MessageSchemas } from './messages.ts';
+import { isProcessId, messageParser, type MessageSchemas } from './messages.ts';
 
 /** Every algorithm's state counts the messages it ignored (absent: none). */
 export interface Counted {
@@ -24,6 +24,7 @@ interface AlgorithmSpec<S extends Counted, M extends Message> {
 }
 
 export function defineAlgorithm<S extends Counted, M extends Message>(spec: AlgorithmSpec<S, M>): Algorithm<S, M> {
+  const parse = messageParser(spec.messages);
   const ignore = (state: S): Step<S, M> => ({ state: { ...state, ignored: (state.ignored ?? 0) + 1 }, effects: [] });
   return withReports<S, M>({
     name: spec.name,
@@ -32,7 +33,7 @@ export function defineAlgorithm<S extends Counted, M extends Message>(spec: Algo
     step(state, event, ctx) {
       switch (event?.kind) {
         case 'message': {
-          const m = isProcessId(event.from) ? parseMessage<M>(spec.messages, event.message) : null;
+          const m = isProcessId(event.from) ? (parse(event.message) as M | null) : null;
           if (!m || (spec.accepts && !spec.accepts(state, m, event.from))) return ignore(state);
           return spec.step(state, { kind: 'message', from: event.from, message: m }, ctx);
         }

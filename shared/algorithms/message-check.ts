@@ -13,47 +13,72 @@ import type { Message } from './algorithm.ts';
 export type MessageCheck = (message: object) => Message | null;
 
 type Node = Record<string, unknown>;
-type Field = { key: string; required: boolean; ok: (v: unknown) => boolean; copy: boolean };
+
+/** What a field must be; one record shape for every field, so the check's loop stays monomorphic. */
+type Kind = 'int' | 'str' | 'const' | 'bool' | 'int-list' | 'str-list';
+interface Field {
+  key: string;
+  required: boolean;
+  kind: Kind;
+  /** Bounds: of the value (Int), of its length (Str, lists); the items' value or length bounds (lists). */
+  min: number;
+  max: number;
+  itemMin: number;
+  itemMax: number;
+  value: string;
+}
 
 /** The JSON Schema keywords read here; a node with any other cannot be checked here. */
 const KNOWN = new Set(['$schema', 'type', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'items', 'properties', 'required']);
 
 const num = (v: unknown, fallback: number) => (typeof v === 'number' ? v : fallback);
+const plain = (node: Node) => Object.keys(node).every((k) => KNOWN.has(k));
 
-/** A value check for one JSON Schema node, or null when the node uses something not read here. */
-function valueCheck(node: Node): ((v: unknown) => boolean) | null {
-  if (Object.keys(node).some((k) => !KNOWN.has(k))) return null;
+/** A field's record for one JSON Schema node, or null when the node uses something not read here. */
+function fieldOf(key: string, required: boolean, node: Node): Field | null {
+  if (!plain(node)) return null;
+  const f: Field = { key, required, kind: 'int', min: 0, max: 0, itemMin: 0, itemMax: 0, value: '' };
   switch (node['type']) {
-    case 'integer': {
-      const min = num(node['minimum'], Number.MIN_SAFE_INTEGER);
-      const max = num(node['maximum'], Number.MAX_SAFE_INTEGER);
-      return (v) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
-    }
-    case 'string': {
-      if (typeof node['const'] === 'string') {
-        const c = node['const'];
-        return (v) => v === c;
-      }
-      const min = num(node['minLength'], 0);
-      const max = num(node['maxLength'], Infinity);
-      return (v) => typeof v === 'string' && v.length >= min && v.length <= max;
-    }
+    case 'integer':
+      return { ...f, kind: 'int', min: num(node['minimum'], Number.MIN_SAFE_INTEGER), max: num(node['maximum'], Number.MAX_SAFE_INTEGER) };
+    case 'string':
+      if (typeof node['const'] === 'string') return { ...f, kind: 'const', value: node['const'] };
+      return { ...f, kind: 'str', min: num(node['minLength'], 0), max: num(node['maxLength'], Infinity) };
     case 'boolean':
-      return (v) => typeof v === 'boolean';
+      return { ...f, kind: 'bool' };
     case 'array': {
-      const item = node['items'] && typeof node['items'] === 'object' ? valueCheck(node['items'] as Node) : null;
-      if (!item) return null;
-      const min = num(node['minItems'], 0);
-      const max = num(node['maxItems'], Infinity);
-      return (v) => {
-        if (!Array.isArray(v) || v.length < min || v.length > max) return false;
-        // Indexed, not every(): a hole is undefined to zod too.
-        for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
-        return true;
-      };
+      const items = node['items'] as Node | undefined;
+      if (!items || typeof items !== 'object' || !plain(items) || items['const'] !== undefined) return null;
+      const list = { ...f, min: num(node['minItems'], 0), max: num(node['maxItems'], Infinity) };
+      if (items['type'] === 'integer') return { ...list, kind: 'int-list', itemMin: num(items['minimum'], Number.MIN_SAFE_INTEGER), itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER) };
+      if (items['type'] === 'string') return { ...list, kind: 'str-list', itemMin: num(items['minLength'], 0), itemMax: num(items['maxLength'], Infinity) };
+      return null;
     }
     default:
       return null;
+  }
+}
+
+const isInt = (v: unknown, min: number, max: number) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
+const isStr = (v: unknown, min: number, max: number) => typeof v === 'string' && v.length >= min && v.length <= max;
+
+function fits(f: Field, v: unknown): boolean {
+  switch (f.kind) {
+    case 'int':
+      return isInt(v, f.min, f.max);
+    case 'str':
+      return isStr(v, f.min, f.max);
+    case 'const':
+      return v === f.value;
+    case 'bool':
+      return typeof v === 'boolean';
+    default: {
+      if (!Array.isArray(v) || v.length < f.min || v.length > f.max) return false;
+      // Indexed, not every(): a hole is undefined to zod too.
+      const ints = f.kind === 'int-list';
+      for (let i = 0; i < v.length; i++) if (!(ints ? isInt(v[i], f.itemMin, f.itemMax) : isStr(v[i], f.itemMin, f.itemMax))) return false;
+      return true;
+    }
   }
 }
 
@@ -66,18 +91,19 @@ export function compileCheck(schema: z.ZodType): MessageCheck | null {
     return null;
   }
   const props = json['properties'];
-  if (json['type'] !== 'object' || !props || typeof props !== 'object' || Object.keys(json).some((k) => !KNOWN.has(k))) return null;
+  if (json['type'] !== 'object' || !props || typeof props !== 'object' || !plain(json)) return null;
   const required = new Set(Array.isArray(json['required']) ? (json['required'] as string[]) : []);
   const fields: Field[] = [];
   for (const [key, node] of Object.entries(props as Record<string, Node>)) {
-    const ok = valueCheck(node);
-    if (!ok) return null;
-    fields.push({ key, required: required.has(key), ok, copy: node['type'] === 'array' });
+    const f = fieldOf(key, required.has(key), node);
+    if (!f) return null;
+    fields.push(f);
   }
   return (message) => {
     const m = message as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const f of fields) {
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
       // As zod reads an object: the value by property access, an absent optional field left out,
       // an optional field present as undefined kept as undefined.
       const v = m[f.key];
@@ -86,8 +112,8 @@ export function compileCheck(schema: z.ZodType): MessageCheck | null {
         if (f.key in m) out[f.key] = undefined;
         continue;
       }
-      if (!f.ok(v)) return null;
-      out[f.key] = f.copy ? (v as unknown[]).slice() : v;
+      if (!fits(f, v)) return null;
+      out[f.key] = f.kind === 'int-list' || f.kind === 'str-list' ? (v as unknown[]).slice() : v;
     }
     return out as Message;
   };
