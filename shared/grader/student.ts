@@ -160,7 +160,11 @@ export function checkEffects(effects: unknown, rules: Rules): Effect[] {
   if (!Array.isArray(effects)) throw new Error(`effects must be an array, got ${kindOf(effects)}`);
   const out: Effect[] = [];
   let sends = 0;
-  if (effects.length > 8 * rules.maxSends) throw new Error(`${effects.length} effects in one step; at most ${8 * rules.maxSends}`);
+  if (effects.length > 8 * rules.maxSends) {
+    const sent = effects.filter((e) => (e as { kind?: unknown } | null)?.kind === 'send').length;
+    if (sent > rules.maxSends) throw new Error(`${sent} sends in one step; at most ${rules.maxSends} (a lab of ${rules.ids.size} processes never needs that many)`);
+    throw new Error(`${effects.length} effects in one step; at most ${8 * rules.maxSends}`);
+  }
   for (let i = 0; i < effects.length; i++) {
     const e = effects[i] as Record<string, unknown> | null;
     const at = `effects[${i}]`;
