@@ -15,6 +15,7 @@ const COMMANDS = {
   bots: 'scripts/bots.ts',
   cluster: 'scripts/cluster.ts',
   contract: 'scripts/contract.ts',
+  grade: 'scripts/grade.ts',
   bench: 'bench/relay-bench.ts',
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',

@@ -9,7 +9,7 @@ import type { ProcessId } from '../algorithms/algorithm.ts';
 import { leads } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 
-export interface Divergence {
+interface Divergence {
   t: number;
   /** The process whose behaviour differs first. */
   process: ProcessId;

@@ -11,20 +11,20 @@ import { assemble, type CaseResult, type GradeReport } from './grade.ts';
 import { EXPLORER_CALL_EVERY_MS, type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
 import { describeFault, type FaultInfo } from './student.ts';
 
-export interface WorkerEvents {
+interface WorkerEvents {
   message(m: GradeProgress): void;
   /** The worker died: out of memory (`memory`), or anything else. */
   died(reason: { memory: boolean; message: string }): void;
 }
 
-export interface WorkerHandle {
+interface WorkerHandle {
   post(req: GradeRequest): void;
   terminate(): void;
 }
 
 export type SpawnWorker = (events: WorkerEvents) => WorkerHandle;
 
-export interface RunnerOptions {
+interface RunnerOptions {
   spawn: SpawnWorker;
   algorithm: AlgorithmName;
   source: string | null;

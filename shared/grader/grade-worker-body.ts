@@ -37,7 +37,7 @@ export type GradeProgress =
   | { kind: 'case'; result: CaseResult }
   | { kind: 'done' };
 
-export interface WorkerHost {
+interface WorkerHost {
   post(m: GradeProgress): void;
   /** Loads her module's text as an ES module; `url` is how stack traces will name it. */
   importModule(source: string): Promise<{ exports: unknown; url: string }>;

@@ -17,7 +17,7 @@ import { casesFor, type CaseGroup, type GradeCase } from './cases.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
 import { describeFault, ModuleFault, type FaultInfo, type WireProblem } from './student.ts';
 
-export interface Figure {
+interface Figure {
   name: string;
   measured: string;
   expected: string;
@@ -61,7 +61,7 @@ const MAX_EVENTS = 400_000;
 /** Failing traces larger than this are cut (the replay page opens them; the relay keeps a copy for the board). */
 const MAX_TRACE_EVENTS = 4000;
 
-export interface CaseOptions {
+interface CaseOptions {
   algorithm: AlgorithmName;
   /** The module under test as an Algorithm (a student's via studentAlgorithm, or a reference). */
   subject: Algorithm<any, any>;
@@ -71,7 +71,7 @@ export interface CaseOptions {
 }
 
 /** One scenario case: run, judged, and for a failure compared with the reference. */
-export function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
+function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
   const started = opts.clock();
   const base = { id: kase.id, group: kase.group, title: kase.title };
   const counted: Record<string, number> = {};
@@ -201,7 +201,7 @@ function caseTrace(algorithm: AlgorithmName, kase: GradeCase, events: readonly T
 }
 
 /** The wire-format check: every message she sent in the cases fits what the lab's bots understand. */
-export function gradeWire(problems: readonly WireProblem[]): CaseResult {
+function gradeWire(problems: readonly WireProblem[]): CaseResult {
   const distinct = [...new Map(problems.map((p) => [p.message, p])).values()];
   const pass = distinct.length === 0;
   return {
@@ -219,7 +219,7 @@ export function gradeWire(problems: readonly WireProblem[]): CaseResult {
 }
 
 /** The explorer's small lab: ids 0..3, 3 (the coordinator) crashed, 0..2 notice within T. */
-export function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, any>): ExploreSetup {
+function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, any>): ExploreSetup {
   const ids = [0, 1, 2, 3];
   const crash = algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list' ? 1 : 0;
   return {
@@ -238,7 +238,7 @@ export function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, a
 }
 
 /** The explorer over her module's delivery orders (and one crash, where the algorithm's assumptions allow it). */
-export function gradeExplore(algorithm: AlgorithmName, subject: Algorithm<any, any>, ms: number, clock: () => number): CaseResult {
+function gradeExplore(algorithm: AlgorithmName, subject: Algorithm<any, any>, ms: number, clock: () => number): CaseResult {
   const started = clock();
   const setup = exploreSetup(algorithm, subject);
   const base = {
@@ -287,7 +287,7 @@ export function assemble(algorithm: AlgorithmName, subject: string, cases: CaseR
   };
 }
 
-export interface RunOptions extends CaseOptions {
+interface RunOptions extends CaseOptions {
   subjectName: string;
   /** The explorer's time budget, ms (0: no explorer). */
   exploreMs: number;

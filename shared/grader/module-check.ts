@@ -4,7 +4,7 @@
 // start here, so a student sees the same problem with the same line everywhere.
 import { parse, type Node } from 'acorn';
 
-export interface SourceProblem {
+interface SourceProblem {
   /** 1-based. */
   line: number;
   /** 1-based. */

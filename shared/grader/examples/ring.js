@@ -138,6 +138,7 @@ function step(s, event, ctx) {
       // The circuit is complete: the highest id wins; circulate COORDINATOR.
       const winner = Math.max(...list);
       const open = revived.open.filter((e) => e !== eid);
+      /** @type {State} */
       let next = { ...revived, open, activeList: list, coordinator: winner, done: [...revived.done, eid].slice(-64) };
       next = finish(forward(next, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self }, fx), fx);
       return { state: next, effects: fx };
@@ -152,6 +153,7 @@ function step(s, event, ctx) {
     const closed = { ...revived, open: revived.open.filter((e) => e !== eid) };
     // Back where it started, or passed on already: it has gone round.
     if (m.origin === s.self || revived.done.includes(eid)) return { state: finish(closed, fx), effects: fx };
+    /** @type {State} */
     let next = { ...closed, coordinator: winner, done: [...closed.done, eid].slice(-64) };
     next = finish(forward(next, { type: 'COORDINATOR', eid, coordinator: winner, origin: /** @type {ProcessId} */ (m.origin) }, fx), fx);
     // A winner below me: the list that completed missed me. The highest must win: elect again.
