@@ -147,7 +147,7 @@ interface LabProcessOptions {
  * Runs the process instead of a ProcessHost over the registry's algorithm: code mode's sandbox
  * (shared/grader/sandbox-host.ts). Given the lab's config and the host's I/O.
  */
-export type RunnerFactory = (config: ProcessConfig, io: HostIO, listener: ((e: HostEvent) => void) | undefined) => ProcessRunner;
+type RunnerFactory = (config: ProcessConfig, io: HostIO, listener: ((e: HostEvent) => void) | undefined) => ProcessRunner;
 
 /** One process of a lab. */
 export class LabProcess {
