@@ -22,7 +22,6 @@ const PENDING = new Set([
   'shared/sim/explore-engine.ts: oldestOnLink',
   'shared/sim/explore-search.ts: Finding',
   'shared/sim/explore-search.ts: check',
-  'shared/sim/process-host.ts: HostIO',
   // The network model's partition rule, meant for the checker and the client's partition groups
   // (issue 11: "written once"); they still have their own copies.
   'shared/sim/network.ts: Cut',
