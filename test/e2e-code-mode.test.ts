@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import { SANDBOX_CSP } from '../server/static.ts';
+import { brokenSource } from './fixtures/grader/broken.ts';
 import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
@@ -109,7 +110,7 @@ describe('code mode', () => {
   it('stops a module that loops, replaces the sandbox, and the tab stays usable', async () => {
     expect((await api('POST', `/api/labs/${LAB}/processes/4/recover`)).status).toBe(200);
     await until(async () => (await stats()).coordinators['4'] === 5, 10_000, 'all five to follow 4 again');
-    await type(page, text('test/fixtures/grader/loops-forever.js'));
+    await type(page, brokenSource('loops-forever'));
     await page.getByTestId('code-run').click();
     await expect.poll(() => page.getByTestId('code-status').innerText(), { timeout: 10_000 }).toBe('your module runs this process');
     // Process 0 holds an election: its ELECTION reaches her, and her step never returns.
@@ -124,7 +125,7 @@ describe('code mode', () => {
   });
 
   it('refuses a send outside the lab in the tab: it never reaches the relay', async () => {
-    await type(page, text('test/fixtures/grader/send-outside.js'));
+    await type(page, brokenSource('send-outside'));
     await page.getByTestId('code-run').click();
     await expect.poll(() => page.getByTestId('code-status').innerText(), { timeout: 10_000 }).toBe('your module runs this process');
     expect((await api('POST', `/api/labs/${LAB}/processes/0/elect`)).status).toBe(200);
@@ -135,7 +136,7 @@ describe('code mode', () => {
   });
 
   it('grades a broken solution: the failing case, and its run opened in replay', async () => {
-    await type(page, text('test/fixtures/grader/bully-no-wait.js'));
+    await type(page, brokenSource('bully-no-wait'));
     await page.getByTestId('code-grade').click();
     await page.getByTestId('grade-verdict').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('grade-verdict').innerText()).toBe('fail');

@@ -13,6 +13,7 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { gradeAll, type GradeReport } from '@shared/grader/grade.ts';
 import { checkSource } from '@shared/grader/module-check.ts';
 import { studentAlgorithm, type WireProblem } from '@shared/grader/student.ts';
+import { brokenModule, type BrokenName } from './fixtures/grader/broken.ts';
 import { parseTraceFile } from '@shared/protocol/trace-file.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -63,7 +64,7 @@ describe('the grader passes what is right', () => {
 
 describe('the grader fails what is broken, with the reason', () => {
   it('bully that never answers OK: no OK is counted, and the divergence names the OK the reference sends', async () => {
-    const f = failing(await gradeFile('bully', fixture('bully-never-ok')));
+    const f = failing(await gradeFile('bully', brokenModule('bully-never-ok')));
     expect(f['figure-6-20']!.reason).toMatch(/OK messages: measured 0, expected 3/);
     expect(f['figure-6-20']!.divergence).toMatch(/t=100, process 5 handling ELECTION from 4.*the reference: 5 sends OK to 4/);
     expect(f.explore!.reason).toMatch(/safety broken/);
@@ -71,20 +72,20 @@ describe('the grader fails what is broken, with the reason', () => {
   });
 
   it('bully that declares without waiting: two leaders, found by the explorer in the shortest schedule', async () => {
-    const f = failing(await gradeFile('bully', fixture('bully-no-wait')));
+    const f = failing(await gradeFile('bully', brokenModule('bully-no-wait')));
     expect(f['figure-6-20']!.divergence).toMatch(/process 4 handling elect.*the reference: 4 is electing; 4 sends ELECTION to 5.*yours: 4 leads/);
     expect(f.explore!.reason).toMatch(/^safety broken after 2 steps: 0 and 1 both lead/);
     expect(f.explore!.schedule).toHaveLength(2);
   });
 
   it('bully that ignores a higher COORDINATOR: agreement fails, and the divergence is the belief the reference adopts', async () => {
-    const f = failing(await gradeFile('bully', fixture('bully-ignores-coordinator')));
+    const f = failing(await gradeFile('bully', brokenModule('bully-ignores-coordinator')));
     expect(f['figure-6-20']!.figures.find((x) => x.name.startsWith('agreement'))!.pass).toBe(false);
     expect(f['figure-6-20']!.divergence).toMatch(/handling COORDINATOR from 6.*the reference: 0 follows 6/);
   });
 
   it('ring that forgets to skip a dead successor: everyone ends following the dead 7, and the divergence is the resend to 7', async () => {
-    const f = failing(await gradeFile('ring', fixture('ring-no-skip')));
+    const f = failing(await gradeFile('ring', brokenModule('ring-no-skip')));
     expect(f['ring-002']!.reason).toMatch(/agreement \(e_i = P\): measured all follow 7, which is down/);
     expect(f['ring-002']!.divergence).toMatch(/process 6 handling timer ack:1.*the reference: 6 sends ELECTION to 0; yours: 6 sends ELECTION to 7/);
     // The failing run comes back as a trace the replay page reads.
@@ -93,7 +94,7 @@ describe('the grader fails what is broken, with the reason', () => {
   });
 
   it('a message the bots would not understand fails the wire-format case', async () => {
-    const f = failing(await gradeFile('bully', fixture('wrong-wire')));
+    const f = failing(await gradeFile('bully', brokenModule('wrong-wire')));
     expect(f.wire!.reason).toMatch(/OK\.election/);
   });
 });
@@ -131,7 +132,7 @@ describe('npm run grade', () => {
   });
 
   it('fails a broken module (exit 1) and writes the failing traces for the replay page', () => {
-    const r = cli(['--algorithm', 'bully', '--seconds', '1', fixture('bully-no-wait')]);
+    const r = cli(['--algorithm', 'bully', '--seconds', '1', brokenModule('bully-no-wait')]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/FAIL {2}explore/);
     const trace = join(r.out, 'bully-explore.jsonl');
@@ -166,7 +167,7 @@ describe('npm run grade', () => {
 
 describe('the sandbox', () => {
   it('stops a call that never returns, names the process, the time and the event, and carries on with a fresh worker', () => {
-    const r = cli(['--algorithm', 'bully', '--seconds', '0.5', '--step-ms', '300', '--json', fixture('loops-forever')]);
+    const r = cli(['--algorithm', 'bully', '--seconds', '0.5', '--step-ms', '300', '--json', brokenModule('loops-forever')]);
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout) as GradeReport;
     const first = report.cases[0]!;
@@ -177,7 +178,7 @@ describe('the sandbox', () => {
   });
 
   it('stops a module that allocates without bound at the heap limit', () => {
-    const r = cli(['--algorithm', 'bully', '--seconds', '0.5', '--memory', '64', '--json', fixture('allocates')]);
+    const r = cli(['--algorithm', 'bully', '--seconds', '0.5', '--memory', '64', '--json', brokenModule('allocates')]);
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout) as GradeReport;
     expect(report.cases[0]!.fault).toMatchObject({ kind: 'memory', process: 5, event: 'message ELECTION from 4' });
@@ -189,7 +190,7 @@ describe('the sandbox', () => {
     ['not-json', /effects\[0\]\.message\.reply is a function \(messages must be JSON\)/],
     ['floods', /10000 sends in one step; at most 64/],
   ])('refuses the effects of %s with a clear reason, the process and the event', async (name, reason) => {
-    const f = failing(await gradeFile('bully', fixture(name), 200));
+    const f = failing(await gradeFile('bully', brokenModule(name as BrokenName), 200));
     expect(f['figure-6-20']!.fault).toMatchObject({ kind: 'effects', process: 5, t: 100, event: 'message ELECTION from 4', message: expect.stringMatching(reason) });
   });
 });

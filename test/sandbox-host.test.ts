@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, type AlgorithmConfig, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
+import { brokenSource } from './fixtures/grader/broken.ts';
 import { SandboxHost, type SpawnSandbox } from '@shared/grader/sandbox-host.ts';
 import type { FaultInfo } from '@shared/grader/student.ts';
 import type { HostEvent } from '@shared/sim/process-host.ts';
@@ -33,7 +34,7 @@ afterEach(async () => {
 
 const config: AlgorithmConfig = { self: 3, ids: [0, 1, 2, 3, 4], ring: [0, 1, 2, 3, 4], timing: DEFAULT_TIMING, detector: 'none', initialCoordinator: 4 };
 
-function host(file: string, stepMs = 300) {
+function host(src: string, stepMs = 300) {
   const sent: { to: ProcessId; message: Message }[] = [];
   const reports: Report[] = [];
   const faults: FaultInfo[] = [];
@@ -41,7 +42,7 @@ function host(file: string, stepMs = 300) {
   const t0 = performance.now();
   const h = new SandboxHost({
     spawn,
-    source: source(file),
+    source: src,
     algorithm: 'bully',
     seed: 1,
     stepMs,
@@ -62,7 +63,7 @@ async function until(cond: () => boolean, ms = 10_000): Promise<void> {
 
 describe('SandboxHost', () => {
   it('runs her module as the process: her answers go out, her report comes back, her timers are kept', async () => {
-    const s = host('shared/grader/examples/bully.js');
+    const s = host(source('shared/grader/examples/bully.js'));
     s.h.start(config);
     await until(() => s.reports.length > 0);
     expect(s.reports[0]).toEqual({ role: 'follower', coordinator: 4, electing: false });
@@ -78,7 +79,7 @@ describe('SandboxHost', () => {
   });
 
   it('replaces the sandbox when a call never returns, names the event, and stops after three in a minute', async () => {
-    const s = host('test/fixtures/grader/loops-forever.js', 200);
+    const s = host(brokenSource('loops-forever'), 200);
     s.h.start(config);
     await until(() => s.reports.length > 0);
     for (let i = 1; i <= 3; i++) {
@@ -93,7 +94,7 @@ describe('SandboxHost', () => {
   });
 
   it('sends nothing the worker refused, nor a message the bots would not understand', async () => {
-    const outside = host('test/fixtures/grader/send-outside.js');
+    const outside = host(brokenSource('send-outside'));
     outside.h.start(config);
     await until(() => outside.reports.length > 0);
     outside.h.deliver(0, { type: 'ELECTION', election: 1 });
@@ -102,7 +103,7 @@ describe('SandboxHost', () => {
     expect(outside.sent).toEqual([]);
     outside.h.stop();
 
-    const wire = host('test/fixtures/grader/wrong-wire.js');
+    const wire = host(brokenSource('wrong-wire'));
     wire.h.start(config);
     await until(() => wire.reports.length > 0);
     wire.h.deliver(0, { type: 'ELECTION', election: 1 });
@@ -113,7 +114,7 @@ describe('SandboxHost', () => {
   });
 
   it('a module that does not load stops with its line', async () => {
-    const s = host('test/fixtures/grader/throws-on-load.js');
+    const s = host(source('test/fixtures/grader/throws-on-load.js'));
     s.h.start(config);
     await until(() => s.faults.length > 0);
     expect(s.faults[0]).toMatchObject({ kind: 'load', line: 3, message: expect.stringMatching(/threw while loading: TypeError/) });
