@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, type AlgorithmConfig, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
 import { brokenSource } from './fixtures/grader/broken.ts';
 import { SandboxHost, type SpawnSandbox } from '@shared/grader/sandbox-host.ts';
-import type { FaultInfo } from '@shared/grader/student.ts';
+import type { FaultInfo } from '@shared/grader/module-fault.ts';
 import type { HostEvent } from '@shared/sim/process-host.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -9,7 +9,7 @@ import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { casesFor } from './cases.ts';
 import { assemble, type CaseResult, type GradeReport } from './grade.ts';
 import { EXPLORER_CALL_EVERY_MS, type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
-import { describeFault, type FaultInfo } from './student.ts';
+import { describeFault, type FaultInfo } from './module-fault.ts';
 
 interface WorkerEvents {
   message(m: GradeProgress): void;

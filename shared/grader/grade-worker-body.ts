@@ -6,7 +6,8 @@ import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { gradeAll, type CaseResult } from './grade.ts';
 import { checkSource, locateInModule } from './module-check.ts';
-import { ModuleFault, studentAlgorithm, type Beacon, type FaultInfo, type WireProblem } from './student.ts';
+import { ModuleFault, type FaultInfo } from './module-fault.ts';
+import { studentAlgorithm, type Beacon, type WireProblem } from './student.ts';
 
 export interface GradeRequest {
   kind: 'grade';

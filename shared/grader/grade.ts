@@ -15,7 +15,8 @@ import { describeAction, scheduleTrace, search } from '../sim/explore-search.ts'
 import { simulate, type SimulationResult } from '../sim/simulator.ts';
 import { casesFor, type CaseGroup, type GradeCase } from './cases.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
-import { describeFault, ModuleFault, type FaultInfo, type WireProblem } from './student.ts';
+import { describeFault, ModuleFault, type FaultInfo } from './module-fault.ts';
+import type { WireProblem } from './student.ts';
 
 interface Figure {
   name: string;

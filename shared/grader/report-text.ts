@@ -3,7 +3,7 @@
 // explorer's schedule, and the time per phase. The command line prints it; the tab shows the
 // same report as a table.
 import type { GradeReport } from './grade.ts';
-import { describeFault } from './student.ts';
+import { describeFault } from './module-fault.ts';
 
 export function formatReport(r: GradeReport, traces: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];

@@ -10,7 +10,8 @@ import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect, Message, P
 import { ReportSchema } from '../protocol/payloads.ts';
 import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-worker-body.ts';
-import { checkEffects, describeEvent, HOST_DETECTOR, maxSendsPerStep, wireProblem, type FaultInfo } from './student.ts';
+import { checkEffects, HOST_DETECTOR, maxSendsPerStep, wireProblem } from './effect-check.ts';
+import { describeEvent, type FaultInfo } from './module-fault.ts';
 
 interface SandboxWorker {
   post(m: SandboxRequest): void;

@@ -7,7 +7,8 @@
 import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect } from '../algorithms/algorithm.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { checkSource, locateInModule } from './module-check.ts';
-import { ModuleFault, studentAlgorithm, type Boxed, type FaultInfo } from './student.ts';
+import { ModuleFault, type FaultInfo } from './module-fault.ts';
+import { studentAlgorithm, type Boxed } from './student.ts';
 
 export type SandboxRequest =
   | { kind: 'load'; source: string; algorithm: AlgorithmName; config: AlgorithmConfig; seed: number; now: number; stepMs: number }

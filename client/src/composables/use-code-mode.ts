@@ -9,7 +9,7 @@ import type { GradeReport } from '@shared/grader/grade.ts';
 import { runGrade, type SpawnWorker } from '@shared/grader/grade-runner.ts';
 import { checkSource } from '@shared/grader/module-check.ts';
 import { SandboxHost, type SandboxStatus, type SpawnSandbox } from '@shared/grader/sandbox-host.ts';
-import type { FaultInfo } from '@shared/grader/student.ts';
+import type { FaultInfo } from '@shared/grader/module-fault.ts';
 import { MAX_GRADE_TRACE_CHARS, type GradeSummary } from '@shared/protocol/grade-summary.ts';
 import type { LabProcess } from '@shared/lab-client/lab-client.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
