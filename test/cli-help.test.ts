@@ -20,6 +20,7 @@ const COMMANDS = {
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',
   'bench:held': 'bench/held-memory.ts',
+  'bench:grade': 'bench/grade-bench.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {

@@ -121,11 +121,10 @@ describe('the student module format, read before it runs', () => {
 });
 
 describe('npm run grade', () => {
-  it('passes the Bully example (exit 0) within 15 s, naming each case and the time per phase', () => {
-    const started = performance.now();
+  // How long it takes is measured by npm run bench:grade, not asserted here.
+  it('passes the Bully example (exit 0), naming each case and the time per phase', () => {
     const r = cli(['--algorithm', 'bully', 'shared/grader/examples/bully.js']);
     expect(r.status, r.stderr).toBe(0);
-    expect(performance.now() - started).toBeLessThan(15_000);
     expect(r.stdout).toMatch(/pass {2}figure-6-20/);
     expect(r.stdout).toMatch(/PASS: 13 of 13 cases passed/);
     expect(r.stdout).toMatch(/time: start the sandbox .* s, load the module .* s, scenario cases .* s, explorer .* s; total/);
