@@ -129,6 +129,8 @@ export class Lab {
     if (displaced) sendFrame(displaced, { type: 'left' });
     entry.name = req.name ?? entry.name;
     entry.kind = req.kind ?? entry.kind ?? 'external';
+    // Wall-clock time, for people (the class roster); the lab's timeline keeps the monotonic clock.
+    if (!displaced) entry.since = Date.now();
     sendFrame(conn, {
       type: 'joined',
       protocol: PROTOCOL_VERSION,
@@ -148,6 +150,7 @@ export class Lab {
     const entry = this.processes.get(id);
     if (!entry || entry.conn !== conn) return;
     entry.report = null;
+    entry.since = Date.now();
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -272,6 +275,7 @@ export class Lab {
       transport: entry.conn?.transport ?? null,
       report: entry.report,
       group: this.fabric.groupIndex(entry.id),
+      since: entry.since,
     };
   }
 

@@ -5,6 +5,7 @@
 // `?since=` being exclusive.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io } from 'socket.io-client';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { connect, joinAs, sleep, startRelay, TOKEN, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 const GRACE_MS = 400;
@@ -23,6 +24,7 @@ const traceOf = async (lab: string) =>
 describe('resume (PROTOCOL.md, "join")', () => {
   it('keeps the token on a resume, ignores an unknown token, and reserves a dropped id for its token only', async () => {
     const a = await joinAs(h, 'ws', 'rules', 1);
+    const before = Date.now();
     await a.c.close();
     // Reserved: another join for id 1 is refused as if a live process held it, and the
     // snapshot shows it absent, as a freed id.
@@ -30,7 +32,11 @@ describe('resume (PROTOCOL.md, "join")', () => {
     other.send({ type: 'join', lab: 'rules', id: 1, ref: 'x' });
     expect(await other.next((f) => f.type === 'error')).toMatchObject({ code: 'ID_TAKEN', ref: 'x' });
     const snap = (await h.api('GET', '/api/labs/rules')).body;
-    expect(snap.processes.find((p: { id: number }) => p.id === 1).status).toBe('absent');
+    const one = snap.processes.find((p: { id: number }) => p.id === 1);
+    expect(one.status).toBe('absent');
+    // The roster's "since": the wall-clock time of the drop (shared/protocol/frames.ts, ProcessInfo).
+    expect(one.since).toBeGreaterThanOrEqual(before);
+    expect(one.since).toBeLessThanOrEqual(Date.now());
 
     // The token takes it back, and the same token comes back in `joined`.
     const back = await connect(h, 'ws');
@@ -40,7 +46,7 @@ describe('resume (PROTOCOL.md, "join")', () => {
     // An unknown token is silently ignored: a fresh join, with a new token.
     const fresh = await connect(h, 'ws');
     fresh.send({ type: 'join', lab: 'rules', resume: 'no-such-token' });
-    const j = await fresh.next<{ type: 'joined'; id: number; resume: string }>((f) => f.type === 'joined');
+    const j = await fresh.next<Extract<ServerFrame, { type: 'joined' }>>((f) => f.type === 'joined');
     expect(j.id).toBe(2);
     expect(j.resume).not.toBe(a.resume);
     for (const c of [other, back, fresh]) await c.close();

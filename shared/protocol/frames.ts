@@ -70,6 +70,8 @@ export interface ProcessInfo {
   report: Report | null;
   /** Partition group index, or null when the lab is not partitioned. */
   group: number | null;
+  /** Wall-clock ms (the relay's Date.now()) of this id's last join or leave; null if it never joined. */
+  since?: number | null;
 }
 
 export interface LabSnapshot {
