@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
-import { agoText, clockTime, rosterCsv, rosterRows, sinceText } from '../client/src/utils/roster.ts';
+import { agoText, clockTime, connectionCell, rosterCsv, rosterRows } from '../client/src/utils/roster.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';
 
 const p = (id: number, name: string | null, kind: ProcessInfo['kind'], status: ProcessInfo['status'], since: number | null = null): ProcessInfo => ({
@@ -34,11 +34,15 @@ describe('roster', () => {
     expect(csv).toBe('id,name,kind,connected,status,since\r\n1,"Lovelace, ""Ada""",human,yes,up,2026-01-12T08:30:00.000Z\r\n2,\'=SUM(A1),external,no,absent,\r\n');
   });
 
-  it('says since when each process is in (joined) or out (left), as a time of day and how long ago', () => {
-    const [ada, bo, never] = rosterRows([p(1, 'Ada', 'human', 'up', NINE), p(2, 'Bo', 'human', 'absent', NINE - 3_600_000), p(3, 'Cy', 'human', 'up')]);
-    expect(sinceText(ada!, NINE + 12 * 60_000 + 30_000)).toBe('joined 09:05:07 (12 min ago)');
-    expect(sinceText(bo!, NINE + 5 * 60_000)).toBe('left 08:05:07 (1 h 5 min ago)');
-    expect(sinceText(never!, NINE)).toBe('–');
+  it('says whether each process is connected and since when (joined or left), as a time of day and how long ago', () => {
+    const rows = rosterRows([p(1, 'Ada', 'human', 'up', NINE), p(2, 'Bo', 'human', 'absent', NINE - 3_600_000), p(3, 'Cy', 'human', 'up'), p(4, 'Di', 'bot', 'crashed', NINE)]);
+    const now = NINE + 12 * 60_000 + 30_000;
+    expect(rows.map((r) => connectionCell(r, now))).toEqual([
+      { state: 'yes, joined 09:05:07', ago: '12 min ago' },
+      { state: 'left 08:05:07', ago: '1 h 12 min ago' },
+      { state: 'yes', ago: null },
+      { state: 'yes (crashed), joined 09:05:07', ago: '12 min ago' },
+    ]);
   });
 
   it('rounds how long ago down, coarsely, and never into the future', () => {

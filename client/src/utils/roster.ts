@@ -39,10 +39,16 @@ export function agoText(ms: number, now: number): string {
   return min % 60 ? `${h} h ${min % 60} min ago` : `${h} h ago`;
 }
 
-/** The roster's "since" cell: "joined 09:05:07 (12 min ago)", "left …", or "–" when unknown. */
-export function sinceText(row: Pick<RosterRow, 'connected' | 'since'>, now: number): string {
-  if (row.since === null) return '–';
-  return `${row.connected ? 'joined' : 'left'} ${clockTime(row.since)} (${agoText(row.since, now)})`;
+/**
+ * The roster's "Connected" cell, connected or not and since when: "yes, joined 09:05:07" or
+ * "left 09:05:07" over "12 min ago" (one column, so five fit a 390 px phone).
+ */
+export function connectionCell(row: Pick<RosterRow, 'connected' | 'status' | 'since'>, now: number): { state: string; ago: string | null } {
+  const at = row.since === null ? null : clockTime(row.since);
+  const ago = row.since === null ? null : agoText(row.since, now);
+  if (!row.connected) return { state: at ? `left ${at}` : 'left', ago };
+  const yes = row.status === 'crashed' ? 'yes (crashed)' : 'yes';
+  return { state: at ? `${yes}, joined ${at}` : yes, ago };
 }
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break; a leading = + - @ is defused for spreadsheets. */
