@@ -130,6 +130,8 @@ export class Lab {
     if (displaced) sendFrame(displaced, { type: 'left' });
     entry.name = req.name ?? entry.name;
     entry.kind = req.kind ?? entry.kind ?? 'external';
+    // Wall-clock time, for people (the class roster); the lab's timeline keeps the monotonic clock.
+    if (!displaced) entry.since = Date.now();
     sendFrame(conn, {
       type: 'joined',
       protocol: PROTOCOL_VERSION,
@@ -149,6 +151,7 @@ export class Lab {
     const entry = this.processes.get(id);
     if (!entry || entry.conn !== conn) return;
     entry.report = null;
+    entry.since = Date.now();
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -290,6 +293,7 @@ export class Lab {
       group: this.fabric.groupIndex(entry.id),
       ...(entry.mode ? { mode: entry.mode } : {}),
       ...(entry.grade ? { grade: { ...entry.grade.summary, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
+      since: entry.since,
     };
   }
 

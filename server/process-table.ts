@@ -25,6 +25,8 @@ export interface ProcessEntry {
   resume: string | null;
   /** Until this clock time only the resume token may claim the id. */
   heldUntil: number;
+  /** Wall-clock ms of the last join or leave (the roster's "since"); null before the first join. */
+  since: number | null;
 }
 
 interface ClaimRequest {
@@ -136,5 +138,5 @@ export class ProcessTable {
 }
 
 function blank(id: ProcessId): ProcessEntry {
-  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0 };
+  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0, since: null };
 }

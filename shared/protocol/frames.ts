@@ -79,6 +79,8 @@ export interface ProcessInfo {
   mode?: ProcessMode;
   /** Its latest grade (a student grading her module); `trace`: the failing run can be fetched (GET …/grade-trace). */
   grade?: GradeSummary & { at: number; trace: boolean };
+  /** Wall-clock ms (the relay's Date.now()) of this id's last join or leave; null if it never joined. */
+  since?: number | null;
 }
 
 export interface LabSnapshot {
