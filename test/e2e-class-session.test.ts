@@ -1,23 +1,15 @@
 // The class session end to end in headless Chromium: a student on a 390 px phone joins by code
 // and sees her process; the instructor's roster shows her, and a second student who then left.
-import { copyFileSync, mkdirSync } from 'node:fs';
 import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
-import { launchBrowser, screenshot, screenshotOf, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, toDocs, screenshot, screenshotOf, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'session-token';
 const LAB = 'session';
-const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
-/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
-function toDocs(shot: string, name: string): void {
-  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
-  mkdirSync(DOCS, { recursive: true });
-  copyFileSync(shot, `${DOCS}${name}.png`);
-}
 
 let relay: Relay;
 let base: string;

@@ -4,25 +4,18 @@
 // `code`. A module that loops is stopped and the tab stays usable; a send outside the lab never
 // reaches the relay. A broken solution's grade names the failing case and opens its run in
 // replay, and the instructor's board shows her grade and opens the same run.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import { SANDBOX_CSP } from '../server/static.ts';
 import { brokenSource } from './fixtures/grader/broken.ts';
-import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, toDocs, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'code-token';
 const LAB = 'code';
-const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
 const text = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
-/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
-function toDocs(shot: string, name: string): void {
-  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
-  mkdirSync(DOCS, { recursive: true });
-  copyFileSync(shot, `${DOCS}${name}.png`);
-}
 
 let relay: Relay;
 let base: string;
