@@ -39,6 +39,8 @@ function init(config) {
     higher: ids.filter((id) => id > self),
     lower: ids.filter((id) => id < self),
     okWait: ub,
+    // Every live higher process has my ELECTION within T + M and the highest of them declares
+    // within another UB; its COORDINATOR lands T + M later: 2 UB + T + M after my send.
     coordinatorWait: 2 * ub + timing.transmission + timing.processing,
     role: 'follower',
     coordinator: null,
