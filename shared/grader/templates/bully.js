@@ -85,9 +85,12 @@ function step(s, event, ctx) {
   }
 }
 
+/** Electing or waiting for the winner: "holding" an election. @param {State} s */
+const holding = (s) => s.role === 'electing' || s.role === 'waiting';
+
 /** @param {State} s @returns {Report} */
 function report(s) {
-  return { role: s.role, coordinator: s.coordinator, electing: s.role === 'electing' || s.role === 'waiting' };
+  return { role: s.role, coordinator: s.coordinator, electing: holding(s) };
 }
 
 export default { name: 'bully', messageTypes: ['ELECTION', 'OK', 'COORDINATOR'], init, step, report };
