@@ -115,6 +115,7 @@ export function pool(slices: Slice[]): Latency {
       loopMax: most((x) => x.loopMax),
       gcCount: slices.reduce((a, s) => a + s.stalls.gcCount, 0),
       gcMax: most((x) => x.gcMax),
+      gcMajorMax: most((x) => x.gcMajorMax),
       gcTotal: slices.reduce((a, s) => a + s.stalls.gcTotal, 0),
     },
     sliceP99s: slices.map((s) => round(s.p99, 3)),

@@ -61,7 +61,8 @@ export function markdown(r: BenchResults): string {
     lines.push(`| median of the slices' p99 (ms) | ${t} | ${f2(lat.relay.medianSliceP99)} | ${f2(lat.baseline.medianSliceP99)} | ${f2(lat.relay.medianSliceP99 / lat.baseline.medianSliceP99)} | |`);
     lines.push(`| latency max (ms) at ${f0(lat.rate)} msg/s | ${t} | ${f2(lat.relay.max)} | ${f2(lat.baseline.max)} | ${f2(lat.relay.max / lat.baseline.max)} | |`);
     lines.push(`| server event loop late p99 / max (ms) | ${t} | ${f2(lat.relay.stalls.loopP99)} / ${f2(lat.relay.stalls.loopMax)} | ${f2(lat.baseline.stalls.loopP99)} / ${f2(lat.baseline.stalls.loopMax)} | | |`);
-    lines.push(`| server GC pauses: count / max / total (ms) | ${t} | ${lat.relay.stalls.gcCount} / ${f2(lat.relay.stalls.gcMax)} / ${f2(lat.relay.stalls.gcTotal)} | ${lat.baseline.stalls.gcCount} / ${f2(lat.baseline.stalls.gcMax)} / ${f2(lat.baseline.stalls.gcTotal)} | | |`);
+    const gc = (x: Latency) => `${x.stalls.gcCount} / ${f2(x.stalls.gcMax)} / ${f2(x.stalls.gcMajorMax)} / ${f2(x.stalls.gcTotal)}`;
+    lines.push(`| server GC pauses: count / max / mark-compact max / total (ms) | ${t} | ${gc(lat.relay)} | ${gc(lat.baseline)} | | |`);
     lines.push(`| delay 50 ms error p50 / p99 / max (ms) at ${f0(x.delay.offered)} msg/s | ${t} | ${f2(x.delay.p50)} / ${f2(x.delay.p99)} / ${f2(x.delay.max)} | | | p99 < 2 |`);
     const m = x.memory;
     lines.push(`| RSS per connected process (KiB) at ${m.relay.processes} | ${t} | ${kib(m.relay.perProcess)} | ${kib(m.baseline.perProcess)} | ${f2(m.relay.perProcess / m.baseline.perProcess)} | < 50 |`);

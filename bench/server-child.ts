@@ -32,8 +32,13 @@ let timeMark = performance.now();
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
 let gcPauses: number[] = [];
+let gcMajorMax = 0;
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) if (gcPauses.length < 100_000) gcPauses.push(e.duration);
+  for (const e of list.getEntries()) {
+    if (gcPauses.length < 100_000) gcPauses.push(e.duration);
+    // detail.kind: 1 minor (scavenge), 4 major (mark-sweep-compact), 8 incremental marking, 16 weak callbacks.
+    if ((e as { detail?: { kind?: number } }).detail?.kind === 4) gcMajorMax = Math.max(gcMajorMax, e.duration);
+  }
 }).observe({ entryTypes: ['gc'] });
 
 serveParent(async (m) => {
@@ -55,6 +60,7 @@ serveParent(async (m) => {
     timeMark = performance.now();
     loop.reset();
     gcPauses = [];
+    gcMajorMax = 0;
     return { ok: true };
   }
   if (m.cmd === 'cpu') {
@@ -65,6 +71,7 @@ serveParent(async (m) => {
       loopMax: loop.max / 1e6,
       gcCount: gcPauses.length,
       gcMax: Math.max(0, ...gcPauses),
+      gcMajorMax,
       gcTotal: gcPauses.reduce((a, b) => a + b, 0),
     };
     return { cpu: (c.user + c.system) / 1e6 / seconds, stalls };

@@ -37,5 +37,7 @@ export interface Stalls {
   loopMax: number;
   gcCount: number;
   gcMax: number;
+  /** The longest mark-sweep-compact pause (the others are scavenges and incremental steps). */
+  gcMajorMax: number;
   gcTotal: number;
 }
