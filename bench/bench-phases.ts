@@ -6,7 +6,7 @@ import type { CreateLab } from '@shared/protocol/lab-config.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import { sleep, type LatencyResult, type ThroughputResult } from './load-gen.ts';
 import type { Transport } from './load-wire.ts';
-import { round, summarize } from './stats.ts';
+import { round, summarize, type Stalls } from './stats.ts';
 
 export type ServerKind = 'relay' | 'baseline-ws' | 'baseline-socketio';
 
@@ -37,6 +37,8 @@ export interface Throughput extends ThroughputResult {
 
 export interface Latency extends Omit<LatencyResult, 'samples'> {
   serverCpu: number;
+  /** The server's event-loop lateness (worst slice) and GC pauses (summed over slices). */
+  stalls: Stalls;
   /** p99 of each slice, and their median: a figure one background hiccup on the machine cannot move. */
   sliceP99s: number[];
   medianSliceP99: number;
@@ -85,18 +87,21 @@ export async function throughputRound(t: Target, p: BenchParams): Promise<Throug
   return { ...r, serverCpu: cpu };
 }
 
-export async function latencySlice(t: Target, rate: number, durationMs: number, warmupMs: number, subtractMs = 0): Promise<LatencyResult & { serverCpu: number }> {
+type Slice = LatencyResult & { serverCpu: number; stalls: Stalls };
+
+export async function latencySlice(t: Target, rate: number, durationMs: number, warmupMs: number, subtractMs = 0): Promise<Slice> {
   await t.server.request({ cmd: 'cpu-mark' });
   const r = await t.load.request<LatencyResult>({ cmd: 'latency', gen: t.gen, rate, durationMs, warmupMs, subtractMs, keepSamples: true });
-  const { cpu } = await t.server.request<{ cpu: number }>({ cmd: 'cpu' });
-  return { ...r, serverCpu: cpu };
+  const { cpu, stalls } = await t.server.request<{ cpu: number; stalls: Stalls }>({ cmd: 'cpu' });
+  return { ...r, serverCpu: cpu, stalls };
 }
 
 /** Several slices as one: percentiles over the pooled samples, rates and CPU averaged, counts summed. */
-export function pool(slices: (LatencyResult & { serverCpu: number })[]): Latency {
+export function pool(slices: Slice[]): Latency {
   const all: number[] = [];
   for (const s of slices) for (const x of s.samples ?? []) all.push(x);
-  const avg = (f: (s: LatencyResult & { serverCpu: number }) => number) => slices.reduce((a, s) => a + f(s), 0) / slices.length;
+  const avg = (f: (s: Slice) => number) => slices.reduce((a, s) => a + f(s), 0) / slices.length;
+  const most = (f: (s: Stalls) => number) => Math.max(0, ...slices.map((s) => f(s.stalls)));
   return {
     ...summarize(all),
     offered: slices[0]?.offered ?? 0,
@@ -105,6 +110,14 @@ export function pool(slices: (LatencyResult & { serverCpu: number })[]): Latency
     lost: slices.reduce((a, s) => a + s.lost, 0),
     loadCpu: avg((s) => s.loadCpu),
     serverCpu: avg((s) => s.serverCpu),
+    stalls: {
+      loopP99: most((x) => x.loopP99),
+      loopMax: most((x) => x.loopMax),
+      gcCount: slices.reduce((a, s) => a + s.stalls.gcCount, 0),
+      gcMax: most((x) => x.gcMax),
+      gcMajorMax: most((x) => x.gcMajorMax),
+      gcTotal: slices.reduce((a, s) => a + s.stalls.gcTotal, 0),
+    },
     sliceP99s: slices.map((s) => round(s.p99, 3)),
     medianSliceP99: summarize(slices.map((s) => s.p99)).p50,
   };

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel } from '@shared/lab-client/node-channel.ts';
+import { progressLine } from '../scripts/cli.ts';
 import { clusterApi, freePort, redisOn, startRelayProc, type RelayProc } from '../scripts/cluster/procs.ts';
 
 const USAGE = `Usage: npm run bench:cluster -- [--quick] [--labs N] [--seconds S] [--help]
@@ -44,8 +45,8 @@ const TOKEN = 'bench-cluster';
 const SIZE = 8;
 const LEASE_MS = 1500;
 const TIMING = { transmission: 20, processing: 5, heartbeatInterval: 50, heartbeatTimeout: 200 };
-const tty = process.stdout.isTTY;
-const progress = (s: string) => tty && process.stdout.write(`\r${s.padEnd(70)}`);
+const line = progressLine();
+const progress = (s: string) => line.step(s);
 
 const api = clusterApi(TOKEN);
 
@@ -143,7 +144,7 @@ try {
   await until(agreed(5, 6), 20_000, 'the bots back on the new owner');
   const rejoined = Date.now() - killed;
   fleet.stop();
-  if (tty) process.stdout.write('\r'.padEnd(72) + '\r');
+  line.done();
 
   const mib = (n: number) => (n / 1048576).toFixed(0);
   const lines = [

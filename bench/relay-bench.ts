@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { handleHelp, usageError } from '../scripts/cli.ts';
+import { handleHelp, progressLine, usageError } from '../scripts/cli.ts';
 import { checkTargets, markdown, type BenchResults, type TransportResults } from './bench-report.ts';
 import { closeTarget, latencySlice, measureMemory, openTarget, pool, startServer, stopServer, throughputRound, type BenchParams, type Throughput } from './bench-phases.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
@@ -45,6 +45,8 @@ export interface BenchOptions {
   profile: boolean;
   transports: Transport[];
   log: (line: string) => void;
+  /** The current phase, for a progress line (scripts/cli.ts). */
+  progress?: (text: string) => void;
 }
 
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
@@ -73,6 +75,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
 }
 
 async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: BenchOptions): Promise<TransportResults> {
+  const phase = (text: string) => o.progress?.(`${t}: ${text}`);
+  phase('starting the relay and the baseline');
   const relay = await startServer('relay', p.relayNodeArgs);
   const baseline = await startServer(`baseline-${t}`);
   try {
@@ -80,6 +84,7 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
     const bt = await openTarget(load, baseline, 'baseline', t, 'ring', p.clients);
     const rounds: { relay: Throughput; baseline: Throughput }[] = [];
     for (let i = 0; i < p.throughputRounds; i++) {
+      phase(`throughput round ${i + 1}/${p.throughputRounds}`);
       const r = await throughputRound(rt, p);
       const b = await throughputRound(bt, p);
       rounds.push({ relay: r, baseline: b });
@@ -92,20 +97,25 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
     const rs: Awaited<ReturnType<typeof latencySlice>>[] = [];
     const bs: Awaited<ReturnType<typeof latencySlice>>[] = [];
     for (let i = 0; i < p.latencySlices; i++) {
+      phase(`latency slice ${i + 1}/${p.latencySlices} at ${rate} msg/s`);
       rs.push(await latencySlice(rt, rate, p.latencyMs, p.warmupMs));
       bs.push(await latencySlice(bt, rate, p.latencyMs, p.warmupMs));
     }
     const relayL = pool(rs);
     const baseL = pool(bs);
     o.log(`${t} latency at ${rate} msg/s: relay p50 ${relayL.p50.toFixed(2)} p99 ${relayL.p99.toFixed(2)} max ${relayL.max.toFixed(2)} ms (slice p99s ${rs.map((x) => x.p99.toFixed(1)).join(' ')}); baseline p50 ${baseL.p50.toFixed(2)} p99 ${baseL.p99.toFixed(2)} max ${baseL.max.toFixed(2)} ms (slice p99s ${bs.map((x) => x.p99.toFixed(1)).join(' ')})`);
+    const stall = (l: typeof relayL) => `event loop late p99 ${l.stalls.loopP99.toFixed(1)} max ${l.stalls.loopMax.toFixed(1)} ms, GC ${l.stalls.gcCount} pauses max ${l.stalls.gcMax.toFixed(1)} (mark-compact max ${l.stalls.gcMajorMax.toFixed(1)}) total ${l.stalls.gcTotal.toFixed(0)} ms`;
+    o.log(`${t} stalls: relay ${stall(relayL)}; baseline ${stall(baseL)}`);
     await closeTarget(rt);
     await closeTarget(bt);
+    phase('injected delay');
     const dt = await openTarget(load, relay, 'delay', t, `delay-${t}`, p.clients, { delay: 50, jitter: 0 });
     const delay = pool([await latencySlice(dt, p.delayRate, p.delayMs, p.warmupMs, 50)]);
     await closeTarget(dt);
     o.log(`${t} delay 50 ms at ${p.delayRate} msg/s: error p50 ${delay.p50.toFixed(2)} p99 ${delay.p99.toFixed(2)} max ${delay.max.toFixed(2)} min ${delay.min.toFixed(2)} ms`);
     await stopServer(relay);
     await stopServer(baseline);
+    phase(`memory at ${p.memoryProcesses} processes`);
     const memRelay = await measureMemory(load, 'relay', t, p.memoryProcesses);
     const memBase = await measureMemory(load, `baseline-${t}`, t, p.memoryProcesses);
     o.log(`${t} memory at ${p.memoryProcesses} processes: relay ${(memRelay.perProcess / 1024).toFixed(1)} KiB each, baseline ${(memBase.perProcess / 1024).toFixed(1)} KiB each`);
@@ -150,7 +160,13 @@ async function main(): Promise<void> {
   const quick = values.quick;
   const out = values.out ?? (quick ? 'bench/results-quick.json' : 'bench/results.json');
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
-  const results = await runBench({ quick, profile: values.profile, transports, log: (l) => console.log(l) });
+  const line = progressLine();
+  const log = (l: string) => {
+    line.done();
+    console.log(l);
+  };
+  const results = await runBench({ quick, profile: values.profile, transports, log, progress: (text) => line.step(text) });
+  line.done();
   const md = markdown(results);
   await writeFile(out, JSON.stringify(results, null, 2) + '\n');
   await writeFile(out.replace(/\.json$/, '.md'), md);

@@ -10,7 +10,7 @@
 // reports that time so T can be chosen. Writes bench/scale-results.json.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { handleHelp, usageError } from '../scripts/cli.ts';
+import { handleHelp, progressLine, usageError } from '../scripts/cli.ts';
 import { DEFAULT_RATE_LIMITS } from '../server/rate-limit.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
@@ -47,8 +47,12 @@ const transport = values.transport as BotTransport;
 const deadline = performance.now() + Number(values.timeout) * 1000;
 const LAB = 'scale';
 const mib = (b: number) => Math.round(b / 1048576);
-const log = (s: string) => console.log(`[${((performance.now() - t00) / 1000).toFixed(1).padStart(6)} s] ${s}`);
+const log = (s: string) => {
+  line.done();
+  console.log(`[${((performance.now() - t00) / 1000).toFixed(1).padStart(6)} s] ${s}`);
+};
 const t00 = performance.now();
+const line = progressLine(process.stderr, t00);
 
 const relay = await startServer('relay', values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [], [JSON.stringify({ rateLimits: DEFAULT_RATE_LIMITS })]);
 const url = `http://127.0.0.1:${String(relay.ready.port)}`;
@@ -63,6 +67,7 @@ const relayStats = async () => (await relay.request<{ stats: any }>({ cmd: 'lab-
 const relayMem = (gc = false) => relay.request<{ rss: number; maxRss: number; heapUsed: number }>({ cmd: 'usage', gc });
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, stepMs = 100): Promise<void> {
+  line.step(`waiting for ${what}`);
   while (!(await cond())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(stepMs);
@@ -191,6 +196,7 @@ try {
     },
   };
   log(`agreement on ${N - 2} after ${result.agreementSeconds} s; storm (last ELECTION/OK delivered) ${result.stormSeconds} s`);
+  line.done();
   console.log(`\n| message | N(N-1)/2, (N-1)(N-2)/2, N-2 | relay counted | bots sent |\n|---|---|---|---|`);
   for (const k of ['ELECTION', 'OK', 'COORDINATOR'] as const) console.log(`| ${k} | ${expected[k]} | ${measured[k]} | ${sentByBots[k] ?? 0} |`);
   console.log(`\nlost ${lost}; dropped to the crashed ${N - 1}: ${droppedToCrashed}; relay messages ${JSON.stringify(stats.messages.sent)} sent / ${stats.messages.delivered} delivered`);

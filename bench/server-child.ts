@@ -1,6 +1,7 @@
 // A server under test in its own process: `baseline-ws`, `baseline-socketio` or `relay`.
 // Reports its port when listening, then answers `usage` (RSS and CPU, after a full GC when the
 // process runs with --expose-gc) so the parent can measure the server alone.
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startBaselineSocketIo } from './baseline-socketio.ts';
 import { startBaselineWs, type BaselineServer } from './baseline-ws.ts';
 import type { CreateLab } from '@shared/protocol/lab-config.ts';
@@ -11,6 +12,7 @@ interface BenchServer extends BaselineServer {
   labStats?(name: string): unknown;
 }
 import { serveParent } from './child-proc.ts';
+import type { Stalls } from './stats.ts';
 
 const kind = process.argv[2];
 
@@ -25,6 +27,19 @@ async function start(): Promise<BenchServer> {
 const server = await start();
 let cpuMark = process.cpuUsage();
 let timeMark = performance.now();
+// Where a tail comes from: how late the server's event loop ran (a stall delays every message
+// waiting behind it) and its garbage collector's pauses, both since the last cpu-mark.
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+let gcPauses: number[] = [];
+let gcMajorMax = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (gcPauses.length < 100_000) gcPauses.push(e.duration);
+    // detail.kind: 1 minor (scavenge), 4 major (mark-sweep-compact), 8 incremental marking, 16 weak callbacks.
+    if ((e as { detail?: { kind?: number } }).detail?.kind === 4) gcMajorMax = Math.max(gcMajorMax, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 
 serveParent(async (m) => {
   if (m.cmd === 'usage') {
@@ -43,12 +58,23 @@ serveParent(async (m) => {
   if (m.cmd === 'cpu-mark') {
     cpuMark = process.cpuUsage();
     timeMark = performance.now();
+    loop.reset();
+    gcPauses = [];
+    gcMajorMax = 0;
     return { ok: true };
   }
   if (m.cmd === 'cpu') {
     const c = process.cpuUsage(cpuMark);
     const seconds = (performance.now() - timeMark) / 1000;
-    return { cpu: (c.user + c.system) / 1e6 / seconds };
+    const stalls: Stalls = {
+      loopP99: loop.percentile(99) / 1e6,
+      loopMax: loop.max / 1e6,
+      gcCount: gcPauses.length,
+      gcMax: Math.max(0, ...gcPauses),
+      gcMajorMax,
+      gcTotal: gcPauses.reduce((a, b) => a + b, 0),
+    };
+    return { cpu: (c.user + c.system) / 1e6 / seconds, stalls };
   }
   if (m.cmd === 'lab') {
     await server.createLab?.(m.body as CreateLab);

@@ -29,3 +29,15 @@ export function round(x: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
+
+/** A server's stalls over a measured period (ms): its event loop's lateness and its GC pauses. */
+export interface Stalls {
+  /** p99 and max of how late the event loop ran a 1 ms timer. */
+  loopP99: number;
+  loopMax: number;
+  gcCount: number;
+  gcMax: number;
+  /** The longest mark-sweep-compact pause (the others are scavenges and incremental steps). */
+  gcMajorMax: number;
+  gcTotal: number;
+}

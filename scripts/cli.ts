@@ -15,3 +15,39 @@ export function handleHelp(argv: readonly string[], usage: string): void {
   console.log(usage);
   process.exit(0);
 }
+
+/** Where a progress line goes: process.stderr, or a test's stand-in. */
+interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+export interface Progress {
+  /** Replaces the line with `text`, after the time since the run began. */
+  step(text: string): void;
+  /** Clears the line: call before printing anything else to the terminal. */
+  done(): void;
+}
+
+/**
+ * The progress line of every long run (bench, experiment, explore): rewritten in place on stderr
+ * when stderr is a terminal, and nothing at all otherwise, so CI logs and redirected output keep
+ * only the results.
+ */
+export function progressLine(stream: ProgressStream = process.stderr, started = performance.now()): Progress {
+  let shown = false;
+  return {
+    step(text) {
+      if (stream.isTTY !== true) return;
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      const line = `[${seconds.padStart(4)} s] ${text}`.slice(0, Math.max(20, (stream.columns || 100) - 1));
+      stream.write(`\r\x1b[2K${line}`);
+      shown = true;
+    },
+    done() {
+      if (shown) stream.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}

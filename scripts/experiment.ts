@@ -16,7 +16,7 @@ import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment
 import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
 import { ELECTION_CASES, type ElectionCase } from '@shared/analysis/formulas.ts';
-import { handleHelp, usageError } from './cli.ts';
+import { handleHelp, progressLine, usageError } from './cli.ts';
 
 export const EXPERIMENT_USAGE = `Usage: npm run experiment -- [options]
 
@@ -157,25 +157,18 @@ async function main(): Promise<void> {
     usageError('experiment', EXPERIMENT_USAGE, e);
   }
   const { spec, out, quiet, live } = parsed;
-  const tty = process.stderr.isTTY;
-  let lastShown = -1;
   const started = performance.now();
-  const progress = (share: number, label: string) => {
-    if (quiet) return;
-    if (tty) process.stderr.write(`\r${bar(share, label).padEnd(90)}`);
-    else if (Math.floor(share * 10) > lastShown) {
-      lastShown = Math.floor(share * 10);
-      process.stderr.write(bar(share, label) + '\n');
-    }
-  };
+  const line = progressLine(process.stderr, started);
+  const progress = (share: number, label: string) => !quiet && line.step(bar(share, label));
   let rows: RunRow[];
   try {
     rows = live ? await runExperimentLive(spec, fetchDeps(live.url, live.token), progress) : runExperiment(spec, progress);
   } catch (e) {
-    console.error(`\nexperiment: ${(e as Error).message}`);
+    line.done();
+    console.error(`experiment: ${(e as Error).message}`);
     process.exit(1);
   }
-  if (tty && !quiet) process.stderr.write('\n');
+  line.done();
   const wall = (performance.now() - started) / 1000;
   mkdirSync(out, { recursive: true });
   const files = experimentFiles(spec, rows);

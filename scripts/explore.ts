@@ -16,7 +16,7 @@ import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
-import { handleHelp, usageError } from './cli.ts';
+import { handleHelp, progressLine, usageError } from './cli.ts';
 
 export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
 
@@ -130,9 +130,10 @@ function main(): void {
     usageError('explore', EXPLORE_USAGE, e);
   }
   // On a terminal, a progress line per depth (the search can run for its whole time budget).
-  if (process.stderr.isTTY && !cli.json) cli.limits.onDepth = (depth, states) => process.stderr.write(`\rdepth ${depth}, ${states.toLocaleString('en')} states...`);
+  const line = progressLine();
+  if (!cli.json) cli.limits.onDepth = (depth, states) => line.step(`depth ${depth}, ${states.toLocaleString('en')} states...`);
   const { result, schedule, traceText } = runExplore(cli, () => performance.now());
-  if (process.stderr.isTTY && !cli.json) process.stderr.write('\r'.padEnd(60) + '\r');
+  line.done();
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));
   if (traceText) {
     mkdirSync(dirname(cli.trace), { recursive: true });

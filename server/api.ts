@@ -178,6 +178,16 @@ export function createApi(deps: ApiDeps): Router {
     if (lab && id !== null) res.json(lab.info(lab.processes.get(id)!));
   });
 
+  // The failing run of a student's latest grade, as the trace file her tab sent (the class board's link to replay).
+  api.get('/labs/:lab/processes/:id/grade-trace', (req, res) => {
+    const lab = labOf(req, res);
+    const id = lab && idOf(req, res, lab);
+    if (!lab || id === null) return;
+    const trace = lab.processes.get(id)!.grade?.trace;
+    if (!trace) return sendError(res, counters, errorFrame('NOT_FOUND', { message: 'This process has sent no failing run with its grade' }));
+    res.type('application/x-ndjson').send(trace);
+  });
+
   api.post('/labs/:lab/pause', auth, (req, res) => {
     const lab = labOf(req, res);
     if (!lab) return;

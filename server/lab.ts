@@ -8,6 +8,7 @@ import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import { DEFAULT_LIMITS, type LabConfig, type Limits } from '@shared/protocol/lab-config.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
+import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
 import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
@@ -129,6 +130,8 @@ export class Lab {
     if (displaced) sendFrame(displaced, { type: 'left' });
     entry.name = req.name ?? entry.name;
     entry.kind = req.kind ?? entry.kind ?? 'external';
+    // Wall-clock time, for people (the class roster); the lab's timeline keeps the monotonic clock.
+    if (!displaced) entry.since = Date.now();
     sendFrame(conn, {
       type: 'joined',
       protocol: PROTOCOL_VERSION,
@@ -148,6 +151,7 @@ export class Lab {
     const entry = this.processes.get(id);
     if (!entry || entry.conn !== conn) return;
     entry.report = null;
+    entry.since = Date.now();
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -201,6 +205,21 @@ export class Lab {
     if (entry.faults > MAX_FAULT_EVENTS) return;
     entry.report = null;
     this.record({ kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted }, this.clocks.tick(entry.id));
+  }
+
+  /** The tab says what it runs now; a change is journaled as a note, so replay shows when her own code took over. */
+  mode(entry: ProcessEntry, mode: ProcessMode): void {
+    if (entry.mode === mode || (entry.mode === undefined && mode === 'auto')) {
+      entry.mode = mode;
+      return;
+    }
+    entry.mode = mode;
+    this.record({ kind: 'note', text: `process ${entry.id} runs ${mode === 'code' ? 'its own module (code mode)' : mode === 'hand' ? 'by hand (hand mode)' : "the lab's algorithm again"}` });
+  }
+
+  /** Her latest grade, kept for the class board (and the failing run's trace file, if it came along). */
+  grade(entry: ProcessEntry, summary: GradeSummary, trace: string | undefined): void {
+    entry.grade = { summary, at: this.now(), trace: trace ?? null };
   }
 
   report(entry: ProcessEntry, report: Report): void {
@@ -272,6 +291,9 @@ export class Lab {
       transport: entry.conn?.transport ?? null,
       report: entry.report,
       group: this.fabric.groupIndex(entry.id),
+      ...(entry.mode ? { mode: entry.mode } : {}),
+      ...(entry.grade ? { grade: { ...entry.grade.summary, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
+      since: entry.since,
     };
   }
 

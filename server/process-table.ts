@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import type { ProcessKind, ProcessStatus } from '@shared/protocol/frames.ts';
+import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
 import type { Conn } from './conn.ts';
 
 export interface ProcessEntry {
@@ -17,9 +18,15 @@ export interface ProcessEntry {
   /** Exceptions its algorithm threw (reported by its host with a `fault` frame). */
   faults?: number;
   report: Report | null;
+  /** What its tab runs, as it last said (a `mode` frame); absent: never said. */
+  mode?: ProcessMode;
+  /** Its latest grade (a `grade` frame), when it came (the lab's clock), and the failing run's trace file if sent. */
+  grade?: { summary: GradeSummary; at: number; trace: string | null };
   resume: string | null;
   /** Until this clock time only the resume token may claim the id. */
   heldUntil: number;
+  /** Wall-clock ms of the last join or leave (the roster's "since"); null before the first join. */
+  since: number | null;
 }
 
 interface ClaimRequest {
@@ -104,6 +111,9 @@ export class ProcessTable {
     entry.conn = conn;
     entry.heldUntil = 0;
     entry.report = null;
+    // Someone new holds the id: the last holder's mode and grade were theirs.
+    delete entry.mode;
+    delete entry.grade;
     return ok({ entry, resumed: false, displaced: null });
   }
 
@@ -128,5 +138,5 @@ export class ProcessTable {
 }
 
 function blank(id: ProcessId): ProcessEntry {
-  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0 };
+  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0, since: null };
 }

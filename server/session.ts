@@ -152,6 +152,16 @@ export class Session {
         if (!p) return this.error('NOT_JOINED', f.ref);
         return p.lab.fault(p.entry, f);
       }
+      case 'mode': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        return p.lab.mode(p.entry, f.mode);
+      }
+      case 'grade': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        return p.lab.grade(p.entry, f.summary, f.trace);
+      }
       case 'observe-labs':
         if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);

@@ -16,6 +16,15 @@ The relay itself works without it:
 const isReserved = (path: string): boolean => path.startsWith('/api') || path === '/ws' || path.startsWith('/socket.io');
 
 /**
+ * The workers that run students' modules (code mode's sandbox and the grader, built as
+ * assets/sandbox-worker-*.js and assets/grade-worker-*.js): a worker takes its Content Security
+ * Policy from its own script's response, so this one lets them load scripts from here and her
+ * module (a blob: URL) and connect nowhere: no fetch, no WebSocket, no beacon.
+ */
+export const SANDBOX_CSP = "default-src 'none'; script-src 'self' blob:";
+const isSandboxWorker = (path: string): boolean => /[\\/](sandbox|grade)-worker-[^/\\]*\.js$/.test(path);
+
+/**
  * `locate`: in a cluster, the owner's address for a lab this relay does not have; a page of
  * such a lab (/lab/<name>/...) is redirected there, so the page's sockets and REST calls go to
  * the owner (same origin, no CORS).
@@ -33,7 +42,16 @@ export function serveClient(app: Express, distDir: string | null, locate?: (lab:
     app.get('/', (_req, res) => void res.type('text/plain').send(NOT_BUILT));
     return false;
   }
-  app.use(express.static(distDir, { index: 'index.html', maxAge: '1h', setHeaders: (res, path) => path.endsWith('.html') && res.setHeader('Cache-Control', 'no-cache') }));
+  app.use(
+    express.static(distDir, {
+      index: 'index.html',
+      maxAge: '1h',
+      setHeaders: (res, path) => {
+        if (path.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+        if (isSandboxWorker(path)) res.setHeader('Content-Security-Policy', SANDBOX_CSP);
+      },
+    }),
+  );
   app.use((req, res, next) => {
     if (req.method !== 'GET' || isReserved(req.path)) return next();
     res.setHeader('Cache-Control', 'no-cache');

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { progressLine } from '../scripts/cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const run = (script: string, args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
@@ -15,11 +16,13 @@ const COMMANDS = {
   bots: 'scripts/bots.ts',
   cluster: 'scripts/cluster.ts',
   contract: 'scripts/contract.ts',
+  grade: 'scripts/grade.ts',
   bench: 'bench/relay-bench.ts',
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',
   'bench:held': 'bench/held-memory.ts',
   'bench:core': 'bench/core-bench.ts',
+  'bench:grade': 'bench/grade-bench.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
@@ -50,5 +53,35 @@ describe('simulate explains what it cannot do', () => {
     expect(r.stdout).toMatch(/warning: initiator 0 is an idle process/);
     const fine = run(COMMANDS.simulate, ['--nodes', '8', '--crash', '7', '--initiator', '0']);
     expect(fine.stdout).not.toMatch(/warning/);
+  });
+});
+
+describe('progress on long runs (bench, experiment, explore: scripts/cli.ts progressLine)', () => {
+  const fake = (isTTY: boolean) => {
+    const writes: string[] = [];
+    return { writes, stream: { isTTY, columns: 40, write: (t: string) => writes.push(t) } };
+  };
+
+  it('rewrites one line in place on a terminal, cut to its width, and clears it when done', () => {
+    const { writes, stream } = fake(true);
+    const line = progressLine(stream, performance.now());
+    line.step('ws: throughput round 1/3');
+    line.step(`ws: latency slice 2/4 ${'x'.repeat(60)}`);
+    line.done();
+    line.done();
+    expect(writes[0]).toBe('\r\x1b[2K[   0 s] ws: throughput round 1/3');
+    expect(writes[1]!.length).toBe('\r\x1b[2K'.length + 39);
+    expect(writes.slice(2)).toEqual(['\r\x1b[2K']);
+  });
+
+  it('prints nothing when the output is not a terminal (CI, a file)', () => {
+    const { writes, stream } = fake(false);
+    const line = progressLine(stream);
+    line.step('depth 3, 1,234 states...');
+    line.done();
+    expect(writes).toEqual([]);
+    // The real commands, run here with stderr a pipe: no progress characters in what they print.
+    const r = run(COMMANDS.explore, ['--algorithm', 'bully', '--nodes', '3', '--depth', '3']);
+    expect(r.stderr).not.toMatch(/\x1b\[2K|depth \d/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ringLayout } from '../client/src/utils/ring-layout.ts';
-import { labelMargin, labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
+import { fitLabels, labelMargin, labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
 import type { ProcessLook } from '../client/src/utils/process-look.ts';
 
 /** A Paint that records the text it is asked to draw. */
@@ -85,5 +85,17 @@ describe('ring painting', () => {
     for (const alarm of [short, long]) paintCentre(paint, l, { beliefs: [{ coordinator: 3, count: 4 }], up: 8, groups: [], alarm });
     const size = (alarm: string) => Number(/(\d+)px/.exec(fonts.find(([t]) => t === `⚠ ${alarm}`)![1])![1]);
     expect(size(long)).toBeLessThan(size(short));
+  });
+
+  it('leans the labels on a small canvas so the ring keeps 40% of the room (a 390 px phone)', () => {
+    // 1,400 px desktop: the detailed labels fit beside a large ring.
+    expect(fitLabels(4, 3, 640).mode).toBe('detailed');
+    // A phone's 326 px: detailed labels would leave no ring at all; named ones leave 40%.
+    const phone = fitLabels(4, 3, 326);
+    expect(326 / 2 - labelMargin('detailed', 4, 3, 24)).toBeLessThan(0);
+    expect(phone.mode).toBe('named');
+    expect(326 / 2 - phone.margin).toBeGreaterThanOrEqual(0.4 * (326 / 2));
+    // Bare ids are the floor, whatever the room.
+    expect(fitLabels(4, 12, 120).mode).toBe('ids');
   });
 });

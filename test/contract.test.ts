@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
+import { CLIENT_FRAME_TYPES, PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import { createRelay, type Relay } from '../server/relay.ts';
 
 const docs = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8');
@@ -81,7 +81,7 @@ describe('the wire contract', () => {
     ajv.addSchema(schema);
     const check = (def: string) => ajv.getSchema(`${schema.$id}#/$defs/${def}`)!;
     const defOf = (v: Record<string, unknown>) =>
-      v['kind'] === 'header' ? 'TraceHeader' : 'seq' in v ? 'TraceEvent' : 'type' in v ? (['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping'].includes(String(v['type'])) ? 'ClientFrame' : 'ServerFrame') : 'ProcessConfig';
+      v['kind'] === 'header' ? 'TraceHeader' : 'seq' in v ? 'TraceEvent' : 'type' in v ? ((CLIENT_FRAME_TYPES as readonly string[]).includes(String(v['type'])) ? 'ClientFrame' : 'ServerFrame') : 'ProcessConfig';
     const examples = protocolExamples() as Record<string, unknown>[];
     expect(examples.length).toBeGreaterThan(10);
     for (const ex of examples) {

@@ -1,23 +1,15 @@
 // The class session end to end in headless Chromium: a student on a 390 px phone joins by code
 // and sees her process; the instructor's roster shows her, and a second student who then left.
-import { copyFileSync, mkdirSync } from 'node:fs';
 import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
-import { launchBrowser, screenshot, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, toDocs, screenshot, screenshotOf, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'session-token';
 const LAB = 'session';
-const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
-/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
-function toDocs(shot: string, name: string): void {
-  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
-  mkdirSync(DOCS, { recursive: true });
-  copyFileSync(shot, `${DOCS}${name}.png`);
-}
 
 let relay: Relay;
 let base: string;
@@ -73,17 +65,33 @@ describe('class session', () => {
     await instructor.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
     await expect.poll(() => instructor.getByTestId('join-code').textContent(), { timeout: 10_000 }).toBe(code);
     const row = (name: string) => instructor.locator('.roster-table tr', { hasText: name });
-    await expect.poll(() => row('Ada').textContent(), { timeout: 10_000 }).toMatch(/human\s*yes/);
+    await expect.poll(() => row('Ada').textContent(), { timeout: 10_000 }).toMatch(/human\s*yes, joined/);
     await expect.poll(() => row('Bo').textContent(), { timeout: 15_000 }).toMatch(/left/);
+    // Since when: Ada joined, Bo left, each at a time of day.
+    expect(await row('Ada').getByTestId('roster-connected').textContent()).toMatch(/^\s*yes, joined \d\d:\d\d:\d\d(just now|\d+ s ago)\s*$/);
+    expect(await row('Bo').getByTestId('roster-connected').textContent()).toMatch(/^\s*left \d\d:\d\d:\d\d(just now|\d+ s ago)\s*$/);
     toDocs(await screenshot(instructor, 'roster-1400'), 'roster-1400');
+
+    // The instructor's roster on a phone: the table fits its panel (no scrolling inside it either).
+    const teacherPhone = await phone.newPage();
+    await teacherPhone.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
+    const roster = teacherPhone.locator('section', { has: teacherPhone.locator('#roster-title') });
+    await expect.poll(() => roster.locator('.roster-table tr', { hasText: 'Bo' }).textContent(), { timeout: 15_000 }).toMatch(/left/);
+    expect(await teacherPhone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    expect(await roster.locator('.table-box').evaluate((el: any) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    await roster.scrollIntoViewIfNeeded();
+    toDocs(await screenshotOf(roster, 'roster-390'), 'roster-390');
     expect(adaErrors).toEqual([]);
     await phone.close();
     await desk.close();
   }, 90_000);
 
-  it('the projector view shows the code in large type and a QR code that decodes to the join link', async () => {
+  it.each([
+    { width: 1400, height: 900, minFontPx: 64 },
+    { width: 390, height: 844, minFontPx: 32 },
+  ])('the projector view at $width px shows the code in large type and a QR code that decodes to the join link', async ({ width, height, minFontPx }) => {
     const code = ((await (await api('GET', `/api/labs/${LAB}`)).json()) as { joinCode: string }).joinCode;
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const ctx = await browser.newContext({ viewport: { width, height } });
     const page = await ctx.newPage();
     const errors = watchErrors(page);
     await page.goto(`${base}/lab/${LAB}/projector`);
@@ -94,8 +102,9 @@ describe('class session', () => {
     const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
     expect(decoded?.data).toBe(`${base}/join/${code}`);
     const fontPx = await page.getByTestId('projector-code').evaluate((el) => parseFloat((globalThis as any).getComputedStyle(el).fontSize));
-    expect(fontPx).toBeGreaterThanOrEqual(64);
-    toDocs(await screenshot(page, 'projector-1400'), 'projector-1400');
+    expect(fontPx).toBeGreaterThanOrEqual(minFontPx);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    toDocs(await screenshot(page, `projector-${width}`), `projector-${width}`);
     expect(errors).toEqual([]);
     await ctx.close();
   }, 60_000);

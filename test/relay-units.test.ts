@@ -65,6 +65,41 @@ describe('scheduler', () => {
     expect(out).toEqual([2, 3]);
     expect(errors).toHaveLength(1);
   });
+
+  it('serves a message due now at once, without a timer, but never ahead of one due earlier', () => {
+    const clock = new ManualClock();
+    const out: number[] = [];
+    const s = new Scheduler<Entry>(clock, (e) => out.push(e.n), () => {}, () => 10);
+    clock.advance(100);
+    s.push({ at: 100, n: 1 });
+    expect(out).toEqual([1]);
+    expect(clock.armed).toBe(0);
+    expect([s.size, s.bytes]).toEqual([0, 0]);
+    // Held while the lab is paused: due order is kept for when it resumes.
+    s.pause();
+    s.push({ at: 90, n: 2 });
+    s.resume();
+    s.push({ at: 95, n: 3 });
+    expect(out).toEqual([1]);
+    clock.advance(1);
+    expect(out).toEqual([1, 2, 3]);
+    expect([s.size, s.bytes]).toEqual([0, 0]);
+  });
+
+  it('holds what a handler pushes while it serves, for the timer (no re-entry)', () => {
+    const clock = new ManualClock();
+    const out: number[] = [];
+    const s: Scheduler<Entry> = new Scheduler<Entry>(clock, (e) => {
+      out.push(e.n);
+      if (e.n < 3) s.push({ at: s.now(), n: e.n + 1 });
+      // Served at once, 2 would be in `out` before this line ran for 1.
+      out.push(-e.n);
+    });
+    s.push({ at: 0, n: 1 });
+    expect(out).toEqual([1, -1]);
+    clock.advance(1);
+    expect(out).toEqual([1, -1, 2, -2, 3, -3]);
+  });
 });
 
 describe('fabric', () => {

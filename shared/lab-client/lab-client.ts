@@ -8,8 +8,9 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
-import { algorithmConfig, ProcessHost, type HostEvent } from '../sim/process-host.ts';
+import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
 import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
+import type { GradeSummary, ProcessMode } from '../protocol/grade-summary.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 
 interface ChannelEvents {
@@ -142,12 +143,21 @@ interface LabProcessOptions {
   onEvent?: (e: LabProcessEvent) => void;
 }
 
+/**
+ * Runs the process instead of a ProcessHost over the registry's algorithm: code mode's sandbox
+ * (shared/grader/sandbox-host.ts). Given the lab's config and the host's I/O.
+ */
+type RunnerFactory = (config: ProcessConfig, io: HostIO, listener: ((e: HostEvent) => void) | undefined) => ProcessRunner;
+
 /** One process of a lab. */
 export class LabProcess {
   status: LabProcessStatus = 'closed';
   id: ProcessId | null = null;
   config: ProcessConfig | null = null;
-  host: ProcessHost | null = null;
+  host: ProcessRunner | null = null;
+  /** What the tab runs (told to the relay on every join); `code` comes with a runner factory. */
+  private mode: ProcessMode = 'auto';
+  private runner: RunnerFactory | null = null;
   private channel: Channel | null = null;
   private resume: string | null = null;
   private joinWaiters: { resolve: (id: ProcessId) => void; reject: (e: ErrorFrame) => void } | null = null;
@@ -248,6 +258,7 @@ export class LabProcess {
           return this.setStatus('crashed');
         }
         this.setStatus('up');
+        if (this.mode !== 'auto') this.channel?.send({ type: 'mode', mode: this.mode });
         // A resumed process whose lab did not change carries on; its report was cleared on disconnect.
         if (changed || !this.host?.isRunning) this.restart(f.config);
         else if (this.host.report) this.channel?.send({ type: 'report', report: this.host.report });
@@ -305,23 +316,36 @@ export class LabProcess {
     }, this.opts.failoverMs ?? 1500);
   }
 
+  /**
+   * Switches what runs this process: `code` with the runner of her module, `auto` back to the
+   * lab's algorithm. The relay is told; a running process starts afresh under the new runner.
+   */
+  setMode(mode: ProcessMode, runner: RunnerFactory | null = null): void {
+    this.mode = mode;
+    this.runner = runner;
+    this.channel?.send({ type: 'mode', mode });
+    if (this.status === 'up' && this.config) this.restart(this.config);
+  }
+
+  /** Tells the relay her latest grade (code mode); the failing run's trace rides along when it fits. */
+  sendGrade(summary: GradeSummary, trace?: string): void {
+    this.channel?.send({ type: 'grade', summary, ...(trace !== undefined ? { trace } : {}) });
+  }
+
   private restart(config: ProcessConfig): void {
     const id = this.id!;
-    const algorithm = (this.opts.algorithms ?? getAlgorithm)(config.algorithm);
     this.host?.stop();
-    this.host = new ProcessHost(
-      algorithm,
-      {
-        send: (to, message) => this.channel?.send({ type: 'send', to, message }),
-        fault: (f) => this.channel?.send({ type: 'fault', error: f.error, event: f.event, restarted: f.restarted }),
-        report: (report) => this.channel?.send({ type: 'report', report }),
-        setTimer: (fn, ms) => setTimeout(fn, ms),
-        clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-        now: () => performance.now() - this.t0,
-        random: createRng(deriveSeed(config.seed, id)),
-      },
-      this.opts.onEvent ? (event) => this.emit({ kind: 'host', event }) : undefined,
-    );
+    const io: HostIO = {
+      send: (to, message) => this.channel?.send({ type: 'send', to, message }),
+      fault: (f) => this.channel?.send({ type: 'fault', error: f.error, event: f.event, restarted: f.restarted }),
+      report: (report) => this.channel?.send({ type: 'report', report }),
+      setTimer: (fn, ms) => setTimeout(fn, ms),
+      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      now: () => performance.now() - this.t0,
+      random: createRng(deriveSeed(config.seed, id)),
+    };
+    const listener = this.opts.onEvent ? (event: HostEvent) => this.emit({ kind: 'host', event }) : undefined;
+    this.host = this.runner ? this.runner(config, io, listener) : new ProcessHost((this.opts.algorithms ?? getAlgorithm)(config.algorithm), io, listener);
     this.host.start(algorithmConfig(config, id));
   }
 

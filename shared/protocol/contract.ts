@@ -88,6 +88,7 @@ export function buildOpenApi(): Json {
       '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
       '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },
       '/api/labs/{lab}/processes/{id}': { get: read('One process', [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/grade-trace': { get: read("The failing run of the process's latest grade, as the trace file (JSON Lines) its tab sent", [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/crash': { post: change('Crash a process', undefined, [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/recover': { post: change('Recover a process', undefined, [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/elect': { post: change('Ask a process to start an election', undefined, [labParam, idParam]) },

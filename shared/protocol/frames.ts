@@ -6,6 +6,7 @@ import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig } from './lab-config.ts';
+import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 
@@ -36,12 +37,16 @@ const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, re
 const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
 /** The process's algorithm threw and its host restarted it (or gave up): recorded as a `fault` trace event. */
 const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(200), event: z.string().max(64), restarted: z.boolean(), ref: Ref }).strict();
+/** What the tab runs now: the lab's algorithm, her hand, or her own module (docs/STUDENT_MODULES.md). */
+const ModeFrame = z.object({ type: z.literal('mode'), mode: ProcessModeSchema, ref: Ref }).strict();
+/** Her latest grade, and the failing run as a trace file (JSON Lines) when it fits. */
+const GradeFrame = z.object({ type: z.literal('grade'), summary: GradeSummarySchema, trace: z.string().max(MAX_GRADE_TRACE_CHARS).optional(), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault'] as const;
+export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 /** The wire protocol's version: in every `joined` frame and in the JSON Schema (docs/schema.json). */
@@ -70,6 +75,12 @@ export interface ProcessInfo {
   report: Report | null;
   /** Partition group index, or null when the lab is not partitioned. */
   group: number | null;
+  /** What its tab runs (absent: never said; a bot runs the lab's algorithm). */
+  mode?: ProcessMode;
+  /** Its latest grade (a student grading her module); `trace`: the failing run can be fetched (GET …/grade-trace). */
+  grade?: GradeSummary & { at: number; trace: boolean };
+  /** Wall-clock ms (the relay's Date.now()) of this id's last join or leave; null if it never joined. */
+  since?: number | null;
 }
 
 export interface LabSnapshot {

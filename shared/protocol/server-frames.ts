@@ -19,6 +19,7 @@ const ProcessInfoSchema = z.object({
   transport: z.enum(['socketio', 'ws', 'server']).nullable(),
   report: ReportSchema.nullable(),
   group: z.int().nullable(),
+  since: z.number().nullable().optional(),
 });
 
 const LabSnapshotSchema = z.looseObject({

@@ -19,7 +19,7 @@ export interface HostFault {
 export const MAX_FAULTS = 3;
 export const FAULT_WINDOW_MS = 10_000;
 
-interface HostIO {
+export interface HostIO {
   /** The algorithm threw (the host restarted it from scratch, or gave up): tell whoever records it. */
   fault?(fault: HostFault): void;
   send(to: ProcessId, message: Message): void;
@@ -45,7 +45,22 @@ export type HostEvent =
   | { kind: 'stopped' }
   | { kind: 'fault'; fault: HostFault };
 
-export class ProcessHost {
+/**
+ * What runs one process for its owner (LabProcess and the tab's views): ProcessHost here, or the
+ * sandbox that runs a student's module in a worker (shared/grader/sandbox-host.ts).
+ */
+export interface ProcessRunner {
+  readonly isRunning: boolean;
+  readonly report: Report | null;
+  readonly name: string;
+  timerList(): TimerView[];
+  start(config: AlgorithmConfig): void;
+  stop(): void;
+  deliver(from: ProcessId, message: Message): void;
+  elect(): void;
+}
+
+export class ProcessHost implements ProcessRunner {
   private state: unknown = null;
   private running = false;
   private readonly timers = new Map<string, { handle: unknown; due: number }>();

@@ -1,8 +1,8 @@
 // Headless Chromium for the end-to-end tests: Debian's /usr/bin/chromium through playwright-core
 // (never a downloaded browser), and a place for screenshots (test/screenshots/, gitignored).
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 export const SCREENSHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
@@ -23,6 +23,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = `${SCREENSHOTS}${name}.png`;
   await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+const DOCS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+/** Copies a screenshot into docs/screenshots/, on purpose only (UPDATE_SCREENSHOTS=1): a test run leaves the tree clean. */
+export function toDocs(shot: string, name: string): void {
+  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
+  mkdirSync(DOCS, { recursive: true });
+  copyFileSync(shot, `${DOCS}${name}.png`);
+}
+
+/** One element's screenshot (a panel of a long page). */
+export async function screenshotOf(element: Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await element.screenshot({ path });
   return path;
 }
 

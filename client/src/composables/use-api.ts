@@ -57,6 +57,22 @@ function safeParse(text: string): unknown {
 
 const enc = encodeURIComponent;
 
+/** A text answer (a trace file), or the relay's error. */
+async function textOf(path: string, signal?: AbortSignal): Promise<ApiResult<string>> {
+  try {
+    const res = await fetch(path, { signal, redirect: 'manual' });
+    if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
+    if (!res.ok) {
+      const e = safeParse(await res.text()) as { code?: string; message?: string } | null;
+      return { ok: false, status: res.status, code: e?.code ?? `HTTP_${res.status}`, message: e?.message ?? res.statusText };
+    }
+    return { ok: true, data: await res.text() };
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
+    return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+  }
+}
+
 /** Read-only calls anyone may make (the dashboard, the join page). */
 export const publicApi = {
   labs: () => request<LabSummary[]>('GET', '/api/labs'),
@@ -64,20 +80,9 @@ export const publicApi = {
   /** `links`: how many of the busiest links to include (0: none, the dashboard does not draw them). */
   stats: (lab: string, links?: number) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats${links === undefined ? '' : `?links=${links}`}`),
   /** The whole trace as JSON Lines text (for replay). */
-  async traceText(lab: string, signal?: AbortSignal): Promise<ApiResult<string>> {
-    try {
-      const res = await fetch(`/api/labs/${enc(lab)}/trace`, { signal, redirect: 'manual' });
-      if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
-      if (!res.ok) {
-        const e = safeParse(await res.text()) as { code?: string; message?: string } | null;
-        return { ok: false, status: res.status, code: e?.code ?? `HTTP_${res.status}`, message: e?.message ?? res.statusText };
-      }
-      return { ok: true, data: await res.text() };
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
-      return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
-    }
-  },
+  traceText: (lab: string, signal?: AbortSignal) => textOf(`/api/labs/${enc(lab)}/trace`, signal),
+  /** The failing run a student's latest grade carried (the class board's link to replay). */
+  gradeTraceText: (lab: string, id: number) => textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 

@@ -174,7 +174,7 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
   });
 
   useClusterFailover(status, (s) => s === 'connecting');
-  return { status, error, id, config, report, timers, inbox, outbox, restarts, leave };
+  return { status, error, id, config, report, timers, inbox, outbox, restarts, leave, process: proc };
 }
 
 export type LabProcessView = ReturnType<typeof useLabProcess>;

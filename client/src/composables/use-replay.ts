@@ -114,6 +114,29 @@ export function useReplay() {
     load(text.data, `lab ${lab}`, snap.data);
   }
 
+  /** A trace handed over as text: a grade's failing run from this browser's storage (`?stored=`). */
+  function loadText(text: string | null, name: string): void {
+    ++generation;
+    if (text === null) {
+      reset();
+      error.value = `“${name}” is no longer in this browser's storage (only the last few grades' runs are kept): grade again.`;
+      return;
+    }
+    load(text, name);
+  }
+
+  /** A student's failing run as her tab sent it with her grade (`?grade=LAB/ID`, the class board's link). */
+  async function loadGradeTrace(lab: string, id: number): Promise<void> {
+    const g = ++generation;
+    reset();
+    loading.value = true;
+    const text = await publicApi.gradeTraceText(lab, id);
+    if (g !== generation) return;
+    loading.value = false;
+    if (!text.ok) return void (error.value = `Cannot load process ${id}'s failing run in “${lab}”: ${text.message}`);
+    load(text.data, `process ${id}'s graded run (${lab})`);
+  }
+
   function seek(count: number): void {
     const l = loaded.value;
     if (!l) return;
@@ -179,7 +202,7 @@ export function useReplay() {
     stop();
   });
 
-  return { loading, error, problems, loaded, cursor, playhead, playing, speed, state, model, flights, shownWindow, splitBrain, current, load, loadFile, loadLab, seek, step, play, stop, reset };
+  return { loading, error, problems, loaded, cursor, playhead, playing, speed, state, model, flights, shownWindow, splitBrain, current, load, loadFile, loadLab, loadText, loadGradeTrace, seek, step, play, stop, reset };
 }
 
 /** Drops stay visible for twice the mean delivery time (at least 20 ms of trace time). */

@@ -31,8 +31,12 @@ export class LabModel {
   private agreementCache: Agreement | null = null;
   /** Sends per relay-time bucket of 250 ms, for the message rate. */
   private buckets: { t: number; n: number }[] = [];
+  /** Wall-clock ms at relay time 0, from the last snapshot: dates the joins and leaves of the trace. */
+  private wallAtZero: number | null = null;
 
-  applySnapshot(s: LabSnapshot): void {
+  /** `receivedAt`: wall-clock ms when the snapshot arrived. */
+  applySnapshot(s: LabSnapshot, receivedAt = Date.now()): void {
+    this.wallAtZero = receivedAt - s.now;
     const clockRestarted = this.config !== null && s.now < this.now - 1000;
     const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
@@ -119,6 +123,7 @@ export class LabModel {
       case 'process':
         // Who left holds no connection: its kind and transport are unknown until it joins again.
         if (e.kind === 'leave') Object.assign(this.lab.processes.get(e.node)!, { kind: null, transport: null });
+        if ((e.kind === 'join' || e.kind === 'leave') && this.wallAtZero !== null) this.lab.processes.get(e.node)!.since = this.wallAtZero + e.t;
         break;
       case 'partition':
         for (const p of this.lab.processes.values()) p.group = groupOf(this.lab.partition, p.id);

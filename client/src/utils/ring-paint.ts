@@ -59,6 +59,26 @@ export function labelMargin(mode: LabelMode, n: number, longestName: number, nod
   return Math.round(Math.min(190, Math.max(60, beside + width + 6)));
 }
 
+const LEANER: Record<LabelMode, LabelMode> = { detailed: 'named', named: 'ids', ids: 'ids' };
+
+/**
+ * The labels for n processes on a `size`-px square: the richest mode the arc between neighbours
+ * allows, leaner while its margin would leave the ring's radius under 40% of the room (on a
+ * 390 px phone the detailed labels' margin left a ring of 30 px radius), and that mode's margin.
+ */
+export function fitLabels(n: number, longestName: number, size: number): { mode: LabelMode; margin: number } {
+  const half = size / 2;
+  const arc = n ? (2 * Math.PI * Math.max(10, half - 40)) / n : 0;
+  const nodeRadius = Math.min(24, arc * 0.4);
+  let mode = labelModeFor(arc);
+  let margin = labelMargin(mode, n, longestName, nodeRadius);
+  while (mode !== 'ids' && half - margin < 0.4 * half) {
+    mode = LEANER[mode];
+    margin = labelMargin(mode, n, longestName, nodeRadius);
+  }
+  return { mode, margin };
+}
+
 function cross(ctx: Paint, x: number, y: number, d: number): void {
   ctx.beginPath();
   ctx.moveTo(x - d, y - d);

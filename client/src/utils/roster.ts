@@ -8,14 +8,47 @@ export interface RosterRow {
   kind: 'human' | 'bot' | 'external' | '';
   connected: boolean;
   status: ProcessInfo['status'];
+  /** Wall-clock ms of its last join (connected) or leave (not); null when unknown. */
+  since: number | null;
 }
 
 /** Rows for every process that has joined at least once (absent ids that never joined are left out). */
 export function rosterRows(processes: readonly ProcessInfo[]): RosterRow[] {
   return processes
     .filter((p) => p.kind !== null || p.name !== null)
-    .map((p): RosterRow => ({ id: p.id, name: p.name ?? '', kind: p.kind ?? '', connected: p.status !== 'absent', status: p.status }))
+    .map((p): RosterRow => ({ id: p.id, name: p.name ?? '', kind: p.kind ?? '', connected: p.status !== 'absent', status: p.status, since: p.since ?? null }))
     .sort((a, b) => a.id - b.id);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "09:05:07": the local time of day of a wall-clock instant. */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** How long ago, coarsely: "just now", "40 s ago", "12 min ago", "2 h 5 min ago". */
+export function agoText(ms: number, now: number): string {
+  const s = Math.max(0, Math.floor((now - ms) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min ago`;
+  const h = Math.floor(min / 60);
+  return min % 60 ? `${h} h ${min % 60} min ago` : `${h} h ago`;
+}
+
+/**
+ * The roster's "Connected" cell, connected or not and since when: "yes, joined 09:05:07" or
+ * "left 09:05:07" over "12 min ago" (one column, so five fit a 390 px phone).
+ */
+export function connectionCell(row: Pick<RosterRow, 'connected' | 'status' | 'since'>, now: number): { state: string; ago: string | null } {
+  const at = row.since === null ? null : clockTime(row.since);
+  const ago = row.since === null ? null : agoText(row.since, now);
+  if (!row.connected) return { state: at ? `left ${at}` : 'left', ago };
+  const yes = row.status === 'crashed' ? 'yes (crashed)' : 'yes';
+  return { state: at ? `${yes}, joined ${at}` : yes, ago };
 }
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break; a leading = + - @ is defused for spreadsheets. */
@@ -26,7 +59,11 @@ function field(value: string | number | boolean): string {
 }
 
 export function rosterCsv(rows: readonly RosterRow[]): string {
-  const lines = [['id', 'name', 'kind', 'connected', 'status'].join(',')];
-  for (const r of rows) lines.push([r.id, r.name, r.kind, r.connected ? 'yes' : 'no', r.status].map(field).join(','));
+  // `since`: ISO 8601 in UTC, when the row's process joined (connected) or left (not).
+  const lines = [['id', 'name', 'kind', 'connected', 'status', 'since'].join(',')];
+  for (const r of rows) {
+    const since = r.since === null ? '' : new Date(r.since).toISOString();
+    lines.push([r.id, r.name, r.kind, r.connected ? 'yes' : 'no', r.status, since].map(field).join(','));
+  }
   return lines.join('\r\n') + '\r\n';
 }

@@ -1,0 +1,244 @@
+// The grader's scenario cases, per algorithm: runs of the simulator in which a module must
+// behave as the documents say. Each is a simulator spec (without the algorithm) and what is
+// checked on its run:
+// - `counts`: the documents' setting (ids 0..N-1, N-1 crashed, one process detects, every
+//   message takes exactly T): the message counts must be the formulas' (shared/analysis/
+//   formulas.ts) and the election must end within the formula's time;
+// - every case: safety while within the assumptions (two leaders for no longer than the
+//   checker's overlap bound), agreement at the end (e_i = P: every live process believes in the
+//   same live leader, the highest live id for Bully and the rings), and liveness (everyone
+//   settled within the checker's bounds after the last fault).
+import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import { checkerProfile } from '../analysis/checker-profiles.ts';
+import { detectorsFor, expectedFor, expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
+import type { SimulationSpec } from '../sim/simulator.ts';
+
+export type CaseGroup = 'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss';
+
+export interface GradeCase {
+  id: string;
+  group: CaseGroup;
+  title: string;
+  spec: Omit<SimulationSpec, 'algorithm'>;
+  /** Check safety (false where the case leaves the algorithm's assumptions: message loss). */
+  safety: boolean;
+  /** Exact message counts from `countFrom` on, by type, with the formula each comes from. */
+  counts?: { from: number; expected: Record<string, number>; formulas: Record<string, string> };
+  /** The election (from `from`) must end by `from + bound`; `formula` names where the bound comes from. */
+  liveness: { from: number; bound: number; formula: string };
+  /** Who must end up coordinator, where the documents say (null: any one agreed live process). */
+  winner: ProcessId | null;
+}
+
+const T = DEFAULT_TIMING.transmission;
+const TIMING: Timing = DEFAULT_TIMING;
+const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => i + from);
+const HIGHEST: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
+
+/** Detection at the documents' formulas' setting happens here (as the experiment runner's). */
+const DETECT_AT = 1000;
+
+function bounds(algorithm: AlgorithmName, ids: readonly number[]) {
+  return checkerProfile({ algorithm, ids, timing: TIMING }).bounds;
+}
+
+/** Liveness after the last fault at `at`: noticing it (the checker's quiet bound) plus one election. */
+function afterFault(algorithm: AlgorithmName, ids: readonly number[], at: number, detector: boolean) {
+  const b = bounds(algorithm, ids);
+  return detector
+    ? { from: at, bound: b.quiet + b.election, formula: 'detection + one election (the checker\'s quiet + election bounds)' }
+    : { from: at, bound: 2 * b.election + b.quiet, formula: 'two elections and a timeout (the checker\'s bounds)' };
+}
+
+/** How long the documents' runs go on after detection (the experiment runner's horizon). */
+function horizon(algorithm: AlgorithmName): number {
+  return algorithm === 'emergent' ? 6 * TIMING.heartbeatInterval + 20 * T : 20_000;
+}
+
+/** The documents' setting: N-1 crashed, `c` case's detector notices at DETECT_AT, nothing lost, every message exactly T. */
+function countsCase(algorithm: AlgorithmName, n: number, c: ElectionCase): GradeCase {
+  const d = detectorsFor(algorithm, n, c, undefined, TIMING)[0]!;
+  const e = expectedFor(algorithm, n, d, TIMING);
+  const types = formulaTypes(algorithm);
+  const ids = range(n);
+  return {
+    id: `${c}-${n}`,
+    group: 'counts',
+    title: `${c} case, N = ${n}: ${n - 1} crashed, ${d} notices`,
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'none',
+      link: { delay: T },
+      crashes: [{ id: n - 1, at: 0 }],
+      elections: [{ id: d, at: DETECT_AT }],
+      until: DETECT_AT + horizon(algorithm),
+    },
+    safety: true,
+    counts: { from: DETECT_AT, expected: Object.fromEntries(types.map((t) => [t, e.messages[t] ?? 0])), formulas: formulaText(algorithm, n, c) },
+    liveness: { from: DETECT_AT, bound: e.time * T, formula: `${expectedTimeFormula(algorithm, n, c)} = ${round(e.time)}T` },
+    winner: HIGHEST.includes(algorithm) ? n - 2 : null,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function formulaText(algorithm: AlgorithmName, n: number, c: ElectionCase): Record<string, string> {
+  const e = expectedMessages(algorithm, n, c, TIMING);
+  return Object.fromEntries(Object.entries(e.messages).map(([t, m]) => [t, m.formula]));
+}
+function expectedTimeFormula(algorithm: AlgorithmName, n: number, c: ElectionCase): string {
+  return expectedMessages(algorithm, n, c, TIMING).time.formula;
+}
+
+/** The documents' worked example for the algorithm (the seed documents' figures; the scenario scripts in test/scenarios). */
+function example(algorithm: AlgorithmName): GradeCase {
+  switch (algorithm) {
+    case 'bully': {
+      const ids = range(8);
+      return {
+        id: 'figure-6-20',
+        group: 'example',
+        title: 'Figure 6-20 (000): 7 has crashed, 4 notices; 6 must win',
+        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: 7, at: 0 }], elections: [{ id: 4, at: 0 }], until: 20_000 },
+        safety: true,
+        counts: { from: 0, expected: { ELECTION: 6, OK: 3, COORDINATOR: 6 }, formulas: { ELECTION: '(a) 3 + (c) 3', OK: '(b) 2 + (d) 1', COORDINATOR: '(e) N−2' } },
+        liveness: { from: 0, bound: 4 * T + TIMING.processing, formula: 'T + UB + T = 4T + M' },
+        winner: 6,
+      };
+    }
+    case 'ring': {
+      const ids = range(8);
+      return {
+        id: 'ring-002',
+        group: 'example',
+        title: 'Ring example (002): 7 has crashed, 2 and 5 notice at once; both elect 6',
+        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: 7, at: 0 }], elections: [{ id: 5, at: 0 }, { id: 2, at: 0 }], until: 20_000 },
+        safety: true,
+        liveness: { from: 0, bound: bounds('ring', ids).election, formula: "2N(T + M) + UB (the checker's election bound)" },
+        winner: 6,
+      };
+    }
+    case 'ring-active-list': {
+      const ids = range(4, 1);
+      return {
+        id: 'ring-001',
+        group: 'example',
+        title: 'Active-list example (001): ring P1..P4, P1 and P4 crash, P2 notices; both choose 3',
+        spec: { ids, ring: ids, timing: TIMING, detector: 'none', link: { delay: T }, initialCoordinator: 4, crashes: [{ id: 1, at: 0 }, { id: 4, at: 0 }], elections: [{ id: 2, at: 0 }], until: 20_000 },
+        safety: true,
+        liveness: { from: 0, bound: bounds('ring-active-list', ids).election, formula: "2N(T + M) + UB (the checker's election bound)" },
+        winner: 3,
+      };
+    }
+    case 'emergent': {
+      const ids = range(8);
+      return {
+        id: 'master-crash',
+        group: 'example',
+        title: 'Master crash (003): 7 is master, slaves 3..6; the master crashes, the slaves elect',
+        spec: { ids, timing: TIMING, link: { delay: T }, options: { initialPool: 4 }, crashes: [{ id: 7, at: 500 }], until: 12_000 },
+        safety: true,
+        counts: { from: 500, expected: { CANDIDATE: 12, ABORT: 0 }, formulas: { CANDIDATE: 'k(k−1), k = 4', ABORT: '0' } },
+        liveness: afterFault('emergent', ids, 500, true),
+        winner: null,
+      };
+    }
+    case 'raft': {
+      const ids = range(5);
+      return {
+        id: 'split-vote',
+        group: 'example',
+        title: 'Split vote (§5.2): 4 led and crashed; 1 and 3 campaign at once',
+        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, links: { '1->0': { delay: 50 }, '3->2': { delay: 50 } }, crashes: [{ id: 4, at: 0 }], elections: [{ id: 1, at: 0 }, { id: 3, at: 0 }], until: 30_000 },
+        safety: true,
+        liveness: afterFault('raft', ids, 0, false),
+        winner: null,
+      };
+    }
+  }
+}
+
+function crashDuringElection(algorithm: AlgorithmName): GradeCase {
+  const n = 6;
+  const ids = range(n);
+  const b = bounds(algorithm, ids);
+  // The would-be winner (N-2) crashes once the election has reached it, before it can win. Raft
+  // (no detector): the candidate 1 crashes after asking for votes, and 2 campaigns a second later.
+  const at = algorithm === 'emergent' ? 2300 : algorithm === 'bully' || algorithm === 'raft' ? 150 : 250;
+  const victim = algorithm === 'raft' ? 1 : n - 2;
+  const spec: GradeCase['spec'] =
+    algorithm === 'emergent'
+      ? { ids, timing: TIMING, link: { delay: T }, crashes: [{ id: n - 1, at: 500 }, { id: victim, at }], until: 15_000 }
+      : {
+          ids,
+          timing: TIMING,
+          detector: 'none',
+          link: { delay: T },
+          crashes: [{ id: n - 1, at: 0 }, { id: victim, at }],
+          elections: algorithm === 'raft' ? [{ id: 1, at: 0 }, { id: 2, at: 1000 }] : [{ id: 0, at: 0 }],
+          until: 30_000,
+        };
+  return {
+    id: 'crash-in-election',
+    group: 'crash',
+    title: `a crash during the election: ${n - 1} has crashed; ${victim} crashes at t=${at}, mid-election${algorithm === 'raft' ? '; 2 campaigns at t=1000' : ''}`,
+    spec,
+    safety: true,
+    liveness: { from: algorithm === 'raft' ? 1000 : at, bound: b.quiet + 2 * b.election, formula: "a timeout and two elections (the checker's quiet + 2 × election bounds)" },
+    winner: HIGHEST.includes(algorithm) ? n - 3 : null,
+  };
+}
+
+function recovery(algorithm: AlgorithmName): GradeCase {
+  const n = 5;
+  const ids = range(n);
+  const back = 3000;
+  return {
+    id: 'recovery',
+    group: 'recovery',
+    title: `a recovery: ${n - 1} crashes, the others elect, ${n - 1} comes back at t=${back}`,
+    spec: { ids, timing: TIMING, detector: 'heartbeat', link: { delay: T }, crashes: [{ id: n - 1, at: 500 }], recoveries: [{ id: n - 1, at: back }], until: 20_000 },
+    safety: true,
+    liveness: afterFault(algorithm, ids, back, true),
+    winner: HIGHEST.includes(algorithm) ? n - 1 : null,
+  };
+}
+
+function twoInitiators(algorithm: AlgorithmName): GradeCase {
+  const n = 6;
+  const ids = range(n);
+  return {
+    id: 'two-initiators',
+    group: 'initiators',
+    title: `two initiators at once: ${n - 1} has crashed, 1 and 3 notice at the same moment`,
+    spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: n - 1, at: 0 }], elections: [{ id: 1, at: 0 }, { id: 3, at: 0 }], until: 30_000 },
+    safety: true,
+    liveness: afterFault(algorithm, ids, 0, false),
+    winner: HIGHEST.includes(algorithm) ? n - 2 : null,
+  };
+}
+
+function lossWithDetector(algorithm: AlgorithmName): GradeCase {
+  const n = 5;
+  const ids = range(n);
+  const calm = 12_000;
+  return {
+    id: 'loss-detector',
+    group: 'loss',
+    title: `loss with the failure detector on: 10% of messages lost until t=${calm}, ${n - 1} crashes at t=2000`,
+    spec: { ids, timing: TIMING, detector: 'heartbeat', link: { delay: T, drop: 0.1 }, dropUntil: calm, crashes: [{ id: n - 1, at: 2000 }], seed: 7, until: 40_000 },
+    // Lost messages leave the algorithms' assumptions (every message within T): only agreement and liveness after the loss stops.
+    safety: false,
+    liveness: afterFault(algorithm, ids, calm, true),
+    winner: HIGHEST.includes(algorithm) ? n - 2 : null,
+  };
+}
+
+/** Every case for `algorithm`, in the order the report lists them. */
+export function casesFor(algorithm: AlgorithmName): GradeCase[] {
+  const counts = [4, 6, 8].flatMap((n) => (['worst', 'best'] as const).map((c) => countsCase(algorithm, n, c)));
+  return [example(algorithm), ...counts, crashDuringElection(algorithm), recovery(algorithm), twoInitiators(algorithm), lossWithDetector(algorithm)];
+}

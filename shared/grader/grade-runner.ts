@@ -1,0 +1,192 @@
+// The grader's runner: it never runs her code itself. It starts a worker (a Node worker_thread with
+// a memory limit, or a Web Worker), hands it the request, and watches: every call into her code is
+// announced, and one that does not return within the bound gets the worker terminated. The case
+// it was in fails with a `runaway` fault naming the process, time and event; a worker that runs
+// out of memory or dies fails its case the same way. A fresh worker then carries on with the
+// cases not yet graded (at most MAX_RESTARTS times). The same code runs under the command line
+// and in the tab.
+import type { AlgorithmName } from '../algorithms/algorithm.ts';
+import { casesFor } from './cases.ts';
+import { assemble, type CaseResult, type GradeReport } from './grade.ts';
+import { EXPLORER_CALL_EVERY_MS, type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
+import { describeFault, type FaultInfo } from './module-fault.ts';
+
+interface WorkerEvents {
+  message(m: GradeProgress): void;
+  /** The worker died: out of memory (`memory`), or anything else. */
+  died(reason: { memory: boolean; message: string }): void;
+}
+
+interface WorkerHandle {
+  post(req: GradeRequest): void;
+  terminate(): void;
+}
+
+export type SpawnWorker = (events: WorkerEvents) => WorkerHandle;
+
+interface RunnerOptions {
+  spawn: SpawnWorker;
+  algorithm: AlgorithmName;
+  source: string | null;
+  subject: string;
+  exploreMs: number;
+  /** Each call into her code may take this long (ms). */
+  stepMs: number;
+  /** Her module's top-level code may take this long to load (ms). */
+  loadMs?: number;
+  /** A worker must be up within this (ms): starting one compiles the grader. */
+  startMs?: number;
+  clock: () => number;
+  /** Told as cases finish (a progress line). */
+  onCase?: (r: CaseResult) => void;
+}
+
+const MAX_RESTARTS = 3;
+
+/** Case ids and titles in report order: the scenario cases, then the wire check and the explorer. */
+function plan(algorithm: AlgorithmName, student: boolean): { id: string; title: string; group: CaseResult['group'] }[] {
+  return [
+    ...casesFor(algorithm).map((c) => ({ id: c.id, title: c.title, group: c.group })),
+    ...(student ? [{ id: 'wire', title: 'wire format', group: 'wire' as const }] : []),
+    { id: 'explore', title: 'explorer', group: 'explore' as const },
+  ];
+}
+
+export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
+  const loadMs = opts.loadMs ?? 2 * opts.stepMs;
+  const startMs = opts.startMs ?? 60_000;
+  const steps = plan(opts.algorithm, opts.source !== null);
+  const results = new Map<string, CaseResult>();
+  const phases = new Map<string, number>();
+  const addPhase = (name: string, ms: number) => phases.set(name, (phases.get(name) ?? 0) + ms);
+
+  return new Promise((resolve) => {
+    let restarts = 0;
+    let finished = false;
+
+    const finish = (loadError: FaultInfo | null) => {
+      if (finished) return;
+      finished = true;
+      const ordered = steps.flatMap((s) => results.get(s.id) ?? []);
+      resolve(assemble(opts.algorithm, opts.subject, loadError ? [] : ordered, [...phases].map(([name, ms]) => ({ name, ms: Math.round(ms) })), loadError));
+    };
+
+    const launch = () => {
+      let phase: 'start' | 'load' | 'cases' | 'explore' = 'start';
+      let phaseAt = opts.clock();
+      let current: string | null = null;
+      let last: { process: number; t: number; event: string } | null = null;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      let dead = false;
+
+      const enter = (next: typeof phase) => {
+        const now = opts.clock();
+        addPhase(label(phase), now - phaseAt);
+        phase = next;
+        phaseAt = now;
+      };
+      const arm = (ms: number, why: () => FaultInfo) => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => kill(why()), ms);
+      };
+      const disarm = () => {
+        if (timer) clearTimeout(timer);
+        timer = null;
+      };
+
+      const kill = (fault: FaultInfo) => {
+        if (dead) return;
+        dead = true;
+        disarm();
+        worker.terminate();
+        enter(phase);
+        if (phase === 'start' || phase === 'load' || current === null) return finish(phase === 'start' ? { kind: 'load', message: fault.message } : fault);
+        const step = steps.find((s) => s.id === current)!;
+        const result: CaseResult = { id: step.id, group: step.group, title: step.title, pass: false, figures: [], reason: describeFault(fault), fault, divergence: null, trace: null, ms: 0 };
+        results.set(step.id, result);
+        opts.onCase?.(result);
+        if (++restarts > MAX_RESTARTS) {
+          for (const s of steps) {
+            if (results.has(s.id)) continue;
+            results.set(s.id, { id: s.id, group: s.group, title: s.title, pass: false, figures: [], reason: `not run: the sandbox was stopped ${MAX_RESTARTS + 1} times`, fault: null, divergence: null, trace: null, ms: 0 });
+          }
+          return finish(null);
+        }
+        launch();
+      };
+
+      const runaway = (): FaultInfo => {
+        const where = last ? { process: last.process, t: last.t, event: last.event } : {};
+        if (phase === 'load') return { kind: 'runaway', message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?)` };
+        if (phase === 'explore') return { kind: 'runaway', message: `a call did not return within ${opts.stepMs} ms in the explorer (an endless loop?); the last call seen`, ...where };
+        return { kind: 'runaway', message: `a call did not return within ${opts.stepMs} ms (an endless loop?); the sandbox was stopped`, ...where };
+      };
+
+      const worker = opts.spawn({
+        message(m) {
+          if (dead) return;
+          switch (m.kind) {
+            case 'ready':
+              enter('load');
+              arm(startMs, () => ({ kind: 'load', message: 'the grader did not start' }));
+              worker.post({ kind: 'grade', algorithm: opts.algorithm, source: opts.source, subject: opts.subject, exploreMs: opts.exploreMs, stepMs: opts.stepMs, skip: [...results.keys()] });
+              return;
+            case 'loading':
+              arm(loadMs, runaway);
+              return;
+            case 'loaded':
+              disarm();
+              enter('cases');
+              return;
+            case 'load-error':
+              dead = true;
+              disarm();
+              worker.terminate();
+              enter(phase);
+              return finish(m.fault);
+            case 'start':
+              current = m.id;
+              last = null;
+              if (m.id === 'explore') {
+                enter('explore');
+                // Grading work between the announced calls may take a while too; the explorer's own budget bounds it.
+                arm(opts.exploreMs + opts.stepMs + EXPLORER_CALL_EVERY_MS, runaway);
+              } else disarm();
+              return;
+            case 'call':
+              last = { process: m.process, t: m.t, event: m.event };
+              arm(opts.stepMs + (phase === 'explore' ? EXPLORER_CALL_EVERY_MS : 0), runaway);
+              return;
+            case 'case':
+              disarm();
+              results.set(m.result.id, m.result);
+              opts.onCase?.(m.result);
+              return;
+            case 'done':
+              dead = true;
+              disarm();
+              worker.terminate();
+              enter(phase);
+              return finish(null);
+          }
+        },
+        died(reason) {
+          if (dead) return;
+          const where = last ? { process: last.process, t: last.t, event: last.event } : {};
+          kill(
+            reason.memory
+              ? { kind: 'memory', message: 'the module used more memory than the sandbox allows (an endless allocation?)', ...where }
+              : { kind: 'throw', message: `the sandbox stopped: ${reason.message}`, ...where },
+          );
+        },
+      });
+      arm(startMs, () => ({ kind: 'load', message: `the grader's worker did not start within ${startMs} ms` }));
+    };
+
+    launch();
+  });
+}
+
+function label(phase: 'start' | 'load' | 'cases' | 'explore'): string {
+  return { start: 'start the sandbox', load: 'load the module', cases: 'scenario cases', explore: 'explorer' }[phase];
+}

@@ -1,0 +1,117 @@
+// The grader's worker side, the same in a Node worker_thread (the command line) and a Web Worker
+// (the tab's "Grade"): it reads her module's text, loads it the way its host can (a data: URL in
+// Node, a blob: URL in the browser), and grades it case by case, telling its runner (grade-runner.ts)
+// before each call into her code, so that a call that never returns is caught and named.
+import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
+import { getAlgorithm } from '../algorithms/registry.ts';
+import { gradeAll, type CaseResult } from './grade.ts';
+import { checkSource, locateInModule } from './module-check.ts';
+import { ModuleFault, type FaultInfo } from './module-fault.ts';
+import { studentAlgorithm, type Beacon, type WireProblem } from './student.ts';
+
+export interface GradeRequest {
+  kind: 'grade';
+  algorithm: AlgorithmName;
+  /** Her module's text; null grades the reference algorithm itself. */
+  source: string | null;
+  /** What the report calls it (a file name, "editor"). */
+  subject: string;
+  /** The explorer's budget, ms. */
+  exploreMs: number;
+  /** Each call into her code may take this long (ms). */
+  stepMs: number;
+  /** Case ids already graded by a worker that died: skipped. */
+  skip: string[];
+}
+
+export type GradeProgress =
+  /** The worker is up (its own code loaded). */
+  | { kind: 'ready' }
+  /** Loading her module: its top-level code runs now. */
+  | { kind: 'loading' }
+  | { kind: 'loaded' }
+  | { kind: 'load-error'; fault: FaultInfo }
+  /** A case (or 'wire', 'explore') starts. */
+  | { kind: 'start'; id: string }
+  /** A call into her code begins (before each in the cases; every so often in the explorer). */
+  | { kind: 'call'; process: ProcessId; t: number; event: string }
+  | { kind: 'case'; result: CaseResult }
+  | { kind: 'done' };
+
+interface WorkerHost {
+  post(m: GradeProgress): void;
+  /** Loads her module's text as an ES module; `url` is how stack traces will name it. */
+  importModule(source: string): Promise<{ exports: unknown; url: string }>;
+  clock(): number;
+}
+
+/** In the explorer, calls are told at most this often (ms): a message per call would slow it down. */
+export const EXPLORER_CALL_EVERY_MS = 50;
+
+export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Promise<void> {
+  const { post, clock } = host;
+  const skip = new Set(req.skip);
+  if (req.source === null) {
+    post({ kind: 'loaded' });
+    gradeAll({ algorithm: req.algorithm, subject: getAlgorithm(req.algorithm), compare: false, clock, subjectName: req.subject, exploreMs: req.exploreMs, wire: null, skip, onStart: (id) => post({ kind: 'start', id }), onCase: (result) => post({ kind: 'case', result }) });
+    post({ kind: 'done' });
+    return;
+  }
+  const problems = checkSource(req.source);
+  if (problems.length > 0) {
+    const p = problems[0]!;
+    post({ kind: 'load-error', fault: { kind: 'load', message: p.message, line: p.line, column: p.column } });
+    return;
+  }
+  post({ kind: 'loading' });
+  let loaded: { exports: unknown; url: string };
+  try {
+    loaded = await host.importModule(req.source);
+  } catch (err) {
+    post({ kind: 'load-error', fault: loadFault(err) });
+    return;
+  }
+  post({ kind: 'loaded' });
+  const precise: Beacon = { begin: (process, event, t) => post({ kind: 'call', process, t, event }), end() {} };
+  let lastTold = -Infinity;
+  const coarse: Beacon = {
+    begin(process, event, t) {
+      const now = clock();
+      if (now - lastTold < EXPLORER_CALL_EVERY_MS) return;
+      lastTold = now;
+      post({ kind: 'call', process, t, event });
+    },
+    end() {},
+  };
+  const wire: WireProblem[] = [];
+  let subject, exploreSubject;
+  try {
+    const common = { algorithm: req.algorithm, url: loaded.url, stepMs: req.stepMs, clock };
+    subject = studentAlgorithm(loaded.exports, { ...common, checkState: true, beacon: precise, onWire: (p) => void (wire.length < 50 && wire.push(p)) });
+    exploreSubject = studentAlgorithm(loaded.exports, { ...common, copyState: true, beacon: coarse });
+  } catch (err) {
+    post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : loadFault(err) });
+    return;
+  }
+  gradeAll({
+    algorithm: req.algorithm,
+    subject,
+    exploreSubject,
+    compare: true,
+    clock,
+    subjectName: req.subject,
+    exploreMs: req.exploreMs,
+    wire,
+    skip,
+    onStart: (id) => post({ kind: 'start', id }),
+    onCase: (result) => post({ kind: 'case', result }),
+  });
+  post({ kind: 'done' });
+
+  function loadFault(err: unknown): FaultInfo {
+    const e = err as { name?: string; message?: string; stack?: string } | null;
+    const where = locateInModule(e?.stack, 'data:') ?? locateInModule(e?.stack, 'blob:');
+    const text = e && typeof e === 'object' && typeof e.message === 'string' ? `${e.name ?? 'Error'}: ${e.message}` : String(err);
+    return { kind: 'load', message: `the module threw while loading: ${text}`, ...(where ? { line: where.line, column: where.column } : {}) };
+  }
+}

@@ -1,0 +1,267 @@
+// The tab's side of code mode: a student's module runs as this tab's process, in a sandbox worker
+// (sandbox-worker-body.ts). This host keeps what ProcessHost keeps (real timers, the report, the
+// inbox and outbox for the page) and hands the worker one event at a time. It watches each call:
+// one that does not return within `stepMs` gets the worker terminated and replaced, and her
+// process starts afresh (as after a crash), reported to the page; three in a minute and it stops
+// until she runs it again. Whatever the worker answers is checked again here before anything
+// reaches the relay: sends only to ids of the lab, JSON of a known type that the lab's bots
+// understand, timers with names and delays, reports that are reports.
+import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import { ReportSchema } from '../protocol/payloads.ts';
+import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
+import type { SandboxReply, SandboxRequest } from './sandbox-worker-body.ts';
+import { checkEffects, HOST_DETECTOR, maxSendsPerStep, wireProblem } from './effect-check.ts';
+import { describeEvent, type FaultInfo } from './module-fault.ts';
+
+interface SandboxWorker {
+  post(m: SandboxRequest): void;
+  terminate(): void;
+}
+
+export type SpawnSandbox = (on: { message(m: SandboxReply): void; died(message: string): void }) => SandboxWorker;
+
+export type SandboxStatus = 'loading' | 'running' | 'stopped';
+
+interface SandboxHostOptions {
+  spawn: SpawnSandbox;
+  source: string;
+  algorithm: AlgorithmName;
+  /** The lab's seed: her ctx.random is seeded from it and her id, as a bot's would be. */
+  seed: number;
+  /** Each call may take this long (ms) before the worker is stopped. */
+  stepMs: number;
+  io: Omit<HostIO, 'random'>;
+  listener?: (e: HostEvent) => void;
+  /** Every fault: an exception, effects refused, a call stopped, a module that does not load. */
+  onFault(f: FaultInfo): void;
+  onStatus?(s: SandboxStatus): void;
+}
+
+/** Events waiting for the worker at most; beyond, the oldest are dropped (her process falls behind). */
+const MAX_QUEUE = 500;
+const RUNAWAYS_BEFORE_STOP = 3;
+const RUNAWAY_WINDOW_MS = 60_000;
+const DETECTOR_TYPES = ['HEARTBEAT', 'PING', 'PONG'];
+
+export class SandboxHost implements ProcessRunner {
+  private worker: SandboxWorker | null = null;
+  private config: AlgorithmConfig | null = null;
+  private status: SandboxStatus = 'stopped';
+  private readonly timers = new Map<string, { handle: unknown; due: number }>();
+  private last: Report | null = null;
+  private queue: AlgorithmEvent[] = [];
+  /** The event the worker is working on (null: idle), and its watchdog. */
+  private busy: AlgorithmEvent | 'init' | null = null;
+  private watchdog: ReturnType<typeof setTimeout> | null = null;
+  private types = new Set<string>();
+  private runaways: number[] = [];
+  private generation = 0;
+
+  constructor(private readonly opts: SandboxHostOptions) {}
+
+  get isRunning(): boolean {
+    return this.status !== 'stopped';
+  }
+
+  get report(): Report | null {
+    return this.last;
+  }
+
+  get name(): string {
+    return this.opts.algorithm;
+  }
+
+  timerList(): TimerView[] {
+    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+  }
+
+  start(config: AlgorithmConfig): void {
+    this.stop();
+    this.config = config;
+    this.opts.listener?.({ kind: 'started', config });
+    this.launch();
+  }
+
+  stop(): void {
+    this.generation++;
+    this.clearWatchdog();
+    this.worker?.terminate();
+    this.worker = null;
+    for (const t of this.timers.values()) this.opts.io.clearTimer(t.handle);
+    this.timers.clear();
+    this.queue = [];
+    this.busy = null;
+    if (this.status !== 'stopped') this.opts.listener?.({ kind: 'stopped' });
+    this.setStatus('stopped');
+  }
+
+  deliver(from: ProcessId, message: Message): void {
+    this.enqueue({ kind: 'message', from, message });
+  }
+
+  elect(): void {
+    this.enqueue({ kind: 'elect' });
+  }
+
+  private setStatus(s: SandboxStatus): void {
+    if (this.status === s) return;
+    this.status = s;
+    this.opts.onStatus?.(s);
+  }
+
+  /** A fresh worker, her module loaded and started from init (a first start, or after a runaway). */
+  private launch(): void {
+    const config = this.config!;
+    const generation = ++this.generation;
+    this.setStatus('loading');
+    this.worker = this.opts.spawn({
+      message: (m) => generation === this.generation && this.onReply(m),
+      died: (message) => generation === this.generation && this.runaway(`the sandbox stopped: ${message}`),
+    });
+    this.busy = 'init';
+    this.arm();
+    this.worker.post({ kind: 'load', source: this.opts.source, algorithm: this.opts.algorithm, config, seed: this.opts.seed, now: this.opts.io.now(), stepMs: this.opts.stepMs });
+  }
+
+  private enqueue(e: AlgorithmEvent): void {
+    if (this.status === 'stopped') return;
+    this.queue.push(e);
+    if (this.queue.length > MAX_QUEUE) {
+      this.queue.splice(0, this.queue.length - MAX_QUEUE);
+      this.opts.onFault({ kind: 'slow', message: `more than ${MAX_QUEUE} events waiting for your module: the oldest were dropped`, process: this.config?.self });
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.busy !== null || this.status !== 'running' || !this.worker) return;
+    const e = this.queue.shift();
+    if (!e) return;
+    this.busy = e;
+    this.opts.listener?.({ kind: 'in', event: e });
+    this.arm();
+    this.worker.post({ kind: 'event', event: e, now: this.opts.io.now() });
+  }
+
+  private arm(): void {
+    this.clearWatchdog();
+    // Loading includes compiling her module and the worker's own start: give it longer.
+    const ms = this.busy === 'init' ? Math.max(5000, 4 * this.opts.stepMs) : this.opts.stepMs;
+    this.watchdog = setTimeout(() => this.runaway(null), ms);
+  }
+
+  private clearWatchdog(): void {
+    if (this.watchdog !== null) clearTimeout(this.watchdog);
+    this.watchdog = null;
+  }
+
+  private onReply(m: SandboxReply): void {
+    switch (m.kind) {
+      case 'ready':
+        return;
+      case 'load-error':
+        this.opts.onFault({ ...m.fault, process: this.config?.self });
+        return this.stop();
+      case 'loaded':
+        this.types = new Set([...m.messageTypes, ...(HOST_DETECTOR.includes(this.opts.algorithm) ? DETECTOR_TYPES : [])]);
+        this.clearWatchdog();
+        this.busy = null;
+        this.setStatus('running');
+        this.apply(m.effects, 'init');
+        return this.pump();
+      case 'stepped':
+      case 'fault': {
+        const event = this.busy;
+        this.clearWatchdog();
+        this.busy = null;
+        if (m.kind === 'fault') this.opts.onFault(m.fault);
+        else this.apply(m.effects, event === null || event === 'init' ? 'init' : describeEvent(event));
+        return this.pump();
+      }
+    }
+  }
+
+  /** A call did not return in time (or the worker died): replace the worker and start her process afresh. */
+  private runaway(died: string | null): void {
+    const event = this.busy;
+    const now = this.opts.io.now();
+    this.opts.onFault({
+      kind: 'runaway',
+      message: died ?? (event === 'init' ? `loading and init did not finish within ${Math.max(5000, 4 * this.opts.stepMs)} ms` : `a call did not return within ${this.opts.stepMs} ms (an endless loop?): the sandbox was replaced and your process started afresh`),
+      process: this.config?.self,
+      t: now,
+      event: event === null ? undefined : event === 'init' ? 'init' : describeEvent(event),
+    });
+    this.runaways = [...this.runaways.filter((t) => now - t < RUNAWAY_WINDOW_MS), now];
+    const config = this.config;
+    this.stop();
+    if (this.runaways.length >= RUNAWAYS_BEFORE_STOP || !config) {
+      this.opts.onFault({ kind: 'runaway', message: `stopped: the sandbox was replaced ${this.runaways.length} times in a minute. Fix the module and run it again`, process: config?.self });
+      return;
+    }
+    this.config = config;
+    this.opts.listener?.({ kind: 'started', config });
+    this.launch();
+  }
+
+  /** Her effects, checked again (the worker is hers): what passes is carried out, what does not is told. */
+  private apply(effects: Effect[], event: string): void {
+    const config = this.config!;
+    const fault = (message: string) => this.opts.onFault({ kind: 'effects', message, process: config.self, t: this.opts.io.now(), event });
+    if (!Array.isArray(effects)) return fault('the sandbox answered no effects');
+    const rules = { self: config.self, ids: new Set(config.ids), types: this.types, reservedTypes: new Set<string>(), reservedTimers: false, maxSends: maxSendsPerStep(config.ids.length) + config.ids.length };
+    if (effects.filter((e) => e?.kind === 'send').length > rules.maxSends) return fault(`more than ${rules.maxSends} sends in one step: none sent`);
+    for (const e of effects) {
+      if (e?.kind === 'report') {
+        const r = ReportSchema.safeParse(e.report);
+        if (!r.success) fault('a report that is not one: not sent');
+        else this.reportNow(r.data as Report);
+        continue;
+      }
+      let checked: Effect;
+      try {
+        checked = checkEffects([e], rules)[0]!;
+      } catch (err) {
+        fault(`${(err as Error).message}: not carried out`);
+        continue;
+      }
+      switch (checked.kind) {
+        case 'send': {
+          const problem = wireProblem(this.opts.algorithm, checked.message);
+          if (problem) {
+            fault(`not sent to ${checked.to}: the lab's bots would not understand it (${problem})`);
+            break;
+          }
+          this.opts.listener?.({ kind: 'out', to: checked.to, message: checked.message });
+          this.opts.io.send(checked.to, checked.message);
+          break;
+        }
+        case 'set-timer': {
+          const name = checked.name;
+          const old = this.timers.get(name);
+          if (old) this.opts.io.clearTimer(old.handle);
+          const generation = this.generation;
+          const handle = this.opts.io.setTimer(() => {
+            if (generation !== this.generation) return;
+            this.timers.delete(name);
+            this.enqueue({ kind: 'timer', name });
+          }, checked.after);
+          this.timers.set(name, { handle, due: this.opts.io.now() + checked.after });
+          break;
+        }
+        case 'cancel-timer': {
+          const old = this.timers.get(checked.name);
+          if (old) this.opts.io.clearTimer(old.handle);
+          this.timers.delete(checked.name);
+          break;
+        }
+      }
+    }
+  }
+
+  private reportNow(r: Report): void {
+    this.last = r;
+    this.opts.listener?.({ kind: 'report', report: r });
+    this.opts.io.report(r);
+  }
+}
