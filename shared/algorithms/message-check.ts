@@ -12,7 +12,7 @@ import type { Message } from './algorithm.ts';
 /** The message as its schema reads it, or null when it does not fit. */
 export type MessageCheck = (message: object) => Message | null;
 
-type Node = Record<string, unknown>;
+type SchemaNode = Record<string, unknown>;
 
 /** What a field must be; one record shape for every field, so the check's loop stays monomorphic. */
 type Kind = 'int' | 'str' | 'const' | 'bool' | 'int-list' | 'str-list';
@@ -32,10 +32,10 @@ interface Field {
 const KNOWN = new Set(['$schema', 'type', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'items', 'properties', 'required']);
 
 const num = (v: unknown, fallback: number) => (typeof v === 'number' ? v : fallback);
-const plain = (node: Node) => Object.keys(node).every((k) => KNOWN.has(k));
+const plain = (node: SchemaNode) => Object.keys(node).every((k) => KNOWN.has(k));
 
 /** A field's record for one JSON Schema node, or null when the node uses something not read here. */
-function fieldOf(key: string, required: boolean, node: Node): Field | null {
+function fieldOf(key: string, required: boolean, node: SchemaNode): Field | null {
   if (!plain(node)) return null;
   const f: Field = { key, required, kind: 'int', min: 0, max: 0, itemMin: 0, itemMax: 0, value: '' };
   switch (node['type']) {
@@ -47,7 +47,7 @@ function fieldOf(key: string, required: boolean, node: Node): Field | null {
     case 'boolean':
       return { ...f, kind: 'bool' };
     case 'array': {
-      const items = node['items'] as Node | undefined;
+      const items = node['items'] as SchemaNode | undefined;
       if (!items || typeof items !== 'object' || !plain(items) || items['const'] !== undefined) return null;
       const list = { ...f, min: num(node['minItems'], 0), max: num(node['maxItems'], Infinity) };
       if (items['type'] === 'integer') return { ...list, kind: 'int-list', itemMin: num(items['minimum'], Number.MIN_SAFE_INTEGER), itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER) };
@@ -84,9 +84,9 @@ function fits(f: Field, v: unknown): boolean {
 
 /** The fast check of one message schema (an object of plain fields), or null: use zod. */
 export function compileCheck(schema: z.ZodType): MessageCheck | null {
-  let json: Node;
+  let json: SchemaNode;
   try {
-    json = z.toJSONSchema(schema, { io: 'input' }) as Node;
+    json = z.toJSONSchema(schema, { io: 'input' }) as SchemaNode;
   } catch {
     return null;
   }
@@ -94,7 +94,7 @@ export function compileCheck(schema: z.ZodType): MessageCheck | null {
   if (json['type'] !== 'object' || !props || typeof props !== 'object' || !plain(json)) return null;
   const required = new Set(Array.isArray(json['required']) ? (json['required'] as string[]) : []);
   const fields: Field[] = [];
-  for (const [key, node] of Object.entries(props as Record<string, Node>)) {
+  for (const [key, node] of Object.entries(props as Record<string, SchemaNode>)) {
     const f = fieldOf(key, required.has(key), node);
     if (!f) return null;
     fields.push(f);
