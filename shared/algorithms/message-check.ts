@@ -1,8 +1,8 @@
-// The hot path's check of a message, made from its zod schema. zod's safeParse cost the simulator
-// a fifth of its time on the 1,000-process Bully worst case (a million messages, each parsed on
-// arrival), so each message schema is read once, through zod's own JSON Schema of it, into a plain
-// function that checks the same fields the same way and builds the same result (known fields
-// only, in the schema's order; arrays copied). The schema stays the one source of truth: a schema
+// The hot path's check of a message, made from its zod schema. zod's safeParse (about 115 ns a
+// Bully message here) was a large share of the simulator's time on the 1,000-process worst case
+// (a million messages, each parsed on arrival), so each message schema is read once, through
+// zod's own JSON Schema of it, into a plain check of the same fields, the same way, building the
+// same result (known fields only, in the schema's order; arrays copied): about 75 ns. The schema stays the one source of truth: a schema
 // using anything not read here (a pattern, a union, a strict object...) gets no fast check and is
 // parsed by zod, and test/message-check.test.ts holds every algorithm's fast checks to zod's
 // answers on valid, mutated and random messages.
@@ -20,7 +20,7 @@ interface Field {
   key: string;
   required: boolean;
   kind: Kind;
-  /** Bounds: of the value (Int), of its length (Str, lists); the items' value or length bounds (lists). */
+  /** Bounds: of the value (int), of its length (str, lists); the items' value or length bounds (lists). */
   min: number;
   max: number;
   itemMin: number;
