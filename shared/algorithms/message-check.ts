@@ -2,10 +2,10 @@
 // Bully message here) was a large share of the simulator's time on the 1,000-process worst case
 // (a million messages, each parsed on arrival), so each message schema is read once, through
 // zod's own JSON Schema of it, into a plain check of the same fields, the same way, building the
-// same result (known fields only, in the schema's order; arrays copied): about 75 ns. The schema stays the one source of truth: a schema
-// using anything not read here (a pattern, a union, a strict object...) gets no fast check and is
-// parsed by zod, and test/message-check.test.ts holds every algorithm's fast checks to zod's
-// answers on valid, mutated and random messages.
+// same result (known fields only, in the schema's order; arrays copied): about 75 ns. The schema
+// stays the one source of truth: a schema using anything not read here (a pattern, a union, a
+// strict object...) gets no fast check and is parsed by zod, and test/message-check.test.ts holds
+// every algorithm's fast checks to zod's answers on valid, mutated and random messages.
 import { z } from 'zod';
 import type { Message } from './algorithm.ts';
 
