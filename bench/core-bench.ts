@@ -160,7 +160,8 @@ function reductions(): string[] {
     const maxDepth = r.stoppedBy === 'exhausted' ? cli.limits.depth : r.depth;
     const t = treeSize(args, maxDepth);
     const without = t.complete ? fmt(t.worlds) : `more than ${fmt(t.worlds)} (stopped)`;
-    out.push(`${args.join(' ')}: with ${fmt(r.states)} (${fmt(r.transitions)} transitions, depth ${r.depth}, ${r.stoppedBy}); without, to depth ${maxDepth}: ${without}`);
+    const withIt = `${fmt(r.states)} (${fmt(r.transitions)} transitions, depth ${r.depth}, ${r.stoppedBy})`;
+    out.push(`${args.join(' ')}: with ${withIt}; without, to depth ${maxDepth}: ${without}`);
   }
   return out;
 }
@@ -179,7 +180,8 @@ function main(): void {
   handleHelp(argv, USAGE);
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, reductions: { type: 'boolean', default: false } }, strict: true }));
+    const flag = { type: 'boolean', default: false } as const;
+    ({ values } = parseArgs({ args: argv, options: { quick: flag, json: flag, reductions: flag }, strict: true }));
   } catch (e) {
     usageError('bench:core', USAGE, e);
   }

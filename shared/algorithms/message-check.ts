@@ -50,7 +50,10 @@ function fieldOf(key: string, required: boolean, node: SchemaNode): Field | null
       const items = node['items'] as SchemaNode | undefined;
       if (!items || typeof items !== 'object' || !plain(items) || items['const'] !== undefined) return null;
       const list = { ...f, min: num(node['minItems'], 0), max: num(node['maxItems'], Infinity) };
-      if (items['type'] === 'integer') return { ...list, kind: 'int-list', itemMin: num(items['minimum'], Number.MIN_SAFE_INTEGER), itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER) };
+      if (items['type'] === 'integer') {
+        const itemMin = num(items['minimum'], Number.MIN_SAFE_INTEGER);
+        return { ...list, kind: 'int-list', itemMin, itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER) };
+      }
       if (items['type'] === 'string') return { ...list, kind: 'str-list', itemMin: num(items['minLength'], 0), itemMax: num(items['maxLength'], Infinity) };
       return null;
     }
