@@ -77,6 +77,7 @@ export const DEFAULT_PLAY: Play = { students: false, hand: [], hints: false };
 
 /** PUT /api/labs/:lab/play body: any subset. */
 export const PlayPatchSchema = PlaySchema.partial().strict();
+export type PlayPatch = z.infer<typeof PlayPatchSchema>;
 
 /**
  * How much a lab may hold in flight (paused, or on slow links): past either bound a new message
