@@ -57,6 +57,7 @@ export interface HandOptions {
 const QUEUE_LIMIT = 60;
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
+const IDENTIFYING = ['seq', 'eid', 'epoch', 'election', 'term'];
 const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
 
 export class HandRunner implements ProcessRunner {
@@ -80,7 +81,7 @@ export class HandRunner implements ProcessRunner {
   constructor(private readonly opts: HandOptions) {
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
-      suspect: (leader) => this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`),
+      suspect: (leader) => this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true),
       setTimer: (name, after, fn) => this.arm(name, after, fn),
       cancelTimer: (name) => this.disarm(name),
     });
@@ -200,11 +201,19 @@ export class HandRunner implements ProcessRunner {
     return this.view_;
   }
 
-  /** A ring hop takes the seq the reference gave the same hop (so its ACK matches the shadow's), else her own. */
+  /**
+   * The numbers that only identify a message (a ring hop's seq, an election's id or epoch, Bully's
+   * election number and term) follow the reference's when she sends what it would send, so the
+   * shadow recognises the answers to it (an ACK, her ELECTION coming back round). What she sends,
+   * and to whom, stays hers. A ring hop the reference would not send gets a seq of her own.
+   */
   private resolve(s: HandStep): HandStep {
-    if (s.kind !== 'send' || typeof s.message.seq !== 'number' || s.message.type === 'ACK') return s;
-    const same = this.coachNow().suggestions.find((g) => g.to === s.to && g.message.type === s.message.type && typeof g.message.seq === 'number');
-    return { ...s, message: { ...s.message, seq: same ? (same.message.seq as number) : 1_000_000 + ++this.seq } };
+    if (s.kind !== 'send' || s.message.type === 'ACK') return s;
+    const same = this.coachNow().suggestions.find((g) => g.to === s.to && g.message.type === s.message.type);
+    const message = { ...s.message };
+    for (const f of IDENTIFYING) if (same && same.message[f] !== undefined && f in message) message[f] = same.message[f];
+    if (typeof message.seq === 'number' && !(same && typeof same.message.seq === 'number')) message.seq = 1_000_000 + ++this.seq;
+    return { ...s, message };
   }
 
   private coachNow(): CoachView {
@@ -237,9 +246,13 @@ export class HandRunner implements ProcessRunner {
     if (this.history.length > MAX_HISTORY) this.history.splice(0, this.history.length - MAX_HISTORY);
   }
 
-  private enqueueElect(note: string): void {
+  /**
+   * An election is called for. The detector's suspicion reaches the shadow only when it holds no
+   * election already, as the reference's own detector would (it elects only when not electing).
+   */
+  private enqueueElect(note: string, detector = false): void {
     this.opts.listener?.({ kind: 'in', event: { kind: 'elect' } });
-    this.record({ kind: 'elect' });
+    if (!detector || !this.coachNow().report?.electing) this.record({ kind: 'elect' });
     this.enqueue(null, null, note);
   }
 
