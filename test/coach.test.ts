@@ -114,3 +114,11 @@ describe('coach: ring (002)', () => {
     expect(rules(h, 1101, ringConfig, 'ring')).toEqual(['ring.complete']);
   });
 });
+
+describe('coach: late answers', () => {
+  it('a send past its UB is marked once, and does not count as a second, unexpected send', () => {
+    const h = [msg(1000, 2, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 2, { type: 'OK', election: 1 }), send(1000 + UB + 50, 6, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 7, { type: 'ELECTION', election: 1 })];
+    // Past UB with no OK the reference declared itself, so its COORDINATORs are due as well.
+    expect(rules(h, 1000 + 3 * UB).sort()).toEqual(['bully.answer', 'bully.declare', 'bully.hold']);
+  });
+});

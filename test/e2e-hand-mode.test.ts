@@ -2,10 +2,11 @@
 // process. In a Bully lab of six bots she holds her start election by hand; the coordinator
 // crashes, ELECTIONs reach her tab and nothing leaves it until she clicks; she answers OK and
 // holds her own election (000: "the receiver sends an OK message back ... then holds an
-// election"), the lab agrees, and the coach leaves all that unmarked. Declaring herself while a
-// higher id is coordinator is marked with 003's rule, and the class board counts it. In a ring
-// lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
-// (002: "sends to first live successor"). Screenshots at 1,400 px and at a 390 px phone width.
+// election"), the lab agrees, and the coach leaves all that unmarked. An OK nobody asked for is
+// marked with 000's rule, and the class board counts it; switching back to auto restarts the
+// reference. In a ring lab she forwards ELECTION by hand, finds her successor dead (no ACK within
+// UB) and skips it (002: "sends to first live successor"); declaring herself before her ELECTION
+// came back is marked (002). Screenshots at 1,400 px and at a 390 px phone width.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +23,12 @@ function toDocs(shot: string, name: string): void {
   mkdirSync(DOCS, { recursive: true });
   copyFileSync(shot, `${DOCS}${name}.png`);
 }
-// T = 400 ms, M = 50 ms: UB = 850 ms, time enough for a scripted click; a class uses the time scale for ~20 s.
-const TIMING = { transmission: 400, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
+// T = 1.2 s, M = 50 ms: UB = 2.45 s, time enough for scripted clicks and a screenshot; a class
+// raises the time scale until UB is near 20 s.
+const TIMING = { transmission: 1200, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
 const UB = 2 * TIMING.transmission + TIMING.processing;
+const RING_TIMING = { ...TIMING, transmission: 1000 };
+const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
 
 let relay: Relay;
 let base: string;
@@ -64,8 +68,8 @@ async function agree(lab: string, leader: number, live: number): Promise<boolean
   const c = await coordinators(lab);
   return Object.keys(c).length === 1 && c[String(leader)] === live;
 }
-async function makeLab(name: string, algorithm: string, detector: string, bots: number[]): Promise<void> {
-  expect((await api('POST', '/api/labs', { name, algorithm, ids: [1, 2, 3, 4, 5, 6, 7], timing: TIMING, detector, fabric: { link: { delay: 20 } } })).status).toBe(201);
+async function makeLab(name: string, algorithm: string, detector: string, bots: number[], timing = TIMING): Promise<void> {
+  expect((await api('POST', '/api/labs', { name, algorithm, ids: [1, 2, 3, 4, 5, 6, 7], timing, detector, fabric: { link: { delay: 20 } } })).status).toBe(201);
   expect((await api('POST', `/api/labs/${name}/bots`, { count: bots.length, ids: bots })).status).toBe(201);
   await until(() => agree(name, 7, 6), 15_000, `${name}: the bots agree on 7`);
 }
@@ -87,12 +91,12 @@ async function openTab(lab: string, id: number): Promise<{ page: Page; errors: s
 }
 
 describe('hand mode', () => {
-  it('Bully: nothing leaves her tab until she clicks; she answers OK and holds her own election; the lab agrees; a wrong declaration is marked and counted', async () => {
+  it('Bully: nothing leaves her tab until she clicks; she answers OK and holds her own election; the lab agrees; an OK nobody asked for is marked and counted', async () => {
     const lab = 'hand-bully';
     await makeLab(lab, 'bully', 'heartbeat', [1, 2, 3, 4, 6, 7]);
     expect((await api('PUT', `/api/labs/${lab}/play`, { hints: true })).status).toBe(200);
     const { page, errors } = await openTab(lab, 5);
-    expect(await page.getByTestId('ub').innerText()).toBe('0.9 s');
+    expect(await page.getByTestId('ub').innerText()).toBe('2.45 s');
     expect(sendsFrom(await trace(lab), 5)).toEqual([]);
 
     // 003: "a process holds an election on start": by hand, then she believes 7's COORDINATOR.
@@ -105,20 +109,20 @@ describe('hand mode', () => {
     const crashed = await lastSeq(lab);
     expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
     await page.locator('[data-testid^="offer-ok-"]').first().waitFor({ timeout: 10_000 });
-    await sleep(500);
+    await sleep(300);
     expect(sendsFrom(await trace(lab), 5, crashed)).toEqual([]);
     toDocs(await screenshot(page, 'hand-bully-queue'), 'hand-bully-queue');
 
     // 000: she answers every ELECTION with OK, and holds her own election.
     const before = await lastSeq(lab);
-    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(50);
+    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(250);
     const oks = sendsFrom(await trace(lab), 5, before);
     expect(oks.length).toBeGreaterThan(0);
     expect(oks.every((e) => e.kind === 'send' && e.type === 'OK' && e.to < 5)).toBe(true);
     await page.getByTestId('move-elect').click();
     await until(async () => sendsFrom(await trace(lab), 5, before).filter((e) => e.kind === 'send' && e.type === 'ELECTION').length === 2, 3000, 'her ELECTIONs to 6 and 7');
     await page.locator('[data-testid="offer-believe-6"]').waitFor({ timeout: 10_000 });
-    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(50);
+    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(250);
     await clickOffer(page, 'believe-6');
     await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6');
     // Her correct actions stay unmarked, also once every deadline has passed.
@@ -126,22 +130,22 @@ describe('hand mode', () => {
     expect(await page.getByTestId('no-deviations').count()).toBe(1);
     expect(await marks(page).count()).toBe(0);
 
-    // A wrong one: she declares herself while 6 is coordinator (003: a reply from a higher id
-    // means waiting for its COORDINATOR). The detector stays quiet meanwhile (her toggle).
-    await page.getByTestId('auto-beat').uncheck();
-    await page.getByTestId('move-declare').click();
-    await marks(page).first().waitFor({ timeout: 3000 });
-    expect(await marks(page).first().getAttribute('data-rule')).toBe('bully.declare');
-    expect(await marks(page).first().innerText()).toContain('If no reply is received during a time-out period');
+    // A wrong one: an OK nobody asked for (000: OK answers an ELECTION from a lower id). Written
+    // by hand in the composer; the coach marks it once UB has passed without such an ELECTION.
+    await page.getByText('Write a message by hand').click();
+    await page.getByTestId('compose-type').selectOption('OK');
+    await page.getByTestId('compose-to').selectOption('1');
+    await page.getByTestId('compose-fields').fill('{"election": 99}');
+    await page.getByTestId('compose-send').click();
+    await marks(page).first().waitFor({ timeout: UB + 3000 });
+    expect(await marks(page).first().getAttribute('data-rule')).toBe('bully.answer');
+    expect(await marks(page).first().innerText()).toContain('sent OK to 1');
     toDocs(await screenshot(page, 'hand-bully-coach'), 'hand-bully-coach');
-    await page.getByTestId('believe-select').selectOption('6');
-    await page.getByTestId('believe').click();
-    await page.getByTestId('auto-beat').check();
-    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 again');
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab still agrees on 6');
     await sleep(UB + 600);
     expect(await marks(page).count()).toBe(1);
     const deviations = (await trace(lab)).filter((e) => e.kind === 'deviation');
-    expect(deviations).toMatchObject([{ kind: 'deviation', node: 5, rule: 'bully.declare', action: expect.stringContaining('Declare myself coordinator') }]);
+    expect(deviations).toMatchObject([{ kind: 'deviation', node: 5, rule: 'bully.answer', text: expect.stringContaining('sent OK to 1: 000:') }]);
 
     // The class board: her mode, her clicks and the one deviation; the bots are not listed.
     const board = await desk.newPage();
@@ -159,7 +163,7 @@ describe('hand mode', () => {
 
     // At a phone's width the tab still fits: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     toDocs(await screenshot(page, 'hand-bully-phone'), 'hand-bully-phone');
     expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
 
@@ -175,7 +179,8 @@ describe('hand mode', () => {
 
   it('ring: she forwards ELECTION by hand, finds her successor dead and skips it; the lab agrees; declaring early is marked', async () => {
     const lab = 'hand-ring';
-    await makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7]);
+    // UB = 2.05 s here: she looks at the skipped hop (and the test takes a screenshot) before answering.
+    await makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7], RING_TIMING);
     const { page, errors } = await openTab(lab, 3);
     // Her start election goes round by hand: out to 4, back complete, COORDINATOR(7) round and back.
     await page.getByTestId('move-elect').click();
@@ -203,7 +208,7 @@ describe('hand mode', () => {
     await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6');
     const hers = sendsFrom(await trace(lab), 3, crashed).map((e) => (e.kind === 'send' ? `${e.type}->${e.to}` : ''));
     expect(hers.filter((s) => !s.startsWith('ACK'))).toEqual(['ELECTION->4', 'ELECTION->5', 'COORDINATOR->5']);
-    await sleep(UB + 600);
+    await sleep(RING_UB + 600);
     expect(await marks(page).count()).toBe(0);
 
     // 002: only the process whose ELECTION came back announces a result: declaring now is marked.

@@ -10,6 +10,7 @@
 //   answer). A send of hers with the same type to the same id fulfils it; a suggestion still open
 //   after UB is a deviation (she did not answer). A send of hers that fulfils none is a deviation
 //   unless the shadow makes the same send within UB (her detector suspected a moment earlier).
+//   A late send that answers a suggestion already marked is not marked again.
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
@@ -45,6 +46,8 @@ export interface Deviation {
 
 export interface CoachView {
   suggestions: Suggestion[];
+  /** What it would have sent and she let pass (already marked); a late send of hers answers one. */
+  late: Suggestion[];
   /** Her sends the reference has not made: marked unless it makes the same within UB of hers. */
   pending: { to: ProcessId; type: string; at: number }[];
   deviations: Deviation[];
@@ -58,12 +61,15 @@ export interface CoachView {
 
 /** At most this many entries are folded (the tab keeps the latest; a class is short). */
 export const MAX_HISTORY = 600;
+const MAX_LATE = 50;
 
 interface Shadow {
   state: unknown;
   timers: Map<string, number>;
   report: Report | null;
   open: Suggestion[];
+  /** Suggestions whose UB passed (marked): a late send of hers still answers them, unmarked again. */
+  late: Suggestion[];
   deviations: Deviation[];
   /** Her sends the reference had not made (yet): forgiven if it makes the same within UB. */
   ahead: (Deviation & { to: ProcessId; type: string })[];
@@ -72,7 +78,7 @@ interface Shadow {
 export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
   const random = createRng(seed);
   const ub = roundTripBound(config.timing);
-  const sh: Shadow = { state: null, timers: new Map(), report: null, open: [], deviations: [], ahead: [] };
+  const sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
   const ctx = (at: number) => ({ now: at, random });
   let broken = false;
 
@@ -118,6 +124,7 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
     const late = sh.open.filter((s) => s.due < t);
     if (!late.length) return;
     sh.open = sh.open.filter((s) => s.due >= t);
+    sh.late = [...sh.late, ...late].slice(-MAX_LATE);
     for (const s of late) deviate(missedSendRule(algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
   };
   const deviate = (rule: RuleId, at: number, action: string, click: number | null) => {
@@ -148,6 +155,11 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
         sh.open.splice(i, 1);
         continue;
       }
+      const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (j >= 0) {
+        sh.late.splice(j, 1);
+        continue;
+      }
       const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
       const rule = unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
       sh.ahead.push({ rule, at: entry.at, action: `sent ${a.message.type} to ${a.to}`, click: entry.click, to: a.to, type: a.message.type });
@@ -159,7 +171,14 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   }
   advance(now);
   return {
-    pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })), suggestions: [...sh.open], deviations: sh.deviations, report: sh.report, wouldDeclare: wouldDeclare(sh, config.self), broken };
+    suggestions: [...sh.open],
+    late: [...sh.late],
+    pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
+    deviations: sh.deviations,
+    report: sh.report,
+    wouldDeclare: wouldDeclare(sh, config.self),
+    broken,
+  };
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

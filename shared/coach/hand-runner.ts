@@ -134,7 +134,11 @@ export class HandRunner implements ProcessRunner {
     if (!this.running || !message || typeof message.type !== 'string') return;
     this.opts.listener?.({ kind: 'in', event: { kind: 'message', from, message } });
     if (this.down.delete(from)) this.changed();
-    if (message.type === 'ACK' && typeof message.seq === 'number') return this.disarm(`her:ack:${from}:${message.seq}`);
+    if (message.type === 'ACK' && typeof message.seq === 'number') {
+      // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
+      this.record({ kind: 'message', from, message });
+      return this.disarm(`her:ack:${from}:${message.seq}`);
+    }
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
     if (message.type === 'ELECT' && typeof message.id === 'number' && !this.counters.activeList.includes(message.id)) {
@@ -160,6 +164,8 @@ export class HandRunner implements ProcessRunner {
   /** Her click: the offer's steps, in order, through the effect executor. */
   act(offer: Offer, item?: QueuedItem): void {
     if (!this.running || !this.config) return;
+    // A second click on an answered item (before the page redrew) does nothing.
+    if (item && this.queue.find((q) => q.n === item.n)?.done) return;
     const click = ++this.clicks;
     const at = this.now();
     const effects: Effect[] = [];
@@ -175,10 +181,13 @@ export class HandRunner implements ProcessRunner {
       if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
     }
     if (offer.key === 'elect' || offer.key === 'vote') this.counters = { ...this.counters, elections: this.counters.elections + 1 };
+    const believed = this.last.coordinator;
     if (report !== this.last) effects.push({ kind: 'report', report });
-    if (item) item.done = true;
+    // A new array and item, so views that compare by reference see the answer.
+    if (item) this.queue = this.queue.map((q) => (q.n === item.n ? { ...q, done: true } : q));
     execute(this, effects, HandRunner.effects);
-    this.autoBeat.follow(this.last.coordinator, this.config.self);
+    // The detector follows her belief; a click that leaves it alone leaves the detector alone.
+    if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
     this.judge(offer.label);
   }
 
@@ -190,7 +199,7 @@ export class HandRunner implements ProcessRunner {
       queue: this.queue,
       moves: config ? moves(this.opts.algorithm.name, config, this.counters) : [],
       report: this.last,
-      coach: c ?? { suggestions: [], pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
+      coach: c ?? { suggestions: [], late: [], pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
       successors: config ? successorChoices(config) : [],
       successor: this.counters.successor,
@@ -209,7 +218,8 @@ export class HandRunner implements ProcessRunner {
    */
   private resolve(s: HandStep): HandStep {
     if (s.kind !== 'send' || s.message.type === 'ACK') return s;
-    const same = this.coachNow().suggestions.find((g) => g.to === s.to && g.message.type === s.message.type);
+    const c = this.coachNow();
+    const same = [...c.suggestions, ...c.late].find((g) => g.to === s.to && g.message.type === s.message.type);
     const message = { ...s.message };
     for (const f of IDENTIFYING) if (same && same.message[f] !== undefined && f in message) message[f] = same.message[f];
     if (typeof message.seq === 'number' && !(same && typeof same.message.seq === 'number')) message.seq = 1_000_000 + ++this.seq;
