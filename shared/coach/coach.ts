@@ -27,7 +27,7 @@ export type HandAction =
 /** Her history, oldest first: events she saw and actions she took; `at` in ms of her clock, `click` numbers her clicks. */
 export type CoachEntry = { at: number } & ({ kind: 'event'; event: AlgorithmEvent } | { kind: 'action'; action: HandAction; click: number });
 
-export interface Suggestion {
+interface Suggestion {
   to: ProcessId;
   message: Message;
   /** When the reference would have sent it, and until when an answer counts (since + UB). */

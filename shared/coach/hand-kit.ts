@@ -28,8 +28,8 @@ export interface HandCounters {
   activeList: readonly ProcessId[];
 }
 
-export const TIMER_UB = 'her:ub';
-export const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
+const TIMER_UB = 'her:ub';
+const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
 
 const isRing = (a: AlgorithmName) => a === 'ring' || a === 'ring-active-list';
 

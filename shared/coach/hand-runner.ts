@@ -26,7 +26,7 @@ export interface QueuedItem {
   done: boolean;
 }
 
-export interface ShownDeviation extends Deviation {
+interface ShownDeviation extends Deviation {
   text: string;
 }
 
@@ -43,7 +43,7 @@ export interface HandView {
   clicks: number;
 }
 
-export interface HandOptions {
+interface HandOptions {
   algorithm: Algorithm<any, any>;
   io: HostIO;
   listener?: (e: HostEvent) => void;
@@ -174,7 +174,7 @@ export class HandRunner implements ProcessRunner {
       const step = this.resolve(s);
       if (step.kind === 'send') {
         effects.push({ kind: 'send', to: step.to, message: step.message });
-        if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: 'electing' };
+        if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
       } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
       else if (step.kind === 'declare') report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
@@ -189,6 +189,11 @@ export class HandRunner implements ProcessRunner {
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
     this.judge(offer.label);
+  }
+
+  /** In a ring, passing an election on makes her a participant (the reference's role name). */
+  private get ring(): boolean {
+    return this.opts.algorithm.name === 'ring' || this.opts.algorithm.name === 'ring-active-list';
   }
 
   view(): HandView {

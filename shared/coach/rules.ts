@@ -5,7 +5,7 @@
 // itself (003's emergent section and Ongaro and Ousterhout 2014 give no per-message rules here).
 import type { AlgorithmName, Message, ProcessId } from '../algorithms/algorithm.ts';
 
-export interface Rule {
+interface Rule {
   /** Where it comes from: "003", "000, Figure 6-20"... */
   source: string;
   /** The sentence (or the reference's behaviour) the action breaks. */
