@@ -8,11 +8,11 @@
 // UB) and skips it (002: "sends to first live successor"); declaring herself before her ELECTION
 // came back is marked (002). Screenshots at 1,400 px and at a 390 px phone width.
 import { copyFileSync, mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, screenshot, SCREENSHOTS, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'hand-token';
@@ -55,6 +55,13 @@ async function until(cond: () => Promise<boolean>, ms: number, what: string): Pr
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+/** A screenshot of one panel (test/screenshots/). */
+async function shoot(locator: Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await locator.screenshot({ path });
+  return path;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function trace(lab: string): Promise<TraceEvent[]> {
@@ -156,10 +163,20 @@ describe('hand mode', () => {
     expect(actions).toBeGreaterThanOrEqual(6);
     expect(await board.locator('[data-testid^="board-row-"]').count()).toBe(1);
     toDocs(await screenshot(board, 'class-board'), 'class-board');
+    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-panel'), 'class-board-panel');
+    toDocs(await shoot(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
     expect(await board.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
     await board.setViewportSize({ width: 390, height: 844 });
-    toDocs(await screenshot(board, 'class-board-phone'), 'class-board-phone');
+    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
     await board.close();
+
+    // Replay of the lab: her deviation is counted and listed, beside the space-time diagram.
+    const replay = await desk.newPage();
+    await replay.goto(`${base}/replay?lab=${lab}`);
+    await replay.getByRole('button', { name: 'Go to the end' }).click();
+    await expect.poll(() => replay.getByTestId('replay-deviations').textContent(), { timeout: 10_000 }).toContain('process 5: 1');
+    toDocs(await screenshot(replay, 'hand-replay'), 'hand-replay');
+    await replay.close();
 
     // At a phone's width the tab still fits: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -8,6 +8,7 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { LabProcess, wsChannel, type LabProcessEvent } from '@shared/lab-client/lab-client.ts';
 import type { Play } from '@shared/protocol/lab-config.ts';
+import type { ServerFrame } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
@@ -97,6 +98,15 @@ describe('hand mode at the relay', () => {
     expect(await c.next((f) => f.type === 'error')).toMatchObject({ code: 'BAD_FRAME' });
     c.send({ type: 'hand', action: 'x', deviations: Array.from({ length: 9 }, () => ({ rule: 'bully.answer', text: 't' })) });
     expect(await c.next((f) => f.type === 'error', 3000, c.received.length)).toMatchObject({ code: 'BAD_FRAME' });
+    await c.close();
+  });
+
+  it('reaches a human pace: at time scale 100 the default timing gives UB = 2T + M = 21 s in the config a tab runs with', async () => {
+    const lab = 'hand-scale';
+    expect((await h.api('POST', '/api/labs', { name: lab, size: 3, fabric: { timeScale: 100 } })).status).toBe(201);
+    const { c } = await joinAs(h, 'ws', lab, 0);
+    const joined = c.received.find((r) => r.frame.type === 'joined')!.frame as Extract<ServerFrame, { type: 'joined' }>;
+    expect(2 * joined.config.timing.transmission + joined.config.timing.processing).toBe(21_000);
     await c.close();
   });
 });
