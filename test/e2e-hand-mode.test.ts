@@ -88,10 +88,10 @@ async function clickOffer(page: Page, prefix: string): Promise<boolean> {
   return true;
 }
 const marks = (page: Page) => page.getByTestId('deviations').locator('li');
-async function openTab(lab: string, id: number): Promise<{ page: Page; errors: string[] }> {
+async function openTab(lab: string, id: number, query = 'mode=hand&'): Promise<{ page: Page; errors: string[] }> {
   const page = await desk.newPage();
   const errors = watchErrors(page);
-  await page.goto(`${base}/lab/${lab}/process/${id}?mode=hand&name=Ada`);
+  await page.goto(`${base}/lab/${lab}/process/${id}?${query}name=Ada`);
   await page.getByText('You are the process.').waitFor({ timeout: 10_000 });
   await page.getByText(/started: the documents say a process holds an election/).waitFor({ timeout: 10_000 });
   return { page, errors };
@@ -198,7 +198,13 @@ describe('hand mode', () => {
     const lab = 'hand-ring';
     // UB = 2.05 s here: she looks at the skipped hop (and the test takes a screenshot) before answering.
     await makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7], RING_TIMING);
-    const { page, errors } = await openTab(lab, 3);
+    // The instructor puts id 3 in hand mode: the tab, opened without ?mode, obeys the lab.
+    expect((await api('PUT', `/api/labs/${lab}/play`, { hand: [3] })).status).toBe(200);
+    const { page, errors } = await openTab(lab, 3, '');
+    await page.waitForURL(/mode=hand/);
+    // It went to hand mode before the lab's algorithm could start: nothing left the tab.
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 3)).toEqual([]);
     // Her start election goes round by hand: out to 4, back complete, COORDINATOR(7) round and back.
     await page.getByTestId('move-elect').click();
     await page.locator('[data-testid="offer-done-4"]').waitFor({ timeout: 10_000 });

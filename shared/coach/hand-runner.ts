@@ -226,7 +226,10 @@ export class HandRunner implements ProcessRunner {
     const c = this.coachNow();
     const same = [...c.suggestions, ...c.late].find((g) => g.to === s.to && g.message.type === s.message.type);
     const message = { ...s.message };
-    for (const f of IDENTIFYING) if (same && same.message[f] !== undefined && f in message) message[f] = same.message[f];
+    // The hop's seq always; the election's own numbers only when it is the same message (her own
+    // election start, say), never onto another election's message she passes on.
+    const fields = same && sameBut(same.message, message) ? IDENTIFYING : ['seq'];
+    for (const f of fields) if (same && same.message[f] !== undefined && f in message) message[f] = same.message[f];
     if (typeof message.seq === 'number' && !(same && typeof same.message.seq === 'number')) message.seq = 1_000_000 + ++this.seq;
     return { ...s, message };
   }
@@ -337,6 +340,12 @@ export class HandRunner implements ProcessRunner {
     cancelTimer: (h, name) => h.disarm(name),
     report: (h, report) => h.emit({ kind: 'report', report }),
   };
+}
+
+/** The two messages agree on every field but the identifying numbers. */
+function sameBut(a: Message, b: Message): boolean {
+  const strip = (m: Message) => JSON.stringify(Object.entries(m).filter(([k]) => !IDENTIFYING.includes(k)).sort(([x], [y]) => x.localeCompare(y)));
+  return strip(a) === strip(b);
 }
 
 const key = (d: Deviation) => `${d.rule}@${d.at}#${d.click}`;

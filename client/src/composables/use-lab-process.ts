@@ -54,7 +54,15 @@ export function rememberingChannel(lab: string, base: ChannelFactory = socketIoC
   };
 }
 
-export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: string; onJoined?: (id: ProcessId) => void; channel?: ChannelFactory }) {
+export function useLabProcess(opts: {
+  lab: string;
+  id: ProcessId | null;
+  name: string;
+  onJoined?: (id: ProcessId) => void;
+  /** The lab's play settings, at once (on join this runs before the process starts, so hand mode can take over first). */
+  onPlay?: (play: Play) => void;
+  channel?: ChannelFactory;
+}) {
   const status = ref<LabProcessStatus>('connecting');
   const error = ref<string | null>(null);
   const id = ref<ProcessId | null>(opts.id);
@@ -116,6 +124,7 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
         return;
       case 'play':
         play.value = e.play;
+        opts.onPlay?.(e.play);
         return;
       case 'host': {
         const h = e.event;
