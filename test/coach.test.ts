@@ -122,3 +122,18 @@ describe('coach: late answers', () => {
     expect(rules(h, 1000 + 3 * UB).sort()).toEqual(['bully.answer', 'bully.declare', 'bully.hold']);
   });
 });
+
+describe('coach: Raft and the emergent algorithm, against the reference itself', () => {
+  const raftConfig: AlgorithmConfig = { self: 3, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none', initialCoordinator: 7 };
+  const rulesOf = (h: CoachEntry[], now: number) => coach(getAlgorithm('raft'), raftConfig, h, now, 1).deviations.map((d) => d.rule);
+
+  it('granting the vote the reference grants is unmarked; not answering within UB is reference.missed', () => {
+    const asked = msg(100, 5, { type: 'REQUEST_VOTE', term: 1 });
+    expect(rulesOf([asked, send(150, 5, { type: 'VOTE', term: 1, granted: true })], 150 + UB)).toEqual([]);
+    expect(rulesOf([asked], 100 + UB + 1)).toEqual(['reference.missed']);
+  });
+
+  it('a REQUEST_VOTE the reference would not send is reference.send', () => {
+    expect(rulesOf([send(100, 5, { type: 'REQUEST_VOTE', term: 9 })], 100 + UB + 1)).toEqual(['reference.send']);
+  });
+});

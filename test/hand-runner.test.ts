@@ -138,6 +138,10 @@ describe('hand kit', () => {
       ...replies(name, config(3), 2, { type: 'ELECTION', seq: 1, eid: '2-1', list: [2], election: 1 }, counters),
       ...replies(name, config(3), 2, { type: 'ELECT', seq: 1, id: 2, epoch: 1 }, counters),
       ...replies(name, config(3), 2, { type: 'COORDINATOR', seq: 1, eid: '2-1', coordinator: 7, origin: 2 }, counters),
+      ...replies(name, config(3), 2, { type: 'REQUEST_VOTE', term: 4 }, counters),
+      ...replies(name, config(3), 2, { type: 'HEARTBEAT', term: 4 }, counters),
+      ...replies(name, config(3), 2, { type: 'MASTER_HEARTBEAT' }, counters),
+      ...replies(name, config(3), 2, { type: 'CANDIDATE' }, counters),
     ];
     expect(offers.length).toBeGreaterThan(1);
     for (const o of offers) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${o.label}`).not.toBeNull();

@@ -109,4 +109,21 @@ describe('hand mode at the relay', () => {
     expect(2 * joined.config.timing.transmission + joined.config.timing.processing).toBe(21_000);
     await c.close();
   });
+
+  it('counts the checker findings that named each process (the class board\'s column)', async () => {
+    const lab = 'hand-findings';
+    const timing = { transmission: 20, processing: 5, heartbeatInterval: 50, heartbeatTimeout: 150 };
+    expect((await h.api('POST', '/api/labs', { name: lab, ids: [0, 1, 2], timing, detector: 'none' })).status).toBe(201);
+    const a = await joinAs(h, 'ws', lab, 1);
+    const b = await joinAs(h, 'ws', lab, 2);
+    // Two processes lead at once: split brain (a safety finding naming both).
+    a.c.send({ type: 'report', report: { role: 'coordinator', coordinator: 1, electing: false } });
+    b.c.send({ type: 'report', report: { role: 'coordinator', coordinator: 2, electing: false } });
+    await waitFor(async () => ((await h.api('GET', `/api/labs/${lab}`)).body.processes.find((p: { id: number }) => p.id === 1).findings ?? 0) > 0, 5000, 'a finding counted');
+    const procs = (await h.api('GET', `/api/labs/${lab}`)).body.processes as { id: number; findings?: number }[];
+    expect(procs.find((p) => p.id === 2)!.findings).toBeGreaterThan(0);
+    expect(procs.find((p) => p.id === 0)!.findings).toBeUndefined();
+    await a.c.close();
+    await b.c.close();
+  });
 });

@@ -64,6 +64,17 @@ export function replies(algorithm: AlgorithmName, config: AlgorithmConfig, from:
       out.push(offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [...ack(m.seq), send(to, { type: 'ELECTED', seq: 0, coordinator: x, epoch: m.epoch }), x === self ? { kind: 'declare' } : { kind: 'believe', coordinator: x }]));
     }
     if (m.type === 'ELECTED' && typeof m.coordinator === 'number') out.push(offer(`believe-${m.coordinator}`, `Believe ${m.coordinator}`, [...ack(m.seq), { kind: 'believe', coordinator: m.coordinator }]));
+  } else if (algorithm === 'raft' && typeof m.term === 'number') {
+    // Ongaro and Ousterhout 2014, §5.2: one vote per term, to the first candidate that asks.
+    if (m.type === 'REQUEST_VOTE') {
+      out.push(offer(`vote-${from}`, `Vote for ${from} in term ${m.term}`, [send(from, { type: 'VOTE', term: m.term, granted: true })]));
+      out.push(offer(`refuse-${from}`, `Refuse ${from} (already voted in term ${m.term})`, [send(from, { type: 'VOTE', term: m.term, granted: false })]));
+    }
+    if (m.type === 'HEARTBEAT') out.push(offer(`follow-${from}`, `Follow leader ${from}: HEARTBEAT_REPLY`, [send(from, { type: 'HEARTBEAT_REPLY', term: m.term }), { kind: 'believe', coordinator: from }]));
+  } else if (algorithm === 'emergent') {
+    // 003 (Anthony 2004): slaves answer their master's heartbeat; a master aborts a candidacy.
+    if (m.type === 'MASTER_HEARTBEAT') out.push(offer(`slave-${from}`, `Serve master ${from}: SLAVE_HEARTBEAT`, [send(from, { type: 'SLAVE_HEARTBEAT' }), { kind: 'believe', coordinator: from }]));
+    if (m.type === 'CANDIDATE') out.push(offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [send(from, { type: 'ABORT', master: self })]));
   }
   if (isRing(algorithm) && m.type !== 'ACK' && typeof m.seq === 'number' && out.length === 0) out.push(offer(`ack-${from}`, `Acknowledge to ${from}`, ack(m.seq)));
   if (m.type === 'PING') out.push(offer(`pong-${from}`, `Answer PONG to ${from}`, [send(from, { type: 'PONG' })]));
