@@ -14,6 +14,7 @@ import { execute, type EffectHandlers } from '../sim/executor.ts';
 import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
 import { AutoBeat } from './auto-beat.ts';
 import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
+import { identify } from './identify.ts';
 import { moves, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
 
 export interface QueuedItem {
@@ -57,7 +58,6 @@ interface HandOptions {
 const QUEUE_LIMIT = 60;
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
-const IDENTIFYING = ['seq', 'eid', 'epoch', 'election', 'term'];
 const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
 
 export class HandRunner implements ProcessRunner {
@@ -215,23 +215,11 @@ export class HandRunner implements ProcessRunner {
     return this.view_;
   }
 
-  /**
-   * The numbers that only identify a message (a ring hop's seq, an election's id or epoch, Bully's
-   * election number and term) follow the reference's when she sends what it would send, so the
-   * shadow recognises the answers to it (an ACK, her ELECTION coming back round). What she sends,
-   * and to whom, stays hers. A ring hop the reference would not send gets a seq of her own.
-   */
+  /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
   private resolve(s: HandStep): HandStep {
-    if (s.kind !== 'send' || s.message.type === 'ACK') return s;
+    if (s.kind !== 'send') return s;
     const c = this.coachNow();
-    const same = [...c.suggestions, ...c.late].find((g) => g.to === s.to && g.message.type === s.message.type);
-    const message = { ...s.message };
-    // The hop's seq always; the election's own numbers only when it is the same message (her own
-    // election start, say), never onto another election's message she passes on.
-    const fields = same && sameBut(same.message, message) ? IDENTIFYING : ['seq'];
-    for (const f of fields) if (same && same.message[f] !== undefined && f in message) message[f] = same.message[f];
-    if (typeof message.seq === 'number' && !(same && typeof same.message.seq === 'number')) message.seq = 1_000_000 + ++this.seq;
-    return { ...s, message };
+    return { ...s, message: identify(s.message, s.to, [...c.suggestions, ...c.late], () => 1_000_000 + ++this.seq) };
   }
 
   private coachNow(): CoachView {
@@ -340,12 +328,6 @@ export class HandRunner implements ProcessRunner {
     cancelTimer: (h, name) => h.disarm(name),
     report: (h, report) => h.emit({ kind: 'report', report }),
   };
-}
-
-/** The two messages agree on every field but the identifying numbers. */
-function sameBut(a: Message, b: Message): boolean {
-  const strip = (m: Message) => JSON.stringify(Object.entries(m).filter(([k]) => !IDENTIFYING.includes(k)).sort(([x], [y]) => x.localeCompare(y)));
-  return strip(a) === strip(b);
 }
 
 const key = (d: Deviation) => `${d.rule}@${d.at}#${d.click}`;
