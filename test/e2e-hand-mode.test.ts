@@ -23,9 +23,9 @@ function toDocs(shot: string, name: string): void {
   mkdirSync(DOCS, { recursive: true });
   copyFileSync(shot, `${DOCS}${name}.png`);
 }
-// T = 1.2 s, M = 50 ms: UB = 2.45 s, time enough for scripted clicks and a screenshot; a class
-// raises the time scale until UB is near 20 s.
-const TIMING = { transmission: 1200, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
+// T = 2 s, M = 50 ms: UB = 4.05 s, time enough for scripted clicks and a screenshot on a busy
+// machine; a class raises the time scale until UB is near 20 s.
+const TIMING = { transmission: 2000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
 const UB = 2 * TIMING.transmission + TIMING.processing;
 const RING_TIMING = { ...TIMING, transmission: 1000 };
 const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
@@ -103,7 +103,7 @@ describe('hand mode', () => {
     await makeLab(lab, 'bully', 'heartbeat', [1, 2, 3, 4, 6, 7]);
     expect((await api('PUT', `/api/labs/${lab}/play`, { hints: true })).status).toBe(200);
     const { page, errors } = await openTab(lab, 5);
-    expect(await page.getByTestId('ub').innerText()).toBe('2.45 s');
+    expect(await page.getByTestId('ub').innerText()).toBe('4.05 s');
     expect(sendsFrom(await trace(lab), 5)).toEqual([]);
 
     // 003: "a process holds an election on start": by hand, then she believes 7's COORDINATOR.
