@@ -257,7 +257,8 @@ export class HandRunner implements ProcessRunner {
    * election already, as the reference's own detector would (it elects only when not electing).
    */
   private enqueueElect(note: string, detector = false): void {
-    this.opts.listener?.({ kind: 'in', event: { kind: 'elect' } });
+    // The log says what it was: the detector's silence timer, or the instructor's elect.
+    this.opts.listener?.({ kind: 'in', event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' } });
     if (!detector || !this.coachNow().report?.electing) this.record({ kind: 'elect' });
     this.enqueue(null, null, note);
   }
