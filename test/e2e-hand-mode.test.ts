@@ -4,7 +4,7 @@
 // holds her own election (000: "the receiver sends an OK message back ... then holds an
 // election"), the lab agrees, and the coach leaves all that unmarked. An OK nobody asked for is
 // marked with 000's rule, and the class board counts it; switching back to auto restarts the
-// reference. In a ring lab she forwards ELECTION by hand, finds her successor dead (no ACK within
+// reference, and the instructor's "students play by hand" switches her open tab live. In a ring lab she forwards ELECTION by hand, finds her successor dead (no ACK within
 // UB) and skips it (002: "sends to first live successor"); declaring herself before her ELECTION
 // came back is marked (002). Screenshots at 1,400 px and at a 390 px phone width.
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -190,6 +190,14 @@ describe('hand mode', () => {
     await page.waitForURL(/mode=auto/);
     await until(async () => sendsFrom(await trace(lab), 5, switched).some((e) => e.kind === 'send' && e.type === 'ELECTION' && e.to === 6), 5000, 'the reference holds its start election');
     await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 with the reference');
+
+    // The instructor's "students play by hand" switches her open tab at once, and lifting it switches it back.
+    expect((await api('PUT', `/api/labs/${lab}/play`, { students: true })).status).toBe(200);
+    await page.waitForURL(/mode=hand/, { timeout: 5000 });
+    await page.getByText('You are the process.').waitFor({ timeout: 5000 });
+    expect((await api('PUT', `/api/labs/${lab}/play`, { students: false })).status).toBe(200);
+    await page.waitForURL(/mode=auto/, { timeout: 5000 });
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 once more');
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
