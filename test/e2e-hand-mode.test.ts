@@ -4,9 +4,10 @@
 // holds her own election (000: "the receiver sends an OK message back ... then holds an
 // election"), the lab agrees, and the coach leaves all that unmarked. An OK nobody asked for is
 // marked with 000's rule, and the class board counts it; switching back to auto restarts the
-// reference, and the instructor's "students play by hand" switches her open tab live. In a ring lab she forwards ELECTION by hand, finds her successor dead (no ACK within
-// UB) and skips it (002: "sends to first live successor"); declaring herself before her ELECTION
-// came back is marked (002). Screenshots at 1,400 px and at a 390 px phone width.
+// reference, and the instructor's "students play by hand" switches her open tab live. In a ring
+// lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
+// (002: "sends to first live successor"); declaring herself before her ELECTION came back is
+// marked (002). Screenshots at 1,400 px and at a 390 px phone width.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
