@@ -168,6 +168,7 @@ describe('hand mode', () => {
     toDocs(await shoot(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
     expect(await board.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
     await board.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 3000 }).toBeLessThanOrEqual(390);
     toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
     await board.close();
 
