@@ -4,7 +4,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
-import { CreateLabSchema, FabricPatchSchema, PartitionSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
+import { CreateLabSchema, DEFAULT_PLAY, FabricPatchSchema, PartitionSchema, PlayPatchSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
@@ -143,6 +143,17 @@ export function createApi(deps: ApiDeps): Router {
     const fabric = control.setFabric(lab, body);
     await labs.save(lab);
     res.json(fabric);
+  });
+
+  // Hand play for a class (docs/RUN_A_CLASS.md): students by hand, chosen ids by hand, hints.
+  api.put('/labs/:lab/play', auth, async (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(PlayPatchSchema, req, res, counters);
+    if (!lab || !body) return;
+    const play = { ...DEFAULT_PLAY, ...lab.config.play, ...body };
+    lab.setPlay({ ...play, hand: play.hand.filter((id) => lab.processes.has(id)) });
+    await labs.save(lab);
+    res.json(lab.config.play);
   });
 
   api.post('/labs/:lab/partition', auth, (req, res) => {

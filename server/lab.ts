@@ -5,7 +5,8 @@
 import { sameReport, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
 import { ok, type Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
-import { DEFAULT_LIMITS, type LabConfig, type Limits } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_LIMITS, type LabConfig, type Limits, type Play } from '@shared/protocol/lab-config.ts';
+import { MAX_DEVIATION_EVENTS } from '@shared/protocol/class-play.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
@@ -99,7 +100,13 @@ export class Lab {
       clock: deps.clock,
       config: () => this.processConfig(),
       now: () => this.now(),
-      emit: (finding) => this.record({ kind: 'finding', finding }),
+      emit: (finding) => {
+        for (const id of finding.processes) {
+          const e = this.processes.get(id);
+          if (e) e.findings = (e.findings ?? 0) + 1;
+        }
+        this.record({ kind: 'finding', finding });
+      },
       onError: deps.onError,
     });
   }
@@ -140,6 +147,7 @@ export class Lab {
       resume: entry.resume!,
       config: this.processConfig(),
       status: entry.crashed ? 'crashed' : 'up',
+      ...(this.config.play ? { play: this.config.play } : {}),
       ...(req.ref !== undefined ? { ref: req.ref } : {}),
     });
     if (!displaced) this.record({ kind: 'join', node: entry.id }, this.clocks.tick(entry.id));
@@ -222,6 +230,28 @@ export class Lab {
     entry.grade = { summary, at: this.now(), trace: trace ?? null };
   }
 
+  /**
+   * Hand mode: a click of hers (or a deadline she let pass) and the coach's deviations. Counted
+   * for the class board; each deviation journaled as its own event, at most MAX_DEVIATION_EVENTS
+   * per process (then only counted), so a tab cannot flood the trace.
+   */
+  hand(entry: ProcessEntry, action: string | null, deviations: readonly { rule: string; text: string }[]): void {
+    const h = (entry.hand ??= { actions: 0, deviations: 0 });
+    if (action !== null) h.actions++;
+    for (const d of deviations) {
+      if (++h.deviations > MAX_DEVIATION_EVENTS) continue;
+      this.record({ kind: 'deviation', node: entry.id, rule: d.rule, text: d.text, action }, this.clocks.tick(entry.id));
+    }
+  }
+
+  /** The instructor's play settings: every connected process is told (tabs switch to or from hand mode at once). */
+  setPlay(play: Play): void {
+    this.config = { ...this.config, play };
+    const who = play.students ? 'students play by hand' : play.hand.length ? `processes ${play.hand.join(', ')} play by hand` : 'every tab runs the lab’s algorithm';
+    this.record({ kind: 'note', text: `play: ${who}; hints ${play.hints ? 'allowed' : 'hidden'}` });
+    this.tellAll(() => ({ type: 'play', play }));
+  }
+
   report(entry: ProcessEntry, report: Report): void {
     if (entry.crashed) return;
     if (entry.report && sameReport(entry.report, report)) return;
@@ -294,6 +324,8 @@ export class Lab {
       ...(entry.mode ? { mode: entry.mode } : {}),
       ...(entry.grade ? { grade: { ...entry.grade.summary, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
       since: entry.since,
+      ...(entry.hand ? { hand: { ...entry.hand } } : {}),
+      ...(entry.findings ? { findings: entry.findings } : {}),
     };
   }
 

@@ -22,6 +22,10 @@ export interface ProcessEntry {
   mode?: ProcessMode;
   /** Its latest grade (a `grade` frame), when it came (the lab's clock), and the failing run's trace file if sent. */
   grade?: { summary: GradeSummary; at: number; trace: string | null };
+  /** Hand mode: her clicks and the coach's deviations (`hand` frames). */
+  hand?: { actions: number; deviations: number };
+  /** Checker findings that named this id while this holder had it. */
+  findings?: number;
   resume: string | null;
   /** Until this clock time only the resume token may claim the id. */
   heldUntil: number;
@@ -114,6 +118,8 @@ export class ProcessTable {
     // Someone new holds the id: the last holder's mode and grade were theirs.
     delete entry.mode;
     delete entry.grade;
+    delete entry.hand;
+    delete entry.findings;
     return ok({ entry, resumed: false, displaced: null });
   }
 

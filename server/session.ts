@@ -162,6 +162,11 @@ export class Session {
         if (!p) return this.error('NOT_JOINED', f.ref);
         return p.lab.grade(p.entry, f.summary, f.trace);
       }
+      case 'hand': {
+        const p = this.owned();
+        if (!p) return this.error('NOT_JOINED', f.ref);
+        return p.lab.hand(p.entry, f.action, f.deviations);
+      }
       case 'observe-labs':
         if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);

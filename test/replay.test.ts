@@ -124,3 +124,23 @@ describe('replay', () => {
     expect(problems[4]!.message).toMatch(/reason/);
   });
 });
+
+describe('replay: hand-played processes', () => {
+  it('counts each process\'s deviations from the reference up to the cursor, across checkpoints, and a reset clears them', () => {
+    const text = [
+      '{"kind":"header","version":1,"source":"relay","algorithm":"bully","ids":[1,2,3]}',
+      '{"seq":0,"t":0,"kind":"join","node":3}',
+      '{"seq":1,"t":10,"kind":"deviation","node":3,"rule":"bully.answer","text":"no OK to 1 within UB: 000: …","action":null}',
+      '{"seq":2,"t":20,"kind":"deviation","node":3,"rule":"bully.declare","text":"declared herself coordinator: 003: …","action":"Declare myself coordinator"}',
+      '{"seq":3,"t":30,"kind":"deviation","node":2,"rule":"bully.hold","text":"…","action":null}',
+      '{"seq":4,"t":40,"kind":"control","action":"reset"}',
+    ].join('\n');
+    const parsed = parseTraceFile(text);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const index = replayIndex(parsed.trace, 2);
+    expect(stateAt(parsed.trace, 1).deviations).toEqual({});
+    expect(stateAt(parsed.trace, 3, index).deviations).toEqual({ 3: 2 });
+    expect(stateAt(parsed.trace, 4, index).deviations).toEqual({ 2: 1, 3: 2 });
+    expect(finalState(parsed.trace).deviations).toEqual({});
+  });
+});

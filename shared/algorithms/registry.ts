@@ -1,6 +1,12 @@
 // The registry: every algorithm by name, for hosts that pick one from a lab's configuration.
 import type { Algorithm, AlgorithmName } from './algorithm.ts';
 import { bully } from './bully.ts';
+import { BULLY_SCHEMAS } from './bully-messages.ts';
+import { EMERGENT_SCHEMAS } from './emergent-messages.ts';
+import type { MessageSchemas } from './messages.ts';
+import { RAFT_SCHEMAS } from './raft-messages.ts';
+import { ACTIVE_LIST_SCHEMAS } from './ring-active-list-messages.ts';
+import { RING_SCHEMAS } from './ring-messages.ts';
 import { emergent } from './emergent.ts';
 import { raft } from './raft.ts';
 import { ring } from './ring.ts';
@@ -17,3 +23,12 @@ export const ALGORITHMS: Readonly<Record<AlgorithmName, Algorithm<any, any>>> = 
 export function getAlgorithm(name: AlgorithmName): Algorithm<any, any> {
   return ALGORITHMS[name];
 }
+
+/** Every algorithm's message schemas, for hosts that build messages by hand (hand mode's kit). */
+export const MESSAGE_SCHEMAS: Readonly<Record<AlgorithmName, MessageSchemas>> = {
+  bully: BULLY_SCHEMAS,
+  ring: RING_SCHEMAS,
+  'ring-active-list': ACTIVE_LIST_SCHEMAS,
+  emergent: EMERGENT_SCHEMAS,
+  raft: RAFT_SCHEMAS,
+};

@@ -51,15 +51,17 @@ export interface LabFold<P extends FoldedProcess = FoldedProcess> {
    * dashboard, whose relay leaves message events out of its batches under load.
    */
   flights: Map<number, FlightView> | null;
+  /** Deviations from the reference so far, per hand-played process (the coach's `deviation` events). */
+  deviations: Map<ProcessId, number>;
   /** A process first seen (`status` up); the consumer's record may carry more fields. */
   readonly create: (id: ProcessId) => P;
 }
 
 /** What an event changed, so a consumer can update what it derives (agreement, groups, counts). */
-type FoldChange = 'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding';
+type FoldChange = 'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding' | 'deviation';
 
 export function createFold<P extends FoldedProcess>(create: (id: ProcessId) => P, opts: { flights: boolean }): LabFold<P> {
-  return { t: 0, processes: new Map(), partition: null, paused: false, inFlight: 0, flights: opts.flights ? new Map() : null, create };
+  return { t: 0, processes: new Map(), partition: null, paused: false, inFlight: 0, flights: opts.flights ? new Map() : null, deviations: new Map(), create };
 }
 
 /** The process's record, made (up) if this is the first event that names it. */
@@ -113,6 +115,9 @@ export function foldEvent<P extends FoldedProcess>(s: LabFold<P>, e: TraceEvent)
       return 'control';
     case 'finding':
       return 'finding';
+    case 'deviation':
+      s.deviations.set(e.node, (s.deviations.get(e.node) ?? 0) + 1);
+      return 'deviation';
     case 'note':
     case 'owner':
       return 'none';
@@ -151,6 +156,7 @@ function control<P extends FoldedProcess>(s: LabFold<P>, action: Extract<TraceEv
     s.inFlight = 0;
     s.flights?.clear();
     if (action === 'reset') {
+      s.deviations.clear();
       s.partition = null;
       s.paused = false;
     }

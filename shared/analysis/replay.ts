@@ -24,6 +24,8 @@ export interface ReplayState {
   partition: ProcessId[][] | null;
   /** The checker's (or the explorer's) findings recorded so far, oldest first. */
   findings: Finding[];
+  /** Deviations from the reference so far per hand-played process (the coach's `deviation` events). */
+  deviations: Record<ProcessId, number>;
 }
 
 /** The lab fold (lab-fold.ts) with what replay adds: a count of events and the findings. */
@@ -93,6 +95,7 @@ function freeze(acc: Acc): ReplayState {
     coordinators,
     partition: lab.partition,
     findings: acc.findings,
+    deviations: Object.fromEntries(lab.deviations),
   };
 }
 
@@ -103,5 +106,6 @@ function thaw(s: ReplayState): Acc {
   for (const f of s.inFlight) lab.flights!.set(f.msg, f);
   lab.inFlight = s.inFlight.length;
   lab.partition = s.partition;
+  for (const [id, n] of Object.entries(s.deviations)) lab.deviations.set(Number(id), n);
   return { applied: s.applied, lab, findings: s.findings };
 }

@@ -11,6 +11,7 @@ import type { ErrorFrame } from '../protocol/errors.ts';
 import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
 import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '../protocol/grade-summary.ts';
+import { DEFAULT_PLAY, type Play } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 
 interface ChannelEvents {
@@ -119,6 +120,8 @@ export type LabProcessEvent =
   | { kind: 'error'; error: ErrorFrame }
   | { kind: 'host'; event: HostEvent }
   | { kind: 'deliver'; from: ProcessId; msg: number; message: Message }
+  /** The lab's play settings (on join and when the instructor changes them): hand mode, hints. */
+  | { kind: 'play'; play: Play }
   /** The relay said the lab lives elsewhere (a cluster); followed at once when `follow` is set. */
   | { kind: 'moved'; url: string };
 
@@ -251,6 +254,7 @@ export class LabProcess {
         this.resume = f.resume;
         this.config = f.config;
         this.emit({ kind: 'joined', id: f.id, config: f.config });
+        this.emit({ kind: 'play', play: f.play ?? DEFAULT_PLAY });
         this.joinWaiters?.resolve(f.id);
         this.joinWaiters = null;
         if (f.status === 'crashed') {
@@ -277,6 +281,8 @@ export class LabProcess {
         return this.restart(f.config);
       case 'elect':
         return this.host?.elect();
+      case 'play':
+        return this.emit({ kind: 'play', play: f.play });
       case 'moved':
         // The lab lives on another relay (a cluster): rejoin there with the same id and token.
         this.emit({ kind: 'moved', url: f.url });
@@ -317,14 +323,19 @@ export class LabProcess {
   }
 
   /**
-   * Switches what runs this process: `code` with the runner of her module, `auto` back to the
-   * lab's algorithm. The relay is told; a running process starts afresh under the new runner.
+   * Switches what runs this process: `code` with the runner of her module, `hand` with hand
+   * mode's runner (shared/coach/hand-runner.ts), `auto` back to the lab's algorithm. The relay is told; a running process starts afresh under the new runner.
    */
   setMode(mode: ProcessMode, runner: RunnerFactory | null = null): void {
     this.mode = mode;
     this.runner = runner;
     this.channel?.send({ type: 'mode', mode });
     if (this.status === 'up' && this.config) this.restart(this.config);
+  }
+
+  /** Hand mode: her click (or a deadline she let pass) and the coach's deviations, for the class board and the trace. */
+  sendHand(action: string | null, deviations: { rule: string; text: string }[]): void {
+    this.channel?.send({ type: 'hand', action: action === null ? null : action.slice(0, 120), deviations });
   }
 
   /** Tells the relay her latest grade (code mode); the failing run's trace rides along when it fits. */

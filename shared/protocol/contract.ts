@@ -4,7 +4,7 @@
 // /api/openapi.json. A schema added or changed in zod shows up here with no further edit.
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
-import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
+import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, PlayPatchSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
 import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
 import { ServerFrameSchema } from './server-frames.ts';
 import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
@@ -68,6 +68,7 @@ export function buildOpenApi(): Json {
         CreateLab: toJson(CreateLabSchema),
         UpdateLab: toJson(UpdateLabSchema),
         FabricPatch: toJson(FabricPatchSchema),
+        PlayPatch: toJson(PlayPatchSchema),
         Partition: toJson(PartitionSchema),
         Step: toJson(StepSchema),
         Bots: toJson(BotsSchema),
@@ -86,6 +87,7 @@ export function buildOpenApi(): Json {
       '/api/join/{code}': { get: read('The lab a join code stands for: { lab, joinCode }', [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }]) },
       '/api/labs/{lab}': { get: read('A lab: config, processes, join code'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
       '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
+      '/api/labs/{lab}/play': { put: change('Set hand play for the class (students by hand, chosen ids, hints)', body('PlayPatch')) },
       '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },
       '/api/labs/{lab}/processes/{id}': { get: read('One process', [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/grade-trace': { get: read("The failing run of the process's latest grade, as the trace file (JSON Lines) its tab sent", [labParam, idParam]) },

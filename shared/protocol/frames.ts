@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
-import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig } from './lab-config.ts';
+import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
+import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME } from './class-play.ts';
 import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
@@ -41,12 +42,14 @@ const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(20
 const ModeFrame = z.object({ type: z.literal('mode'), mode: ProcessModeSchema, ref: Ref }).strict();
 /** Her latest grade, and the failing run as a trace file (JSON Lines) when it fits. */
 const GradeFrame = z.object({ type: z.literal('grade'), summary: GradeSummarySchema, trace: z.string().max(MAX_GRADE_TRACE_CHARS).optional(), ref: Ref }).strict();
+/** Hand mode: her click (`action`, its label; null: a deadline she let pass) and the coach's deviations from the reference. */
+const HandFrame = z.object({ type: z.literal('hand'), action: z.string().min(1).max(120).nullable(), deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame, HandFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade'] as const;
+export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade', 'hand'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 /** The wire protocol's version: in every `joined` frame and in the JSON Schema (docs/schema.json). */
@@ -81,6 +84,10 @@ export interface ProcessInfo {
   grade?: GradeSummary & { at: number; trace: boolean };
   /** Wall-clock ms (the relay's Date.now()) of this id's last join or leave; null if it never joined. */
   since?: number | null;
+  /** Hand mode: her clicks and the coach's deviations so far (absent: never played by hand). */
+  hand?: { actions: number; deviations: number };
+  /** Checker findings that named this process (split brain, disagreement...), since the lab started. */
+  findings?: number;
 }
 
 export interface LabSnapshot {
@@ -154,7 +161,9 @@ export interface LabStats {
 }
 
 export type ServerFrame =
-  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; ref?: string | number }
+  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; play?: Play; ref?: string | number }
+  /** The lab's play settings changed (hand mode for students, hints): the tab obeys at once. */
+  | { type: 'play'; play: Play }
   | { type: 'deliver'; from: ProcessId; msg: number; message: Message }
   /** The instructor crashed this process: stop the algorithm, drop its state and timers. */
   | { type: 'crashed' }

@@ -60,6 +60,25 @@ export const FabricPatchSchema = z
   .partial()
   .strict();
 
+/** A class playing by hand (shared/protocol/class-play.ts, docs/RUN_A_CLASS.md). */
+export const PlaySchema = z
+  .object({
+    /** Every human tab plays by hand (bots keep running the lab's algorithm). */
+    students: z.boolean(),
+    /** These processes play by hand as well, whatever `students` says. */
+    hand: z.array(ProcessIdSchema).max(1000),
+    /** The coach shows what the reference would do (its marks of her mistakes show always). */
+    hints: z.boolean(),
+  })
+  .strict();
+export type Play = z.infer<typeof PlaySchema>;
+
+export const DEFAULT_PLAY: Play = { students: false, hand: [], hints: false };
+
+/** PUT /api/labs/:lab/play body: any subset. */
+export const PlayPatchSchema = PlaySchema.partial().strict();
+export type PlayPatch = z.infer<typeof PlayPatchSchema>;
+
 /**
  * How much a lab may hold in flight (paused, or on slow links): past either bound a new message
  * is dropped with reason `overflow` and counted. The defaults let the 1,000-process worst case
@@ -89,6 +108,8 @@ export const LabConfigSchema = z
     limits: LimitsSchema.optional(),
     /** The class's join code (shared/protocol/join-code.ts), fixed when the lab is made. */
     joinCode: z.string().regex(/^[CFHJKRSTXYZ]{6}$/).optional(),
+    /** Hand play (shared/protocol/class-play.ts); absent: every tab runs the lab's algorithm. */
+    play: PlaySchema.optional(),
   })
   .strict();
 

@@ -3,7 +3,7 @@
 // in step on the fields a client relies on, so a frame changed in one and not the other fails to compile.
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
-import { FabricSchema, LabConfigSchema, LabName, ProcessIdSchema } from './lab-config.ts';
+import { FabricSchema, LabConfigSchema, LabName, PlaySchema, ProcessIdSchema } from './lab-config.ts';
 import { PROTOCOL_VERSION, ProcessConfigSchema, type ServerFrame } from './frames.ts';
 import { MessageSchema, ReportSchema } from './payloads.ts';
 import { TraceEventSchema } from './trace.ts';
@@ -43,8 +43,10 @@ export const ServerFrameSchema = z.discriminatedUnion('type', [
     resume: z.string(),
     config: ProcessConfigSchema,
     status: z.enum(['up', 'crashed']),
+    play: PlaySchema.optional(),
     ref: Ref,
   }),
+  z.object({ type: z.literal('play'), play: PlaySchema }),
   z.object({ type: z.literal('deliver'), from: Id, msg: z.int().min(0), message: MessageSchema }),
   z.object({ type: z.literal('crashed') }),
   z.object({ type: z.literal('recovered'), config: ProcessConfigSchema }),

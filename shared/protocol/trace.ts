@@ -53,6 +53,8 @@ export type TraceEvent = Base &
     | { kind: 'owner'; relay: string; epoch: number; previous: string | null }
     /** The live checker's conclusion (shared/analysis/checker.ts): split brain, disagreement, a late or spurious election. */
     | { kind: 'finding'; finding: Finding }
+    /** A hand-played process departed from the reference (the coach, shared/coach/): the rule and its sentence. */
+    | { kind: 'deviation'; node: ProcessId; rule: string; text: string; action: string | null }
   );
 
 const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
@@ -83,6 +85,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('fault'), node: Id, error: z.string().max(200), event: z.string().max(64), restarted: z.boolean() }).strict(),
   z.object({ ...base, kind: z.literal('owner'), relay: z.string().max(128), epoch: z.int().min(0), previous: z.string().max(128).nullable() }).strict(),
   z.object({ ...base, kind: z.literal('finding'), finding: FindingSchema }).strict(),
+  z.object({ ...base, kind: z.literal('deviation'), node: Id, rule: z.string().max(48), text: z.string().max(300), action: z.string().max(120).nullable() }).strict(),
 ]);
 
 /**

@@ -3,7 +3,7 @@
 // state. Instructor calls carry the token as `Authorization: Bearer`.
 import { ref, type Ref } from 'vue';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { CreateLab, FabricPatch, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { CreateLab, FabricPatch, Play, PlayPatch, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
@@ -107,6 +107,7 @@ export function useInstructorApi(token: Ref<string | null>) {
     updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PUT', lab(name), body),
     deleteLab: (name: string) => call<unknown>('DELETE', lab(name)),
     setFabric: (name: string, body: FabricPatch) => call<unknown>('PUT', `${lab(name)}/fabric`, body),
+    setPlay: (name: string, body: PlayPatch) => call<Play>('PUT', `${lab(name)}/play`, body),
     partition: (name: string, groups: ProcessId[][]) => call<unknown>('POST', `${lab(name)}/partition`, { groups }),
     heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
     crash: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),

@@ -3,7 +3,7 @@
 // action. Components call these actions; nothing here draws.
 import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { CreateLab, FabricPatch, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type { CreateLab, FabricPatch, PlayPatch, UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo } from '@shared/protocol/frames.ts';
 import { useInstructorApi, type ApiResult } from './use-api.ts';
 import { useLabObserver } from './use-lab-observer.ts';
@@ -64,6 +64,7 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     createLab: (body: Omit<CreateLab, 'name'>) => run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })).then((ok) => ok && observer.refresh()),
     updateLab: (body: UpdateLab) => run('Applied the algorithm settings; every process restarts', api.updateLab(name(), body)),
     setFabric: (patch: FabricPatch) => run('Applied the network settings', api.setFabric(name(), patch)),
+    setPlay: (patch: PlayPatch) => run('Applied the play settings; the tabs switch now', api.setPlay(name(), patch)),
     partition: (groups: ProcessId[][]) => run(`Partitioned into ${groups.length} groups`, api.partition(name(), groups)),
     heal: () => run('Healed the partition', api.heal(name())),
     crash: (id: ProcessId) => run(`Crashed ${id}`, api.crash(name(), id)),

@@ -9,6 +9,7 @@ import { followMoved, useClusterFailover } from './use-cluster.ts';
 import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
 import type { TimerView } from '@shared/sim/process-host.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import { DEFAULT_PLAY, type Play } from '@shared/protocol/lab-config.ts';
 
 export interface LogEntry {
   n: number;
@@ -53,7 +54,15 @@ export function rememberingChannel(lab: string, base: ChannelFactory = socketIoC
   };
 }
 
-export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: string; onJoined?: (id: ProcessId) => void; channel?: ChannelFactory }) {
+export function useLabProcess(opts: {
+  lab: string;
+  id: ProcessId | null;
+  name: string;
+  onJoined?: (id: ProcessId) => void;
+  /** The lab's play settings, at once (on join this runs before the process starts, so hand mode can take over first). */
+  onPlay?: (play: Play) => void;
+  channel?: ChannelFactory;
+}) {
   const status = ref<LabProcessStatus>('connecting');
   const error = ref<string | null>(null);
   const id = ref<ProcessId | null>(opts.id);
@@ -63,6 +72,8 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
   const inbox = shallowRef<LogEntry[]>([]);
   const outbox = shallowRef<LogEntry[]>([]);
   const restarts = ref(0);
+  /** The lab's play settings (hand mode for students, hints), told on join and live. */
+  const play = shallowRef<Play>(DEFAULT_PLAY);
   /** How long each armed timer was set for, keyed name@due: the countdown bar's full length. */
   const armed = new Map<string, number>();
   const t0 = performance.now();
@@ -110,6 +121,10 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
         return;
       case 'moved':
         followMoved(e.url);
+        return;
+      case 'play':
+        play.value = e.play;
+        opts.onPlay?.(e.play);
         return;
       case 'host': {
         const h = e.event;
@@ -174,7 +189,7 @@ export function useLabProcess(opts: { lab: string; id: ProcessId | null; name: s
   });
 
   useClusterFailover(status, (s) => s === 'connecting');
-  return { status, error, id, config, report, timers, inbox, outbox, restarts, leave, process: proc };
+  return { status, error, id, config, report, timers, inbox, outbox, restarts, play, leave, process: proc };
 }
 
 export type LabProcessView = ReturnType<typeof useLabProcess>;

@@ -174,6 +174,8 @@ export function describeEvent(e: TraceEvent): string {
       return `relay ${e.relay} owns the lab (epoch ${e.epoch}${e.previous ? `, after ${e.previous}` : ''})`;
     case 'finding':
       return `checker (${e.finding.kind}): ${e.finding.detail}`;
+    case 'deviation':
+      return `${e.node} departs from the reference (${e.rule}): ${e.text}`;
   }
 }
 

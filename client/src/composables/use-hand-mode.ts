@@ -1,0 +1,104 @@
+// Hand mode (docs/RUN_A_CLASS.md): the student is the process. `enter` makes a HandRunner
+// (shared/coach/hand-runner.ts) this tab's process, so deliveries, timeouts and `elect` queue
+// for her and only her clicks send; `leave` restarts the lab's algorithm from scratch. The
+// runner's view (queue, offers, the coach) reaches the page at most every 100 ms.
+import { onScopeDispose, ref, shallowRef, type Ref } from 'vue';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { composed, type Offer } from '@shared/coach/hand-kit.ts';
+import { HandRunner, type HandView, type QueuedItem } from '@shared/coach/hand-runner.ts';
+import type { LabProcess } from '@shared/lab-client/lab-client.ts';
+import type { ProcessConfig } from '@shared/protocol/frames.ts';
+
+const PUBLISH_MS = 100;
+
+export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConfig | null> }) {
+  const active = ref(false);
+  const view = shallowRef<HandView | null>(null);
+  const autoBeat = ref(true);
+  const notice = ref<string | null>(null);
+  let runner: HandRunner | null = null;
+  let publish: ReturnType<typeof setTimeout> | null = null;
+
+  const changed = () => {
+    publish ??= setTimeout(() => {
+      publish = null;
+      view.value = runner?.isRunning ? runner.view() : null;
+    }, PUBLISH_MS);
+  };
+
+  function enter(): void {
+    if (active.value) return;
+    active.value = true;
+    opts.process.setMode('hand', (config, io, listener) => {
+      runner = new HandRunner({
+        algorithm: getAlgorithm(config.algorithm),
+        io,
+        listener,
+        seed: config.seed,
+        autoBeat: autoBeat.value,
+        onHand: (action, deviations) => opts.process.sendHand(action, deviations),
+        onChange: changed,
+      });
+      return runner;
+    });
+  }
+
+  /** Back to the lab's algorithm, from its start (003: a process holds an election on start). */
+  function leave(): void {
+    if (!active.value) return;
+    active.value = false;
+    runner = null;
+    view.value = null;
+    opts.process.setMode('auto');
+  }
+
+  function act(offer: Offer, item?: QueuedItem): void {
+    notice.value = null;
+    runner?.act(offer, item);
+  }
+
+  function setAutoBeat(on: boolean): void {
+    autoBeat.value = on;
+    runner?.setAutoBeat(on);
+  }
+
+  function setSuccessor(id: ProcessId): void {
+    runner?.setSuccessor(id);
+  }
+
+  /** A message she wrote: type, recipient and fields (JSON), checked against the algorithm's schema first. */
+  function compose(type: string, to: ProcessId, fields: string): void {
+    const algorithm = opts.config.value?.algorithm;
+    if (!algorithm) return;
+    let extra: unknown;
+    try {
+      extra = fields.trim() ? JSON.parse(fields) : {};
+    } catch {
+      notice.value = 'The fields are not JSON, e.g. {"election": 1}.';
+      return;
+    }
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+      notice.value = 'The fields must be a JSON object.';
+      return;
+    }
+    const message = composed(algorithm, { ...extra, type });
+    if (!message) {
+      notice.value = `That is not a ${type} message of ${algorithm}: check its fields.`;
+      return;
+    }
+    act({ key: 'composed', label: `sent ${type} to ${to} (composed)`, steps: [{ kind: 'send', to, message }] });
+  }
+
+  function believe(coordinator: ProcessId): void {
+    act({ key: 'believe', label: `believes ${coordinator} is coordinator`, steps: [{ kind: 'believe', coordinator }] });
+  }
+
+  onScopeDispose(() => {
+    if (publish !== null) clearTimeout(publish);
+  });
+
+  return { active, view, autoBeat, notice, enter, leave, act, setAutoBeat, setSuccessor, compose, believe };
+}
+
+export type HandMode = ReturnType<typeof useHandMode>;

@@ -1,0 +1,192 @@
+// The coach: the lab's algorithm run in shadow on exactly the events a hand-played process saw,
+// compared with what she did. A pure fold: (algorithm, config, her history, now) -> what the
+// reference would do now (suggestions) and where she departed from it (deviations, each with the
+// documents' rule it breaks, shared/coach/rules.ts).
+//
+// - The shadow is fed her deliveries and `elect` requests in order, at the times she saw them;
+//   its own timers run on the same clock (it would have set them; hers are her notes), so "no OK
+//   within UB" fires in the shadow exactly UB after its ELECTIONs.
+// - Each send the shadow makes is a suggestion, open for UB = 2T + M (the documents' bound on an
+//   answer). A send of hers with the same type to the same id fulfils it; a suggestion still open
+//   after UB is a deviation (she did not answer). A send of hers that fulfils none is a deviation
+//   unless the shadow makes the same send within UB (her detector suspected a moment earlier).
+//   A late send that answers a suggestion already marked is not marked again.
+// - Declaring herself or believing a coordinator is checked against the shadow's own belief.
+// - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
+// The step never throws: an algorithm that throws in shadow only ends the coaching.
+import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { createRng } from '../sim/rng.ts';
+import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
+
+/** What she did by hand (one click may make several: "declare" also sends COORDINATOR). */
+export type HandAction =
+  | { kind: 'send'; to: ProcessId; message: Message }
+  | { kind: 'declare' }
+  | { kind: 'believe'; coordinator: ProcessId };
+
+/** Her history, oldest first: events she saw and actions she took; `at` in ms of her clock, `click` numbers her clicks. */
+export type CoachEntry = { at: number } & ({ kind: 'event'; event: AlgorithmEvent } | { kind: 'action'; action: HandAction; click: number });
+
+interface Suggestion {
+  to: ProcessId;
+  message: Message;
+  /** When the reference would have sent it, and until when an answer counts (since + UB). */
+  since: number;
+  due: number;
+}
+
+export interface Deviation {
+  rule: RuleId;
+  at: number;
+  /** What she did (or failed to do), in words: "sent OK to 2", "no ELECTION to 6 within UB". */
+  action: string;
+  /** The click it came with; null for a deadline she let pass. */
+  click: number | null;
+}
+
+export interface CoachView {
+  suggestions: Suggestion[];
+  /** What it would have sent and she let pass (already marked); a late send of hers answers one. */
+  late: Suggestion[];
+  /** Her sends the reference has not made: marked unless it makes the same within UB of hers. */
+  pending: { to: ProcessId; type: string; at: number }[];
+  deviations: Deviation[];
+  /** What the reference believes now (null until it reports). */
+  report: Report | null;
+  /** True when the reference would declare itself coordinator now (and has not been matched). */
+  wouldDeclare: boolean;
+  /** The shadow threw: coaching stopped at this entry. */
+  broken: boolean;
+}
+
+/** At most this many entries are folded (the tab keeps the latest; a class is short). */
+export const MAX_HISTORY = 600;
+const MAX_LATE = 50;
+
+interface Shadow {
+  state: unknown;
+  timers: Map<string, number>;
+  report: Report | null;
+  open: Suggestion[];
+  /** Suggestions whose UB passed (marked): a late send of hers still answers them, unmarked again. */
+  late: Suggestion[];
+  deviations: Deviation[];
+  /** Her sends the reference had not made (yet): forgiven if it makes the same within UB. */
+  ahead: (Deviation & { to: ProcessId; type: string })[];
+}
+
+export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+  const random = createRng(seed);
+  const ub = roundTripBound(config.timing);
+  const sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
+  const ctx = (at: number) => ({ now: at, random });
+  let broken = false;
+
+  const apply = (effects: readonly Effect[], at: number) => {
+    for (const e of effects) {
+      if (e.kind === 'send') {
+        if (isPlumbing(algorithm.name, e.message.type)) continue;
+        // She was ahead of the reference (its detector suspected a little later than hers).
+        const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
+        if (i >= 0) sh.ahead.splice(i, 1);
+        else sh.open.push({ to: e.to, message: e.message, since: at, due: at + ub });
+      } else if (e.kind === 'set-timer') sh.timers.set(e.name, at + e.after);
+      else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
+      else if (e.kind === 'report') sh.report = e.report;
+    }
+  };
+  const feed = (event: AlgorithmEvent, at: number) => {
+    if (broken) return;
+    try {
+      const out = algorithm.step(sh.state, event, ctx(at));
+      sh.state = out.state;
+      apply(out.effects, at);
+    } catch {
+      broken = true;
+    }
+  };
+  /** Shadow timers due by `t` fire in order; suggestions past their UB become deviations. */
+  const advance = (t: number) => {
+    for (let guard = 0; guard < 1000 && !broken; guard++) {
+      let next: [string, number] | null = null;
+      for (const entry of sh.timers) if (entry[1] <= t && (!next || entry[1] < next[1])) next = entry;
+      if (!next) break;
+      sh.timers.delete(next[0]);
+      expire(next[1]);
+      feed({ kind: 'timer', name: next[0] }, next[1]);
+    }
+    expire(t);
+  };
+  const expire = (t: number) => {
+    const unmatched = sh.ahead.filter((a) => a.at + ub < t);
+    if (unmatched.length) sh.ahead = sh.ahead.filter((a) => a.at + ub >= t);
+    for (const a of unmatched) deviate(a.rule, a.at, a.action, a.click);
+    const late = sh.open.filter((s) => s.due < t);
+    if (!late.length) return;
+    sh.open = sh.open.filter((s) => s.due >= t);
+    sh.late = [...sh.late, ...late].slice(-MAX_LATE);
+    for (const s of late) deviate(missedSendRule(algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
+  };
+  const deviate = (rule: RuleId, at: number, action: string, click: number | null) => {
+    // One mark per rule per click, and one per rule for a batch of missed sends due together.
+    if (sh.deviations.some((d) => d.rule === rule && d.click === click && (click !== null || d.at === at))) return;
+    sh.deviations.push({ rule, at, action, click });
+  };
+
+  try {
+    const out = algorithm.init(config, ctx(0));
+    sh.state = out.state;
+    apply(out.effects, 0);
+  } catch {
+    broken = true;
+  }
+
+  for (const entry of history.slice(-MAX_HISTORY)) {
+    advance(entry.at);
+    if (entry.kind === 'event') {
+      if (entry.event.kind !== 'timer') feed(entry.event, entry.at);
+      continue;
+    }
+    const a = entry.action;
+    if (a.kind === 'send') {
+      if (isPlumbing(algorithm.name, a.message.type)) continue;
+      const i = sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (i >= 0) {
+        sh.open.splice(i, 1);
+        continue;
+      }
+      const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (j >= 0) {
+        sh.late.splice(j, 1);
+        continue;
+      }
+      const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
+      const rule = unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
+      sh.ahead.push({ rule, at: entry.at, action: `sent ${a.message.type} to ${a.to}`, click: entry.click, to: a.to, type: a.message.type });
+    } else if (a.kind === 'declare') {
+      if (!wouldDeclare(sh, config.self)) deviate(declareRule(algorithm.name), entry.at, 'declared herself coordinator', entry.click);
+    } else if (sh.report?.coordinator !== a.coordinator) {
+      deviate(believeRule(algorithm.name), entry.at, `believed ${a.coordinator} is coordinator`, entry.click);
+    }
+  }
+  advance(now);
+  return {
+    suggestions: [...sh.open],
+    late: [...sh.late],
+    pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
+    deviations: sh.deviations,
+    report: sh.report,
+    wouldDeclare: wouldDeclare(sh, config.self),
+    broken,
+  };
+}
+
+function wouldDeclare(sh: Shadow, self: ProcessId): boolean {
+  return sh.report?.coordinator === self && sh.report.role !== 'follower';
+}
+
+/** A deviation as one line for the tab and the trace: the rule's source and sentence. */
+export function explain(d: Deviation): string {
+  const r = RULES[d.rule];
+  return `${d.action}: ${r.source === 'the reference' ? '' : `${r.source}: `}${r.text}`;
+}

@@ -1,0 +1,196 @@
+// What a hand-played process can do, per algorithm: the replies a queued event offers (OK to an
+// ELECTION, forward a ring hop to the chosen successor...) and her own moves (hold an election,
+// declare herself, set a timeout of UB...). Each offer is a list of actions one click carries
+// out; the fields the messages need are filled from the event and her tab's counters, and every
+// message is checked against the algorithm's schema before it is offered (parseMessage).
+import { roundTripBound, successorsOf, type AlgorithmConfig, type AlgorithmName, type Message, type ProcessId } from '../algorithms/algorithm.ts';
+import { bullyTimeouts } from '../algorithms/bully.ts';
+import { parseMessage } from '../algorithms/messages.ts';
+import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
+import type { HandAction } from './coach.ts';
+
+/** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
+export type HandStep = HandAction | { kind: 'set-timer'; name: string; after: number };
+
+export interface Offer {
+  key: string;
+  label: string;
+  steps: HandStep[];
+}
+
+/** What the kit needs to know about her tab. */
+export interface HandCounters {
+  /** Her own elections so far (Bully's `election` numbers, the rings' election ids). */
+  elections: number;
+  /** The successor she forwards ring hops to (she picks it; a dead one is skipped by picking the next). */
+  successor: ProcessId | null;
+  /** Ids the active-list ring's ELECTs showed her in the current epoch (001's active list). */
+  activeList: readonly ProcessId[];
+}
+
+const TIMER_UB = 'her:ub';
+const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
+
+const isRing = (a: AlgorithmName) => a === 'ring' || a === 'ring-active-list';
+
+/** What a reply needs: her config, who sent it, the message, her counters. */
+interface Asked {
+  config: AlgorithmConfig;
+  from: ProcessId;
+  m: Message;
+  c: HandCounters;
+}
+
+/** The replies a delivered message offers. */
+export function replies(algorithm: AlgorithmName, config: AlgorithmConfig, from: ProcessId, m: Message, c: HandCounters): Offer[] {
+  const a: Asked = { config, from, m, c };
+  const out = [...(REPLIES[algorithm]?.(a) ?? [])];
+  const hop = isRing(algorithm) && m.type !== 'ACK' && typeof m.seq === 'number';
+  if (hop && out.length === 0) out.push(offer(`ack-${from}`, `Acknowledge to ${from}`, ack(a)));
+  if (m.type === 'PING') out.push(offer(`pong-${from}`, `Answer PONG to ${from}`, [send(from, { type: 'PONG' })]));
+  return out.filter((o) => o.steps.every(valid(algorithm)));
+}
+
+/** The ring hop layer's acknowledgement of the message she answers (ring-forwarding.ts). */
+const ack = ({ from, m }: Asked): HandStep[] => (typeof m.seq === 'number' ? [send(from, { type: 'ACK', seq: m.seq })] : []);
+/** She believes `x`, or declares herself when `x` is her. */
+const settle = (x: ProcessId, self: ProcessId): HandStep => (x === self ? { kind: 'declare' } : { kind: 'believe', coordinator: x });
+
+const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
+  // 000: OK to a lower id's ELECTION; believe a COORDINATOR; after an OK, wait for COORDINATOR.
+  bully({ config, from, m }) {
+    const out: Offer[] = [];
+    if (m.type === 'ELECTION' && from < config.self) {
+      out.push(offer(`ok-${from}`, `Answer OK to ${from}`, [send(from, pick(m, 'OK', ['election', 'term']))]));
+    }
+    if (m.type === 'OK') {
+      const wait = bullyTimeouts(config.timing, config.options).coordinatorTimeout;
+      out.push(offer('wait', 'Wait for COORDINATOR (set the coordinator wait)', [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
+    }
+    if (m.type === 'COORDINATOR') out.push(offer(`believe-${from}`, `Believe ${from} is coordinator`, [{ kind: 'believe', coordinator: from }]));
+    return out;
+  },
+  // 002: add her id and forward; her own id back in the list: circulate COORDINATOR(max).
+  ring(a) {
+    const { config, m, c } = a;
+    const self = config.self;
+    const to = c.successor;
+    if (to === null) return [];
+    const list = Array.isArray(m.list) ? (m.list as ProcessId[]) : [];
+    if (m.type === 'ELECTION' && !list.includes(self)) {
+      const fwd = { type: 'ELECTION', seq: 0, eid: m.eid, list: [...list, self] };
+      return [offer(`fwd-${to}`, `Add myself and forward to ${to}`, [...ack(a), send(to, fwd)])];
+    }
+    if (m.type === 'ELECTION' && list.length > 0) {
+      const x = Math.max(...list);
+      const result = { type: 'COORDINATOR', seq: 0, eid: m.eid, coordinator: x, origin: self };
+      return [offer(`done-${to}`, `Circuit complete: COORDINATOR(${x}) to ${to}`, [...ack(a), send(to, result), settle(x, self)])];
+    }
+    if (m.type === 'COORDINATOR' && typeof m.coordinator === 'number') {
+      const x = m.coordinator;
+      if (m.origin === self) return [offer(`coord-${to}`, `Believe ${x} (it came back to me)`, [...ack(a), settle(x, self)])];
+      const pass = { type: 'COORDINATOR', seq: 0, eid: m.eid, coordinator: x, origin: m.origin };
+      return [offer(`coord-${to}`, `Believe ${x} and pass it on to ${to}`, [...ack(a), send(to, pass), settle(x, self)])];
+    }
+    return [];
+  },
+  // 001: forward Elect(j) when j is not her; her own Elect back: Elected(the highest in her list).
+  'ring-active-list'(a) {
+    const { config, m, c } = a;
+    const self = config.self;
+    const to = c.successor;
+    if (to === null) return [];
+    if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self) {
+      const fwd = { type: 'ELECT', seq: 0, id: m.id, epoch: m.epoch };
+      return [offer(`fwd-${to}`, `Add ${m.id} to my list and forward Elect(${m.id}) to ${to}`, [...ack(a), send(to, fwd)])];
+    }
+    if (m.type === 'ELECT' && m.id === self) {
+      const x = Math.max(self, ...c.activeList);
+      const elected = { type: 'ELECTED', seq: 0, coordinator: x, epoch: m.epoch };
+      return [offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [...ack(a), send(to, elected), settle(x, self)])];
+    }
+    if (m.type === 'ELECTED' && typeof m.coordinator === 'number') {
+      return [offer(`believe-${m.coordinator}`, `Believe ${m.coordinator}`, [...ack(a), settle(m.coordinator, self)])];
+    }
+    return [];
+  },
+  // Ongaro and Ousterhout 2014, §5.2: one vote per term; a leader's heartbeat is answered.
+  raft({ from, m }) {
+    if (typeof m.term !== 'number') return [];
+    const term = m.term;
+    if (m.type === 'REQUEST_VOTE') {
+      return [
+        offer(`vote-${from}`, `Vote for ${from} in term ${term}`, [send(from, { type: 'VOTE', term, granted: true })]),
+        offer(`refuse-${from}`, `Refuse ${from} (already voted in term ${term})`, [send(from, { type: 'VOTE', term, granted: false })]),
+      ];
+    }
+    if (m.type === 'HEARTBEAT') {
+      const reply = send(from, { type: 'HEARTBEAT_REPLY', term });
+      return [offer(`follow-${from}`, `Follow leader ${from}: HEARTBEAT_REPLY`, [reply, { kind: 'believe', coordinator: from }])];
+    }
+    return [];
+  },
+  // 003 (Anthony 2004): a slave answers its master's heartbeat; a master aborts a candidacy.
+  emergent({ config, from, m }) {
+    if (m.type === 'MASTER_HEARTBEAT') {
+      return [offer(`slave-${from}`, `Serve master ${from}: SLAVE_HEARTBEAT`, [send(from, { type: 'SLAVE_HEARTBEAT' }), { kind: 'believe', coordinator: from }])];
+    }
+    if (m.type === 'CANDIDATE') return [offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [send(from, { type: 'ABORT', master: config.self })])];
+    return [];
+  },
+};
+
+/** Her own moves, whatever is queued. */
+export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: HandCounters): Offer[] {
+  const self = config.self;
+  const ub = roundTripBound(config.timing);
+  const higher = config.ids.filter((i) => i > self);
+  const lower = config.ids.filter((i) => i < self);
+  const others = config.ids.filter((i) => i !== self);
+  const n = c.elections + 1;
+  const out: Offer[] = [];
+  const everyone = (m: Message) => others.map((to) => send(to, m));
+  const to = c.successor;
+  if (algorithm === 'bully') {
+    // 003: ELECTION to every higher id, then wait UB; with none answering, COORDINATOR to every lower id.
+    const elect = [...higher.map((h) => send(h, { type: 'ELECTION', election: n })), { kind: 'set-timer', name: TIMER_UB, after: ub } as const];
+    if (higher.length) out.push(offer('elect', `Hold an election: ELECTION to every higher id (${higher.join(', ')}) and a timeout of UB`, elect));
+    const label = lower.length ? `Declare myself coordinator: COORDINATOR to every lower id (${lower.join(', ')})` : 'Declare myself coordinator';
+    out.push(offer('declare', label, [{ kind: 'declare' }, ...lower.map((l) => send(l, { type: 'COORDINATOR' }))]));
+  } else if (algorithm === 'ring' && to !== null) {
+    const start = { type: 'ELECTION', seq: 0, eid: `${self}-h${n}`, list: [self] };
+    out.push(offer('elect', `Start an election: ELECTION([${self}]) to ${to}`, [send(to, start)]));
+  } else if (algorithm === 'ring-active-list' && to !== null) {
+    out.push(offer('elect', `Start an election: Elect(${self}) to ${to}`, [send(to, { type: 'ELECT', seq: 0, id: self, epoch: 0 })]));
+  } else if (algorithm === 'emergent') {
+    out.push(offer('candidate', 'Stand as candidate: CANDIDATE to everyone', everyone({ type: 'CANDIDATE' })));
+    out.push(offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [{ kind: 'declare' }, ...everyone({ type: 'MASTER_HEARTBEAT' })]));
+  } else if (algorithm === 'raft') {
+    out.push(offer('vote', `Stand for term ${n}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term: n })));
+  }
+  if (algorithm !== 'bully') out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
+  out.push(offer('ub', `Set a timeout of UB (${Math.round(ub)} ms)`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
+  return out.filter((o) => o.steps.every(valid(algorithm)));
+}
+
+/** The ring's successors of `self` in order, for her "forward to" choice. */
+export function successorChoices(config: AlgorithmConfig): ProcessId[] {
+  return successorsOf(config.ring, config.self);
+}
+
+/** A message she composed by hand (type and fields), read by the algorithm's schema; null if it does not fit. */
+export function composed(algorithm: AlgorithmName, message: unknown): Message | null {
+  return parseMessage<Message>(MESSAGE_SCHEMAS[algorithm], message);
+}
+
+const send = (to: ProcessId, message: Message): HandStep => ({ kind: 'send', to, message });
+const offer = (key: string, label: string, steps: HandStep[]): Offer => ({ key, label, steps });
+
+/** The reply of `type` carrying the listed fields of `m` that it has. */
+function pick(m: Message, type: string, fields: string[]): Message {
+  const out: Message = { type };
+  for (const f of fields) if (m[f] !== undefined) out[f] = m[f];
+  return out;
+}
+
+const valid = (algorithm: AlgorithmName) => (s: HandStep) => s.kind !== 'send' || composed(algorithm, s.message) !== null;

@@ -1,0 +1,334 @@
+// Hand mode's runner: the student is the process. Deliveries, timer expiries and `elect`
+// requests queue here and nothing answers them; what she clicks becomes effects carried out by
+// the one effect executor (shared/sim/executor.ts) on the host's transport, so her messages go
+// through the relay like any process's, and her report (role, belief, electing) follows her
+// actions. The coach (coach.ts) runs the reference in shadow on the same events and judges each
+// click; its deviations go to the relay with the click (`onHand`).
+//
+// Two things happen without a click, both plumbing the coach does not judge: the hop layer's
+// bookkeeping (an ACK clears a wait; no ACK within UB marks the successor dead and queues a note)
+// and, when she leaves the toggle on, the failure detector (auto-beat.ts): heartbeats or polls,
+// and a queued "the coordinator is silent" that both she and the shadow see as `elect`.
+import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { execute, type EffectHandlers } from '../sim/executor.ts';
+import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
+import { AutoBeat } from './auto-beat.ts';
+import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
+import { identify } from './identify.ts';
+import { moves, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+
+export interface QueuedItem {
+  n: number;
+  at: number;
+  from: ProcessId | null;
+  message: Message | null;
+  note: string;
+  offers: Offer[];
+  done: boolean;
+}
+
+interface ShownDeviation extends Deviation {
+  text: string;
+}
+
+export interface HandView {
+  queue: QueuedItem[];
+  moves: Offer[];
+  report: Report;
+  coach: CoachView;
+  deviations: ShownDeviation[];
+  successors: ProcessId[];
+  successor: ProcessId | null;
+  down: ProcessId[];
+  autoBeat: boolean;
+  clicks: number;
+}
+
+interface HandOptions {
+  algorithm: Algorithm<any, any>;
+  io: HostIO;
+  listener?: (e: HostEvent) => void;
+  seed: number;
+  autoBeat: boolean;
+  /** Her click (`action` its label) or a deadline she let pass (`action` null), with the deviations found since. */
+  onHand?: (action: string | null, deviations: { rule: string; text: string }[]) => void;
+  onChange?: () => void;
+}
+
+const QUEUE_LIMIT = 60;
+const COACH_TICK_MS = 500;
+const START: Report = { role: 'follower', coordinator: null, electing: false };
+const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
+
+export class HandRunner implements ProcessRunner {
+  private config: AlgorithmConfig | null = null;
+  private running = false;
+  private last: Report = START;
+  private queue: QueuedItem[] = [];
+  private history: CoachEntry[] = [];
+  private timers = new Map<string, { handle: unknown; due: number }>();
+  private t0 = 0;
+  private n = 0;
+  private clicks = 0;
+  private seq = 0;
+  private counters: HandCounters = { elections: 0, successor: null, activeList: [] };
+  private down = new Set<ProcessId>();
+  private sent = new Set<string>();
+  private view_: HandView | null = null;
+  private tick: unknown = null;
+  private autoBeat: AutoBeat;
+
+  constructor(private readonly opts: HandOptions) {
+    this.autoBeat = new AutoBeat(opts.autoBeat, {
+      send: (to, message) => this.transmit(to, message),
+      suspect: (leader) => this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true),
+      setTimer: (name, after, fn) => this.arm(name, after, fn),
+      cancelTimer: (name) => this.disarm(name),
+    });
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+  get report(): Report | null {
+    return this.running ? this.last : null;
+  }
+  get name(): string {
+    return this.opts.algorithm.name;
+  }
+
+  timerList(): TimerView[] {
+    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+  }
+
+  /** Start (or restart): the queue, her timers and the shadow start over; the documents' start election is hers to hold. */
+  start(config: AlgorithmConfig): void {
+    this.stop();
+    this.config = config;
+    this.running = true;
+    this.t0 = this.opts.io.now();
+    this.history = [];
+    this.queue = [];
+    this.sent.clear();
+    this.down.clear();
+    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [] };
+    this.opts.listener?.({ kind: 'started', config });
+    this.emit({ kind: 'report', report: START });
+    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
+    this.autoBeat.configure(config, this.opts.algorithm.name);
+    this.autoBeat.follow(null, null);
+    this.scheduleTick();
+  }
+
+  stop(): void {
+    for (const t of this.timers.values()) this.opts.io.clearTimer(t.handle);
+    this.timers.clear();
+    if (this.tick !== null) this.opts.io.clearTimer(this.tick);
+    this.tick = null;
+    if (this.running) this.opts.listener?.({ kind: 'stopped' });
+    this.running = false;
+    this.changed();
+  }
+
+  deliver(from: ProcessId, message: Message): void {
+    if (!this.running || !message || typeof message.type !== 'string') return;
+    this.opts.listener?.({ kind: 'in', event: { kind: 'message', from, message } });
+    if (this.down.delete(from)) this.changed();
+    if (message.type === 'ACK' && typeof message.seq === 'number') {
+      // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
+      this.record({ kind: 'message', from, message });
+      return this.disarm(`her:ack:${from}:${message.seq}`);
+    }
+    if (this.autoBeat.hears(from, message)) return;
+    this.record({ kind: 'message', from, message });
+    if (message.type === 'ELECT' && typeof message.id === 'number' && !this.counters.activeList.includes(message.id)) {
+      this.counters = { ...this.counters, activeList: [...this.counters.activeList, message.id] };
+    }
+    this.enqueue(from, message, `${message.type} from ${from}`);
+  }
+
+  elect(): void {
+    if (this.running) this.enqueueElect('the instructor asks for an election');
+  }
+
+  setAutoBeat(on: boolean): void {
+    this.autoBeat.toggle(on);
+    this.changed();
+  }
+
+  setSuccessor(id: ProcessId): void {
+    this.counters = { ...this.counters, successor: id };
+    this.changed();
+  }
+
+  /** Her click: the offer's steps, in order, through the effect executor. */
+  act(offer: Offer, item?: QueuedItem): void {
+    if (!this.running || !this.config) return;
+    // A second click on an answered item (before the page redrew) does nothing.
+    if (item && this.queue.find((q) => q.n === item.n)?.done) return;
+    const click = ++this.clicks;
+    const at = this.now();
+    const effects: Effect[] = [];
+    let report = this.last;
+    for (const s of offer.steps) {
+      const step = this.resolve(s);
+      if (step.kind === 'send') {
+        effects.push({ kind: 'send', to: step.to, message: step.message });
+        if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
+      } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
+      else if (step.kind === 'declare') report = { role: 'coordinator', coordinator: this.config.self, electing: false };
+      else report = { role: 'follower', coordinator: step.coordinator, electing: false };
+      if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
+    }
+    if (offer.key === 'elect' || offer.key === 'vote') this.counters = { ...this.counters, elections: this.counters.elections + 1 };
+    const believed = this.last.coordinator;
+    if (report !== this.last) effects.push({ kind: 'report', report });
+    // A new array and item, so views that compare by reference see the answer.
+    if (item) this.queue = this.queue.map((q) => (q.n === item.n ? { ...q, done: true } : q));
+    execute(this, effects, HandRunner.effects);
+    // The detector follows her belief; a click that leaves it alone leaves the detector alone.
+    if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
+    this.judge(offer.label);
+  }
+
+  /** In a ring, passing an election on makes her a participant (the reference's role name). */
+  private get ring(): boolean {
+    return this.opts.algorithm.name === 'ring' || this.opts.algorithm.name === 'ring-active-list';
+  }
+
+  view(): HandView {
+    if (this.view_) return this.view_;
+    const config = this.config;
+    const c = config ? this.coachNow() : null;
+    this.view_ = {
+      queue: this.queue,
+      moves: config ? moves(this.opts.algorithm.name, config, this.counters) : [],
+      report: this.last,
+      coach: c ?? { suggestions: [], late: [], pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
+      deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
+      successors: config ? successorChoices(config) : [],
+      successor: this.counters.successor,
+      down: [...this.down],
+      autoBeat: this.autoBeat.on,
+      clicks: this.clicks,
+    };
+    return this.view_;
+  }
+
+  /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
+  private resolve(s: HandStep): HandStep {
+    if (s.kind !== 'send') return s;
+    const c = this.coachNow();
+    return { ...s, message: identify(s.message, s.to, [...c.suggestions, ...c.late], () => 1_000_000 + ++this.seq) };
+  }
+
+  private coachNow(): CoachView {
+    const config = this.config!;
+    return coach(this.opts.algorithm, { ...config, detector: 'none' }, this.history, this.now(), this.opts.seed);
+  }
+
+  /** New deviations go to the relay: with her click, or alone when a deadline passed. */
+  private judge(action: string | null): void {
+    this.changed();
+    const fresh = this.view().deviations.filter((d) => !this.sent.has(key(d)));
+    for (const d of fresh) this.sent.add(key(d));
+    if (action !== null || fresh.length) this.opts.onHand?.(action, fresh.slice(0, 8).map((d) => ({ rule: d.rule, text: d.text.slice(0, 300) })));
+  }
+
+  private scheduleTick(): void {
+    this.tick = this.opts.io.setTimer(() => {
+      if (!this.running) return;
+      this.judge(null);
+      this.scheduleTick();
+    }, COACH_TICK_MS);
+  }
+
+  private now(): number {
+    return this.opts.io.now() - this.t0;
+  }
+
+  private record(event: AlgorithmEvent): void {
+    this.history.push({ kind: 'event', at: this.now(), event });
+    if (this.history.length > MAX_HISTORY) this.history.splice(0, this.history.length - MAX_HISTORY);
+  }
+
+  /**
+   * An election is called for. The detector's suspicion reaches the shadow only when it holds no
+   * election already, as the reference's own detector would (it elects only when not electing).
+   */
+  private enqueueElect(note: string, detector = false): void {
+    // The log says what it was: the detector's silence timer, or the instructor's elect.
+    this.opts.listener?.({ kind: 'in', event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' } });
+    if (!detector || !this.coachNow().report?.electing) this.record({ kind: 'elect' });
+    this.enqueue(null, null, note);
+  }
+
+  private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
+    const config = this.config!;
+    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.counters) : []), ...extra];
+    this.queue = [{ n: ++this.n, at: this.now(), from, message, note, offers, done: false }, ...this.queue].slice(0, QUEUE_LIMIT);
+    this.changed();
+  }
+
+  /** Her messages and the detector's, to the host's transport; a ring hop waits UB for its ACK. */
+  private transmit(to: ProcessId, message: Message): void {
+    this.opts.listener?.({ kind: 'out', to, message });
+    this.opts.io.send(to, message);
+    if (typeof message.seq === 'number' && message.type !== 'ACK' && this.config) {
+      const ub = roundTripBound(this.config.timing);
+      this.arm(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
+    }
+  }
+
+  /** 002: "faulty systems are those that don't respond in a fixed amount of time": offer the next successor. */
+  private noAck(to: ProcessId, message: Message): void {
+    this.down.add(to);
+    const next = this.view().successors.find((s) => !this.down.has(s) && s !== to) ?? null;
+    if (next !== null && this.counters.successor === to) this.counters = { ...this.counters, successor: next };
+    const resend: Offer[] = next === null ? [] : [{ key: `resend-${next}`, label: `Skip ${to}: send the same ${message.type} to ${next}`, steps: [{ kind: 'send', to: next, message }] }];
+    this.opts.listener?.({ kind: 'in', event: { kind: 'timer', name: `her:ack:${to}` } });
+    this.enqueue(null, null, `no ACK from ${to} within UB: ${to} looks dead`, resend);
+  }
+
+  private arm(name: string, after: number, fn: () => void): void {
+    this.disarm(name);
+    const handle = this.opts.io.setTimer(() => {
+      this.timers.delete(name);
+      fn();
+    }, after);
+    this.timers.set(name, { handle, due: this.opts.io.now() + after });
+  }
+
+  private disarm(name: string): void {
+    const t = this.timers.get(name);
+    if (t) this.opts.io.clearTimer(t.handle);
+    this.timers.delete(name);
+  }
+
+  private emit(e: { kind: 'report'; report: Report }): void {
+    this.last = e.report;
+    this.opts.listener?.(e);
+    this.opts.io.report(e.report);
+    this.changed();
+  }
+
+  private changed(): void {
+    this.view_ = null;
+    this.opts.onChange?.();
+  }
+
+  /** What her effects mean here: the host's transport, her own timers (queued when they fire), her report. */
+  private static readonly effects: EffectHandlers<HandRunner> = {
+    send: (h, to, message) => h.transmit(to, message),
+    setTimer: (h, name, after) =>
+      h.arm(name, after, () => {
+        h.opts.listener?.({ kind: 'in', event: { kind: 'timer', name } });
+        h.record({ kind: 'timer', name });
+        h.enqueue(null, null, `your timer ${name} fired`);
+      }),
+    cancelTimer: (h, name) => h.disarm(name),
+    report: (h, report) => h.emit({ kind: 'report', report }),
+  };
+}
+
+const key = (d: Deviation) => `${d.rule}@${d.at}#${d.click}`;

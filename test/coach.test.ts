@@ -1,0 +1,139 @@
+// The coach's comparison (shared/coach/coach.ts): a history of the events a hand-played process
+// saw and the actions she took -> the deviations from the reference, each with the documents'
+// rule it breaks (000 lecture notes, 002 Module 3, 003 Elections; shared/coach/rules.ts).
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Message } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { coach, explain, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
+
+const ids = [1, 2, 3, 4, 5, 6, 7];
+const UB = roundTripBound(DEFAULT_TIMING); // 210 ms
+const bullyConfig: AlgorithmConfig = { self: 5, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none', initialCoordinator: 7 };
+const ringConfig: AlgorithmConfig = { ...bullyConfig, self: 3 };
+
+let click = 0;
+const ev = (at: number, event: AlgorithmEvent): CoachEntry => ({ kind: 'event', at, event });
+const msg = (at: number, from: number, message: Message) => ev(at, { kind: 'message', from, message });
+const act = (at: number, action: HandAction): CoachEntry => ({ kind: 'action', at, action, click: ++click });
+const send = (at: number, to: number, message: Message) => act(at, { kind: 'send', to, message });
+const rules = (h: CoachEntry[], now: number, config = bullyConfig, name: 'bully' | 'ring' = 'bully') =>
+  coach(getAlgorithm(name), config, h, now, 1).deviations.map((d) => d.rule);
+
+/** 000: an ELECTION from 2 reaches 5, which answers OK and holds its own election (to 6 and 7). */
+const answered = (): CoachEntry[] => [
+  msg(1000, 2, { type: 'ELECTION', election: 1 }),
+  send(1100, 2, { type: 'OK', election: 1 }),
+  send(1120, 6, { type: 'ELECTION', election: 1 }),
+  send(1120, 7, { type: 'ELECTION', election: 1 }),
+];
+
+describe('coach: Bully (000, 003)', () => {
+  it('leaves correct actions unmarked: OK to the lower sender, ELECTION to every higher id, believe the higher COORDINATOR', () => {
+    const h = [...answered(), msg(1150, 6, { type: 'OK', election: 1 }), msg(1300, 6, { type: 'COORDINATOR' }), act(1350, { kind: 'believe', coordinator: 6 })];
+    expect(rules(h, 5000)).toEqual([]);
+  });
+
+  it('suggests what the reference would send: OK to the sender and ELECTION to the higher ids', () => {
+    const view = coach(getAlgorithm('bully'), bullyConfig, [msg(1000, 2, { type: 'ELECTION', election: 1 })], 1001, 1);
+    expect(view.suggestions.map((s) => `${s.message.type}->${s.to}`).sort()).toEqual(['ELECTION->6', 'ELECTION->7', 'OK->2']);
+    expect(view.deviations).toEqual([]);
+  });
+
+  it('000 "the receiver sends an OK message back": no OK within UB is marked bully.answer, no election bully.hold', () => {
+    const h = [msg(1000, 2, { type: 'ELECTION', election: 1 })];
+    expect(rules(h, 1000 + UB - 1)).toEqual([]);
+    expect(rules(h, 1000 + UB + 1).sort()).toEqual(['bully.answer', 'bully.hold']);
+  });
+
+  it('003 "sends an election message to all machines with a higher ID": ELECTION to a lower id is marked', () => {
+    const h = [...answered(), send(1200, 1, { type: 'ELECTION', election: 2 })];
+    expect(rules(h, 1200 + UB + 1)).toEqual(['bully.elect-higher']);
+  });
+
+  it('an OK nobody asked for is marked bully.answer once its UB has passed', () => {
+    const h = [...answered(), send(1200, 1, { type: 'OK', election: 9 })];
+    expect(rules(h, 1201)).toEqual([]);
+    const view = coach(getAlgorithm('bully'), bullyConfig, h, 1200 + UB + 1, 1);
+    expect(view.deviations.map((d) => d.rule)).toEqual(['bully.answer']);
+    expect(explain(view.deviations[0]!)).toMatch(/^sent OK to 1: 000: When an ELECTION arrives from a lower id/);
+  });
+
+  it('003 "if it receives a reply ... it waits for a coordinator message": declaring after a higher OK is marked bully.declare', () => {
+    const h = [...answered(), msg(1150, 6, { type: 'OK', election: 1 }), act(1400, { kind: 'declare' })];
+    expect(rules(h, 1401)).toEqual(['bully.declare']);
+  });
+
+  it('003 "if no reply is received during 2T + M it sends a coordinator message": declaring then is right, and so is the COORDINATOR to every lower id', () => {
+    const h = [...answered(), act(1120 + UB + 5, { kind: 'declare' }), ...[1, 2, 3, 4].map((to) => send(1120 + UB + 5, to, { type: 'COORDINATOR' }))];
+    expect(rules(h, 1120 + UB + 10)).toEqual([]);
+  });
+
+  it('declaring before the UB is up is marked once for the click, not once per COORDINATOR', () => {
+    const at = 1130;
+    const c = ++click;
+    const h: CoachEntry[] = [...answered(), { kind: 'action', at, click: c, action: { kind: 'declare' } }, ...[1, 2, 3, 4].map((to): CoachEntry => ({ kind: 'action', at, click: c, action: { kind: 'send', to, message: { type: 'COORDINATOR' } } }))];
+    expect(rules(h, at + UB + 1)).toEqual(['bully.declare']);
+  });
+
+  it('a send the reference makes a moment later (its detector suspected later) is forgiven', () => {
+    const h = [send(1000, 6, { type: 'ELECTION', election: 1 }), send(1000, 7, { type: 'ELECTION', election: 1 }), ev(1050, { kind: 'elect' })];
+    expect(rules(h, 5000).filter((r) => r === 'bully.hold' || r === 'bully.elect-higher')).toEqual([]);
+  });
+
+  it('believing a lower id than the reference believes is marked bully.believe', () => {
+    const h = [...answered(), msg(1150, 6, { type: 'OK', election: 1 }), msg(1300, 6, { type: 'COORDINATOR' }), act(1350, { kind: 'believe', coordinator: 4 })];
+    expect(rules(h, 1600)).toEqual(['bully.believe']);
+  });
+});
+
+describe('coach: ring (002)', () => {
+  const election = (list: number[]) => ({ type: 'ELECTION', seq: 1, eid: '2-1', list });
+  const arrived = (): CoachEntry[] => [msg(1000, 2, election([2]))];
+
+  it('002 "each process adds its own number and forwards to next": forwarding to the successor is unmarked', () => {
+    const h = [...arrived(), send(1050, 4, election([2, 3]))];
+    expect(rules(h, 1100, ringConfig, 'ring')).toEqual([]);
+  });
+
+  it('002 "sends to first live successor": after no ACK within UB the reference forwards to 5, and so does she', () => {
+    const h = [...arrived(), send(1050, 4, election([2, 3])), ev(1050 + UB + 20, { kind: 'timer', name: 'her-ack' }), send(1050 + UB + 30, 5, election([2, 3]))];
+    expect(rules(h, 1050 + UB + 40, ringConfig, 'ring')).toEqual([]);
+  });
+
+  it('forwarding to the dead successor again, when the reference skips it, is marked ring.skip', () => {
+    const h = [...arrived(), send(1050, 4, election([2, 3])), send(1000 + UB + 30, 4, election([2, 3]))];
+    expect(rules(h, 1000 + 2 * UB + 40, ringConfig, 'ring')).toContain('ring.skip');
+  });
+
+  it('not forwarding within UB is marked ring.forward', () => {
+    expect(rules(arrived(), 1000 + UB + 1, ringConfig, 'ring')).toEqual(['ring.forward']);
+  });
+
+  it('002 "when the message returns to p ... the circuit is complete": declaring before it returns is marked ring.complete', () => {
+    const h = [...arrived(), send(1050, 4, election([2, 3])), act(1100, { kind: 'declare' })];
+    expect(rules(h, 1101, ringConfig, 'ring')).toEqual(['ring.complete']);
+  });
+});
+
+describe('coach: late answers', () => {
+  it('a send past its UB is marked once, and does not count as a second, unexpected send', () => {
+    const h = [msg(1000, 2, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 2, { type: 'OK', election: 1 }), send(1000 + UB + 50, 6, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 7, { type: 'ELECTION', election: 1 })];
+    // Past UB with no OK the reference declared itself, so its COORDINATORs are due as well.
+    expect(rules(h, 1000 + 3 * UB).sort()).toEqual(['bully.answer', 'bully.declare', 'bully.hold']);
+  });
+});
+
+describe('coach: Raft and the emergent algorithm, against the reference itself', () => {
+  const raftConfig: AlgorithmConfig = { self: 3, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none', initialCoordinator: 7 };
+  const rulesOf = (h: CoachEntry[], now: number) => coach(getAlgorithm('raft'), raftConfig, h, now, 1).deviations.map((d) => d.rule);
+
+  it('granting the vote the reference grants is unmarked; not answering within UB is reference.missed', () => {
+    const asked = msg(100, 5, { type: 'REQUEST_VOTE', term: 1 });
+    expect(rulesOf([asked, send(150, 5, { type: 'VOTE', term: 1, granted: true })], 150 + UB)).toEqual([]);
+    expect(rulesOf([asked], 100 + UB + 1)).toEqual(['reference.missed']);
+  });
+
+  it('a REQUEST_VOTE the reference would not send is reference.send', () => {
+    expect(rulesOf([send(100, 5, { type: 'REQUEST_VOTE', term: 9 })], 100 + UB + 1)).toEqual(['reference.send']);
+  });
+});

@@ -1,0 +1,261 @@
+// Hand mode end to end in headless Chromium (docs/RUN_A_CLASS.md): a student's tab is the
+// process. In a Bully lab of six bots she holds her start election by hand; the coordinator
+// crashes, ELECTIONs reach her tab and nothing leaves it until she clicks; she answers OK and
+// holds her own election (000: "the receiver sends an OK message back ... then holds an
+// election"), the lab agrees, and the coach leaves all that unmarked. An OK nobody asked for is
+// marked with 000's rule, and the class board counts it; switching back to auto restarts the
+// reference, and the instructor's "students play by hand" switches her open tab live. In a ring
+// lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
+// (002: "sends to first live successor"); declaring herself before her ELECTION came back is
+// marked (002). Screenshots at 1,400 px and at a 390 px phone width.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Relay } from '../server/relay.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { launchBrowser, screenshot, SCREENSHOTS, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
+
+const TOKEN = 'hand-token';
+const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
+/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
+function toDocs(shot: string, name: string): void {
+  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
+  mkdirSync(DOCS, { recursive: true });
+  copyFileSync(shot, `${DOCS}${name}.png`);
+}
+// T = 2 s, M = 50 ms: UB = 4.05 s, time enough for scripted clicks and a screenshot on a busy
+// machine; a class raises the time scale until UB is near 20 s.
+const TIMING = { transmission: 2000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
+const UB = 2 * TIMING.transmission + TIMING.processing;
+const RING_TIMING = { ...TIMING, transmission: 1000 };
+const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
+
+let relay: Relay;
+let base: string;
+let dataDir: string;
+let api: Api;
+let browser: Browser;
+let desk: BrowserContext;
+
+beforeAll(async () => {
+  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-hand-', TOKEN));
+  browser = await launchBrowser();
+  desk = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServedRelay(relay, dataDir);
+});
+
+async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+/** A screenshot of one panel (test/screenshots/). */
+async function shoot(locator: Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name}.png`;
+  await locator.screenshot({ path });
+  return path;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function trace(lab: string): Promise<TraceEvent[]> {
+  const text = await (await api('GET', `/api/labs/${lab}/trace`)).text();
+  return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);
+}
+const sendsFrom = (events: TraceEvent[], id: number, after = -1) => events.filter((e) => e.kind === 'send' && e.from === id && e.seq > after);
+const lastSeq = async (lab: string) => (await trace(lab)).at(-1)?.seq ?? -1;
+const coordinators = async (lab: string) => ((await (await api('GET', `/api/labs/${lab}/stats`)).json()) as { coordinators: Record<string, number> }).coordinators;
+async function agree(lab: string, leader: number, live: number): Promise<boolean> {
+  const c = await coordinators(lab);
+  return Object.keys(c).length === 1 && c[String(leader)] === live;
+}
+async function makeLab(name: string, algorithm: string, detector: string, bots: number[], timing = TIMING): Promise<void> {
+  expect((await api('POST', '/api/labs', { name, algorithm, ids: [1, 2, 3, 4, 5, 6, 7], timing, detector, fabric: { link: { delay: 20 } } })).status).toBe(201);
+  expect((await api('POST', `/api/labs/${name}/bots`, { count: bots.length, ids: bots })).status).toBe(201);
+  await until(() => agree(name, 7, 6), 15_000, `${name}: the bots agree on 7`);
+}
+/** Clicks the first open offer whose test id starts with `prefix`; false when there is none. */
+async function clickOffer(page: Page, prefix: string): Promise<boolean> {
+  const offer = page.locator(`[data-testid^="offer-${prefix}"]`).first();
+  if ((await offer.count()) === 0) return false;
+  await offer.click();
+  return true;
+}
+const marks = (page: Page) => page.getByTestId('deviations').locator('li');
+async function openTab(lab: string, id: number, query = 'mode=hand&'): Promise<{ page: Page; errors: string[] }> {
+  const page = await desk.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${base}/lab/${lab}/process/${id}?${query}name=Ada`);
+  await page.getByText('You are the process.').waitFor({ timeout: 10_000 });
+  await page.getByText(/started: the documents say a process holds an election/).waitFor({ timeout: 10_000 });
+  return { page, errors };
+}
+
+describe('hand mode', () => {
+  it('Bully: nothing leaves her tab until she clicks; she answers OK and holds her own election; the lab agrees; an OK nobody asked for is marked and counted', async () => {
+    const lab = 'hand-bully';
+    await makeLab(lab, 'bully', 'heartbeat', [1, 2, 3, 4, 6, 7]);
+    expect((await api('PUT', `/api/labs/${lab}/play`, { hints: true })).status).toBe(200);
+    const { page, errors } = await openTab(lab, 5);
+    expect(await page.getByTestId('ub').innerText()).toBe('4.05 s');
+    expect(sendsFrom(await trace(lab), 5)).toEqual([]);
+
+    // 003: "a process holds an election on start": by hand, then she believes 7's COORDINATOR.
+    await page.getByTestId('move-elect').click();
+    await page.locator('[data-testid="offer-believe-7"]').waitFor({ timeout: 5000 });
+    await clickOffer(page, 'believe-7');
+    await until(async () => (await page.getByTestId('no-deviations').count()) === 1, 3000, 'nothing marked');
+
+    // The coordinator crashes: ELECTIONs from lower ids queue in her tab, and nothing is sent.
+    const crashed = await lastSeq(lab);
+    expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
+    await page.locator('[data-testid^="offer-ok-"]').first().waitFor({ timeout: 10_000 });
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 5, crashed)).toEqual([]);
+    toDocs(await screenshot(page, 'hand-bully-queue'), 'hand-bully-queue');
+
+    // 000: she answers every ELECTION with OK, and holds her own election.
+    const before = await lastSeq(lab);
+    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(250);
+    const oks = sendsFrom(await trace(lab), 5, before);
+    expect(oks.length).toBeGreaterThan(0);
+    expect(oks.every((e) => e.kind === 'send' && e.type === 'OK' && e.to < 5)).toBe(true);
+    await page.getByTestId('move-elect').click();
+    await until(async () => sendsFrom(await trace(lab), 5, before).filter((e) => e.kind === 'send' && e.type === 'ELECTION').length === 2, 3000, 'her ELECTIONs to 6 and 7');
+    await page.locator('[data-testid="offer-believe-6"]').waitFor({ timeout: 10_000 });
+    for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(250);
+    await clickOffer(page, 'believe-6');
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6');
+    // Her correct actions stay unmarked, also once every deadline has passed.
+    await sleep(UB + 600);
+    expect(await page.getByTestId('no-deviations').count()).toBe(1);
+    expect(await marks(page).count()).toBe(0);
+
+    // A wrong one: an OK nobody asked for (000: OK answers an ELECTION from a lower id). Written
+    // by hand in the composer; the coach marks it once UB has passed without such an ELECTION.
+    await page.getByText('Write a message by hand').click();
+    await page.getByTestId('compose-type').selectOption('OK');
+    await page.getByTestId('compose-to').selectOption('1');
+    await page.getByTestId('compose-fields').fill('{"election": 99}');
+    await page.getByTestId('compose-send').click();
+    await marks(page).first().waitFor({ timeout: UB + 3000 });
+    expect(await marks(page).first().getAttribute('data-rule')).toBe('bully.answer');
+    expect(await marks(page).first().innerText()).toContain('sent OK to 1');
+    toDocs(await screenshot(page, 'hand-bully-coach'), 'hand-bully-coach');
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab still agrees on 6');
+    await sleep(UB + 600);
+    expect(await marks(page).count()).toBe(1);
+    const deviations = (await trace(lab)).filter((e) => e.kind === 'deviation');
+    expect(deviations).toMatchObject([{ kind: 'deviation', node: 5, rule: 'bully.answer', text: expect.stringContaining('sent OK to 1: 000:') }]);
+
+    // The class board: her mode, her clicks and the one deviation; the bots are not listed.
+    const board = await desk.newPage();
+    await board.goto(`${base}/lab/${lab}/instructor?token=${TOKEN}`);
+    const row = board.getByTestId('board-row-5');
+    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada\s+by hand\s+(\d+)\s+1\s+\d+/);
+    const actions = Number(/by hand\s+(\d+)/.exec(await row.innerText())![1]);
+    expect(actions).toBeGreaterThanOrEqual(6);
+    expect(await board.locator('[data-testid^="board-row-"]').count()).toBe(1);
+    toDocs(await screenshot(board, 'class-board'), 'class-board');
+    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-panel'), 'class-board-panel');
+    toDocs(await shoot(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
+    expect(await board.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
+    await board.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 3000 }).toBeLessThanOrEqual(390);
+    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
+    await board.close();
+
+    // Replay of the lab: her deviation is counted and listed, beside the space-time diagram.
+    const replay = await desk.newPage();
+    await replay.goto(`${base}/replay?lab=${lab}`);
+    await replay.getByRole('button', { name: 'Go to the end' }).click();
+    await expect.poll(() => replay.getByTestId('replay-deviations').textContent(), { timeout: 10_000 }).toContain('process 5: 1');
+    toDocs(await screenshot(replay, 'hand-replay'), 'hand-replay');
+    await replay.close();
+
+    // At a phone's width the tab still fits: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    toDocs(await screenshot(page, 'hand-bully-phone'), 'hand-bully-phone');
+    expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
+
+    // Back to auto: the reference restarts from scratch, holds its start election and settles on 6.
+    const switched = await lastSeq(lab);
+    await page.getByTestId('hand-switch').uncheck();
+    await page.waitForURL(/mode=auto/);
+    await until(async () => sendsFrom(await trace(lab), 5, switched).some((e) => e.kind === 'send' && e.type === 'ELECTION' && e.to === 6), 5000, 'the reference holds its start election');
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 with the reference');
+
+    // The instructor's "students play by hand" switches her open tab at once, and lifting it switches it back.
+    expect((await api('PUT', `/api/labs/${lab}/play`, { students: true })).status).toBe(200);
+    await page.waitForURL(/mode=hand/, { timeout: 5000 });
+    await page.getByText('You are the process.').waitFor({ timeout: 5000 });
+    expect((await api('PUT', `/api/labs/${lab}/play`, { students: false })).status).toBe(200);
+    await page.waitForURL(/mode=auto/, { timeout: 5000 });
+    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 once more');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('ring: she forwards ELECTION by hand, finds her successor dead and skips it; the lab agrees; declaring early is marked', async () => {
+    const lab = 'hand-ring';
+    // UB = 2.05 s here: she looks at the skipped hop (and the test takes a screenshot) before answering.
+    await makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7], RING_TIMING);
+    // The instructor puts id 3 in hand mode: the tab, opened without ?mode, obeys the lab.
+    expect((await api('PUT', `/api/labs/${lab}/play`, { hand: [3] })).status).toBe(200);
+    const { page, errors } = await openTab(lab, 3, '');
+    await page.waitForURL(/mode=hand/);
+    // It went to hand mode before the lab's algorithm could start: nothing left the tab.
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 3)).toEqual([]);
+    // Her start election goes round by hand: out to 4, back complete, COORDINATOR(7) round and back.
+    await page.getByTestId('move-elect').click();
+    await page.locator('[data-testid="offer-done-4"]').waitFor({ timeout: 10_000 });
+    await clickOffer(page, 'done-4');
+    await page.locator('[data-testid="offer-coord-4"]').waitFor({ timeout: 10_000 });
+    await clickOffer(page, 'coord-4');
+    await until(() => agree(lab, 7, 7), 10_000, 'the ring agrees on 7');
+
+    // Her successor 4 and the coordinator 7 crash; 2 is asked to elect.
+    expect((await api('POST', `/api/labs/${lab}/processes/4/crash`)).status).toBe(200);
+    expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
+    const crashed = await lastSeq(lab);
+    expect((await api('POST', `/api/labs/${lab}/processes/2/elect`)).status).toBe(200);
+    await page.locator('[data-testid="offer-fwd-4"]').waitFor({ timeout: 10_000 });
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 3, crashed)).toEqual([]);
+    await clickOffer(page, 'fwd-4');
+    // 002: no ACK within UB: 4 is dead; she sends the same ELECTION to 5.
+    await page.locator('[data-testid="offer-resend-5"]').waitFor({ timeout: 5000 });
+    toDocs(await screenshot(page, 'hand-ring-skip'), 'hand-ring-skip');
+    await clickOffer(page, 'resend-5');
+    await page.locator('[data-testid="offer-coord-5"]').waitFor({ timeout: 10_000 });
+    await clickOffer(page, 'coord-5');
+    await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6');
+    const hers = sendsFrom(await trace(lab), 3, crashed).map((e) => (e.kind === 'send' ? `${e.type}->${e.to}` : ''));
+    expect(hers.filter((s) => !s.startsWith('ACK'))).toEqual(['ELECTION->4', 'ELECTION->5', 'COORDINATOR->5']);
+    await sleep(RING_UB + 600);
+    expect(await marks(page).count()).toBe(0);
+
+    // 002: only the process whose ELECTION came back announces a result: declaring now is marked.
+    await page.getByTestId('move-declare').click();
+    await marks(page).first().waitFor({ timeout: 3000 });
+    expect(await marks(page).first().getAttribute('data-rule')).toBe('ring.complete');
+    await page.getByTestId('believe-select').selectOption('6');
+    await page.getByTestId('believe').click();
+    await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6 again');
+    const board = await desk.newPage();
+    await board.goto(`${base}/lab/${lab}/instructor?token=${TOKEN}`);
+    await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada\s+by hand\s+\d+\s+1\s+\d+/);
+    await board.close();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+});

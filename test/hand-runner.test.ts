@@ -1,0 +1,157 @@
+// Hand mode's runner and kit (shared/coach/hand-runner.ts, hand-kit.ts) on a virtual clock: a
+// process played by hand sends nothing by itself, her click goes out through the host's
+// transport, her report follows her clicks, a ring hop with no ACK within UB offers the next
+// successor (002: "sends to first live successor"), and the detector toggle queues a silent
+// coordinator (003: "a machine which notices that the message is absent then starts an
+// election"). Every offer the kit makes fits its algorithm's message schemas.
+import { describe, expect, it } from 'vitest';
+import { ALGORITHM_NAMES, DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type Message, type Report } from '@shared/algorithms/algorithm.ts';
+import { getAlgorithm, MESSAGE_SCHEMAS } from '@shared/algorithms/registry.ts';
+import { parseMessage } from '@shared/algorithms/messages.ts';
+import { moves, replies } from '@shared/coach/hand-kit.ts';
+import { HandRunner } from '@shared/coach/hand-runner.ts';
+import type { HostIO } from '@shared/sim/process-host.ts';
+
+const ids = [1, 2, 3, 4, 5, 6, 7];
+const UB = roundTripBound(DEFAULT_TIMING);
+
+/** A host on a virtual clock: timers fire when `advance` passes them. */
+function virtualHost() {
+  let now = 0;
+  let next = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const sent: { to: number; message: Message }[] = [];
+  const reports: Report[] = [];
+  const hands: { action: string | null; rules: string[] }[] = [];
+  const io: HostIO = {
+    send: (to, message) => sent.push({ to, message }),
+    report: (r) => reports.push(r),
+    setTimer: (fn, ms) => {
+      timers.set(++next, { at: now + ms, fn });
+      return next;
+    },
+    clearTimer: (h) => void timers.delete(h as number),
+    now: () => now,
+    random: () => 0.5,
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const due = [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      timers.delete(due[0]);
+      now = due[1].at;
+      due[1].fn();
+    }
+    now = end;
+  };
+  return { io, sent, reports, hands, advance };
+}
+
+function runner(name: 'bully' | 'ring', self: number, detector: AlgorithmConfig['detector'] = 'none', autoBeat = true) {
+  const host = virtualHost();
+  const r = new HandRunner({ algorithm: getAlgorithm(name), io: host.io, seed: 1, autoBeat, onHand: (action, d) => host.hands.push({ action, rules: d.map((x) => x.rule) }) });
+  r.start({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector });
+  return { r, ...host };
+}
+
+describe('hand runner', () => {
+  it('sends nothing by itself: deliveries, elect requests and time only queue', () => {
+    const { r, sent, advance } = runner('bully', 5);
+    r.deliver(2, { type: 'ELECTION', election: 1 });
+    r.elect();
+    advance(10 * UB);
+    expect(sent).toEqual([]);
+    expect(r.view().queue.map((q) => q.note)).toEqual(['the instructor asks for an election', 'ELECTION from 2', 'started: the documents say a process holds an election on start (003)']);
+  });
+
+  it('her click goes out through the transport, once; her report follows her clicks; the relay hears of the click', () => {
+    const { r, sent, reports, hands, advance } = runner('bully', 5);
+    r.deliver(2, { type: 'ELECTION', election: 1, term: 3 });
+    const item = r.view().queue[0]!;
+    const ok = item.offers.find((o) => o.key === 'ok-2')!;
+    r.act(ok, item);
+    r.act(ok, item);
+    expect(sent).toEqual([{ to: 2, message: { type: 'OK', election: 1, term: 3 } }]);
+    r.act(r.view().moves.find((m) => m.key === 'elect')!);
+    expect(sent.slice(1).map((s) => `${s.message.type}->${s.to}`)).toEqual(['ELECTION->6', 'ELECTION->7']);
+    expect(reports.at(-1)).toMatchObject({ role: 'electing', electing: true });
+    r.deliver(6, { type: 'COORDINATOR' });
+    r.act(r.view().queue[0]!.offers[0]!, r.view().queue[0]!);
+    expect(reports.at(-1)).toEqual({ role: 'follower', coordinator: 6, electing: false });
+    advance(3 * UB);
+    expect(hands.filter((h) => h.action !== null).map((h) => h.action)).toEqual(['Answer OK to 2', expect.stringContaining('Hold an election'), 'Believe 6 is coordinator']);
+    expect(hands.flatMap((h) => h.rules)).toEqual([]);
+  });
+
+  it('002: a ring hop with no ACK within UB marks the successor dead and offers the next one; an ACK in time does not', () => {
+    const { r, sent, advance } = runner('ring', 3);
+    r.deliver(2, { type: 'ELECTION', seq: 5, eid: '2-1', list: [2] });
+    const item = r.view().queue[0]!;
+    r.act(item.offers.find((o) => o.key === 'fwd-4')!, item);
+    expect(sent.map((s) => s.message)).toEqual([{ type: 'ACK', seq: 5 }, expect.objectContaining({ type: 'ELECTION', eid: '2-1', list: [2, 3] })]);
+    advance(UB + 1);
+    const note = r.view().queue[0]!;
+    expect(note.note).toBe('no ACK from 4 within UB: 4 looks dead');
+    expect(r.view().down).toEqual([4]);
+    expect(r.view().successor).toBe(5);
+    r.act(note.offers[0]!, note);
+    expect(sent.at(-1)).toMatchObject({ to: 5, message: { type: 'ELECTION', list: [2, 3] } });
+    r.deliver(5, { type: 'ACK', seq: sent.at(-1)!.message.seq as number });
+    advance(2 * UB);
+    expect(r.view().queue[0]!.note).toBe(note.note);
+  });
+
+  it('003: with the detector toggle on, a follower whose coordinator falls silent gets it queued; off, nothing', () => {
+    for (const on of [true, false]) {
+      const { r, sent, advance } = runner('bully', 5, 'heartbeat', on);
+      r.deliver(7, { type: 'COORDINATOR' });
+      r.act(r.view().queue[0]!.offers[0]!, r.view().queue[0]!);
+      r.deliver(7, { type: 'HEARTBEAT' });
+      advance(DEFAULT_TIMING.heartbeatTimeout + 1);
+      expect(r.view().queue[0]!.note.includes('is silent')).toBe(on);
+      expect(sent).toEqual([]);
+    }
+  });
+
+  it('as coordinator, the toggle sends the heartbeats (and only then)', () => {
+    const { r, sent, advance } = runner('bully', 7, 'heartbeat');
+    r.act(r.view().moves.find((m) => m.key === 'declare')!);
+    expect(sent.filter((s) => s.message.type === 'COORDINATOR')).toHaveLength(6);
+    advance(DEFAULT_TIMING.heartbeatInterval * 2 + 1);
+    // One round at once, then one every interval.
+    expect(sent.filter((s) => s.message.type === 'HEARTBEAT')).toHaveLength(3 * 6);
+    r.setAutoBeat(false);
+    const before = sent.length;
+    advance(DEFAULT_TIMING.heartbeatInterval * 3);
+    expect(sent.length).toBe(before);
+  });
+});
+
+describe('hand kit', () => {
+  const config = (self: number): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' });
+  const counters = { elections: 0, successor: 4, activeList: [2] };
+
+  it.each(ALGORITHM_NAMES)('%s: every offered message fits the algorithm\'s schema', (name) => {
+    const offers = [
+      ...moves(name, config(3), counters),
+      ...replies(name, config(3), 2, { type: 'ELECTION', seq: 1, eid: '2-1', list: [2], election: 1 }, counters),
+      ...replies(name, config(3), 2, { type: 'ELECT', seq: 1, id: 2, epoch: 1 }, counters),
+      ...replies(name, config(3), 2, { type: 'COORDINATOR', seq: 1, eid: '2-1', coordinator: 7, origin: 2 }, counters),
+      ...replies(name, config(3), 2, { type: 'REQUEST_VOTE', term: 4 }, counters),
+      ...replies(name, config(3), 2, { type: 'HEARTBEAT', term: 4 }, counters),
+      ...replies(name, config(3), 2, { type: 'MASTER_HEARTBEAT' }, counters),
+      ...replies(name, config(3), 2, { type: 'CANDIDATE' }, counters),
+    ];
+    expect(offers.length).toBeGreaterThan(1);
+    for (const o of offers) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${o.label}`).not.toBeNull();
+  });
+
+  it('bully: OK only to a lower id\'s ELECTION; the rings add her id and forward to her successor; 001: her own Elect back means Elected(max)', () => {
+    expect(replies('bully', config(3), 5, { type: 'ELECTION', election: 1 }, counters)).toEqual([]);
+    const fwd = replies('ring', config(3), 2, { type: 'ELECTION', seq: 9, eid: 'e', list: [1, 2] }, counters)[0]!;
+    expect(fwd.steps).toEqual([{ kind: 'send', to: 2, message: { type: 'ACK', seq: 9 } }, { kind: 'send', to: 4, message: { type: 'ELECTION', seq: 0, eid: 'e', list: [1, 2, 3] } }]);
+    const back = replies('ring-active-list', config(3), 2, { type: 'ELECT', seq: 4, id: 3, epoch: 2 }, { ...counters, activeList: [2, 5, 6] })[0]!;
+    expect(back.label).toBe('My Elect came back: Elected(6) to 4');
+  });
+});
