@@ -8,22 +8,14 @@
 // lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
 // (002: "sends to first live successor"); declaring herself before her ELECTION came back is
 // marked (002). Screenshots at 1,400 px and at a 390 px phone width.
-import { copyFileSync, mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { launchBrowser, screenshot, SCREENSHOTS, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'hand-token';
-const DOCS = new URL('../docs/screenshots/', import.meta.url).pathname;
-/** Screenshots go to test/screenshots/; docs/screenshots/ is refreshed on purpose only (UPDATE_SCREENSHOTS=1). */
-function toDocs(shot: string, name: string): void {
-  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
-  mkdirSync(DOCS, { recursive: true });
-  copyFileSync(shot, `${DOCS}${name}.png`);
-}
 // T = 2 s, M = 50 ms: UB = 4.05 s, time enough for scripted clicks and a screenshot on a busy
 // machine; a class raises the time scale until UB is near 20 s.
 const TIMING = { transmission: 2000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
@@ -56,13 +48,6 @@ async function until(cond: () => Promise<boolean>, ms: number, what: string): Pr
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-/** A screenshot of one panel (test/screenshots/). */
-async function shoot(locator: Locator, name: string): Promise<string> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  const path = `${SCREENSHOTS}${name}.png`;
-  await locator.screenshot({ path });
-  return path;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function trace(lab: string): Promise<TraceEvent[]> {
@@ -164,12 +149,12 @@ describe('hand mode', () => {
     expect(actions).toBeGreaterThanOrEqual(6);
     expect(await board.locator('[data-testid^="board-row-"]').count()).toBe(1);
     toDocs(await screenshot(board, 'class-board'), 'class-board');
-    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-panel'), 'class-board-panel');
-    toDocs(await shoot(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
+    toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-panel'), 'class-board-panel');
+    toDocs(await screenshotOf(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
     expect(await board.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
     await board.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 3000 }).toBeLessThanOrEqual(390);
-    toDocs(await shoot(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
+    toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
     await board.close();
 
     // Replay of the lab: her deviation is counted and listed, beside the space-time diagram.

@@ -2,29 +2,17 @@
 // only to ids of the lab, JSON messages within a size, timers with names and sane delays, at most
 // a few sends per process per step. What fails is a sentence naming the first bad effect.
 import type { AlgorithmName, Effect, Message, ProcessId } from '../algorithms/algorithm.ts';
-import { BULLY_SCHEMAS } from '../algorithms/bully-messages.ts';
-import { EMERGENT_SCHEMAS } from '../algorithms/emergent-messages.ts';
-import { DETECTOR_SCHEMAS, parseMessage, type MessageSchemas } from '../algorithms/messages.ts';
-import { RAFT_SCHEMAS } from '../algorithms/raft-messages.ts';
-import { ACTIVE_LIST_SCHEMAS } from '../algorithms/ring-active-list-messages.ts';
-import { RING_SCHEMAS } from '../algorithms/ring-messages.ts';
+import { DETECTOR_SCHEMAS, parseMessage } from '../algorithms/messages.ts';
+import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
 
 export const DETECTOR_MESSAGE_TYPES: readonly string[] = Object.keys(DETECTOR_SCHEMAS);
-
-const WIRE: Record<AlgorithmName, MessageSchemas> = {
-  bully: BULLY_SCHEMAS,
-  ring: RING_SCHEMAS,
-  'ring-active-list': ACTIVE_LIST_SCHEMAS,
-  emergent: EMERGENT_SCHEMAS,
-  raft: RAFT_SCHEMAS,
-};
 
 /** The algorithms whose host runs the failure detector for her (the others carry their own heartbeats). */
 export const HOST_DETECTOR: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
 
 /** Every message type of `algorithm` on the wire, the detector's included. */
 export function wireTypes(algorithm: AlgorithmName): string[] {
-  return Object.keys(WIRE[algorithm]);
+  return Object.keys(MESSAGE_SCHEMAS[algorithm]);
 }
 
 /** The message types her module may send in a lab of `algorithm`. */
@@ -35,8 +23,8 @@ export function studentMessageTypes(algorithm: AlgorithmName): string[] {
 
 /** Why the bots of `algorithm` would not understand `message` (null: they would). */
 export function wireProblem(algorithm: AlgorithmName, message: Message): string | null {
-  if (parseMessage(WIRE[algorithm], message)) return null;
-  const schema = WIRE[algorithm][message.type];
+  if (parseMessage(MESSAGE_SCHEMAS[algorithm], message)) return null;
+  const schema = MESSAGE_SCHEMAS[algorithm][message.type];
   if (!schema) return `${message.type} is not a message type of ${algorithm}`;
   const r = schema.safeParse(message);
   if (r.success) return null;
