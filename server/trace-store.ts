@@ -14,6 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { DiskBudget } from './disk-budget.ts';
+import { LineChunks } from './line-chunks.ts';
 
 const FLUSH_BYTES = 512 * 1024;
 
@@ -27,8 +28,7 @@ interface TraceLimits {
 export const DEFAULT_TRACE_MAX_BYTES = 2 ** 30;
 
 export class TraceStore {
-  private buffer: string[] = [];
-  private bufferedBytes = 0;
+  private readonly pending = new LineChunks();
   private chain: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
@@ -51,7 +51,7 @@ export class TraceStore {
 
   /** True once message events should no longer be written (the lab's cap or the disk budget). */
   get lean(): boolean {
-    return this.size + this.bufferedBytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
+    return this.size + this.pending.bytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
   }
 
   static pathFor(dir: string, lab: string): string {
@@ -60,9 +60,8 @@ export class TraceStore {
 
   append(line: string): void {
     if (this.closed) return;
-    this.buffer.push(line);
-    this.bufferedBytes += line.length + 1;
-    if (this.bufferedBytes >= FLUSH_BYTES) void this.flush();
+    this.pending.push(line);
+    if (this.pending.bytes >= FLUSH_BYTES) void this.flush();
     else if (this.timer === null) this.timer = setTimeout(() => void this.flush(), this.flushMs);
   }
 
@@ -70,13 +69,11 @@ export class TraceStore {
   flush(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.buffer.length > 0) {
-      const text = this.buffer.join('\n') + '\n';
-      this.buffer = [];
-      this.bufferedBytes = 0;
-      const bytes = Buffer.byteLength(text);
+    if (!this.pending.empty) {
+      const bytes = this.pending.bytes;
+      const chunks = this.pending.take();
       this.chain = this.chain.then(() =>
-        this.write(text).then(
+        this.write(chunks).then(
           () => {
             this.size += bytes;
             this.limits.budget?.add(bytes);
@@ -97,9 +94,14 @@ export class TraceStore {
    * The file stays open between writes (opening and closing it per flush cost as much as the
    * write under load); `release` closes it (a rotation, an error, the end).
    */
-  private async write(text: string): Promise<void> {
+  private async write(chunks: Buffer[]): Promise<void> {
     this.handle ??= await open(this.path, 'a');
-    await this.handle.write(text);
+    let rest = chunks;
+    // A short write (rare for a file, but allowed) carries on with what is left.
+    while (rest.length > 0) {
+      const { bytesWritten } = await this.handle.writev(rest);
+      rest = unwritten(rest, bytesWritten);
+    }
   }
 
   private async release(): Promise<void> {
@@ -111,7 +113,7 @@ export class TraceStore {
   /** Writes everything, including lines appended while earlier writes were under way; later appends are ignored. */
   async close(): Promise<void> {
     do await this.flush();
-    while (this.buffer.length > 0);
+    while (!this.pending.empty);
     this.closed = true;
     await this.release();
   }
@@ -122,15 +124,13 @@ export class TraceStore {
    * from now on land in the new file. Resolves to the archived path.
    */
   rotate(): Promise<string | null> {
-    const old = this.buffer.length ? this.buffer.join('\n') + '\n' : '';
-    this.buffer = [];
-    this.bufferedBytes = 0;
+    const old = this.pending.take();
     const dir = dirname(this.path);
     const target = join(dir, 'archive', `${basename(this.path, '.jsonl')}-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
     let moved: string | null = null;
     this.chain = this.chain.then(async () => {
       try {
-        if (old) await this.write(old);
+        if (old.length) await this.write(old);
         await this.release();
         if (!(await exists(this.path))) return;
         await mkdir(dirname(target), { recursive: true });
@@ -144,6 +144,14 @@ export class TraceStore {
     });
     return this.chain.then(() => moved);
   }
+}
+
+/** What is left of `chunks` after the first `written` bytes. */
+function unwritten(chunks: Buffer[], written: number): Buffer[] {
+  let i = 0;
+  while (i < chunks.length && written >= chunks[i]!.length) written -= chunks[i++]!.length;
+  if (i === chunks.length) return [];
+  return [chunks[i]!.subarray(written), ...chunks.slice(i + 1)];
 }
 
 export async function exists(path: string): Promise<boolean> {

@@ -1,0 +1,53 @@
+// Lines waiting to be written, encoded as they arrive into off-heap chunks (Buffers). Kept as
+// strings, a trace's unwritten lines (up to half a megabyte, each a rope of a dozen pieces) were
+// copied by every young-generation garbage collection: scavenges took 4 to 6 ms at 20,000 msg/s
+// instead of about 1 ms, and every message waiting behind one paid for it (the relay's p99).
+// Bytes in a Buffer's backing store are not on the JavaScript heap, so a scavenge never copies them.
+
+/** Bytes per chunk; a longer line gets a chunk of its own size. */
+const CHUNK = 64 * 1024;
+
+export class LineChunks {
+  private sealed: Buffer[] = [];
+  private current: Buffer | null = null;
+  private used = 0;
+  /** UTF-8 bytes held, newlines included. */
+  bytes = 0;
+
+  /** Appends `line` and a newline. */
+  push(line: string): void {
+    // At most 3 bytes per UTF-16 unit (a surrogate pair's two units take 4 together).
+    const room = line.length * 3 + 1;
+    if (this.current === null || this.used + room > this.current.length) this.next(room);
+    const chunk = this.current!;
+    const n = chunk.write(line, this.used, 'utf8');
+    chunk[this.used + n] = 0x0a;
+    this.used += n + 1;
+    this.bytes += n + 1;
+  }
+
+  get empty(): boolean {
+    return this.bytes === 0;
+  }
+
+  /** Everything held, in order, as Buffers the caller now owns; empties this. */
+  take(): Buffer[] {
+    this.seal();
+    const out = this.sealed;
+    this.sealed = [];
+    this.bytes = 0;
+    return out;
+  }
+
+  private next(room: number): void {
+    this.seal();
+    this.current = Buffer.allocUnsafeSlow(Math.max(CHUNK, room));
+  }
+
+  private seal(): void {
+    if (this.current !== null && this.used > 0) this.sealed.push(this.current.subarray(0, this.used));
+    // A sealed chunk is handed to a write in flight: never written into again.
+    this.current = null;
+    this.used = 0;
+  }
+}
