@@ -1,7 +1,9 @@
 // The relay as the benchmark runs it: the real createRelay, on 127.0.0.1 port 0, traces written
 // to a temporary folder, no dashboard files. The per-connection flood limit is raised far above
 // what the load can reach, so it does not cap the measurement (the token bucket still runs on
-// every frame, so its cost is counted). Everything else is the relay's default.
+// every frame, so its cost is counted), and so is the per-address connection cap (512 by
+// default): every bench process connects from 127.0.0.1, a thousand of them in the memory phase.
+// Everything else is the relay's default.
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ export async function startBenchRelay(overrides: Partial<RelayOptions> = {}): Pr
     token: BENCH_TOKEN,
     clientDir: null,
     rateLimits: { rate: 10_000_000, burst: 10_000_000 },
+    net: { maxConnectionsPerIp: 100_000 },
     onError: (err) => console.error('[bench relay]', err),
     ...overrides,
   });
