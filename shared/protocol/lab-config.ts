@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { ALGORITHM_NAMES } from '../algorithms/algorithm.ts';
 
 export const LabName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
-export const ProcessIdSchema = z.int().min(0).max(1_000_000);
+/** The largest process id a lab may have. */
+export const MAX_PROCESS_ID = 1_000_000;
+export const ProcessIdSchema = z.int().min(0).max(MAX_PROCESS_ID);
 export const AlgorithmNameSchema = z.enum(ALGORITHM_NAMES);
 export const DetectorSchema = z.enum(['heartbeat', 'poll', 'none']);
 
