@@ -29,6 +29,8 @@ export const DEFAULT_TRACE_MAX_BYTES = 2 ** 30;
 
 export class TraceStore {
   private readonly pending = new LineChunks();
+  /** Bytes handed to a write that has not finished yet (counted toward the cap meanwhile). */
+  private writing = 0;
   private chain: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
@@ -51,7 +53,7 @@ export class TraceStore {
 
   /** True once message events should no longer be written (the lab's cap or the disk budget). */
   get lean(): boolean {
-    return this.size + this.pending.bytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
+    return this.size + this.writing + this.pending.bytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
   }
 
   static pathFor(dir: string, lab: string): string {
@@ -72,13 +74,18 @@ export class TraceStore {
     if (!this.pending.empty) {
       const bytes = this.pending.bytes;
       const chunks = this.pending.take();
+      // Until the write lands these bytes are neither pending nor in `size`: without counting
+      // them the trace would leave lean mode for the length of every write.
+      this.writing += bytes;
       this.chain = this.chain.then(() =>
         this.write(chunks).then(
           () => {
+            this.writing -= bytes;
             this.size += bytes;
             this.limits.budget?.add(bytes);
           },
           (err: unknown) => {
+            this.writing -= bytes;
             this.writeErrors++;
             this.onError(err);
             // Open afresh next time (the disk may come back; the file may have been moved).

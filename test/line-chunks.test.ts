@@ -1,8 +1,13 @@
 // The trace's unwritten lines are held as UTF-8 bytes off the JavaScript heap (server/line-chunks.ts):
 // what comes out must be exactly the lines that went in, each followed by a newline, whatever
-// their characters and lengths, and a chunk handed out is never written into again.
+// their characters and lengths, and a chunk handed out is never written into again. The trace
+// store counts lines toward its cap from the moment they arrive until they are in the file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LineChunks } from '../server/line-chunks.ts';
+import { TraceStore } from '../server/trace-store.ts';
 
 const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
 
@@ -38,5 +43,25 @@ describe('LineChunks', () => {
     for (let i = 0; i < 100; i++) c.push(`line ${i}`);
     expect(handed!.equals(before)).toBe(true);
     expect(text(c.take())).toBe(Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join(''));
+  });
+});
+
+describe('TraceStore over its cap', () => {
+  it('stays lean while a write is in flight: the bytes being written still count toward the cap', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lean-'));
+    try {
+      const store = new TraceStore(join(dir, 'lean.jsonl'), 10_000, () => {}, { maxBytes: 100 });
+      for (let i = 0; i < 10; i++) store.append(`{"seq":${i},"kind":"send","pad":"${'x'.repeat(10)}"}`);
+      expect(store.lean).toBe(true);
+      const written = store.flush();
+      // The lines left the buffer for the file; the write has not landed yet.
+      expect(store.lean).toBe(true);
+      await written;
+      expect(store.lean).toBe(true);
+      expect(store.size).toBeGreaterThan(100);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
