@@ -12,12 +12,14 @@ const KNOWN_TYPES = new Set<string>(CLIENT_FRAME_TYPES);
 /** An oversized frame is not read, so its `ref` is never echoed (on either transport). */
 export const tooLarge = () => errorFrame('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
 const BINARY = 'Frames are JSON text, not binary';
+/** A binary message (ws) or a frame with binary attachments (socket.io). */
+export const binaryRefused = () => errorFrame('BAD_FRAME', { message: BINARY });
 
 /** Text of a raw WebSocket message to a value. */
 export function decodeText(data: Buffer | string, isBinary: boolean): Result<unknown> {
   const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   if (size > MAX_FRAME_BYTES) return { ok: false, error: tooLarge() };
-  if (isBinary) return fail('BAD_FRAME', { message: BINARY });
+  if (isBinary) return { ok: false, error: binaryRefused() };
   try {
     return ok(JSON.parse(typeof data === 'string' ? data : data.toString('utf8')));
   } catch {
@@ -46,7 +48,7 @@ function depthWithin(value: unknown, max: number): boolean {
 /** A decoded value to a client frame. */
 export function checkFrame(raw: unknown): Result<ClientFrame> {
   const ref = refOf(raw);
-  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) return fail('BAD_FRAME', { message: BINARY });
+  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) return { ok: false, error: binaryRefused() };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
   if (!depthWithin(raw, MAX_DEPTH)) return fail('BAD_FRAME', { ref, message: `A frame nests at most ${MAX_DEPTH} levels deep` });
   const type = (raw as { type?: unknown }).type;

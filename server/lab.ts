@@ -217,11 +217,9 @@ export class Lab {
 
   /** The tab says what it runs now; a change is journaled as a note, so replay shows when her own code took over. */
   mode(entry: ProcessEntry, mode: ProcessMode): void {
-    if (entry.mode === mode || (entry.mode === undefined && mode === 'auto')) {
-      entry.mode = mode;
-      return;
-    }
+    const was = entry.mode ?? 'auto';
     entry.mode = mode;
+    if (was === mode) return;
     this.record({ kind: 'note', text: `process ${entry.id} runs ${mode === 'code' ? 'its own module (code mode)' : mode === 'hand' ? 'by hand (hand mode)' : "the lab's algorithm again"}` });
   }
 

@@ -43,20 +43,16 @@ export class Scheduler<T extends Timed> {
 
   push(entry: DistributiveOmit<T, 'seq'>): T {
     const e = this.queue.push(entry);
-    if (this.paused || this.disposed) {
-      this.bytes += this.sizeOf(e);
-      return e;
-    }
     // Due now, and nothing held is due before it: serve it at once. Through the timer it would
-    // wait at least a tick (1 ms) behind whatever socket reads came first, which is what held the
-    // relay's closed-loop throughput and its p99 far from a bare forwarder's (issue 16).
-    if (!this.serving && e.at <= this.now() && this.queue.peek() === e) {
+    // wait a loop turn behind whatever socket reads came first, which is what held the relay's
+    // closed-loop throughput and its p99 far from a bare forwarder's (issue 16).
+    if (!this.paused && !this.disposed && !this.serving && e.at <= this.now() && this.queue.peek() === e) {
       this.queue.pop();
       this.serve(e);
       return e;
     }
     this.bytes += this.sizeOf(e);
-    if (e.at < this.timerAt) this.arm();
+    if (!this.paused && e.at < this.timerAt) this.arm();
     return e;
   }
 

@@ -7,11 +7,20 @@ import { MAX_FRAME_BYTES, type ClientFrame, type ServerFrame } from '@shared/pro
 import type { Clock } from './clock.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
-import { checkFrame, decodeText, tooLarge } from './frame-check.ts';
+import { binaryRefused, checkFrame, decodeText, tooLarge } from './frame-check.ts';
 import type { Lab } from './lab.ts';
+import type { ProcessEntry } from './process-table.ts';
 import type { LabListHub } from './lab-list.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type RateLimits } from './rate-limit.ts';
+
+/** Frames only a joined process may send, for itself. */
+type ProcessFrame = Extract<ClientFrame, { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' }>;
+
+interface Owned {
+  lab: Lab;
+  entry: ProcessEntry;
+}
 
 interface SessionContext {
   labs: Labs;
@@ -64,7 +73,7 @@ export class Session {
   /** A socket.io frame with binary attachments: refused, as binary WebSocket messages are. */
   onBinary(): void {
     if (!this.admit()) return;
-    this.refuse(errorFrame('BAD_FRAME', { message: 'Frames are JSON text, not binary' }));
+    this.refuse(binaryRefused());
   }
 
   /** A socket.io event other than `frame`. */
@@ -103,17 +112,16 @@ export class Session {
 
   private handle(f: ClientFrame): void {
     switch (f.type) {
-      case 'send': {
+      case 'send':
+      case 'report':
+      case 'leave':
+      case 'fault':
+      case 'mode':
+      case 'grade':
+      case 'hand': {
         const p = this.owned();
         if (!p) return this.error('NOT_JOINED', f.ref);
-        if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
-        if (p.lab.send(p.entry, f.to, f.message) === 'too-large') this.error('FRAME_TOO_LARGE', f.ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
-        return;
-      }
-      case 'report': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        return p.lab.report(p.entry, f.report);
+        return this.forProcess(p, f);
       }
       case 'join': {
         if (this.owned()) return this.error('ALREADY_JOINED', f.ref);
@@ -122,13 +130,6 @@ export class Session {
         const joined = lab.join(this.conn, f);
         if (!joined.ok) return this.refuse({ ...joined.error, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
         this.process = { lab, id: joined.value.id };
-        return;
-      }
-      case 'leave': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        p.lab.leave(this.conn, p.entry.id, true);
-        this.process = null;
         return;
       }
       case 'observe': {
@@ -147,26 +148,6 @@ export class Session {
         this.observing.delete(lab);
         return;
       }
-      case 'fault': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        return p.lab.fault(p.entry, f);
-      }
-      case 'mode': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        return p.lab.mode(p.entry, f.mode);
-      }
-      case 'grade': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        return p.lab.grade(p.entry, f.summary, f.trace);
-      }
-      case 'hand': {
-        const p = this.owned();
-        if (!p) return this.error('NOT_JOINED', f.ref);
-        return p.lab.hand(p.entry, f.action, f.deviations);
-      }
       case 'observe-labs':
         if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);
@@ -176,8 +157,32 @@ export class Session {
     }
   }
 
+  /** A frame the joined process sends for itself. */
+  private forProcess(p: Owned, f: ProcessFrame): void {
+    switch (f.type) {
+      case 'send':
+        if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
+        if (p.lab.send(p.entry, f.to, f.message) === 'too-large') this.error('FRAME_TOO_LARGE', f.ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
+        return;
+      case 'report':
+        return p.lab.report(p.entry, f.report);
+      case 'leave':
+        p.lab.leave(this.conn, p.entry.id, true);
+        this.process = null;
+        return;
+      case 'fault':
+        return p.lab.fault(p.entry, f);
+      case 'mode':
+        return p.lab.mode(p.entry, f.mode);
+      case 'grade':
+        return p.lab.grade(p.entry, f.summary, f.trace);
+      case 'hand':
+        return p.lab.hand(p.entry, f.action, f.deviations);
+    }
+  }
+
   /** The process this connection still speaks for (a resume elsewhere, a removed lab or a removed id ends that). */
-  private owned() {
+  private owned(): Owned | null {
     const p = this.process;
     if (!p) return null;
     const entry = this.ctx.labs.get(p.lab.name) === p.lab ? p.lab.owned(this.conn, p.id) : null;

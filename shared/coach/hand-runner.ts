@@ -11,7 +11,8 @@
 // and a queued "the coordinator is silent" that both she and the shadow see as `elect`.
 import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
 import { execute, type EffectHandlers } from '../sim/executor.ts';
-import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
+import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
+import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat } from './auto-beat.ts';
 import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
@@ -66,7 +67,7 @@ export class HandRunner implements ProcessRunner {
   private last: Report = START;
   private queue: QueuedItem[] = [];
   private history: CoachEntry[] = [];
-  private timers = new Map<string, { handle: unknown; due: number }>();
+  private readonly timers: NamedTimers;
   private t0 = 0;
   private n = 0;
   private clicks = 0;
@@ -79,11 +80,12 @@ export class HandRunner implements ProcessRunner {
   private autoBeat: AutoBeat;
 
   constructor(private readonly opts: HandOptions) {
+    this.timers = new NamedTimers(opts.io);
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true),
-      setTimer: (name, after, fn) => this.arm(name, after, fn),
-      cancelTimer: (name) => this.disarm(name),
+      setTimer: (name, after, fn) => this.timers.set(name, after, fn),
+      cancelTimer: (name) => this.timers.cancel(name),
     });
   }
 
@@ -98,7 +100,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   timerList(): TimerView[] {
-    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+    return this.timers.list();
   }
 
   /** Start (or restart): the queue, her timers and the shadow start over; the documents' start election is hers to hold. */
@@ -121,7 +123,6 @@ export class HandRunner implements ProcessRunner {
   }
 
   stop(): void {
-    for (const t of this.timers.values()) this.opts.io.clearTimer(t.handle);
     this.timers.clear();
     if (this.tick !== null) this.opts.io.clearTimer(this.tick);
     this.tick = null;
@@ -137,7 +138,7 @@ export class HandRunner implements ProcessRunner {
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
-      return this.disarm(`her:ack:${from}:${message.seq}`);
+      return this.timers.cancel(`her:ack:${from}:${message.seq}`);
     }
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
@@ -276,7 +277,7 @@ export class HandRunner implements ProcessRunner {
     this.opts.io.send(to, message);
     if (typeof message.seq === 'number' && message.type !== 'ACK' && this.config) {
       const ub = roundTripBound(this.config.timing);
-      this.arm(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
+      this.timers.set(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
     }
   }
 
@@ -288,21 +289,6 @@ export class HandRunner implements ProcessRunner {
     const resend: Offer[] = next === null ? [] : [{ key: `resend-${next}`, label: `Skip ${to}: send the same ${message.type} to ${next}`, steps: [{ kind: 'send', to: next, message }] }];
     this.opts.listener?.({ kind: 'in', event: { kind: 'timer', name: `her:ack:${to}` } });
     this.enqueue(null, null, `no ACK from ${to} within UB: ${to} looks dead`, resend);
-  }
-
-  private arm(name: string, after: number, fn: () => void): void {
-    this.disarm(name);
-    const handle = this.opts.io.setTimer(() => {
-      this.timers.delete(name);
-      fn();
-    }, after);
-    this.timers.set(name, { handle, due: this.opts.io.now() + after });
-  }
-
-  private disarm(name: string): void {
-    const t = this.timers.get(name);
-    if (t) this.opts.io.clearTimer(t.handle);
-    this.timers.delete(name);
   }
 
   private emit(e: { kind: 'report'; report: Report }): void {
@@ -321,12 +307,12 @@ export class HandRunner implements ProcessRunner {
   private static readonly effects: EffectHandlers<HandRunner> = {
     send: (h, to, message) => h.transmit(to, message),
     setTimer: (h, name, after) =>
-      h.arm(name, after, () => {
+      h.timers.set(name, after, () => {
         h.opts.listener?.({ kind: 'in', event: { kind: 'timer', name } });
         h.record({ kind: 'timer', name });
         h.enqueue(null, null, `your timer ${name} fired`);
       }),
-    cancelTimer: (h, name) => h.disarm(name),
+    cancelTimer: (h, name) => h.timers.cancel(name),
     report: (h, report) => h.emit({ kind: 'report', report }),
   };
 }

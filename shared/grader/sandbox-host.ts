@@ -8,7 +8,8 @@
 // understand, timers with names and delays, reports that are reports.
 import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { ReportSchema } from '../protocol/payloads.ts';
-import type { HostEvent, HostIO, ProcessRunner, TimerView } from '../sim/process-host.ts';
+import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
+import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-worker-body.ts';
 import { checkEffects, HOST_DETECTOR, maxSendsPerStep, wireProblem } from './effect-check.ts';
 import { describeEvent, type FaultInfo } from './module-fault.ts';
@@ -47,7 +48,7 @@ export class SandboxHost implements ProcessRunner {
   private worker: SandboxWorker | null = null;
   private config: AlgorithmConfig | null = null;
   private status: SandboxStatus = 'stopped';
-  private readonly timers = new Map<string, { handle: unknown; due: number }>();
+  private readonly timers: NamedTimers;
   private last: Report | null = null;
   private queue: AlgorithmEvent[] = [];
   /** The event the worker is working on (null: idle), and its watchdog. */
@@ -57,7 +58,9 @@ export class SandboxHost implements ProcessRunner {
   private runaways: number[] = [];
   private generation = 0;
 
-  constructor(private readonly opts: SandboxHostOptions) {}
+  constructor(private readonly opts: SandboxHostOptions) {
+    this.timers = new NamedTimers(opts.io);
+  }
 
   get isRunning(): boolean {
     return this.status !== 'stopped';
@@ -72,7 +75,7 @@ export class SandboxHost implements ProcessRunner {
   }
 
   timerList(): TimerView[] {
-    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+    return this.timers.list();
   }
 
   start(config: AlgorithmConfig): void {
@@ -87,7 +90,6 @@ export class SandboxHost implements ProcessRunner {
     this.clearWatchdog();
     this.worker?.terminate();
     this.worker = null;
-    for (const t of this.timers.values()) this.opts.io.clearTimer(t.handle);
     this.timers.clear();
     this.queue = [];
     this.busy = null;
@@ -238,21 +240,14 @@ export class SandboxHost implements ProcessRunner {
         }
         case 'set-timer': {
           const name = checked.name;
-          const old = this.timers.get(name);
-          if (old) this.opts.io.clearTimer(old.handle);
           const generation = this.generation;
-          const handle = this.opts.io.setTimer(() => {
-            if (generation !== this.generation) return;
-            this.timers.delete(name);
-            this.enqueue({ kind: 'timer', name });
-          }, checked.after);
-          this.timers.set(name, { handle, due: this.opts.io.now() + checked.after });
+          this.timers.set(name, checked.after, () => {
+            if (generation === this.generation) this.enqueue({ kind: 'timer', name });
+          });
           break;
         }
         case 'cancel-timer': {
-          const old = this.timers.get(checked.name);
-          if (old) this.opts.io.clearTimer(old.handle);
-          this.timers.delete(checked.name);
+          this.timers.cancel(checked.name);
           break;
         }
       }

@@ -4,6 +4,7 @@
 import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { ProcessConfig } from '../protocol/frames.ts';
 import { execute, type EffectHandlers } from './executor.ts';
+import { NamedTimers, type TimerView } from './named-timers.ts';
 import type { Random } from './rng.ts';
 
 /** An exception from the algorithm, caught by the host: what it said, and the event that caused it. */
@@ -28,12 +29,6 @@ export interface HostIO {
   clearTimer(handle: unknown): void;
   now(): number;
   random: Random;
-}
-
-export interface TimerView {
-  name: string;
-  /** `io.now()` value at which it fires. */
-  due: number;
 }
 
 /** What happened, for views that show an inbox, an outbox and a log. */
@@ -63,7 +58,7 @@ export interface ProcessRunner {
 export class ProcessHost implements ProcessRunner {
   private state: unknown = null;
   private running = false;
-  private readonly timers = new Map<string, { handle: unknown; due: number }>();
+  private readonly timers: NamedTimers;
   private last: Report | null = null;
   private config: AlgorithmConfig | null = null;
   /** When the algorithm threw lately (io.now()), to stop a process that throws on every start. */
@@ -73,7 +68,9 @@ export class ProcessHost implements ProcessRunner {
     private readonly algorithm: Algorithm<any, any>,
     private readonly io: HostIO,
     private readonly listener?: (e: HostEvent) => void,
-  ) {}
+  ) {
+    this.timers = new NamedTimers(io);
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -89,7 +86,7 @@ export class ProcessHost implements ProcessRunner {
 
   /** Timers currently set, soonest first. */
   timerList(): TimerView[] {
-    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+    return this.timers.list();
   }
 
   /** Start, or restart from scratch (state and timers are dropped first). */
@@ -129,7 +126,6 @@ export class ProcessHost implements ProcessRunner {
 
   /** Crash or leave: the algorithm's state and every timer go. */
   stop(): void {
-    for (const t of this.timers.values()) this.io.clearTimer(t.handle);
     this.timers.clear();
     if (this.running) this.listener?.({ kind: 'stopped' });
     this.running = false;
@@ -173,18 +169,10 @@ export class ProcessHost implements ProcessRunner {
       h.io.send(to, message);
     },
     setTimer(h, name, after) {
-      const old = h.timers.get(name);
-      if (old) h.io.clearTimer(old.handle);
-      const handle = h.io.setTimer(() => {
-        h.timers.delete(name);
-        h.feed({ kind: 'timer', name });
-      }, after);
-      h.timers.set(name, { handle, due: h.io.now() + after });
+      h.timers.set(name, after, () => h.feed({ kind: 'timer', name }));
     },
     cancelTimer(h, name) {
-      const old = h.timers.get(name);
-      if (old) h.io.clearTimer(old.handle);
-      h.timers.delete(name);
+      h.timers.cancel(name);
     },
     report(h, report) {
       h.last = report;

@@ -7,7 +7,7 @@ import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
 import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
 import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
-import type { TimerView } from '@shared/sim/process-host.ts';
+import type { TimerView } from '@shared/sim/named-timers.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 import { DEFAULT_PLAY, type Play } from '@shared/protocol/lab-config.ts';
 
