@@ -233,7 +233,7 @@ export class HandRunner implements ProcessRunner {
     this.changed();
     const fresh = this.view().deviations.filter((d) => !this.sent.has(key(d)));
     for (const d of fresh) this.sent.add(key(d));
-    if (action !== null || fresh.length) this.opts.onHand?.(action, fresh.slice(0, 8).map((d) => ({ rule: d.rule, text: d.text.slice(0, 300) })));
+    if (action !== null || fresh.length) this.opts.onHand?.(action, fresh.map((d) => ({ rule: d.rule, text: d.text })));
   }
 
   private scheduleTick(): void {

@@ -11,6 +11,7 @@ import type { ErrorFrame } from '../protocol/errors.ts';
 import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
 import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '../protocol/grade-summary.ts';
+import { handFrames } from '../protocol/class-play.ts';
 import { DEFAULT_PLAY, type Play } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 
@@ -335,7 +336,7 @@ export class LabProcess {
 
   /** Hand mode: her click (or a deadline she let pass) and the coach's deviations, for the class board and the trace. */
   sendHand(action: string | null, deviations: { rule: string; text: string }[]): void {
-    this.channel?.send({ type: 'hand', action: action === null ? null : action.slice(0, 120), deviations });
+    for (const f of handFrames(action, deviations)) this.channel?.send({ type: 'hand', ...f });
   }
 
   /** Tells the relay her latest grade (code mode); the failing run's trace rides along when it fits. */

@@ -6,7 +6,7 @@ import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
-import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME } from './class-play.ts';
+import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME, MAX_HAND_ACTION_CHARS } from './class-play.ts';
 import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
@@ -43,7 +43,7 @@ const ModeFrame = z.object({ type: z.literal('mode'), mode: ProcessModeSchema, r
 /** Her latest grade, and the failing run as a trace file (JSON Lines) when it fits. */
 const GradeFrame = z.object({ type: z.literal('grade'), summary: GradeSummarySchema, trace: z.string().max(MAX_GRADE_TRACE_CHARS).optional(), ref: Ref }).strict();
 /** Hand mode: her click (`action`, its label; null: a deadline she let pass) and the coach's deviations from the reference. */
-const HandFrame = z.object({ type: z.literal('hand'), action: z.string().min(1).max(120).nullable(), deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME), ref: Ref }).strict();
+const HandFrame = z.object({ type: z.literal('hand'), action: z.string().min(1).max(MAX_HAND_ACTION_CHARS).nullable(), deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
