@@ -65,6 +65,17 @@ describe('hand runner', () => {
     expect(r.view().queue.map((q) => q.note)).toEqual(['the instructor asks for an election', 'ELECTION from 2', 'started: the documents say a process holds an election on start (003)']);
   });
 
+  it('keeps the newest 60 items waiting for her and counts the ones it pushed out', () => {
+    const { r, sent } = runner('bully', 5);
+    for (let i = 0; i < 70; i++) r.deliver(2, { type: 'ELECTION', election: i + 1 });
+    const v = r.view();
+    expect(v.queue).toHaveLength(60);
+    expect(v.queue[0]!.message).toMatchObject({ election: 70 });
+    // 70 deliveries and the start note: 71 items, 60 kept.
+    expect(v.dropped).toBe(11);
+    expect(sent).toEqual([]);
+  });
+
   it('her click goes out through the transport, once; her report follows her clicks; the relay hears of the click', () => {
     const { r, sent, reports, hands, advance } = runner('bully', 5);
     r.deliver(2, { type: 'ELECTION', election: 1, term: 3 });

@@ -43,6 +43,8 @@ export interface HandView {
   down: ProcessId[];
   autoBeat: boolean;
   clicks: number;
+  /** Items pushed out of the queue by newer ones (it keeps QUEUE_LIMIT). */
+  dropped: number;
 }
 
 interface HandOptions {
@@ -66,6 +68,7 @@ export class HandRunner implements ProcessRunner {
   private running = false;
   private last: Report = START;
   private queue: QueuedItem[] = [];
+  private dropped = 0;
   private history: CoachEntry[] = [];
   private readonly timers: NamedTimers;
   private t0 = 0;
@@ -111,6 +114,7 @@ export class HandRunner implements ProcessRunner {
     this.t0 = this.opts.io.now();
     this.history = [];
     this.queue = [];
+    this.dropped = 0;
     this.sent.clear();
     this.down.clear();
     this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [] };
@@ -212,6 +216,7 @@ export class HandRunner implements ProcessRunner {
       down: [...this.down],
       autoBeat: this.autoBeat.on,
       clicks: this.clicks,
+      dropped: this.dropped,
     };
     return this.view_;
   }
@@ -267,7 +272,8 @@ export class HandRunner implements ProcessRunner {
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
     const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.counters) : []), ...extra];
-    this.queue = [{ n: ++this.n, at: this.now(), from, message, note, offers, done: false }, ...this.queue].slice(0, QUEUE_LIMIT);
+    this.queue = [{ n: ++this.n, at: this.now(), from, message, note, offers, done: false }, ...this.queue];
+    if (this.queue.length > QUEUE_LIMIT) this.dropped += this.queue.splice(QUEUE_LIMIT).length;
     this.changed();
   }
 
