@@ -2,11 +2,12 @@
 // feeds the snapshot and the trace batches into a LabModel (plain objects) and the flight board,
 // and bumps `version` once per batch. Views that rebuild DOM read `slowVersion`, which moves at
 // most four times a second, so a busy lab never floods the page with re-renders.
-import { markRaw, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
+import { computed, markRaw, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
 import type { LabStats, ServerFrame } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { FlightBoard } from '../utils/flight-board.ts';
 import { LabModel } from '../utils/lab-model.ts';
+import { ringOrder } from '../utils/ring-layout.ts';
 import { publicApi } from './use-api.ts';
 import { useRelaySocket } from './use-relay-socket.ts';
 
@@ -147,7 +148,36 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
     clearInterval(missingTimer);
   });
 
-  return { model, flights, version, slowVersion, loaded, missing, error, stats, refresh, status: socket.status, connectionError: socket.error };
+  // What the ring and the space-time diagram draw: the lanes in ring order and each process's name.
+  const lanes = computed(() => {
+    void slowVersion.value;
+    const c = model.value.config;
+    return c ? ringOrder(c.ids, c.ring) : [];
+  });
+  const names = computed(() => {
+    void slowVersion.value;
+    return new Map([...model.value.processes.values()].map((p) => [p.id, p.name]));
+  });
+
+  /** The election window the space-time diagram shows. */
+  const shownWindow = computed(() => {
+    void slowVersion.value;
+    return model.value.tracker.shown;
+  });
+  /**
+   * When a message with no delivery seen is drawn as a stub: after ten transmission bounds; when
+   * the relay sampled events out during this election, after three mean latencies (its delivery
+   * was most likely left out, not late).
+   */
+  const lostAfter = computed(() => {
+    void slowVersion.value;
+    const c = model.value.config;
+    const w = model.value.tracker.shown;
+    if (w?.sampledOut && w.delivered) return Math.max(50, (3 * w.latencySum) / w.delivered);
+    return c ? Math.max(1000, 10 * c.timing.transmission * c.fabric.timeScale) : 2000;
+  });
+
+  return { model, flights, version, slowVersion, lanes, names, shownWindow, lostAfter, loaded, missing, error, stats, refresh, status: socket.status, connectionError: socket.error };
 }
 
 export type LabObserver = ReturnType<typeof useLabObserver>;
