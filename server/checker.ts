@@ -105,11 +105,16 @@ export class LabChecker {
     this.arm();
   }
 
-  /** One timer, for the checker's next deadline; re-armed only when that deadline moves. */
+  /**
+   * One timer, for the checker's next deadline. It is re-armed only when that deadline comes
+   * sooner: while messages flow, the quiet-period deadline moves later with every event, and
+   * re-arming a timer per message cost an allocation and a timer-list insert each. A timer that
+   * fires before the deadline it was set for finds nothing due and re-arms for the current one.
+   */
   private arm(): void {
     if (this.disposed) return;
     const due = this.checker.nextDue();
-    if (due === this.timerAt) return;
+    if (this.timer !== null && this.timerAt <= due) return;
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
     this.timerAt = due;

@@ -94,23 +94,32 @@ class LiveChecker implements Checker {
     this.coordinators = createCoordinatorWatch(this.profile);
   }
 
+  // One array per event, filled in place: the relay calls this for every message it journals.
   observe(e: TraceEvent, now = e.t): Finding[] {
-    const before = this.tick(e.t);
-    const during = this.apply(e);
-    return [...before, ...during, ...this.tick(now)];
+    const out: Finding[] = [];
+    this.tickInto(out, e.t);
+    this.apply(out, e);
+    this.tickInto(out, now);
+    return out;
   }
 
   /** Fire every deadline up to `now`, in time order. */
   tick(now: number): Finding[] {
     const out: Finding[] = [];
+    this.tickInto(out, now);
+    return out;
+  }
+
+  private tickInto(out: Finding[], now: number): void {
     if (now < this.clock) now = this.clock;
     if (this.paused !== null) {
       this.clock = now;
-      return out;
+      return;
     }
     for (let guard = 0; guard < 1000; guard++) {
-      const { overlapAt, quietAt, lateAt } = this.deadlines();
-      const at = Math.min(overlapAt, quietAt, lateAt);
+      const overlapAt = this.overlapAt();
+      const lateAt = this.lateAt();
+      const at = Math.min(overlapAt, this.quietAt(), lateAt);
       if (at > now) break;
       this.clock = Math.max(this.clock, at);
       if (at === overlapAt) for (const f of this.coordinators.due(at, this.bounds.overlap)) this.emit(out, f);
@@ -118,13 +127,11 @@ class LiveChecker implements Checker {
       else this.agreement(out, at);
     }
     this.clock = now;
-    return out;
   }
 
   nextDue(): number {
     if (this.paused !== null) return Infinity;
-    const d = this.deadlines();
-    return Math.min(d.overlapAt, d.quietAt, d.lateAt);
+    return Math.min(this.overlapAt(), this.quietAt(), this.lateAt());
   }
 
   summary(): CheckerSummary {
@@ -143,8 +150,7 @@ class LiveChecker implements Checker {
 
   // --- the events -----------------------------------------------------------------------------
 
-  private apply(e: TraceEvent): Finding[] {
-    const out: Finding[] = [];
+  private apply(out: Finding[], e: TraceEvent): void {
     switch (e.kind) {
       case 'send':
       case 'duplicate':
@@ -193,7 +199,6 @@ class LiveChecker implements Checker {
       default:
         break;
     }
-    return out;
   }
 
   private message(e: Extract<TraceEvent, { kind: 'send' | 'duplicate' | 'deliver' | 'drop' }>): void {
@@ -337,12 +342,17 @@ class LiveChecker implements Checker {
     else if (this.election && !any && !asked) this.election = null;
   }
 
-  private deadlines(): { overlapAt: number; quietAt: number; lateAt: number } {
-    return {
-      overlapAt: this.coordinators.nextDue(this.bounds.overlap),
-      quietAt: !this.quietChecked && this.inFlight.size === 0 ? this.lastActivity + this.bounds.quiet : Infinity,
-      lateAt: this.election && !this.election.flagged ? this.election.deadline : Infinity,
-    };
+  // The three deadlines, each read on its own (no object per call: this runs for every event).
+  private overlapAt(): number {
+    return this.coordinators.nextDue(this.bounds.overlap);
+  }
+
+  private quietAt(): number {
+    return !this.quietChecked && this.inFlight.size === 0 ? this.lastActivity + this.bounds.quiet : Infinity;
+  }
+
+  private lateAt(): number {
+    return this.election && !this.election.flagged ? this.election.deadline : Infinity;
   }
 }
 
