@@ -25,6 +25,11 @@ export interface BenchParams {
   /** Messages a second, and run length, for the delay-accuracy run. */
   delayRate: number;
   delayMs: number;
+  /**
+   * Not measured at the start of the delay run: its 16 connections and its lab are new, and the
+   * first second after connecting has a tail of several ms on the bare forwarder too.
+   */
+  delayWarmupMs: number;
   /** Connected processes for the memory figure. */
   memoryProcesses: number;
   /** Node flags for the relay's process (e.g. --cpu-prof). */

@@ -23,6 +23,7 @@ const FULL: BenchParams = {
   latencySlices: 4,
   delayRate: 2000,
   delayMs: 5000,
+  delayWarmupMs: 2000,
   memoryProcesses: 1000,
   relayNodeArgs: [],
 };
@@ -36,6 +37,7 @@ const QUICK: BenchParams = {
   latencySlices: 1,
   delayRate: 500,
   delayMs: 500,
+  delayWarmupMs: 150,
   memoryProcesses: 50,
   relayNodeArgs: [],
 };
@@ -110,7 +112,7 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
     await closeTarget(bt);
     phase('injected delay');
     const dt = await openTarget(load, relay, 'delay', t, `delay-${t}`, p.clients, { delay: 50, jitter: 0 });
-    const delay = pool([await latencySlice(dt, p.delayRate, p.delayMs, p.warmupMs, 50)]);
+    const delay = pool([await latencySlice(dt, p.delayRate, p.delayMs, p.delayWarmupMs, 50)]);
     await closeTarget(dt);
     o.log(`${t} delay 50 ms at ${p.delayRate} msg/s: error p50 ${delay.p50.toFixed(2)} p99 ${delay.p99.toFixed(2)} max ${delay.max.toFixed(2)} min ${delay.min.toFixed(2)} ms`);
     await stopServer(relay);

@@ -24,7 +24,7 @@ import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { TraceTail } from './trace-tail.ts';
-import { deliverFrame, messageLine, traceLine } from './wire-encode.ts';
+import { deliverFrame, messageHeadMaxBytes, putMessageHead, scratch, traceLine } from './wire-encode.ts';
 
 /** A message the relay holds until it is due. */
 interface Held {
@@ -193,7 +193,7 @@ export class Lab {
     const type = message.type;
     const msg = this.nextMsg++;
     const stamp = this.clocks.tick(from);
-    this.recordMessage({ kind: 'send', msg, from, to, type, message }, json, stamp);
+    this.recordMessage('send', msg, from, to, type, message, json, stamp);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
@@ -271,7 +271,7 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.recordMessage({ kind: 'deliver', msg: h.msg, from: h.from, to: h.to, type }, null, this.clocks.receive(h.to, h.stamp));
+    this.recordMessage('deliver', h.msg, h.from, h.to, type, undefined, null, this.clocks.receiveView(h.to, h.stamp));
     entry.conn.sendText(deliverFrame(h.from, h.msg, h.json));
     return 'delivered';
   }
@@ -284,30 +284,55 @@ export class Lab {
 
   /** Journals one event: seq and time, the clocks of the process it happened at, to disk and to observers. */
   record(body: EventBody, stamp?: LiveStamp): void {
+    const isMessage = MESSAGE_KINDS.has(body.kind);
+    const written = !isMessage || this.writesMessages();
     const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    this.journal(traceLine(event, stamp ? this.clocks.json(stamp) : null), event, MESSAGE_KINDS.has(body.kind));
+    const observed = this.observers.admit(isMessage);
+    if (written || observed) {
+      const line = traceLine(event, stamp ? this.clocks.json(stamp) : null);
+      if (written) this.deps.store.append(line);
+      if (observed) this.observers.push(line);
+    }
+    this.checker.observe(event);
+    this.stats.observe(event);
   }
 
   /**
-   * The per-message events (send, deliver): the same text as `record` gives, without a second
-   * encoding of the payload (`messageJson`: the send's, null for a deliver). The checker and the
-   * stats get the event without the clocks, which they never read.
+   * The per-message events (send, deliver), the same text as `record` gives, written as bytes
+   * straight into the trace's buffer (wire-encode.ts): no string is made unless an observer
+   * takes the line, and the payload is not encoded twice (`messageJson`: the send's, null for a
+   * deliver). The checker and the stats get the event without the clocks, which they never read.
    */
-  private recordMessage(body: { kind: 'send' | 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string; message?: Message }, messageJson: string | null, stamp: LiveStamp): void {
-    const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
-    this.journal(messageLine(event.seq, event.t, body.kind, body.msg, body.from, body.to, body.type, messageJson, this.clocks.json(stamp)), event, true);
-  }
-
-  /** The trace's consumers: the file, the observers, the live checker and the stats. */
-  private journal(line: string, event: TraceEvent, isMessage: boolean): void {
-    const store = this.deps.store;
-    if (isMessage && store.lean) {
-      // Over the trace's cap: message events are counted, not written (trace-store.ts).
-      if (store.unrecorded++ === 0) this.record({ kind: 'note', text: `trace over its size cap or the relay's disk budget: message events are counted from seq ${event.seq} on, not written` });
-    } else store.append(line);
-    this.observers.push(line, isMessage);
+  private recordMessage(kind: 'send' | 'deliver', msg: number, from: ProcessId, to: ProcessId, type: string, message: Message | undefined, messageJson: string | null, stamp: LiveStamp): void {
+    const written = this.writesMessages();
+    const seq = this.seq++;
+    const t = this.now();
+    const observed = this.observers.admit(true);
+    if (written || observed) {
+      const max = messageHeadMaxBytes(type, messageJson) + this.clocks.maxBytes;
+      const store = written ? this.deps.store.reserve(max) : null;
+      const buf = store ?? scratch(max);
+      const start = store ? this.deps.store.lineStart : 0;
+      let end = this.clocks.put(buf, putMessageHead(buf, start, seq, t, kind, msg, from, to, type, messageJson), stamp);
+      buf[end++] = 0x7d; // }
+      if (store) this.deps.store.commit(end);
+      if (observed) this.observers.push(buf.toString('utf8', start, end));
+    }
+    // One object of a fixed shape (no spread copy): this runs twice for every message.
+    const event = (message ? { seq, t, kind, msg, from, to, type, message } : { seq, t, kind, msg, from, to, type }) as TraceEvent;
     this.checker.observe(event);
     this.stats.observe(event);
+  }
+
+  /**
+   * Whether the trace still takes message events. Over its size cap they are counted, not
+   * written (trace-store.ts); the first one left out is announced by a note, journaled before it.
+   */
+  private writesMessages(): boolean {
+    const store = this.deps.store;
+    if (!store.lean) return true;
+    if (store.unrecorded++ === 0) this.record({ kind: 'note', text: `trace over its size cap or the relay's disk budget: message events are counted from seq ${this.seq + 1} on, not written` });
+    return false;
   }
 
   info(entry: ProcessEntry): ProcessInfo {

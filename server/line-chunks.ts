@@ -17,13 +17,29 @@ export class LineChunks {
   /** Appends `line` and a newline. */
   push(line: string): void {
     // At most 3 bytes per UTF-16 unit (a surrogate pair's two units take 4 together).
-    const room = line.length * 3 + 1;
-    if (this.current === null || this.used + room > this.current.length) this.next(room);
-    const chunk = this.current!;
-    const n = chunk.write(line, this.used, 'utf8');
-    chunk[this.used + n] = 0x0a;
-    this.used += n + 1;
-    this.bytes += n + 1;
+    const chunk = this.reserve(line.length * 3);
+    this.commit(this.used + chunk.write(line, this.used, 'utf8'));
+  }
+
+  /**
+   * A line written in place (wire-encode.ts writes the per-message lines as bytes): the chunk to
+   * write it into, with room for `max` bytes and a newline from `start`; then `commit` its end.
+   */
+  reserve(max: number): Buffer {
+    if (this.current === null || this.used + max + 1 > this.current.length) this.next(max + 1);
+    return this.current!;
+  }
+
+  /** Where the line being written starts. */
+  get start(): number {
+    return this.used;
+  }
+
+  /** Ends the line written since `reserve` at `end` (exclusive) with a newline. */
+  commit(end: number): void {
+    this.current![end] = 0x0a;
+    this.bytes += end + 1 - this.used;
+    this.used = end + 1;
   }
 
   get empty(): boolean {

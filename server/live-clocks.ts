@@ -5,7 +5,7 @@
 // record (ids that have ticked, ascending), so the trace format does not change (docs/PROTOCOL.md).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { Stamp } from './logical-clocks.ts';
-import { clocksText, vectorKey } from './wire-encode.ts';
+import { clocksMaxBytes, clocksText, putClocks, vectorKey } from './wire-encode.ts';
 
 /** A process's clocks after one event; `counts[slot]` is the count of the id in that slot. */
 export interface LiveStamp {
@@ -21,25 +21,47 @@ export class LiveClocks {
   private slotIds: ProcessId[] = [];
   /** Slots in ascending id order, the order JSON.stringify writes integer keys in. */
   private order: number[] = [];
-  /** `,"<id>":` per slot. */
-  private keys: string[] = [];
+  /** `,"<id>":` per slot, as bytes. */
+  private keys: Uint8Array[] = [];
 
   constructor(readonly withVectors: boolean) {}
 
   /** A local event at `p` (a send, a report, a crash...): tick, and return a copy of the clocks. */
   tick(p: ProcessId): LiveStamp {
-    const l = (this.lamport.get(p) ?? 0) + 1;
-    this.lamport.set(p, l);
-    if (!this.withVectors) return { lamport: l };
-    const v = this.vectorOf(p);
-    const s = this.slotOf(p);
-    while (v.length <= s) v.push(0);
-    v[s]!++;
-    return { lamport: l, counts: v.slice() };
+    const l = this.advance(p);
+    return this.withVectors ? { lamport: l, counts: this.vectorOf(p).slice() } : { lamport: l };
   }
 
   /** Delivery at `q` of a message stamped `m`: merge, then tick. */
   receive(q: ProcessId, m: LiveStamp): LiveStamp {
+    this.merge(q, m);
+    return this.tick(q);
+  }
+
+  /**
+   * `receive` without copying the vector: the stamp shares `q`'s live clocks, so it is only good
+   * until the next event (the relay writes a delivery's line at once and keeps nothing).
+   */
+  receiveView(q: ProcessId, m: LiveStamp): LiveStamp {
+    this.merge(q, m);
+    const l = this.advance(q);
+    return this.withVectors ? { lamport: l, counts: this.vectorOf(q) } : { lamport: l };
+  }
+
+  /** Ticks `p`'s own entries; returns its Lamport clock. */
+  private advance(p: ProcessId): number {
+    const l = (this.lamport.get(p) ?? 0) + 1;
+    this.lamport.set(p, l);
+    if (this.withVectors) {
+      const v = this.vectorOf(p);
+      const s = this.slotOf(p);
+      while (v.length <= s) v.push(0);
+      v[s]!++;
+    }
+    return l;
+  }
+
+  private merge(q: ProcessId, m: LiveStamp): void {
     const l = Math.max(this.lamport.get(q) ?? 0, m.lamport);
     this.lamport.set(q, l);
     const c = m.counts;
@@ -48,7 +70,6 @@ export class LiveClocks {
       while (v.length < c.length) v.push(0);
       for (let i = 0; i < c.length; i++) if (v[i]! < c[i]!) v[i] = c[i]!;
     }
-    return this.tick(q);
   }
 
   /** Puts back the clocks a process had (reloading a trace after a restart). */
@@ -84,6 +105,16 @@ export class LiveClocks {
   /** `"lamport":L,"vector":{...}` as JSON.stringify writes `stamp(s)`'s fields. */
   json(s: LiveStamp): string {
     return clocksText(s.lamport, s.counts, this.order, this.keys);
+  }
+
+  /** Writes `json(s)`'s text as bytes at `at`; returns where it ends. */
+  put(buf: Buffer, at: number, s: LiveStamp): number {
+    return putClocks(buf, at, s.lamport, s.counts, this.order, this.keys);
+  }
+
+  /** The most bytes `put` writes in this lab as it is now. */
+  get maxBytes(): number {
+    return clocksMaxBytes(this.slotIds.length);
   }
 
   private vectorOf(p: ProcessId): number[] {

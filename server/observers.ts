@@ -84,16 +84,24 @@ export class ObserverHub {
     return had;
   }
 
-  /** One trace event, already encoded. Message events may be sampled out under load. */
-  push(line: string, isMessage: boolean): void {
-    if (this.observers.size === 0) return;
-    if (isMessage) {
-      if (this.messageEvents >= this.maxMessageEvents) {
-        this.skipped++;
-        return;
-      }
-      this.messageEvents++;
+  /**
+   * Whether the next trace event goes to the observers (then `push` its line): not without
+   * observers, and message events are sampled out under load (counted in `skipped`). Asked
+   * first so that nobody encodes a line as text that no observer will get.
+   */
+  admit(isMessage: boolean): boolean {
+    if (this.observers.size === 0) return false;
+    if (!isMessage) return true;
+    if (this.messageEvents >= this.maxMessageEvents) {
+      this.skipped++;
+      return false;
     }
+    this.messageEvents++;
+    return true;
+  }
+
+  /** One trace event `admit` let through, already encoded. */
+  push(line: string): void {
     this.pending.push(line);
     if (this.timer === null) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }

@@ -11,7 +11,7 @@ import type { Algorithm, AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { createApi } from './api.ts';
 import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
 import { ServerBots } from './bots.ts';
-import { realClock, type Clock } from './clock.ts';
+import { preciseTimers, realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
 import { LabListHub } from './lab-list.ts';
@@ -79,6 +79,8 @@ const MAX_PAYLOAD = 4 * MAX_FRAME_BYTES;
 
 export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const clock = opts.clock ?? realClock;
+  // The fabric's fine timer runs in a worker that takes tens of ms to start: start it now, not under the first held message.
+  if (clock === realClock) preciseTimers().warm();
   const onError = opts.onError ?? ((err: unknown) => console.error('[relay]', err));
   const counters = new Counters();
   const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;

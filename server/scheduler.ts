@@ -121,8 +121,11 @@ export class Scheduler<T extends Timed> {
     if (this.timer !== null && this.timerAt <= head.at) return;
     this.disarm();
     this.timerAt = head.at;
-    // Whole ms, rounded up: a message is never served before it is due (a timer that fires early re-arms).
-    this.timer = this.clock.setTimeout(() => this.fire(), Math.max(0, Math.ceil(head.at - this.now())));
+    const wait = head.at - this.now();
+    const fire = () => this.fire();
+    // To the fraction of a ms where the clock can (the real one: server/precise-timer.ts); else
+    // whole ms, rounded up. Either way never before it is due (a timer that fires early re-arms).
+    this.timer = this.clock.setPreciseTimeout ? this.clock.setPreciseTimeout(fire, wait) : this.clock.setTimeout(fire, Math.max(0, Math.ceil(wait)));
   }
 
   private disarm(): void {

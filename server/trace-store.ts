@@ -63,6 +63,27 @@ export class TraceStore {
   append(line: string): void {
     if (this.closed) return;
     this.pending.push(line);
+    this.appended();
+  }
+
+  /**
+   * A line written in place as bytes (the per-message lines, wire-encode.ts): a buffer with room
+   * for `max` bytes from `lineStart`, or null once closed; then `commit` where the line ends.
+   */
+  reserve(max: number): Buffer | null {
+    return this.closed ? null : this.pending.reserve(max);
+  }
+
+  get lineStart(): number {
+    return this.pending.start;
+  }
+
+  commit(end: number): void {
+    this.pending.commit(end);
+    this.appended();
+  }
+
+  private appended(): void {
     if (this.pending.bytes >= FLUSH_BYTES) void this.flush();
     else if (this.timer === null) this.timer = setTimeout(() => void this.flush(), this.flushMs);
   }

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ObserverHub } from '../server/observers.ts';
 import { loadTail } from '../server/trace-tail.ts';
 import { connect, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { offer } from './helpers/relay-lab.ts';
 
 const dirs: string[] = [];
 const harnesses: Harness[] = [];
@@ -73,7 +74,7 @@ describe('observers see only what is written', () => {
     const hub = new ObserverHub('x', () => '{"type":"snapshot"}', {}, () => written);
     const got: string[] = [];
     hub.add({ id: 1, transport: 'ws', sendText: (t: string) => void got.push(t), overloaded: () => false, close: () => {} });
-    hub.push('{"seq":0,"kind":"crash","node":1}', false);
+    offer(hub, '{"seq":0,"kind":"crash","node":1}', false);
     hub.flush();
     await new Promise((r) => setTimeout(r, 20));
     expect(got).toEqual([]);

@@ -8,7 +8,7 @@ import { ClockBook } from '../server/logical-clocks.ts';
 import { Fabric } from '../server/fabric.ts';
 import { ObserverHub } from '../server/observers.ts';
 import { Scheduler } from '../server/scheduler.ts';
-import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
+import { FakeConn, manualLab, offer, tempDir } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/relay-manual-clock.ts';
 
 type Entry = { at: number; seq: number; n: number };
@@ -203,8 +203,8 @@ describe('observer hub', () => {
     const hub = new ObserverHub('x', () => '{"type":"snapshot"}', { maxMessageEvents: 10 });
     const o = new FakeConn();
     hub.add(o);
-    for (let i = 0; i < 100; i++) hub.push(JSON.stringify({ seq: i, kind: 'send' }), true);
-    hub.push(JSON.stringify({ seq: 100, kind: 'crash' }), false);
+    for (let i = 0; i < 100; i++) offer(hub, JSON.stringify({ seq: i, kind: 'send' }), true);
+    offer(hub, JSON.stringify({ seq: 100, kind: 'crash' }), false);
     hub.flush();
     const batch = o.frames[1];
     expect(batch?.type === 'events' && [batch.events.length, batch.skipped]).toEqual([11, 90]);
@@ -220,13 +220,13 @@ describe('observer hub', () => {
     hub.add(fast);
     slow.full = true;
     for (let round = 0; round < 3; round++) {
-      hub.push('{"kind":"send"}', true);
+      offer(hub, '{"kind":"send"}', true);
       hub.flush();
     }
     expect(slow.frames).toHaveLength(1);
     expect(fast.frames.filter((f) => f.type === 'events')).toHaveLength(3);
     slow.full = false;
-    hub.push('{"kind":"send"}', true);
+    offer(hub, '{"kind":"send"}', true);
     hub.flush();
     expect(slow.frames.map((f) => f.type)).toEqual(['snapshot', 'snapshot']);
     expect(hub.missedBatches).toBe(1);

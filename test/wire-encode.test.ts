@@ -10,7 +10,7 @@ import { TraceEventSchema, type TraceEvent } from '@shared/protocol/trace.ts';
 import { createRng, type Random } from '@shared/sim/rng.ts';
 import type { EventBody } from '../server/lab.ts';
 import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
-import { clocksText, deliverFrame, eventsFrame, messageLine, traceLine, vectorKey } from '../server/wire-encode.ts';
+import { clocksText, deliverFrame, eventsFrame, messageHeadMaxBytes, putMessageHead, traceLine, vectorKey } from '../server/wire-encode.ts';
 
 const CHARS = ['A', 'z', '_', '-', ' ', '"', '\\', '/', 'é', '€', '\u2028', '\n', '\t', '😀', '\u0001'];
 
@@ -62,6 +62,20 @@ function stamps(r: Random, n: number, vectors: boolean): { clocks: LiveClocks; s
   return { clocks, stamps: out };
 }
 
+/**
+ * A send or deliver line as the lab writes it: bytes into a buffer at an offset (a chunk holds
+ * lines before it), within the bound the lab reserves, read back as UTF-8.
+ */
+function messageLine(clocks: LiveClocks, stamp: LiveStamp, seq: number, t: number, kind: 'send' | 'deliver', msg: number, from: ProcessId, to: ProcessId, type: string, json: string | null): string {
+  const max = messageHeadMaxBytes(type, json) + clocks.maxBytes;
+  const start = 5;
+  const buf = Buffer.alloc(start + max + 1, 0xff);
+  let end = clocks.put(buf, putMessageHead(buf, start, seq, t, kind, msg, from, to, type, json), stamp);
+  buf[end++] = 0x7d;
+  expect(end - start).toBeLessThanOrEqual(max);
+  return buf.toString('utf8', start, end);
+}
+
 function parse(line: string): unknown {
   return JSON.parse(line);
 }
@@ -78,7 +92,7 @@ describe('wire-encode: the hand-written JSON is the schemas\' JSON', () => {
         expect(`{${clocks.json(s)}}`).toBe(JSON.stringify(clocks.stamp(s)));
       }
     }
-    expect(vectorKey(12)).toBe(',"12":');
+    expect(Buffer.from(vectorKey(12)).toString('latin1')).toBe(',"12":');
   });
 
   it('send and deliver lines parse as trace events and equal JSON.stringify of the stamped event', () => {
@@ -91,17 +105,27 @@ describe('wire-encode: the hand-written JSON is the schemas\' JSON', () => {
         const message = payload(r);
         const type = message.type;
         const json = JSON.stringify(message);
-        const sendLine = messageLine(seq, t, 'send', msg, from, to, type, json, clocks.json(stamp));
+        const sendLine = messageLine(clocks, stamp, seq, t, 'send', msg, from, to, type, json);
         const send = { seq, t, kind: 'send', msg, from, to, type, message, ...clocks.stamp(stamp) };
         expect(TraceEventSchema.safeParse(parse(sendLine)).success).toBe(true);
         expect(sendLine).toBe(JSON.stringify(send));
-        const deliverLine = messageLine(seq, t, 'deliver', msg, from, to, type, null, clocks.json(stamp));
+        const deliverLine = messageLine(clocks, stamp, seq, t, 'deliver', msg, from, to, type, null);
         expect(TraceEventSchema.safeParse(parse(deliverLine)).success).toBe(true);
         expect(deliverLine).toBe(JSON.stringify({ seq, t, kind: 'deliver', msg, from, to, type, ...clocks.stamp(stamp) }));
         const frame = deliverFrame(from, msg, json);
         expect(DeliverFrameSchema.safeParse(parse(frame)).success).toBe(true);
         expect(frame).toBe(JSON.stringify({ type: 'deliver', from, msg, message }));
       }
+    }
+  });
+
+  it('numbers in send and deliver lines are JSON.stringify\'s, whole, tenths and the odd ones too', () => {
+    const clocks = new LiveClocks(true);
+    const stamp = clocks.tick(3);
+    const times = [0, 0.1, 0.5, 9.9, 10, 99.9, 100.1, 123456789.5, 2 ** 53 - 1, 1e15 + 0.5, 1e21, 0.30000000000000004, 1.25, 1e-7, -0, -2.5];
+    for (const t of times) {
+      const line = messageLine(clocks, stamp, 2 ** 40, t, 'deliver', 0, 0, 999_999, 'OK', null);
+      expect(line).toBe(JSON.stringify({ seq: 2 ** 40, t, kind: 'deliver', msg: 0, from: 0, to: 999_999, type: 'OK', ...clocks.stamp(stamp) }));
     }
   });
 

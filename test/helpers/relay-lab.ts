@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from '../../server/conn.ts';
 import { Lab } from '../../server/lab.ts';
+import type { ObserverHub } from '../../server/observers.ts';
 import { newLabConfig } from '../../server/lab-settings.ts';
 import { TraceStore } from '../../server/trace-store.ts';
 import { ManualClock } from './relay-manual-clock.ts';
@@ -46,4 +47,9 @@ export function tempDir(prefix: string): { readonly path: string } {
     await rm(dir.path, { recursive: true, force: true });
   });
   return dir;
+}
+
+/** Offers an observer hub one encoded trace event, as the lab does (`admit`, then `push`). */
+export function offer(hub: ObserverHub, line: string, isMessage: boolean): void {
+  if (hub.admit(isMessage)) hub.push(line);
 }
