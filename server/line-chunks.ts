@@ -6,9 +6,17 @@
 
 /** Bytes per chunk; a longer line gets a chunk of its own size. */
 const CHUNK = 64 * 1024;
+/** Written chunks kept for reuse (2 MiB): enough for a trace flushed at 512 KiB while the next fills. */
+const SPARE = 32;
 
 export class LineChunks {
   private sealed: Buffer[] = [];
+  /**
+   * Whole chunks whose bytes are on disk, to be filled again. A fresh chunk each time was external
+   * memory V8 counts toward its next full collection: at 40,000 msg/s the trace's 18 MB a second
+   * brought a mark-compact (2 to 6 ms, the relay stopped) every half second.
+   */
+  private spare: Buffer[] = [];
   private current: Buffer | null = null;
   private used = 0;
   /** UTF-8 bytes held, newlines included. */
@@ -55,9 +63,17 @@ export class LineChunks {
     return out;
   }
 
+  /** Gives back chunks `take` handed out, once written: whole-size ones are filled again. */
+  recycle(chunks: readonly Buffer[]): void {
+    for (const c of chunks) {
+      if (this.spare.length >= SPARE) return;
+      if (c.buffer.byteLength === CHUNK && c.byteOffset === 0) this.spare.push(Buffer.from(c.buffer));
+    }
+  }
+
   private next(room: number): void {
     this.seal();
-    this.current = Buffer.allocUnsafeSlow(Math.max(CHUNK, room));
+    this.current = room <= CHUNK ? (this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK)) : Buffer.allocUnsafeSlow(room);
   }
 
   private seal(): void {

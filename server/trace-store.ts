@@ -104,6 +104,7 @@ export class TraceStore {
             this.writing -= bytes;
             this.size += bytes;
             this.limits.budget?.add(bytes);
+            this.pending.recycle(chunks);
           },
           (err: unknown) => {
             this.writing -= bytes;

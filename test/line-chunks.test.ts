@@ -44,6 +44,22 @@ describe('LineChunks', () => {
     expect(handed!.equals(before)).toBe(true);
     expect(text(c.take())).toBe(Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join(''));
   });
+
+  it('fills written chunks again instead of allocating (a bounded spare list), never an oversized one', () => {
+    const c = new LineChunks();
+    const line = 'z'.repeat(1000);
+    for (let i = 0; i < 300; i++) c.push(line);
+    c.push('w'.repeat(100_000));
+    const first = c.take();
+    const stores = new Set(first.map((b) => b.buffer));
+    c.recycle(first);
+    for (let i = 0; i < 300; i++) c.push(line);
+    const second = c.take();
+    // Every 64 KiB chunk of the second round is one the first round wrote (the oversized one is not kept).
+    expect(second.every((b) => stores.has(b.buffer))).toBe(true);
+    expect(second.some((b) => b.length > 90_000)).toBe(false);
+    expect(text(second)).toBe(`${line}\n`.repeat(300));
+  });
 });
 
 describe('TraceStore over its cap', () => {
