@@ -38,14 +38,20 @@ export class LiveClocks {
     return this.tick(q);
   }
 
+  /** The one stamp `receiveView` fills (no object per delivery). */
+  private readonly view: LiveStamp = { lamport: 0, counts: undefined };
+
   /**
-   * `receive` without copying the vector: the stamp shares `q`'s live clocks, so it is only good
-   * until the next event (the relay writes a delivery's line at once and keeps nothing).
+   * `receive` without copying: the stamp is one object shared by every call, holding `q`'s live
+   * vector, so it is only good until the next event (the relay writes a delivery's line at once
+   * and keeps nothing).
    */
   receiveView(q: ProcessId, m: LiveStamp): LiveStamp {
     this.merge(q, m);
-    const l = this.advance(q);
-    return this.withVectors ? { lamport: l, counts: this.vectorOf(q) } : { lamport: l };
+    const view = this.view;
+    view.lamport = this.advance(q);
+    view.counts = this.withVectors ? this.vectorOf(q) : undefined;
+    return view;
   }
 
   /** Ticks `p`'s own entries; returns its Lamport clock. */

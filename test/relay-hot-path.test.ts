@@ -40,6 +40,21 @@ describe('live clocks', () => {
     }
   });
 
+  it('a delivery\'s view (no copy, good until the next event) encodes as the copying receive does', () => {
+    const rnd = createRng(5);
+    const ids = [7, 2, 30, 11];
+    const viewing = new LiveClocks(true);
+    const copying = new LiveClocks(true);
+    const held: { a: LiveStamp; b: LiveStamp }[] = [];
+    for (let n = 0; n < 500; n++) {
+      const p = ids[Math.floor(rnd() * ids.length)]!;
+      if (held.length > 0 && rnd() < 0.5) {
+        const m = held.splice(Math.floor(rnd() * held.length), 1)[0]!;
+        expect(viewing.json(viewing.receiveView(p, m.a))).toBe(copying.json(copying.receive(p, m.b)));
+      } else held.push({ a: viewing.tick(p), b: copying.tick(p) });
+    }
+  });
+
   it('carry Lamport clocks only when the lab is too large for vectors', () => {
     const live = new LiveClocks(false);
     const s = live.receive(2, live.tick(1));

@@ -78,6 +78,8 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
       return termFindings(t, acting);
     },
     nextDue(overlap) {
+      // Asked three times per journaled event: no iterator when there is no split to watch.
+      if (splits.size === 0) return Infinity;
       let at = Infinity;
       for (const s of splits.values()) if (!s.flagged) at = Math.min(at, s.since + overlap);
       return at;
