@@ -1,9 +1,11 @@
-// npm run bench [-- --quick] [--profile] [--transports ws,socketio] [--out bench/results.json]
+// npm run bench [-- --quick] [--profile] [--alloc-profile] [--transports ws,socketio] [--out bench/results.json]
 //
 // Starts the relay and the two baselines (a bare forwarder on ws, one on socket.io), each in its
 // own process, drives them from one load process, and writes bench/results.json plus
 // bench/results.md. Every relay figure is printed beside its baseline's, measured in the same
-// run. --profile runs the relay under `node --cpu-prof` (profiles in bench/profiles/).
+// run. --profile runs the relay under `node --cpu-prof` (profiles in bench/profiles/);
+// --alloc-profile samples what the relay and the baselines allocate, garbage included
+// (bench/profiles/*.heapprofile; `npx tsx bench/profile-summary.ts FILE` ranks the allocators).
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -133,12 +135,13 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
   }
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--profile] [--transports ws,socketio] [--out FILE.json]
+const USAGE = `Usage: npm run bench -- [--quick] [--profile] [--alloc-profile] [--transports ws,socketio] [--out FILE.json]
 
 The relay against minimal ws and socket.io forwarders measured in the same run: throughput,
 added latency, injected-delay accuracy and memory per process. Writes FILE.json and FILE.md.
   --quick       short runs (figures indicative only)
   --profile     run the relay under node --cpu-prof (profiles in bench/profiles/)
+  --alloc-profile  sample the servers' allocations, collected garbage included (bench/profiles/*.heapprofile)
   --help        this text`;
 
 async function main(): Promise<void> {
@@ -151,6 +154,7 @@ async function main(): Promise<void> {
       options: {
         quick: { type: 'boolean', default: false },
         profile: { type: 'boolean', default: false },
+        'alloc-profile': { type: 'boolean', default: false },
         transports: { type: 'string', default: 'ws,socketio' },
         out: { type: 'string' },
       },
@@ -158,6 +162,8 @@ async function main(): Promise<void> {
   } catch (e) {
     usageError('bench', USAGE, e);
   }
+  // Read by bench/server-child.ts in every server process the bench starts.
+  if (values['alloc-profile']) process.env['BENCH_ALLOC_PROFILE_DIR'] = 'bench/profiles';
   const transports = values.transports.split(',').filter((t): t is Transport => t === 'ws' || t === 'socketio');
   const quick = values.quick;
   const out = values.out ?? (quick ? 'bench/results-quick.json' : 'bench/results.json');

@@ -25,6 +25,7 @@ async function start(): Promise<BenchServer> {
 }
 
 const server = await start();
+const allocProfile = await startAllocProfile(process.env['BENCH_ALLOC_PROFILE_DIR']);
 let cpuMark = process.cpuUsage();
 let timeMark = performance.now();
 // Where a tail comes from: how late the server's event loop ran (a stall delays every message
@@ -83,6 +84,7 @@ serveParent(async (m) => {
   if (m.cmd === 'lab-stats') return { stats: server.labStats?.(String(m.lab)) ?? null };
   if (m.cmd === 'exit') {
     await server.close();
+    await allocProfile?.();
     // Exit normally so that --cpu-prof writes its profile.
     setTimeout(() => process.exit(0), 20);
     return { closed: true };
@@ -90,4 +92,25 @@ serveParent(async (m) => {
   throw new Error(`unknown command ${String(m.cmd)}`);
 });
 process.on('SIGTERM', () => process.exit(0));
+
+/**
+ * `npm run bench -- --alloc-profile`: V8's sampling heap profiler, keeping the samples of objects
+ * the collector has already freed (what the relay allocates per message is garbage within
+ * microseconds, and that garbage is what makes the collector run). Returns what writes the profile.
+ */
+async function startAllocProfile(dir: string | undefined): Promise<(() => Promise<void>) | null> {
+  if (!dir) return null;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  // The two include flags exist in V8's protocol but not in Node's typings.
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number });
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}/alloc-${kind}-${process.pid}.heapprofile`, JSON.stringify(profile));
+  };
+}
 process.send?.({ port: server.port, pid: process.pid });
