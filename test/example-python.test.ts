@@ -7,7 +7,7 @@
 // answer WebSocket pings would be cut off while it sits silent as a follower. A dropped
 // connection is resumed with the token.
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -45,7 +45,8 @@ function python(relay: string, lab: string, id: number): PyProc {
 /**
  * A front that owns no lab: every `join` is answered `moved` to the real relay, in three
  * fragments with a ping between them (RFC 6455, 5.4: control frames may come amid a fragmented
- * message), which the Python client must reassemble and answer.
+ * message), which the Python client must reassemble and answer, and then closes: all of it in
+ * one write, so the client reads `moved` and the close frame together and must act on `moved`.
  */
 async function movedFront(target: string): Promise<{ url: string; joins: number; pongs: number }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -59,10 +60,15 @@ async function movedFront(target: string): Promise<{ url: string; joins: number;
       front.joins++;
       const text = JSON.stringify({ type: 'moved', lab: f.lab, url: target, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
       const third = Math.ceil(text.length / 3);
+      // `_socket` is ws's own net.Socket (not in its typings).
+      const socket = (ws as unknown as { _socket: Socket })._socket;
+      socket.cork();
       ws.send(text.slice(0, third), { fin: false });
       ws.ping('amid');
       ws.send(text.slice(third, 2 * third), { fin: false });
       ws.send(text.slice(2 * third), { fin: true });
+      ws.close(1000, 'moved');
+      process.nextTick(() => socket.uncork());
     });
   });
   cleanups.push(() => new Promise((r) => wss.close(r)));

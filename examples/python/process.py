@@ -107,7 +107,8 @@ class Process:
         while not self.done:
             wait = self.timers.wait()
             try:
-                ready, _, _ = select.select([self.ws], [], [], 1.0 if wait is None else min(wait, 1.0))
+                # Closed by the peer after messages it sent in the same read: receive reports it.
+                ready = self.ws.closed or select.select([self.ws], [], [], 1.0 if wait is None else min(wait, 1.0))[0]
                 texts = self.ws.receive() if ready else []
             except WebSocketClosed as err:
                 self.log("disconnected:", err)

@@ -32,6 +32,7 @@ class WebSocket:
         self.buf = bytearray()
         self.fragments = None  # (opcode, bytearray) while a fragmented message is arriving
         self.closed = False
+        self.peer_closed = None  # the peer's close frame, once its preceding messages are handed out
         self._handshake(parts, timeout)
         self.sock.setblocking(False)
 
@@ -104,6 +105,8 @@ class WebSocket:
 
     def receive(self):
         """Reads what the socket has and returns the complete text messages in it (maybe none)."""
+        if self.peer_closed is not None:
+            raise WebSocketClosed(self.peer_closed)
         try:
             chunk = self.sock.recv(65536)
         except BlockingIOError:
@@ -134,7 +137,10 @@ class WebSocket:
             elif opcode == OP_CLOSE:
                 code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1000
                 self.close(code)
-                raise WebSocketClosed("closed by the peer (%d)" % code)
+                # Messages that came in the same read before the close are delivered first (a
+                # relay may answer `moved` and close at once); the next receive reports the close.
+                self.peer_closed = "closed by the peer (%d)" % code
+                return messages
             elif opcode in (OP_TEXT, OP_BINARY):
                 if self.fragments is not None:
                     self.close(1002)
