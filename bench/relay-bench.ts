@@ -22,7 +22,7 @@ const FULL: BenchParams = {
   throughputMs: 3000,
   throughputRounds: 3,
   latencyMs: 1500,
-  latencySlices: 4,
+  latencySlices: 8,
   delayRate: 2000,
   delayMs: 5000,
   delayWarmupMs: 2000,

@@ -6,11 +6,13 @@
 // a burst of deliveries to one corked peer (ws, socket.io) arrives complete and in send order.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '@shared/sim/rng.ts';
 import { realClock } from '../server/clock.ts';
 import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
 import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
+import { MAX_CORKED, TickCork } from '../server/cork.ts';
 import { StatsTracker } from '../server/stats.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
@@ -101,6 +103,48 @@ describe('real clock', () => {
     realClock.clearTimeout(realClock.setTimeout(() => order.push('cleared-1ms'), 1));
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual(['now', '1ms']);
+  });
+});
+
+describe('the tick cork', () => {
+  /** A socket that only counts: how many frames went out in each flush, and its cork depth. */
+  function countingSocket() {
+    const s = { destroyed: false, depth: 0, pending: 0, flushes: [] as number[] };
+    const sock = {
+      get destroyed() {
+        return s.destroyed;
+      },
+      cork: () => void s.depth++,
+      uncork: () => {
+        s.depth--;
+        if (s.depth === 0 && s.pending > 0) {
+          s.flushes.push(s.pending);
+          s.pending = 0;
+        }
+      },
+      write: () => void s.pending++,
+    };
+    return { s, sock };
+  }
+
+  it(`holds at most ${MAX_CORKED} frames of a burst corked, flushes the rest on the next tick, in order and balanced`, async () => {
+    const { s, sock } = countingSocket();
+    const cork = new TickCork();
+    for (let i = 0; i < 40; i++) {
+      cork.before(sock as unknown as Socket);
+      sock.write();
+    }
+    // Two full batches went out during the burst; the last 8 wait for the tick to end.
+    expect(s.flushes).toEqual([MAX_CORKED, MAX_CORKED]);
+    expect(s.depth).toBe(1);
+    await new Promise((r) => process.nextTick(r));
+    expect(s.flushes).toEqual([MAX_CORKED, MAX_CORKED, 40 - 2 * MAX_CORKED]);
+    expect(s.depth).toBe(0);
+    // A fresh tick corks afresh.
+    cork.before(sock as unknown as Socket);
+    sock.write();
+    await new Promise((r) => process.nextTick(r));
+    expect(s.flushes.at(-1)).toBe(1);
   });
 });
 
