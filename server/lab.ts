@@ -310,12 +310,13 @@ export class Lab {
     const observed = this.observers.admit(true);
     if (written || observed) {
       const max = messageHeadMaxBytes(type, messageJson) + this.clocks.maxBytes;
-      const store = written ? this.deps.store.reserve(max) : null;
-      const buf = store ?? scratch(max);
-      const start = store ? this.deps.store.lineStart : 0;
+      // The trace's own chunk when the line is written, else a scratch buffer (an observer's copy only).
+      const chunk = written ? this.deps.store.reserve(max) : null;
+      const buf = chunk ?? scratch(max);
+      const start = chunk ? this.deps.store.lineStart : 0;
       let end = this.clocks.put(buf, putMessageHead(buf, start, seq, t, kind, msg, from, to, type, messageJson), stamp);
       buf[end++] = 0x7d; // }
-      if (store) this.deps.store.commit(end);
+      if (chunk) this.deps.store.commit(end);
       if (observed) this.observers.push(buf.toString('utf8', start, end));
     }
     // One object of a fixed shape (no spread copy): this runs twice for every message.

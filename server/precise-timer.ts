@@ -39,6 +39,8 @@ const hrNow = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Most wake-ups run in one turn; the rest in the next, so I/O is not starved. */
 const MAX_RUN = 10_000;
+/** Cleared slots kept before a sweep (below this, they go as they come due). */
+const MAX_CLEARED = 1024;
 
 export class PreciseTimers {
   private readonly queue = new EventQueue<Wake>();
@@ -69,11 +71,23 @@ export class PreciseTimers {
     return w;
   }
 
-  /** Cancels `w`; its slot is dropped when it comes up (the worker may wake once for nothing). */
+  /**
+   * Cancels `w`; its slot is dropped when it comes up (the worker may wake once for nothing), or
+   * sooner: cleared slots are swept out once they outnumber the live ones (and 1,024), so a
+   * scheduler re-armed for every message (delays lowered under traffic) cannot grow the heap
+   * with slots due seconds from now.
+   */
   clear(w: Wake): void {
     if (w.fn === null) return;
     w.fn = null;
     this.ended();
+    const cleared = this.queue.size - this.live;
+    if (cleared > MAX_CLEARED && cleared > this.live) this.queue.removeWhere((x) => x.fn === null);
+  }
+
+  /** Slots in the heap, cleared ones not yet swept included. */
+  get size(): number {
+    return this.queue.size;
   }
 
   private ended(): void {

@@ -122,10 +122,9 @@ export class Scheduler<T extends Timed> {
     this.disarm();
     this.timerAt = head.at;
     const wait = head.at - this.now();
-    const fire = () => this.fire();
     // To the fraction of a ms where the clock can (the real one: server/precise-timer.ts); else
     // whole ms, rounded up. Either way never before it is due (a timer that fires early re-arms).
-    this.timer = this.clock.setPreciseTimeout ? this.clock.setPreciseTimeout(fire, wait) : this.clock.setTimeout(fire, Math.max(0, Math.ceil(wait)));
+    this.timer = this.clock.setPreciseTimeout ? this.clock.setPreciseTimeout(this.onTimer, wait) : this.clock.setTimeout(this.onTimer, Math.max(0, Math.ceil(wait)));
   }
 
   private disarm(): void {
@@ -133,6 +132,8 @@ export class Scheduler<T extends Timed> {
     this.timer = null;
     this.timerAt = Infinity;
   }
+
+  private readonly onTimer = (): void => this.fire();
 
   private fire(): void {
     this.timer = null;

@@ -46,6 +46,14 @@ describe('precise timers', () => {
     expect([chained, many]).toEqual([20, 2000]);
   });
 
+  it('sweep cleared wake-ups out of the heap instead of keeping each until its time', () => {
+    const timers = new PreciseTimers();
+    const keep = timers.set(() => {}, 60_000);
+    for (let i = 0; i < 50_000; i++) timers.clear(timers.set(() => {}, 60_000 - i / 100));
+    expect(timers.size).toBeLessThanOrEqual(1 + 1025);
+    timers.clear(keep);
+  });
+
   it('serve a real-clock scheduler\'s held messages in due order, never before they are due', async () => {
     const served: { id: number; late: number }[] = [];
     const s = new Scheduler<{ at: number; seq: number; id: number }>(realClock, (e) => served.push({ id: e.id, late: s.now() - e.at }));
