@@ -11,6 +11,7 @@ import type { Relay } from '../server/relay.ts';
 import { SANDBOX_CSP } from '../server/static.ts';
 import { brokenSource } from './fixtures/grader/broken.ts';
 import { launchBrowser, toDocs, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { waitFor } from './helpers/relay-harness.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'code-token';
@@ -41,14 +42,8 @@ afterAll(async () => {
 
 const lab = async () => (await (await api('GET', `/api/labs/${LAB}`)).json()) as { processes: { id: number; mode?: string; report: { coordinator: number | null } | null; grade?: { pass: boolean; failing: { id: string } | null; trace: boolean } }[] };
 const stats = async () => (await (await api('GET', `/api/labs/${LAB}/stats`)).json()) as { coordinators: Record<string, number> };
-async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
+const until = (cond: () => Promise<boolean>, ms: number, what: string) => waitFor(cond, ms, what, 100);
 
 /** Replaces the editor's text the way typing (or a paste) does: one input into CodeMirror. */
 async function type(page: Page, code: string): Promise<void> {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { launchBrowser, screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { sleep, waitFor } from './helpers/relay-harness.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'hand-token';
@@ -41,15 +42,8 @@ afterAll(async () => {
   await stopServedRelay(relay, dataDir);
 });
 
-async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
+const until = (cond: () => Promise<boolean>, ms: number, what: string) => waitFor(cond, ms, what, 100);
 async function trace(lab: string): Promise<TraceEvent[]> {
   const text = await (await api('GET', `/api/labs/${lab}/trace`)).text();
   return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);

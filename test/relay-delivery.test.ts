@@ -3,7 +3,7 @@
 // seed; partitions, directed link rules, crashes and recovery behave as issue 3 states.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { connect, delivered, joinAs, sleep, startRelay, waitFor, type FrameClient, type Harness } from './helpers/relay-harness.ts';
+import { connect, delivered, joinAs, labTrace, sleep, startRelay, waitFor, type FrameClient, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,13 +18,7 @@ async function lab(name: string, body: Record<string, unknown> = {}) {
   expect(r.status).toBe(201);
 }
 
-async function trace(name: string): Promise<TraceEvent[]> {
-  const r = await h.api('GET', `/api/labs/${name}/trace`);
-  return r.text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as TraceEvent);
-}
+const trace = (name: string) => labTrace(h, name);
 
 function sendMany(c: FrameClient, to: number, n: number, type = 'PING') {
   const at: number[] = [];

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '@shared/lab-client/lab-client.ts';
-import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,9 +18,7 @@ afterAll(async () => {
   await h.close();
 });
 
-// Generous bounds: the machine running the tests may be busy, and an event loop stalled past T
-// breaks the algorithms' synchrony assumption (UB = 2T + M), which is not what these tests check.
-const TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
+const TIMING = SAFE_TIMING;
 const SETTLE_MS = 15_000;
 
 async function runLab(name: string, algorithm: AlgorithmName, ids: number[], onEvent?: (id: number, e: LabProcessEvent) => void): Promise<LabProcess[]> {

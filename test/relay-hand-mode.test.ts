@@ -10,7 +10,7 @@ import { LabProcess, wsChannel, type LabProcessEvent } from '@shared/lab-client/
 import type { Play } from '@shared/protocol/lab-config.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { joinAs, labTrace, SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,13 +20,9 @@ afterAll(async () => {
   await h.close();
 });
 
-const TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
+const TIMING = SAFE_TIMING;
 const UB = 2 * TIMING.transmission + TIMING.processing;
-
-async function trace(lab: string): Promise<TraceEvent[]> {
-  const text = (await h.api('GET', `/api/labs/${lab}/trace`)).text;
-  return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);
-}
+const trace = (lab: string) => labTrace(h, lab);
 const sendsFrom = (events: TraceEvent[], id: number) => events.filter((e): e is Extract<TraceEvent, { kind: 'send' }> => e.kind === 'send' && e.from === id);
 
 describe('hand mode at the relay', () => {

@@ -11,7 +11,7 @@ import type { CheckerSummary, Finding } from '@shared/analysis/checker.ts';
 import { LabProcess, socketIoChannel, wsChannel } from '@shared/lab-client/lab-client.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,9 +21,7 @@ afterAll(async () => {
   await h.close();
 });
 
-// Generous bounds, as in relay-election.test.ts: a busy machine must not break the synchrony the
-// algorithms assume, which is not what these tests check.
-const TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
+const TIMING = SAFE_TIMING;
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const low = [0, 1, 2, 3];
 const high = [4, 5, 6, 7];

@@ -9,6 +9,7 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { ClientFrame, ServerFrame } from '@shared/protocol/frames.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { createRelay, type Relay, type RelayOptions } from '../../server/relay.ts';
 
 export const TOKEN = 'test-token-0123';
@@ -152,11 +153,28 @@ export async function joinAs(h: Harness, transport: 'ws' | 'socketio', lab: stri
 export const delivered = (c: FrameClient) => c.received.filter((r) => r.frame.type === 'deliver') as { frame: Extract<ServerFrame, { type: 'deliver' }>; at: number }[];
 
 /** Polls `cond` every 20 ms up to `ms`. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
+/** A lab's trace as the relay serves it (`GET /api/labs/:lab/trace`), one event per line. */
+export async function labTrace(h: Harness, lab: string): Promise<TraceEvent[]> {
+  const text = (await h.api('GET', `/api/labs/${lab}/trace`)).text;
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as TraceEvent);
+}
+
+/**
+ * Generous bounds for elections over a real relay: a busy machine running the tests must not
+ * stall the event loop past T and break the synchrony the algorithms assume (UB = 2T + M),
+ * which is not what those tests check.
+ */
+export const SAFE_TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
+
+/** Polls `cond` every `everyMs` until it holds; throws naming `what` after `ms`. */
+export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 5000, what = 'condition', everyMs = 20): Promise<void> {
   const end = performance.now() + ms;
   while (performance.now() < end) {
     if (await cond()) return;
-    await sleep(20);
+    await sleep(everyMs);
   }
   throw new Error(`timed out waiting for ${what}`);
 }
