@@ -8,6 +8,7 @@
 // connection is resumed with the token.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo, Socket } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -35,9 +36,10 @@ function python(relay: string, lab: string, id: number): PyProc {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];
-  const keep = (d: Buffer) => out.length < 2000 && out.push(...String(d).split('\n').filter(Boolean));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  // Whole lines: unbuffered, Python writes a print's words in separate chunks, which may arrive apart.
+  const keep = (line: string) => void (line && out.length < 2000 && out.push(line));
+  createInterface({ input: child.stdout! }).on('line', keep);
+  createInterface({ input: child.stderr! }).on('line', keep);
   cleanups.push(() => child.kill('SIGKILL'));
   return { child, out };
 }
