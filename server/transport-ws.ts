@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { newConnId, type Conn } from './conn.ts';
-import { TickCork } from './cork.ts';
+import { FrameArena, FrameBatch } from './frame-batch.ts';
 import type { Session } from './session.ts';
 
 interface WsTransportOptions {
@@ -29,33 +29,40 @@ class WsConn implements Conn {
   readonly id = newConnId();
   readonly transport = 'ws' as const;
   alive = true;
-  private readonly cork = new TickCork();
+  /** ws's own net.Socket (`_socket`, not in its typings), while the connection is open. */
+  private readonly batch = new FrameBatch(() => (this.ws.readyState === WebSocket.OPEN ? ((this.ws as unknown as { _socket?: Socket })._socket ?? null) : null));
 
   constructor(
     readonly ws: WebSocket,
+    private readonly arena: FrameArena,
     private readonly maxBacklog: number,
     private readonly onCutOff?: () => void,
   ) {}
 
-  /** Frames of one tick leave in one write (server/cork.ts). */
+  /** Encoded now, written with the rest of this tick's frames to this peer (server/frame-batch.ts). */
   sendText(json: string): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (this.ws.bufferedAmount > CUT_OFF_FACTOR * this.maxBacklog) {
+    if (this.backlog() > CUT_OFF_FACTOR * this.maxBacklog) {
       // Not reading: cut it off now (terminate frees its buffers; a close handshake would wait on it).
       this.onCutOff?.();
       this.ws.terminate();
       return;
     }
-    // `_socket` is ws's own net.Socket (not in its typings).
-    this.cork.before((this.ws as unknown as { _socket?: Socket })._socket);
-    this.ws.send(json);
+    this.arena.send(this.batch, json);
+  }
+
+  /** Bytes queued in the socket, and this tick's frames not yet written. */
+  private backlog(): number {
+    return this.ws.bufferedAmount + this.batch.pending;
   }
 
   overloaded(): boolean {
-    return this.ws.bufferedAmount > this.maxBacklog;
+    return this.backlog() > this.maxBacklog;
   }
 
+  /** Frames sent before the close go out before it (none may follow a close frame). */
   close(): void {
+    this.arena.write(this.batch);
     this.ws.close(1000);
   }
 }
@@ -63,6 +70,7 @@ class WsConn implements Conn {
 export class WsTransport {
   private readonly wss: WebSocketServer;
   private readonly conns = new Map<WsConn, Session>();
+  private readonly arena = new FrameArena();
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: WsTransportOptions) {
@@ -91,7 +99,7 @@ export class WsTransport {
   }
 
   private accept(ws: WebSocket): void {
-    const conn = new WsConn(ws, this.opts.maxBacklogBytes, this.opts.onCutOff);
+    const conn = new WsConn(ws, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff);
     const session = this.opts.newSession(conn);
     this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {

@@ -86,6 +86,20 @@ describe('scheduler', () => {
     expect([s.size, s.bytes]).toEqual([0, 0]);
   });
 
+  it('serves a message due now at once while only later ones are held, and gives each entry its own sequence number', () => {
+    const clock = new ManualClock();
+    const out: Entry[] = [];
+    const s = new Scheduler<Entry>(clock, (e) => out.push(e));
+    clock.advance(100);
+    s.push({ at: 150, n: 1 });
+    s.push({ at: 100, n: 2 });
+    expect(out.map((e) => e.n)).toEqual([2]);
+    expect(s.size).toBe(1);
+    clock.advance(50);
+    expect(out.map((e) => e.n)).toEqual([2, 1]);
+    expect(out[0]!.seq).toBeGreaterThan(out[1]!.seq);
+  });
+
   it('holds what a handler pushes while it serves, for the timer (no re-entry)', () => {
     const clock = new ManualClock();
     const out: number[] = [];

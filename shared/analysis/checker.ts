@@ -21,6 +21,7 @@ import { judgeAgreement } from './checker-agreement.ts';
 import { cutOf, type Cut } from '../sim/network.ts';
 import { leads } from './properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
+import { IntSet } from './int-set.ts';
 
 export type { CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
 
@@ -70,8 +71,8 @@ class LiveChecker implements Checker {
   private readonly profile: CheckerProfile;
   private readonly bounds: CheckerBounds;
   private readonly procs = new Map<ProcessId, CheckedProcess>();
-  /** Election messages in flight (steady heartbeats and polls excepted). */
-  private readonly inFlight = new Set<number>();
+  /** Election messages in flight (steady heartbeats and polls excepted); an IntSet, not a Set: int-set.ts says why. */
+  private readonly inFlight = new IntSet();
   /** Live processes whose report says electing, kept as reports come (labs of 1,000 ids report at once). */
   private readonly electingNow = new Set<ProcessId>();
   private readonly coordinators: CoordinatorWatch;

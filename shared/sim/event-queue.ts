@@ -24,13 +24,24 @@ export class EventQueue<T extends Timed> {
 
   /** Assigns the entry its sequence number and inserts it. */
   push(entry: DistributiveOmit<T, 'seq'>): T {
-    const e = entry as T;
-    e.seq = this.nextSeq++;
+    const e = this.stamp(entry);
     this.items.push(e);
     this.ats.push(e.at);
     this.seqs.push(e.seq);
     this.up(this.items.length - 1);
     return e;
+  }
+
+  /** Assigns the entry its sequence number without inserting it (one taken out at once instead). */
+  stamp(entry: DistributiveOmit<T, 'seq'>): T {
+    const e = entry as T;
+    e.seq = this.nextSeq++;
+    return e;
+  }
+
+  /** Whether an entry due at `at`, pushed now, would come out first (ties go to those already in). */
+  wouldLead(at: number): boolean {
+    return this.ats.length === 0 || this.ats[0]! > at;
   }
 
   peek(): T | undefined {
