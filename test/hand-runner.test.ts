@@ -10,6 +10,7 @@ import { getAlgorithm, MESSAGE_SCHEMAS } from '@shared/algorithms/registry.ts';
 import { parseMessage } from '@shared/algorithms/messages.ts';
 import { moves, replies } from '@shared/coach/hand-kit.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
+import { coach, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
 import type { HostIO } from '@shared/sim/process-host.ts';
 
 const ids = [1, 2, 3, 4, 5, 6, 7];
@@ -156,6 +157,18 @@ describe('hand kit', () => {
     ];
     expect(offers.length).toBeGreaterThan(1);
     for (const o of offers) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${o.label}`).not.toBeNull();
+  });
+
+  it('raft: following a leader of her term only believes it, as the reference does (it sends HEARTBEAT_REPLY to a stale leader only)', () => {
+    const raftConfig: AlgorithmConfig = { ...config(3), detector: 'heartbeat' };
+    const follow = replies('raft', raftConfig, 6, { type: 'HEARTBEAT', term: 2 }, counters)[0]!;
+    expect(follow.steps).toEqual([{ kind: 'believe', coordinator: 6 }]);
+    // The coach leaves the click unmarked once UB has passed.
+    const history: CoachEntry[] = [
+      { kind: 'event', at: 3000, event: { kind: 'message', from: 6, message: { type: 'HEARTBEAT', term: 2 } } },
+      ...follow.steps.map((action, i): CoachEntry => ({ kind: 'action', at: 3050, action: action as HandAction, click: i + 1 })),
+    ];
+    expect(coach(getAlgorithm('raft'), raftConfig, history, 3050 + 2 * roundTripBound(DEFAULT_TIMING), 1).deviations).toEqual([]);
   });
 
   it('bully: OK only to a lower id\'s ELECTION; the rings add her id and forward to her successor; 001: her own Elect back means Elected(max)', () => {

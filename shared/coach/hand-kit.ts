@@ -125,8 +125,8 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
       ];
     }
     if (m.type === 'HEARTBEAT') {
-      const reply = send(from, { type: 'HEARTBEAT_REPLY', term });
-      return [offer(`follow-${from}`, `Follow leader ${from}: HEARTBEAT_REPLY`, [reply, { kind: 'believe', coordinator: from }])];
+      // No reply: the reference answers only a stale leader's heartbeat (HEARTBEAT_REPLY carries the newer term).
+      return [offer(`follow-${from}`, `Follow leader ${from} (term ${term})`, [{ kind: 'believe', coordinator: from }])];
     }
     return [];
   },
