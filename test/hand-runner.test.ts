@@ -49,7 +49,7 @@ function virtualHost() {
   return { io, sent, reports, hands, advance };
 }
 
-function runner(name: 'bully' | 'ring', self: number, detector: AlgorithmConfig['detector'] = 'none', autoBeat = true) {
+function runner(name: 'bully' | 'ring' | 'ring-active-list', self: number, detector: AlgorithmConfig['detector'] = 'none', autoBeat = true) {
   const host = virtualHost();
   const r = new HandRunner({ algorithm: getAlgorithm(name), io: host.io, seed: 1, autoBeat, onHand: (action, d) => host.hands.push({ action, rules: d.map((x) => x.rule) }) });
   r.start({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector });
@@ -137,6 +137,19 @@ describe('hand runner', () => {
     const before = sent.length;
     advance(DEFAULT_TIMING.heartbeatInterval * 3);
     expect(sent.length).toBe(before);
+  });
+});
+
+describe('hand runner: the active-list ring (001)', () => {
+  it('a newer election starts her active list anew: her Elected offers the highest id of this epoch, not a crashed one from the last', () => {
+    const { r } = runner('ring-active-list', 3);
+    for (const id of [7, 6, 2]) r.deliver(2, { type: 'ELECT', seq: id, id, epoch: 1 });
+    r.deliver(2, { type: 'ELECT', seq: 8, id: 3, epoch: 1 });
+    expect(r.view().queue[0]!.offers[0]!.label).toBe('My Elect came back: Elected(7) to 4');
+    // 7 crashed; epoch 2's Elects show only the live ids.
+    for (const id of [2, 6]) r.deliver(2, { type: 'ELECT', seq: 10 + id, id, epoch: 2 });
+    r.deliver(2, { type: 'ELECT', seq: 20, id: 3, epoch: 2 });
+    expect(r.view().queue[0]!.offers[0]!.label).toBe('My Elect came back: Elected(6) to 4');
   });
 });
 

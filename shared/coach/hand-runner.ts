@@ -76,6 +76,8 @@ export class HandRunner implements ProcessRunner {
   private clicks = 0;
   private seq = 0;
   private counters: HandCounters = { elections: 0, successor: null, activeList: [] };
+  /** The newest active-list epoch she has seen (its ELECTs make up her active list). */
+  private epoch = 0;
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -118,6 +120,7 @@ export class HandRunner implements ProcessRunner {
     this.sent.clear();
     this.down.clear();
     this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [] };
+    this.epoch = 0;
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
     this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
@@ -146,8 +149,12 @@ export class HandRunner implements ProcessRunner {
     }
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
-    if (message.type === 'ELECT' && typeof message.id === 'number' && !this.counters.activeList.includes(message.id)) {
-      this.counters = { ...this.counters, activeList: [...this.counters.activeList, message.id] };
+    if (message.type === 'ELECT' && typeof message.id === 'number') {
+      // 001: a newer election (epoch) starts a new active list; the last one's ids may be dead.
+      const epoch = typeof message.epoch === 'number' ? message.epoch : 0;
+      const list = epoch > this.epoch ? [] : this.counters.activeList;
+      this.epoch = Math.max(this.epoch, epoch);
+      if (!list.includes(message.id)) this.counters = { ...this.counters, activeList: [...list, message.id] };
     }
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
