@@ -141,6 +141,56 @@ describe('hand runner', () => {
 });
 
 describe('hand runner: the active-list ring (001)', () => {
+  it('played by the kit\'s offers (her start election, then a newer one joined and forwarded, Elected(max) when hers comes back), the coach marks nothing', () => {
+    const { r, sent, advance } = runner('ring-active-list', 3);
+    let acked = 0;
+    // Her successor 4 is alive: it ACKs every hop she sends it.
+    const ackAll = () => {
+      for (; acked < sent.length; acked++) {
+        const x = sent[acked]!;
+        if (x.to === 4 && x.message.type !== 'ACK') r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
+      }
+    };
+    const answer = (key: string) => {
+      const item = r.view().queue.find((q) => !q.done && q.offers.some((o) => o.key === key))!;
+      r.act(item.offers.find((o) => o.key === key)!, item);
+      ackAll();
+      advance(50);
+    };
+    r.act(r.view().moves.find((m) => m.key === 'elect')!);
+    ackAll();
+    advance(100);
+    // 6 opens a newer election: its Elect reaches her first; she joins (her own Elect first) and forwards.
+    r.deliver(2, { type: 'ELECT', seq: 1, id: 6, epoch: 2 });
+    answer('fwd-4');
+    for (const [seq, id] of [[2, 1], [3, 2]] as const) {
+      r.deliver(2, { type: 'ELECT', seq, id, epoch: 2 });
+      answer('fwd-4');
+    }
+    r.deliver(2, { type: 'ELECT', seq: 4, id: 3, epoch: 2 });
+    answer('elected-4');
+    // Elected(6) comes round: now she believes it.
+    r.deliver(2, { type: 'ELECTED', seq: 5, coordinator: 6, epoch: 2 });
+    answer('believe-6');
+    advance(3 * UB);
+    const elects = sent.filter((x) => x.message.type === 'ELECT').map((x) => `${String(x.message['id'])}@${String(x.message['epoch'])}`);
+    // Her start election carries the reference's epoch (0: it knows none yet); 6's carries 2.
+    expect(elects).toEqual(['3@0', '3@2', '6@2', '1@2', '2@2']);
+    expect(sent.filter((x) => x.message.type === 'ELECTED').map((x) => x.message['coordinator'])).toEqual([6]);
+    expect(r.view().deviations).toEqual([]);
+  });
+
+  it('two Elects of an election she has not joined, both waiting: the first she answers sends her own Elect, the second only forwards (001 (a), once)', () => {
+    const { r, sent } = runner('ring-active-list', 3);
+    r.deliver(2, { type: 'ELECT', seq: 1, id: 6, epoch: 2 });
+    r.deliver(2, { type: 'ELECT', seq: 2, id: 1, epoch: 2 });
+    for (const seq of [1, 2]) {
+      const item = r.view().queue.find((q) => q.message?.['seq'] === seq)!;
+      r.act(item.offers.find((o) => o.key === 'fwd-4')!, item);
+    }
+    expect(sent.filter((x) => x.message.type === 'ELECT').map((x) => x.message['id'])).toEqual([3, 6, 1]);
+  });
+
   it('a newer election starts her active list anew: her Elected offers the highest id of this epoch, not a crashed one from the last', () => {
     const { r } = runner('ring-active-list', 3);
     for (const id of [7, 6, 2]) r.deliver(2, { type: 'ELECT', seq: id, id, epoch: 1 });
@@ -155,7 +205,7 @@ describe('hand runner: the active-list ring (001)', () => {
 
 describe('hand kit', () => {
   const config = (self: number): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' });
-  const counters = { elections: 0, successor: 4, activeList: [2] };
+  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0 };
 
   it.each(ALGORITHM_NAMES)('%s: every offered message fits the algorithm\'s schema', (name) => {
     const offers = [
@@ -182,6 +232,21 @@ describe('hand kit', () => {
       ...follow.steps.map((action, i): CoachEntry => ({ kind: 'action', at: 3050, action: action as HandAction, click: i + 1 })),
     ];
     expect(coach(getAlgorithm('raft'), raftConfig, history, 3050 + 2 * roundTripBound(DEFAULT_TIMING), 1).deviations).toEqual([]);
+  });
+
+  it('active-list ring: the first Elect of an election she has not joined also sends her own Elect (001 (a)), later ones are only forwarded, and the coach marks none of it', () => {
+    const cfg = config(3);
+    const ring = 'ring-active-list' as const;
+    const ack = (seq: number) => ({ kind: 'send', to: 2, message: { type: 'ACK', seq } });
+    const first = replies(ring, cfg, 2, { type: 'ELECT', seq: 5, id: 2, epoch: 3 }, { ...counters, activeList: [], epoch: 2, joined: 2 })[0]!;
+    expect(first.steps).toEqual([ack(5), { kind: 'send', to: 4, message: { type: 'ELECT', seq: 0, id: 3, epoch: 3 } }, { kind: 'send', to: 4, message: { type: 'ELECT', seq: 0, id: 2, epoch: 3 } }]);
+    const joined = { ...counters, activeList: [2], epoch: 3, joined: 3 };
+    const later = replies(ring, cfg, 2, { type: 'ELECT', seq: 6, id: 1, epoch: 3 }, joined)[0]!;
+    expect(later.steps).toEqual([ack(6), { kind: 'send', to: 4, message: { type: 'ELECT', seq: 0, id: 1, epoch: 3 } }]);
+    const back = replies(ring, cfg, 2, { type: 'ELECT', seq: 7, id: 3, epoch: 3 }, { ...joined, activeList: [2, 1] })[0]!;
+    expect(back.steps.at(1)).toEqual({ kind: 'send', to: 4, message: { type: 'ELECTED', seq: 0, coordinator: 3, epoch: 3 } });
+    // A new election of her own opens the epoch after the newest she knows.
+    expect(moves(ring, cfg, joined).find((o) => o.key === 'elect')!.steps).toEqual([{ kind: 'send', to: 4, message: { type: 'ELECT', seq: 0, id: 3, epoch: 4 } }]);
   });
 
   it('bully: OK only to a lower id\'s ELECTION; the rings add her id and forward to her successor; 001: her own Elect back means Elected(max)', () => {

@@ -26,6 +26,10 @@ export interface HandCounters {
   successor: ProcessId | null;
   /** Ids the active-list ring's ELECTs showed her in the current epoch (001's active list). */
   activeList: readonly ProcessId[];
+  /** The newest active-list election (epoch) she has seen or opened. */
+  epoch: number;
+  /** The newest epoch she has sent her own Elect in (0: none). */
+  joined: number;
 }
 
 const TIMER_UB = 'her:ub';
@@ -102,12 +106,18 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     if (to === null) return [];
     if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self) {
       const fwd = { type: 'ELECT', seq: 0, id: m.id, epoch: m.epoch };
+      // 001 (a): the first Elect(j) of an election she has not joined: "add Elect(i) + send Elect(j)".
+      if (typeof m.epoch === 'number' && m.epoch > c.joined) {
+        const own = { type: 'ELECT', seq: 0, id: self, epoch: m.epoch };
+        return [offer(`fwd-${to}`, `First Elect of this election: send my own Elect(${self}), then Elect(${m.id}), to ${to}`, [...ack(a), send(to, own), send(to, fwd)])];
+      }
       return [offer(`fwd-${to}`, `Add ${m.id} to my list and forward Elect(${m.id}) to ${to}`, [...ack(a), send(to, fwd)])];
     }
     if (m.type === 'ELECT' && m.id === self) {
       const x = Math.max(self, ...c.activeList);
       const elected = { type: 'ELECTED', seq: 0, coordinator: x, epoch: m.epoch };
-      return [offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [...ack(a), send(to, elected), settle(x, self)])];
+      // Believed when Elected(x) comes round (001: "If a process receives Elected(x), set coordinator to x").
+      return [offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [...ack(a), send(to, elected)])];
     }
     if (m.type === 'ELECTED' && typeof m.coordinator === 'number') {
       return [offer(`believe-${m.coordinator}`, `Believe ${m.coordinator}`, [...ack(a), settle(m.coordinator, self)])];
@@ -161,7 +171,8 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
     const start = { type: 'ELECTION', seq: 0, eid: `${self}-h${n}`, list: [self] };
     out.push(offer('elect', `Start an election: ELECTION([${self}]) to ${to}`, [send(to, start)]));
   } else if (algorithm === 'ring-active-list' && to !== null) {
-    out.push(offer('elect', `Start an election: Elect(${self}) to ${to}`, [send(to, { type: 'ELECT', seq: 0, id: self, epoch: 0 })]));
+    // 001, on detection: a new election (the epoch after the newest she knows) with Elect(i).
+    out.push(offer('elect', `Start an election: Elect(${self}) to ${to}`, [send(to, { type: 'ELECT', seq: 0, id: self, epoch: c.epoch + 1 })]));
   } else if (algorithm === 'emergent') {
     out.push(offer('candidate', 'Stand as candidate: CANDIDATE to everyone', everyone({ type: 'CANDIDATE' })));
     out.push(offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [{ kind: 'declare' }, ...everyone({ type: 'MASTER_HEARTBEAT' })]));

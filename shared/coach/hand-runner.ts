@@ -75,9 +75,7 @@ export class HandRunner implements ProcessRunner {
   private n = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = { elections: 0, successor: null, activeList: [] };
-  /** The newest active-list epoch she has seen (its ELECTs make up her active list). */
-  private epoch = 0;
+  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0 };
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -119,8 +117,7 @@ export class HandRunner implements ProcessRunner {
     this.dropped = 0;
     this.sent.clear();
     this.down.clear();
-    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [] };
-    this.epoch = 0;
+    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
     this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
@@ -149,13 +146,7 @@ export class HandRunner implements ProcessRunner {
     }
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
-    if (message.type === 'ELECT' && typeof message.id === 'number') {
-      // 001: a newer election (epoch) starts a new active list; the last one's ids may be dead.
-      const epoch = typeof message.epoch === 'number' ? message.epoch : 0;
-      const list = epoch > this.epoch ? [] : this.counters.activeList;
-      this.epoch = Math.max(this.epoch, epoch);
-      if (!list.includes(message.id)) this.counters = { ...this.counters, activeList: [...list, message.id] };
-    }
+    if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
 
@@ -186,6 +177,9 @@ export class HandRunner implements ProcessRunner {
       const step = this.resolve(s);
       if (step.kind === 'send') {
         effects.push({ kind: 'send', to: step.to, message: step.message });
+        // The election she meant to join: the offer's epoch (the coach may renumber the message itself).
+        const m = s.kind === 'send' ? s.message : step.message;
+        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
       } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
       else if (step.kind === 'declare') report = { role: 'coordinator', coordinator: this.config.self, electing: false };
@@ -201,6 +195,27 @@ export class HandRunner implements ProcessRunner {
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
     this.judge(offer.label);
+  }
+
+  /**
+   * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
+   * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
+   */
+  private seeElect(id: ProcessId, epoch: number, own: boolean): void {
+    const c = this.counters;
+    const list = epoch > c.epoch ? [] : c.activeList;
+    this.counters = {
+      ...c,
+      epoch: Math.max(c.epoch, epoch),
+      joined: own ? Math.max(c.joined, epoch) : c.joined,
+      activeList: own || list.includes(id) ? list : [...list, id],
+    };
+    // Offers are made when a message arrives: an Elect that came before she joined this election
+    // still offers her own Elect with it, which she must send once only (001 (a): the first message).
+    if (own) {
+      const config = this.config!;
+      this.queue = this.queue.map((q) => (q.done || q.from === null || q.message?.type !== 'ELECT' ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, this.counters) }));
+    }
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */
