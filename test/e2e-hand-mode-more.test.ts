@@ -10,16 +10,13 @@
 // herself leader without a majority is marked `reference.belief`. Screenshots at 1,400 px; the
 // tab fits a 390 px phone. (The active-list ring by hand is covered below the browser, in
 // test/hand-runner.test.ts: a whole election played by the kit's offers, unmarked.)
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Relay } from '../server/relay.ts';
-import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { launchBrowser, screenshot, toDocs, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { sleep, waitFor } from './helpers/relay-harness.ts';
-import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { screenshot, toDocs, UNLABELLED_CONTROLS } from './helpers/browser.ts';
+import { handLab } from './helpers/hand-lab.ts';
+import { sleep } from './helpers/relay-harness.ts';
 
 const TOKEN = 'hand-more-token';
-const IDS = [1, 2, 3, 4, 5, 6, 7];
 // T = 1 s, M = 50 ms: UB = 2.05 s for each of her answers, time enough for scripted clicks on a
 // busy machine; the link itself delivers in 20 ms, so the bots' elections stay quick.
 const TIMING = { transmission: 1000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
@@ -27,44 +24,10 @@ const UB = 2 * TIMING.transmission + TIMING.processing;
 // Raft grants no vote for one maximum election timeout (2 x heartbeatTimeout) after a fresh start.
 const RAFT_QUIET = 2 * TIMING.heartbeatTimeout;
 
-let relay: Relay;
-let base: string;
-let dataDir: string;
-let api: Api;
-let browser: Browser;
-let desk: BrowserContext;
-
-beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-hand-more-', TOKEN));
-  browser = await launchBrowser();
-  desk = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
-});
-
-/** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
-const until = (cond: () => Promise<boolean>, ms: number, what: string) => waitFor(cond, ms, what, 100);
-async function trace(lab: string): Promise<TraceEvent[]> {
-  const text = await (await api('GET', `/api/labs/${lab}/trace`)).text();
-  return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);
-}
-const sendsFrom = (events: TraceEvent[], id: number, after = -1) => events.filter((e) => e.kind === 'send' && e.from === id && e.seq > after);
-const lastSeq = async (lab: string) => (await trace(lab)).at(-1)?.seq ?? -1;
-const coordinators = async (lab: string) => ((await (await api('GET', `/api/labs/${lab}/stats`)).json()) as { coordinators: Record<string, number> }).coordinators;
-async function agree(lab: string, leader: number, live: number): Promise<boolean> {
-  const c = await coordinators(lab);
-  return Object.keys(c).length === 1 && c[String(leader)] === live;
-}
+const h = handLab('election-lab-hand-more-', TOKEN);
+const { api, until, trace, sendsFrom, lastSeq, agree, marks, openTab } = h;
 /** A lab of seven ids, the bots on every id but hers; `start` runs once the bots are in (Raft's first election). */
-async function makeLab(name: string, algorithm: string, detector: string, bots: number[], start?: () => Promise<void>, timing = TIMING): Promise<void> {
-  expect((await api('POST', '/api/labs', { name, algorithm, ids: IDS, timing, detector, fabric: { link: { delay: 20 } } })).status).toBe(201);
-  expect((await api('POST', `/api/labs/${name}/bots`, { count: bots.length, ids: bots })).status).toBe(201);
-  await start?.();
-  await until(() => agree(name, 7, 6), 20_000, `${name}: the bots agree on 7`);
-}
+const makeLab = (name: string, algorithm: string, detector: string, bots: number[], start?: () => Promise<void>) => h.makeLab(name, algorithm, detector, bots, TIMING, start);
 const offers = (page: Page, prefix: string) => page.locator(`[data-testid^="offer-${prefix}"]`);
 /**
  * Clicks the oldest open offer whose test id starts with `prefix`; false when there is none. The
@@ -77,17 +40,8 @@ async function clickOffer(page: Page, prefix: string): Promise<boolean> {
   // Newer messages push the list while she aims; a click that did not land is retried by the caller.
   return offer.click({ timeout: 2000 }).then(() => true, () => false);
 }
-const marks = (page: Page) => page.getByTestId('deviations').locator('li');
 /** The marks' texts, so that a failing expectation says what the coach saw. */
 const markTexts = async (page: Page) => (await marks(page).allInnerTexts()).join(' | ');
-async function openTab(lab: string, id: number): Promise<{ page: Page; errors: string[] }> {
-  const page = await desk.newPage();
-  const errors = watchErrors(page);
-  await page.goto(`${base}/lab/${lab}/process/${id}?mode=hand&name=Ada`);
-  await page.getByText('You are the process.').waitFor({ timeout: 10_000 });
-  await page.getByText(/started: the documents say a process holds an election/).waitFor({ timeout: 10_000 });
-  return { page, errors };
-}
 async function believe(page: Page, id: number): Promise<void> {
   await page.getByTestId('believe-select').selectOption(String(id));
   await page.getByTestId('believe').click();

@@ -8,13 +8,11 @@
 // lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
 // (002: "sends to first live successor"); declaring herself before her ELECTION came back is
 // marked (002). Screenshots at 1,400 px and at a 390 px phone width.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Relay } from '../server/relay.ts';
-import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { launchBrowser, screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
-import { sleep, waitFor } from './helpers/relay-harness.ts';
-import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS } from './helpers/browser.ts';
+import { handLab } from './helpers/hand-lab.ts';
+import { sleep } from './helpers/relay-harness.ts';
 
 const TOKEN = 'hand-token';
 // T = 2 s, M = 50 ms: UB = 4.05 s, time enough for scripted clicks and a screenshot on a busy
@@ -24,42 +22,9 @@ const UB = 2 * TIMING.transmission + TIMING.processing;
 const RING_TIMING = { ...TIMING, transmission: 1000 };
 const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
 
-let relay: Relay;
-let base: string;
-let dataDir: string;
-let api: Api;
-let browser: Browser;
-let desk: BrowserContext;
+const h = handLab('election-lab-hand-', TOKEN);
+const { api, until, trace, sendsFrom, lastSeq, agree, marks, openTab } = h;
 
-beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-hand-', TOKEN));
-  browser = await launchBrowser();
-  desk = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
-});
-
-/** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
-const until = (cond: () => Promise<boolean>, ms: number, what: string) => waitFor(cond, ms, what, 100);
-async function trace(lab: string): Promise<TraceEvent[]> {
-  const text = await (await api('GET', `/api/labs/${lab}/trace`)).text();
-  return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);
-}
-const sendsFrom = (events: TraceEvent[], id: number, after = -1) => events.filter((e) => e.kind === 'send' && e.from === id && e.seq > after);
-const lastSeq = async (lab: string) => (await trace(lab)).at(-1)?.seq ?? -1;
-const coordinators = async (lab: string) => ((await (await api('GET', `/api/labs/${lab}/stats`)).json()) as { coordinators: Record<string, number> }).coordinators;
-async function agree(lab: string, leader: number, live: number): Promise<boolean> {
-  const c = await coordinators(lab);
-  return Object.keys(c).length === 1 && c[String(leader)] === live;
-}
-async function makeLab(name: string, algorithm: string, detector: string, bots: number[], timing = TIMING): Promise<void> {
-  expect((await api('POST', '/api/labs', { name, algorithm, ids: [1, 2, 3, 4, 5, 6, 7], timing, detector, fabric: { link: { delay: 20 } } })).status).toBe(201);
-  expect((await api('POST', `/api/labs/${name}/bots`, { count: bots.length, ids: bots })).status).toBe(201);
-  await until(() => agree(name, 7, 6), 15_000, `${name}: the bots agree on 7`);
-}
 /** Clicks the first open offer whose test id starts with `prefix`; false when there is none. */
 async function clickOffer(page: Page, prefix: string): Promise<boolean> {
   const offer = page.locator(`[data-testid^="offer-${prefix}"]`).first();
@@ -67,20 +32,11 @@ async function clickOffer(page: Page, prefix: string): Promise<boolean> {
   await offer.click();
   return true;
 }
-const marks = (page: Page) => page.getByTestId('deviations').locator('li');
-async function openTab(lab: string, id: number, query = 'mode=hand&'): Promise<{ page: Page; errors: string[] }> {
-  const page = await desk.newPage();
-  const errors = watchErrors(page);
-  await page.goto(`${base}/lab/${lab}/process/${id}?${query}name=Ada`);
-  await page.getByText('You are the process.').waitFor({ timeout: 10_000 });
-  await page.getByText(/started: the documents say a process holds an election/).waitFor({ timeout: 10_000 });
-  return { page, errors };
-}
 
 describe('hand mode', () => {
   it('Bully: nothing leaves her tab until she clicks; she answers OK and holds her own election; the lab agrees; an OK nobody asked for is marked and counted', async () => {
     const lab = 'hand-bully';
-    await makeLab(lab, 'bully', 'heartbeat', [1, 2, 3, 4, 6, 7]);
+    await h.makeLab(lab, 'bully', 'heartbeat', [1, 2, 3, 4, 6, 7], TIMING);
     expect((await api('PUT', `/api/labs/${lab}/play`, { hints: true })).status).toBe(200);
     const { page, errors } = await openTab(lab, 5);
     expect(await page.getByTestId('ub').innerText()).toBe('4.05 s');
@@ -135,8 +91,8 @@ describe('hand mode', () => {
     expect(deviations).toMatchObject([{ kind: 'deviation', node: 5, rule: 'bully.answer', text: expect.stringContaining('sent OK to 1: 000:') }]);
 
     // The class board: her mode, her clicks and the one deviation; the bots are not listed.
-    const board = await desk.newPage();
-    await board.goto(`${base}/lab/${lab}/instructor?token=${TOKEN}`);
+    const board = await h.desk.newPage();
+    await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
     const row = board.getByTestId('board-row-5');
     await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada\s+by hand\s+(\d+)\s+1\s+\d+/);
     const actions = Number(/by hand\s+(\d+)/.exec(await row.innerText())![1]);
@@ -152,8 +108,8 @@ describe('hand mode', () => {
     await board.close();
 
     // Replay of the lab: her deviation is counted and listed, beside the space-time diagram.
-    const replay = await desk.newPage();
-    await replay.goto(`${base}/replay?lab=${lab}`);
+    const replay = await h.desk.newPage();
+    await replay.goto(`${h.base}/replay?lab=${lab}`);
     await replay.getByRole('button', { name: 'Go to the end' }).click();
     await expect.poll(() => replay.getByTestId('replay-deviations').textContent(), { timeout: 10_000 }).toContain('process 5: 1');
     toDocs(await screenshot(replay, 'hand-replay'), 'hand-replay');
@@ -186,7 +142,7 @@ describe('hand mode', () => {
   it('ring: she forwards ELECTION by hand, finds her successor dead and skips it; the lab agrees; declaring early is marked', async () => {
     const lab = 'hand-ring';
     // UB = 2.05 s here: she looks at the skipped hop (and the test takes a screenshot) before answering.
-    await makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7], RING_TIMING);
+    await h.makeLab(lab, 'ring', 'none', [1, 2, 4, 5, 6, 7], RING_TIMING);
     // The instructor puts id 3 in hand mode: the tab, opened without ?mode, obeys the lab.
     expect((await api('PUT', `/api/labs/${lab}/play`, { hand: [3] })).status).toBe(200);
     const { page, errors } = await openTab(lab, 3, '');
@@ -230,8 +186,8 @@ describe('hand mode', () => {
     await page.getByTestId('believe-select').selectOption('6');
     await page.getByTestId('believe').click();
     await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6 again');
-    const board = await desk.newPage();
-    await board.goto(`${base}/lab/${lab}/instructor?token=${TOKEN}`);
+    const board = await h.desk.newPage();
+    await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
     await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada\s+by hand\s+\d+\s+1\s+\d+/);
     await board.close();
     expect(errors).toEqual([]);
