@@ -43,29 +43,43 @@ export function summarizeProfile(p: CpuProfile, top = 25): ProfileSummary {
     total += dt;
     selfUs.set(p.samples[i]!, (selfUs.get(p.samples[i]!) ?? 0) + dt);
   }
-  const fns = new Map<string, Hotspot>();
-  const files = new Map<string, Hotspot>();
+  const t = new Tally();
   let idle = 0;
   for (const [id, us] of selfUs) {
     const f = byNode.get(id)!.callFrame;
     if (f.functionName === '(idle)') idle += us;
-    const file = shortUrl(f.url) || f.functionName;
-    const key = `${f.functionName}@${file}:${f.lineNumber + 1}`;
-    add(fns, key, f.functionName || '(anonymous)', `${file}:${f.lineNumber + 1}`, us);
-    add(files, file, file, '', us);
+    t.add(f, us);
   }
-  const rank = (m: Map<string, Hotspot>): Hotspot[] =>
-    [...m.values()]
-      .sort((a, b) => b.amount - a.amount)
-      .slice(0, top)
-      .map((h) => ({ ...h, amount: Math.round(h.amount / 100) / 10, share: Math.round((h.amount / total) * 1000) / 10 }));
-  return { total: Math.round(total / 1000), idleShare: Math.round((idle / total) * 1000) / 10, functions: rank(fns), files: rank(files) };
+  // Microseconds to ms.
+  return { ...t.ranked(total, 1000, top), idleShare: Math.round((idle / total) * 1000) / 10 };
 }
 
-function add(m: Map<string, Hotspot>, key: string, name: string, where: string, us: number): void {
+/** Amounts per function and per file, ranked with their shares of `total`, scaled by 1/`unit`. */
+class Tally {
+  private readonly fns = new Map<string, Hotspot>();
+  private readonly files = new Map<string, Hotspot>();
+
+  add(f: ProfileNode['callFrame'], amount: number): void {
+    const file = shortUrl(f.url) || f.functionName;
+    const where = `${file}:${f.lineNumber + 1}`;
+    bump(this.fns, `${f.functionName}@${where}`, f.functionName || '(anonymous)', where, amount);
+    bump(this.files, file, file, '', amount);
+  }
+
+  ranked(total: number, unit: number, top: number): Pick<ProfileSummary, 'total' | 'functions' | 'files'> {
+    const rank = (m: Map<string, Hotspot>): Hotspot[] =>
+      [...m.values()]
+        .sort((a, b) => b.amount - a.amount)
+        .slice(0, top)
+        .map((h) => ({ ...h, amount: Math.round((h.amount / unit) * 10) / 10, share: Math.round((h.amount / total) * 1000) / 10 }));
+    return { total: Math.round(total / unit), functions: rank(this.fns), files: rank(this.files) };
+  }
+}
+
+function bump(m: Map<string, Hotspot>, key: string, name: string, where: string, amount: number): void {
   const h = m.get(key);
-  if (h) h.amount += us;
-  else m.set(key, { name, where, amount: us, share: 0 });
+  if (h) h.amount += amount;
+  else m.set(key, { name, where, amount, share: 0 });
 }
 
 function shortUrl(url: string): string {
@@ -80,41 +94,30 @@ interface HeapNode {
 
 /** Bytes allocated per function and per file in a sampled heap profile (in MB). */
 export function summarizeHeapProfile(p: { head: HeapNode }, top = 25): ProfileSummary {
-  const fns = new Map<string, Hotspot>();
-  const files = new Map<string, Hotspot>();
+  const t = new Tally();
   let total = 0;
   const stack: HeapNode[] = [p.head];
   for (let n = stack.pop(); n; n = stack.pop()) {
     stack.push(...n.children);
     if (n.selfSize === 0) continue;
-    const f = n.callFrame;
-    const file = shortUrl(f.url) || f.functionName;
     total += n.selfSize;
-    add(fns, `${f.functionName}@${file}:${f.lineNumber + 1}`, f.functionName || '(anonymous)', `${file}:${f.lineNumber + 1}`, n.selfSize);
-    add(files, file, file, '', n.selfSize);
+    t.add(n.callFrame, n.selfSize);
   }
-  const rank = (m: Map<string, Hotspot>): Hotspot[] =>
-    [...m.values()]
-      .sort((a, b) => b.amount - a.amount)
-      .slice(0, top)
-      .map((h) => ({ ...h, amount: Math.round(h.amount / 1e5) / 10, share: Math.round((h.amount / total) * 1000) / 10 }));
-  return { total: Math.round(total / 1e6), idleShare: 0, functions: rank(fns), files: rank(files) };
+  // Bytes to MB.
+  return { ...t.ranked(total, 1e6, top), idleShare: 0 };
 }
 
 export function formatHeapSummary(s: ProfileSummary): string {
-  const lines = [`${s.total} MB allocated (sampled)`, '', 'bytes allocated by function:'];
-  for (const h of s.functions) lines.push(`  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} MB  ${h.name}  ${h.where}`);
-  lines.push('', 'bytes allocated by file:');
-  for (const h of s.files) lines.push(`  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} MB  ${h.name}`);
-  return lines.join('\n');
+  return format(s, `${s.total} MB allocated (sampled)`, 'bytes allocated', 'MB');
 }
 
 export function formatSummary(s: ProfileSummary): string {
-  const lines = [`total ${s.total} ms sampled, idle ${s.idleShare}%`, '', 'self time by function:'];
-  for (const h of s.functions) lines.push(`  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} ms  ${h.name}  ${h.where}`);
-  lines.push('', 'self time by file:');
-  for (const h of s.files) lines.push(`  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} ms  ${h.name}`);
-  return lines.join('\n');
+  return format(s, `total ${s.total} ms sampled, idle ${s.idleShare}%`, 'self time', 'ms');
+}
+
+function format(s: ProfileSummary, heading: string, what: string, unit: string): string {
+  const row = (h: Hotspot, where: boolean) => `  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} ${unit}  ${h.name}${where ? `  ${h.where}` : ''}`;
+  return [heading, '', `${what} by function:`, ...s.functions.map((h) => row(h, true)), '', `${what} by file:`, ...s.files.map((h) => row(h, false))].join('\n');
 }
 
 async function main(): Promise<void> {

@@ -13,14 +13,10 @@ const SHRINK_ABOVE = 1024;
 
 export class IntSet {
   /** The keys; NaN marks an empty slot (NaN is never a key). */
-  private keys: Float64Array;
-  private shift: number;
+  private keys = emptyTable(MIN_CAPACITY);
+  /** 32 - log2(capacity): `home` keeps the hash's top bits. */
+  private shift = 32 - Math.log2(MIN_CAPACITY);
   private count = 0;
-
-  constructor() {
-    this.keys = emptyTable(MIN_CAPACITY);
-    this.shift = 32 - Math.log2(MIN_CAPACITY);
-  }
 
   get size(): number {
     return this.count;
@@ -36,12 +32,16 @@ export class IntSet {
   }
 
   add(k: number): void {
-    if (k !== k || this.find(k) >= 0) return;
+    if (k !== k) return;
     if ((this.count + 1) * 2 > this.keys.length) this.resize(this.keys.length * 2);
     const keys = this.keys;
     const mask = keys.length - 1;
+    // One probe run: it ends at `k` (already in) or at the empty slot where `k` goes.
     let i = this.home(k);
-    while (keys[i] === keys[i]) i = (i + 1) & mask;
+    for (let v = keys[i]!; v === v; v = keys[i]!) {
+      if (v === k) return;
+      i = (i + 1) & mask;
+    }
     keys[i] = k;
     this.count++;
   }
@@ -71,10 +71,7 @@ export class IntSet {
 
   clear(): void {
     this.count = 0;
-    if (this.keys.length > MIN_CAPACITY) {
-      this.keys = emptyTable(MIN_CAPACITY);
-      this.shift = 32 - Math.log2(MIN_CAPACITY);
-    } else this.keys.fill(NaN);
+    this.setTable(MIN_CAPACITY);
   }
 
   private find(k: number): number {
@@ -97,10 +94,15 @@ export class IntSet {
 
   private resize(capacity: number): void {
     const old = this.keys;
-    this.keys = emptyTable(capacity);
-    this.shift = 32 - Math.log2(capacity);
+    this.setTable(capacity);
     this.count = 0;
     for (let i = 0; i < old.length; i++) if (old[i] === old[i]) this.add(old[i]!);
+  }
+
+  /** An empty table of `capacity` slots (a power of two). */
+  private setTable(capacity: number): void {
+    this.keys = emptyTable(capacity);
+    this.shift = 32 - Math.log2(capacity);
   }
 }
 

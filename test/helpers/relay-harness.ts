@@ -152,7 +152,6 @@ export async function joinAs(h: Harness, transport: 'ws' | 'socketio', lab: stri
 
 export const delivered = (c: FrameClient) => c.received.filter((r) => r.frame.type === 'deliver') as { frame: Extract<ServerFrame, { type: 'deliver' }>; at: number }[];
 
-/** Polls `cond` every 20 ms up to `ms`. */
 /** A lab's trace as the relay serves it (`GET /api/labs/:lab/trace`), one event per line. */
 export async function labTrace(h: Harness, lab: string): Promise<TraceEvent[]> {
   const text = (await h.api('GET', `/api/labs/${lab}/trace`)).text;
