@@ -38,7 +38,7 @@ describe('class session', () => {
     const adaErrors = watchErrors(ada);
     await ada.goto(`${base}/join/${code.toLowerCase()}`);
     await ada.getByLabel('Your name').fill('Ada');
-    await ada.getByRole('button', { name: 'Join' }).click();
+    await ada.getByRole('button', { name: 'Join', exact: true }).click();
     await ada.waitForURL(/\/lab\/session\/process\//, { timeout: 10_000 });
     await ada.getByTestId('process-id').filter({ hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
     // Nothing wider than the phone: no sideways scrolling.
@@ -56,8 +56,11 @@ describe('class session', () => {
     toDocs(await screenshot(bo, 'home-1400'), 'home-1400');
     await bo.getByLabel('Join code').fill(code);
     await bo.getByRole('button', { name: 'Join by code' }).click();
-    await bo.getByLabel('Your name').fill('Bo');
-    await bo.getByRole('button', { name: 'Join' }).click();
+    // The home page has its own 'Your name' and 'Join' (by lab name): act only on the join page's form.
+    await bo.waitForURL(/\/join\//, { timeout: 10_000 });
+    const joinForm = bo.locator('form.join-form');
+    await joinForm.getByLabel('Your name').fill('Bo');
+    await joinForm.getByRole('button', { name: 'Join', exact: true }).click();
     await bo.getByTestId('process-id').filter({ hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
     await bo.close();
 
