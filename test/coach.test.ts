@@ -63,6 +63,12 @@ describe('coach: Bully (000, 003)', () => {
     expect(rules(h, 1401)).toEqual(['bully.declare']);
   });
 
+  it('003 "if no reply is received during 2T + M": the 2T + M runs from her ELECTIONs, so an OK after the reference\'s own wait but within hers is no missed COORDINATOR', () => {
+    const late = 1000 + UB - 20;
+    const h = [msg(1000, 2, { type: 'ELECTION', election: 1 }), send(1100, 2, { type: 'OK', election: 1 }), send(late, 6, { type: 'ELECTION', election: 1 }), send(late, 7, { type: 'ELECTION', election: 1 }), msg(late + 40, 6, { type: 'OK', election: 1 })];
+    expect(rules(h, 1000 + 4 * UB)).toEqual([]);
+  });
+
   it('003 "if no reply is received during 2T + M it sends a coordinator message": declaring then is right, and so is the COORDINATOR to every lower id', () => {
     const h = [...answered(), act(1120 + UB + 5, { kind: 'declare' }), ...[1, 2, 3, 4].map((to) => send(1120 + UB + 5, to, { type: 'COORDINATOR' }))];
     expect(rules(h, 1120 + UB + 10)).toEqual([]);
@@ -100,9 +106,26 @@ describe('coach: ring (002)', () => {
     expect(rules(h, 1050 + UB + 40, ringConfig, 'ring')).toEqual([]);
   });
 
+  it('000/002 the ACK wait runs from her send: forwarding near the end of UB and the ACK coming after the reference\'s own wait is unmarked', () => {
+    // The reference would have forwarded at 1000 and given up on 4 at 1000 + UB; she forwards at
+    // 1000 + UB - 10 and 4's ACK comes 40 ms later, within her own wait.
+    const seq = Number(coach(getAlgorithm('ring'), ringConfig, arrived(), 1001, 1).suggestions[0]!.message['seq']);
+    const h = [...arrived(), send(1000 + UB - 10, 4, { ...election([2, 3]), seq }), msg(1000 + UB + 30, 4, { type: 'ACK', seq })];
+    const view = coach(getAlgorithm('ring'), ringConfig, h, 1000 + 3 * UB, 1);
+    expect(view.deviations.map(explain)).toEqual([]);
+    expect(view.suggestions).toEqual([]);
+  });
+
+  it('without the ACK the reference still gives up on 4 one UB after her send and forwards to 5', () => {
+    const h = [...arrived(), send(1000 + UB - 10, 4, election([2, 3]))];
+    const view = coach(getAlgorithm('ring'), ringConfig, h, 1000 + 2 * UB, 1);
+    expect(view.suggestions.map((s) => `${s.message.type}->${s.to}@${s.since}`)).toEqual([`ELECTION->5@${1000 + 2 * UB - 10}`]);
+  });
+
   it('forwarding to the dead successor again, when the reference skips it, is marked ring.skip', () => {
-    const h = [...arrived(), send(1050, 4, election([2, 3])), send(1000 + UB + 30, 4, election([2, 3]))];
-    expect(rules(h, 1000 + 2 * UB + 40, ringConfig, 'ring')).toContain('ring.skip');
+    // The reference gives up on 4 one UB after her first send (1050 + UB) and goes on to 5.
+    const h = [...arrived(), send(1050, 4, election([2, 3])), send(1050 + UB + 30, 4, election([2, 3]))];
+    expect(rules(h, 1050 + 2 * UB + 40, ringConfig, 'ring')).toContain('ring.skip');
   });
 
   it('not forwarding within UB is marked ring.forward', () => {

@@ -10,6 +10,10 @@
 //   answer). A send of hers with the same type to the same id fulfils it; a suggestion still open
 //   after UB is a deviation (she did not answer). A send of hers that fulfils none is a deviation
 //   unless the shadow makes the same send within UB (her detector suspected a moment earlier).
+// - The shadow's waits start when its message really leaves: timers it set with a send start
+//   again from her matching send (its ACK or OK wait, 000/002, runs from her send, as her
+//   answers do). Without that, forwarding near the end of UB made the shadow give up on a live
+//   successor a moment before its ACK came and mark her for not skipping it.
 //   A late send that answers a suggestion already marked is not marked again.
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
@@ -33,6 +37,15 @@ interface Suggestion {
   /** When the reference would have sent it, and until when an answer counts (since + UB). */
   since: number;
   due: number;
+  /** Timers the reference set with this send: they restart from her matching send. */
+  timers: TimerMark[];
+}
+
+/** A shadow timer as set (its serial tells a timer set again under the same name apart). */
+interface TimerMark {
+  name: string;
+  serial: number;
+  after: number;
 }
 
 export interface Deviation {
@@ -65,7 +78,7 @@ const MAX_LATE = 50;
 
 interface Shadow {
   state: unknown;
-  timers: Map<string, number>;
+  timers: Map<string, { at: number; serial: number }>;
   report: Report | null;
   open: Suggestion[];
   /** Suggestions whose UB passed (marked): a late send of hers still answers them, unmarked again. */
@@ -82,17 +95,29 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   const ctx = (at: number) => ({ now: at, random });
   let broken = false;
 
+  let serials = 0;
   const apply = (effects: readonly Effect[], at: number) => {
+    const set: TimerMark[] = [];
     for (const e of effects) {
-      if (e.kind === 'send') {
-        if (isPlumbing(algorithm.name, e.message.type)) continue;
-        // She was ahead of the reference (its detector suspected a little later than hers).
-        const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
-        if (i >= 0) sh.ahead.splice(i, 1);
-        else sh.open.push({ to: e.to, message: e.message, since: at, due: at + ub });
-      } else if (e.kind === 'set-timer') sh.timers.set(e.name, at + e.after);
-      else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
+      if (e.kind === 'set-timer') {
+        sh.timers.set(e.name, { at: at + e.after, serial: ++serials });
+        set.push({ name: e.name, serial: serials, after: e.after });
+      } else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
       else if (e.kind === 'report') sh.report = e.report;
+    }
+    for (const e of effects) {
+      if (e.kind !== 'send' || isPlumbing(algorithm.name, e.message.type)) continue;
+      // She was ahead of the reference (its detector suspected a little later than hers).
+      const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
+      if (i >= 0) sh.ahead.splice(i, 1);
+      else sh.open.push({ to: e.to, message: e.message, since: at, due: at + ub, timers: set });
+    }
+  };
+  /** Her send answered `s` at `at`: the waits the reference set with it run from her send. */
+  const restart = (s: Suggestion, at: number) => {
+    for (const t of s.timers) {
+      const now = sh.timers.get(t.name);
+      if (now?.serial === t.serial) now.at = Math.max(now.at, at + t.after);
     }
   };
   const feed = (event: AlgorithmEvent, at: number) => {
@@ -109,7 +134,7 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   const advance = (t: number) => {
     for (let guard = 0; guard < 1000 && !broken; guard++) {
       let next: [string, number] | null = null;
-      for (const entry of sh.timers) if (entry[1] <= t && (!next || entry[1] < next[1])) next = entry;
+      for (const [name, { at }] of sh.timers) if (at <= t && (!next || at < next[1])) next = [name, at];
       if (!next) break;
       sh.timers.delete(next[0]);
       expire(next[1]);
@@ -152,7 +177,7 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
       if (isPlumbing(algorithm.name, a.message.type)) continue;
       const i = sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (i >= 0) {
-        sh.open.splice(i, 1);
+        restart(sh.open.splice(i, 1)[0]!, entry.at);
         continue;
       }
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
