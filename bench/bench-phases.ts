@@ -114,6 +114,7 @@ export function pool(slices: Slice[]): Latency {
     sent: slices.reduce((a, s) => a + s.sent, 0),
     lost: slices.reduce((a, s) => a + s.lost, 0),
     loadCpu: avg((s) => s.loadCpu),
+    loadLoopMax: Math.max(0, ...slices.map((s) => s.loadLoopMax)),
     serverCpu: avg((s) => s.serverCpu),
     stalls: {
       loopP99: most((x) => x.loopP99),
@@ -122,6 +123,7 @@ export function pool(slices: Slice[]): Latency {
       gcMax: most((x) => x.gcMax),
       gcMajorMax: most((x) => x.gcMajorMax),
       gcTotal: slices.reduce((a, s) => a + s.stalls.gcTotal, 0),
+      preempted: slices.reduce((a, s) => a + s.stalls.preempted, 0),
     },
     sliceP99s: slices.map((s) => round(s.p99, 3)),
     medianSliceP99: summarize(slices.map((s) => s.p99)).p50,

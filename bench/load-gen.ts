@@ -5,6 +5,7 @@
 // - open loop (latency): a fixed total rate, paced by a 1 ms timer that catches up on elapsed
 //   time, each message carrying its send time; the receiver records send-to-delivery latency.
 // Sender and receiver live in this process, so both timestamps come from one clock.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { openWire, type Transport, type Wire } from './load-wire.ts';
 import { summarize, type Summary } from './stats.ts';
@@ -36,6 +37,8 @@ export interface LatencyResult extends Summary {
   sent: number;
   lost: number;
   loadCpu: number;
+  /** How late this load process's event loop ran at worst (ms): a late load delays deliveries it then timestamps. */
+  loadLoopMax: number;
   /** Every sample, in ms to 0.001 (only when asked for, to pool several runs). */
   samples?: number[];
 }
@@ -146,6 +149,8 @@ export class LoadGen {
     let rr = 0;
     const cpu0 = process.cpuUsage();
     let cpuFrom = cpu0;
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
     let sentAtMeasure = 0;
     await new Promise<void>((resolve) => {
       const tick = (): void => {
@@ -154,6 +159,7 @@ export class LoadGen {
           measureFrom = now;
           cpuFrom = process.cpuUsage();
           sentAtMeasure = sent;
+          loop.reset();
         }
         const due = Math.min(Math.floor(((now - start) * opts.rate) / 1000), Math.ceil(((end - start) * opts.rate) / 1000));
         // Catch up on elapsed time, round robin over the senders; bounded by the total due.
@@ -166,6 +172,7 @@ export class LoadGen {
     const seconds = (performance.now() - measureFrom) / 1000;
     const cpu = process.cpuUsage(cpuFrom);
     const lost = await this.drain(() => sent - received);
+    loop.disable();
     return {
       ...summarize(samples.subarray(0, n)),
       offered: opts.rate,
@@ -173,6 +180,7 @@ export class LoadGen {
       sent,
       lost,
       loadCpu: (cpu.user + cpu.system) / 1e6 / seconds,
+      loadLoopMax: loop.max / 1e6,
       ...(opts.keepSamples ? { samples: Array.from(samples.subarray(0, n), (x) => Math.round(x * 1000) / 1000) } : {}),
     };
   }

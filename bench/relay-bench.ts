@@ -110,6 +110,9 @@ async function runTransport(load: ChildHandle, t: Transport, p: BenchParams, o: 
     o.log(`${t} latency at ${rate} msg/s: relay p50 ${relayL.p50.toFixed(2)} p99 ${relayL.p99.toFixed(2)} max ${relayL.max.toFixed(2)} ms (slice p99s ${rs.map((x) => x.p99.toFixed(1)).join(' ')}); baseline p50 ${baseL.p50.toFixed(2)} p99 ${baseL.p99.toFixed(2)} max ${baseL.max.toFixed(2)} ms (slice p99s ${bs.map((x) => x.p99.toFixed(1)).join(' ')})`);
     const stall = (l: typeof relayL) => `event loop late p99 ${l.stalls.loopP99.toFixed(1)} max ${l.stalls.loopMax.toFixed(1)} ms, GC ${l.stalls.gcCount} pauses max ${l.stalls.gcMax.toFixed(1)} (mark-compact max ${l.stalls.gcMajorMax.toFixed(1)}) total ${l.stalls.gcTotal.toFixed(0)} ms`;
     o.log(`${t} stalls: relay ${stall(relayL)}; baseline ${stall(baseL)}`);
+    // Per slice, what a tail coincided with: the server's own stalls, the kernel taking its CPU, or a late load process.
+    const why = (s: (typeof rs)[number]) => `p99 ${s.p99.toFixed(1)} max ${s.max.toFixed(1)} (loop late max ${s.stalls.loopMax.toFixed(1)}, GC max ${s.stalls.gcMax.toFixed(1)}, preempted ${s.stalls.preempted}, load loop late max ${s.loadLoopMax.toFixed(1)})`;
+    rs.forEach((r, i) => o.log(`${t} latency slice ${i + 1}: relay ${why(r)}; baseline ${why(bs[i]!)}`));
     await closeTarget(rt);
     await closeTarget(bt);
     phase('injected delay');

@@ -28,6 +28,7 @@ const server = await start();
 const allocProfile = await startAllocProfile(process.env['BENCH_ALLOC_PROFILE_DIR']);
 let cpuMark = process.cpuUsage();
 let timeMark = performance.now();
+let preemptMark = process.resourceUsage().involuntaryContextSwitches;
 // Where a tail comes from: how late the server's event loop ran (a stall delays every message
 // waiting behind it) and its garbage collector's pauses, both since the last cpu-mark.
 const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -59,6 +60,7 @@ serveParent(async (m) => {
   if (m.cmd === 'cpu-mark') {
     cpuMark = process.cpuUsage();
     timeMark = performance.now();
+    preemptMark = process.resourceUsage().involuntaryContextSwitches;
     loop.reset();
     gcPauses = [];
     gcMajorMax = 0;
@@ -74,6 +76,7 @@ serveParent(async (m) => {
       gcMax: Math.max(0, ...gcPauses),
       gcMajorMax,
       gcTotal: gcPauses.reduce((a, b) => a + b, 0),
+      preempted: process.resourceUsage().involuntaryContextSwitches - preemptMark,
     };
     return { cpu: (c.user + c.system) / 1e6 / seconds, stalls };
   }

@@ -40,4 +40,9 @@ export interface Stalls {
   /** The longest mark-sweep-compact pause (the others are scavenges and incremental steps). */
   gcMajorMax: number;
   gcTotal: number;
+  /**
+   * Times the kernel took the CPU from the server while it could run (involuntary context
+   * switches): many in a slice with a tail means the machine, not the server, made the tail.
+   */
+  preempted: number;
 }
