@@ -15,9 +15,9 @@ it('bench --quick measures the relay and both baselines over both transports and
     const out = join(dir, 'results.json');
     const script = fileURLToPath(new URL('../bench/relay-bench.ts', import.meta.url));
     const root = fileURLToPath(new URL('..', import.meta.url));
-    await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', script, '--quick', '--out', out], { cwd: root, timeout: 50_000 }, (err, _stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(),
+    const log = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', script, '--quick', '--out', out], { cwd: root, timeout: 50_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + stderr),
       ),
     );
     const results = JSON.parse(await readFile(out, 'utf8')) as BenchResults;
@@ -40,7 +40,11 @@ it('bench --quick measures the relay and both baselines over both transports and
       expect(x!.throughput.relay.delivered).toBeGreaterThan(0);
       expect(x!.latency.relay.count).toBeGreaterThan(0);
       expect(x!.delay.count).toBeGreaterThan(0);
+      // What a tail coincided with: the servers' own stalls and the load process's lateness.
+      expect(x!.latency.relay.stalls.preempted).toBeGreaterThanOrEqual(0);
+      expect(Number.isFinite(x!.latency.baseline.loadLoopMax)).toBe(true);
     }
+    for (const t of ['ws', 'socketio']) expect(log).toMatch(new RegExp(`${t} latency slice 1: relay p99 [\\d.]+ max [\\d.]+ \\(loop late max [\\d.]+, GC max [\\d.]+, preempted \\d+, load loop late max [\\d.]+\\); baseline p99`));
     expect(results.targets).toHaveLength(8);
     expect(table).toContain('| throughput (msg/s) | ws |');
     expect(table).toContain('| RSS per connected process (KiB) at 50 | socketio |');
