@@ -138,6 +138,23 @@ describe('coach: ring (002)', () => {
   });
 });
 
+describe('coach: the active-list ring (001)', () => {
+  const cfg: AlgorithmConfig = { ...ringConfig, initialCoordinator: null };
+  const al = getAlgorithm('ring-active-list');
+
+  it('her send answers the very message she sent: joining epoch 2 is not taken for the start election she never held, which is marked at its own UB', () => {
+    // On start the reference holds an election (epoch 0, unknown); at 100 Elect(2) of epoch 2
+    // comes: it joins with Elect(3) and forwards Elect(2). She does the second, not the first.
+    const h: CoachEntry[] = [msg(100, 2, { type: 'ELECT', seq: 9, id: 2, epoch: 2 })];
+    const open = coach(al, cfg, h, 101, 1).suggestions;
+    expect(open.map((s) => `${String(s.message['id'])}@${String(s.message['epoch'])}`)).toEqual(['3@0', '3@2', '2@2']);
+    for (const s of open.slice(1)) h.push(send(150, 4, s.message), msg(170, 4, { type: 'ACK', seq: s.message['seq'] as number }));
+    const view = coach(al, cfg, h, UB + 20, 1);
+    expect(view.deviations.map((d) => [d.action, d.at])).toEqual([['no ELECT to 4 within UB', UB]]);
+    expect(view.suggestions.map((s) => s.message['epoch'])).not.toContain(2);
+  });
+});
+
 describe('coach: late answers', () => {
   it('a send past its UB is marked once, and does not count as a second, unexpected send', () => {
     const h = [msg(1000, 2, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 2, { type: 'OK', election: 1 }), send(1000 + UB + 50, 6, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 7, { type: 'ELECTION', election: 1 })];

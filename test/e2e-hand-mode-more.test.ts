@@ -1,15 +1,16 @@
-// Hand mode end to end in headless Chromium for two algorithms test/e2e-hand-mode.test.ts does
-// not play (docs/RUN_A_CLASS.md): Anthony 2004's emergent election and Raft's term-based
-// election. In each lab of six bots her tab is one process; nothing leaves it until she clicks,
+// Hand mode end to end in headless Chromium for the algorithms test/e2e-hand-mode.test.ts does
+// not play (docs/RUN_A_CLASS.md): the active-list ring (001), Anthony 2004's emergent election
+// and Raft's term-based election. In each lab of six bots her tab is one process; nothing leaves it until she clicks,
 // she plays her part in a real election after the coordinator crashes, the lab agrees and the
 // coach leaves her correct moves unmarked, while one wrong move is marked with the rule the coach
 // uses for that algorithm (shared/coach/rules.ts). Emergent (003, "Operation i"): only the slave
 // pool elects, so an idle learns the new master from its heartbeat; answering the master as a
 // slave while the pool is full is marked `reference.send`. Raft (Ongaro and Ousterhout 2014,
 // §5.2): she grants the candidate her one vote of the term and follows the winner; declaring
-// herself leader without a majority is marked `reference.belief`. Screenshots at 1,400 px; the
-// tab fits a 390 px phone. (The active-list ring by hand is covered below the browser, in
-// test/hand-runner.test.ts: a whole election played by the kit's offers, unmarked.)
+// herself leader without a majority is marked `reference.belief`. Active list (001): she
+// forwards Elect(j) for every j (the first with her own Elect, 001 (a)) and, when her own Elect
+// comes back, sends Elected(max); a declaration before that is marked `ring.complete`.
+// Screenshots at 1,400 px; the tab fits a 390 px phone.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { screenshot, toDocs, UNLABELLED_CONTROLS } from './helpers/browser.ts';
@@ -21,13 +22,16 @@ const TOKEN = 'hand-more-token';
 // busy machine; the link itself delivers in 20 ms, so the bots' elections stay quick.
 const TIMING = { transmission: 1000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
 const UB = 2 * TIMING.transmission + TIMING.processing;
+// A whole round of Elects reaches her at once and each needs her answer within UB: 3.05 s here.
+const RING_TIMING = { ...TIMING, transmission: 1500 };
+const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
 // Raft grants no vote for one maximum election timeout (2 x heartbeatTimeout) after a fresh start.
 const RAFT_QUIET = 2 * TIMING.heartbeatTimeout;
 
 const h = handLab('election-lab-hand-more-', TOKEN);
 const { api, until, trace, sendsFrom, lastSeq, agree, marks, openTab } = h;
 /** A lab of seven ids, the bots on every id but hers; `start` runs once the bots are in (Raft's first election). */
-const makeLab = (name: string, algorithm: string, detector: string, bots: number[], start?: () => Promise<void>) => h.makeLab(name, algorithm, detector, bots, TIMING, start);
+const makeLab = (name: string, algorithm: string, detector: string, bots: number[], start?: () => Promise<void>, timing = TIMING) => h.makeLab(name, algorithm, detector, bots, timing, start);
 const offers = (page: Page, prefix: string) => page.locator(`[data-testid^="offer-${prefix}"]`);
 /**
  * Clicks the oldest open offer whose test id starts with `prefix`; false when there is none. The
@@ -56,6 +60,52 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 describe('hand mode: the other algorithms', () => {
+  it('active-list ring: she forwards every Elect(j) and sends Elected(max) when her own Elect comes back; the ring agrees; the coach marks none of it; declaring before that is marked', async () => {
+    const lab = 'hand-active-ring';
+    await makeLab(lab, 'ring-active-list', 'none', [1, 2, 4, 5, 6, 7], undefined, RING_TIMING);
+    const { page, errors } = await openTab(lab, 3);
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 3)).toEqual([]);
+
+    /** She answers what reaches her with the kit's 001 offers, oldest first, until the ring agrees on `leader` and nothing waits. */
+    const play = async (leader: number, live: number, what: string) => {
+      for (let i = 0; i < 120; i++) {
+        const clicked = (await clickOffer(page, 'fwd-')) || (await clickOffer(page, 'elected-')) || (await clickOffer(page, 'believe-')) || (await clickOffer(page, 'ack-'));
+        if (!clicked && (await offers(page, '').count()) === 0 && (await agree(lab, leader, live))) return;
+        await sleep(clicked ? 50 : 200);
+      }
+      throw new Error(`${what}: the ring did not agree on ${leader}; marks: ${await markTexts(page)}`);
+    };
+    // 001, on detection: "sends Elect(i)": her start election, by hand; the ring elects anew.
+    await page.getByTestId('move-elect').click();
+    await play(7, 7, 'her start election');
+
+    // 7 crashes and 2 detects it: Elect(2) reaches her, and nothing leaves her tab until she clicks.
+    const crashed = await lastSeq(lab);
+    expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
+    expect((await api('POST', `/api/labs/${lab}/processes/2/elect`)).status).toBe(200);
+    await offers(page, 'fwd-4').first().waitFor({ timeout: 10_000 });
+    await sleep(300);
+    expect(sendsFrom(await trace(lab), 3, crashed)).toEqual([]);
+    await play(6, 6, 'the election after 7 crashed');
+    const hers = sendsFrom(await trace(lab), 3, crashed).map((e) => (e.kind === 'send' ? `${e.type}->${e.to}` : ''));
+    expect(hers).toContain('ELECTED->4');
+    expect(hers.filter((x) => x === 'ELECT->4').length).toBeGreaterThanOrEqual(2);
+    // 001 (b): forwarding is right, and so is Elected(6) once her own Elect came back.
+    await sleep(RING_UB + 600);
+    expect(await markTexts(page)).toBe('');
+    await shoot(page, 'hand-active-ring');
+
+    // 001 (c): only the process whose own Elect came back chooses the highest id: declaring now is marked.
+    await page.getByTestId('move-declare').click();
+    await marks(page).first().waitFor({ timeout: 3000 });
+    expect(await marks(page).first().getAttribute('data-rule')).toBe('ring.complete');
+    await believe(page, 6);
+    await until(() => agree(lab, 6, 6), 10_000, 'the ring agrees on 6 again');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('emergent: only the slave pool elects (003); idle, she learns the new master from its heartbeat and the lab agrees; answering as a slave while the pool is full is marked', async () => {
     const lab = 'hand-emergent';
     await makeLab(lab, 'emergent', 'heartbeat', [2, 3, 4, 5, 6, 7]);

@@ -180,6 +180,51 @@ describe('hand runner: the active-list ring (001)', () => {
     expect(r.view().deviations).toEqual([]);
   });
 
+  it('her start election carries the epoch the reference knows (0: none yet), so a newer election from the ring is joined with her own Elect; two elections played by the kit\'s offers, the coach marks nothing', () => {
+    // Slow links: a whole round of Elects reaches her at once, and she answers one a click.
+    const { r, sent, advance } = runner('ring-active-list', 3);
+    const acks: number[] = [];
+    let acked = 0;
+    const sendAcks = () => {
+      for (; acked < sent.length; acked++) {
+        const x = sent[acked]!;
+        if (x.to === 4 && x.message.type !== 'ACK') acks.push(x.message['seq'] as number);
+      }
+    };
+    const deliverAcks = () => {
+      for (const seq of acks.splice(0)) r.deliver(4, { type: 'ACK', seq });
+    };
+    const answer = (key: string, id?: number) => {
+      const item = r.view().queue.find((q) => !q.done && q.offers.some((o) => o.key === key) && (id === undefined || q.message?.['id'] === id))!;
+      r.act(item.offers.find((o) => o.key === key)!, item);
+      sendAcks();
+      advance(10);
+      deliverAcks();
+      advance(10);
+    };
+    advance(50);
+    r.act(r.view().moves.find((m) => m.key === 'elect')!);
+    sendAcks();
+    advance(40);
+    deliverAcks();
+    // The ring's election of epoch 1 comes round to her all at once, Elected(7) right behind it.
+    for (const [seq, id] of [[14, 2], [15, 1], [16, 7], [17, 6], [18, 5], [19, 4]] as const) r.deliver(2, { type: 'ELECT', seq, id, epoch: 1 });
+    // Each answered within UB of its arrival (UB = 210 ms here), the last one near its end.
+    advance(UB / 4);
+    answer('fwd-4', 2);
+    r.deliver(2, { type: 'ELECTED', seq: 20, coordinator: 7, epoch: 1 });
+    for (const id of [1, 7, 6, 5, 4]) answer('fwd-4', id);
+    answer('believe-7');
+    // 7 crashes; 2 opens epoch 2.
+    r.deliver(2, { type: 'ELECT', seq: 21, id: 2, epoch: 2 });
+    advance(UB / 2);
+    answer('fwd-4');
+    advance(3 * UB);
+    const elects = sent.filter((x) => x.message.type === 'ELECT').map((x) => `${String(x.message['id'])}@${String(x.message['epoch'])}`);
+    expect(elects).toEqual(['3@0', '3@1', '2@1', '1@1', '7@1', '6@1', '5@1', '4@1', '3@2', '2@2']);
+    expect(r.view().deviations).toEqual([]);
+  });
+
   it('two Elects of an election she has not joined, both waiting: the first she answers sends her own Elect, the second only forwards (001 (a), once)', () => {
     const { r, sent } = runner('ring-active-list', 3);
     r.deliver(2, { type: 'ELECT', seq: 1, id: 6, epoch: 2 });

@@ -20,6 +20,7 @@
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
 import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
 import { createRng } from '../sim/rng.ts';
+import { sameMessage } from './identify.ts';
 import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
 
 /** What she did by hand (one click may make several: "declare" also sends COORDINATOR). */
@@ -175,7 +176,9 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
     const a = entry.action;
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type)) continue;
-      const i = sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
+      const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
+      const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (i >= 0) {
         restart(sh.open.splice(i, 1)[0]!, entry.at);
         continue;

@@ -174,10 +174,13 @@ export class HandRunner implements ProcessRunner {
     const effects: Effect[] = [];
     let report = this.last;
     for (const s of offer.steps) {
-      // Her own Elect joins the election the offer names (the coach may renumber the message it sends).
-      if (s.kind === 'send' && s.message.type === 'ELECT' && s.message.id === this.config.self && typeof s.message.epoch === 'number') this.seeElect(s.message.id, s.message.epoch, true);
       const step = this.resolve(s);
       if (step.kind === 'send') {
+        // Her own Elect joins the election it carries on the wire: the coach gives her the
+        // reference's numbers when she sends what it would (her start election knows no epoch
+        // yet: 0), and the ring answers what it received, not what the offer said.
+        const m = step.message;
+        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
       } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });

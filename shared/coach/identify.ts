@@ -14,7 +14,10 @@ const IDENTIFYING = ['seq', 'eid', 'epoch', 'election', 'term'];
  */
 export function identify(message: Message, to: ProcessId, known: readonly { to: ProcessId; message: Message }[], ownSeq: () => number): Message {
   if (message.type === 'ACK') return message;
-  const same = known.find((g) => g.to === to && g.message.type === message.type);
+  const like = known.filter((g) => g.to === to && g.message.type === message.type);
+  // The reference's send of this very election first (her Elect joining epoch 2 is not its start
+  // election of epoch 0, though both are Elect(i) to the same successor), else the oldest.
+  const same = like.find((g) => sameElection(g.message, message)) ?? like[0];
   const out = { ...message };
   const fields = same && sameBut(same.message, message) ? IDENTIFYING : ['seq'];
   for (const f of fields) if (same && same.message[f] !== undefined && f in out) out[f] = same.message[f];
@@ -22,11 +25,23 @@ export function identify(message: Message, to: ProcessId, known: readonly { to: 
   return out;
 }
 
+/** The message's fields but `left` as text, in key order (key order on the wire is nobody's meaning). */
+function fieldsText(m: Message, left: readonly string[]): string {
+  const fields = Object.entries(m).filter(([k]) => !left.includes(k));
+  return JSON.stringify(fields.sort(([x], [y]) => x.localeCompare(y)));
+}
+
 /** The two messages agree on every field but the identifying numbers. */
 function sameBut(a: Message, b: Message): boolean {
-  const strip = (m: Message) => {
-    const fields = Object.entries(m).filter(([k]) => !IDENTIFYING.includes(k));
-    return JSON.stringify(fields.sort(([x], [y]) => x.localeCompare(y)));
-  };
-  return strip(a) === strip(b);
+  return fieldsText(a, IDENTIFYING) === fieldsText(b, IDENTIFYING);
+}
+
+/** The very same message, whatever the order of its fields. */
+export function sameMessage(a: Message, b: Message): boolean {
+  return fieldsText(a, []) === fieldsText(b, []);
+}
+
+/** The same message of the same election: equal in everything but the hop's seq. */
+function sameElection(a: Message, b: Message): boolean {
+  return sameBut(a, b) && IDENTIFYING.every((f) => f === 'seq' || a[f] === b[f]);
 }
