@@ -49,7 +49,7 @@ function virtualHost() {
   return { io, sent, reports, hands, advance };
 }
 
-function runner(name: 'bully' | 'ring' | 'ring-active-list', self: number, detector: AlgorithmConfig['detector'] = 'none', autoBeat = true) {
+function runner(name: 'bully' | 'ring' | 'ring-active-list' | 'raft' | 'emergent', self: number, detector: AlgorithmConfig['detector'] = 'none', autoBeat = true) {
   const host = virtualHost();
   const r = new HandRunner({ algorithm: getAlgorithm(name), io: host.io, seed: 1, autoBeat, onHand: (action, d) => host.hands.push({ action, rules: d.map((x) => x.rule) }) });
   r.start({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector });
@@ -64,6 +64,37 @@ describe('hand runner', () => {
     advance(10 * UB);
     expect(sent).toEqual([]);
     expect(r.view().queue.map((q) => q.note)).toEqual(['the instructor asks for an election', 'ELECTION from 2', 'started: the documents say a process holds an election on start (003)']);
+  });
+
+  it('heartbeats (003: sent every interval) wait as one item per sender, counted, and push nothing out; a message with its own content still gets its own item', () => {
+    const { r } = runner('emergent', 1);
+    for (let i = 0; i < 40; i++) for (const from of [5, 6, 7]) r.deliver(from, from === 7 ? { type: 'MASTER_HEARTBEAT' } : { type: 'SLAVE_HEARTBEAT' });
+    r.deliver(6, { type: 'CANDIDATE' });
+    r.deliver(6, { type: 'CANDIDATE' });
+    const v = r.view();
+    expect(v.dropped).toBe(0);
+    // A candidacy offers her a reply (abort it, were she master): each waits on its own.
+    expect(v.queue.map((q) => [q.note, q.repeats])).toEqual([
+      ['CANDIDATE from 6', undefined],
+      ['CANDIDATE from 6', undefined],
+      ['MASTER_HEARTBEAT from 7', 40],
+      ['SLAVE_HEARTBEAT from 6', 40],
+      ['SLAVE_HEARTBEAT from 5', 40],
+      ['started: the documents say a process holds an election on start (003)', undefined],
+    ]);
+    // The master's heartbeat still waits with its offer; answered, the next one is a new item.
+    const beat = v.queue[2]!;
+    expect(beat.offers.map((o) => o.key)).toEqual(['slave-7']);
+    r.act(beat.offers[0]!, beat);
+    r.deliver(7, { type: 'MASTER_HEARTBEAT' });
+    expect(r.view().queue.filter((q) => q.note === 'MASTER_HEARTBEAT from 7').map((q) => [q.done, q.repeats])).toEqual([[false, undefined], [true, 40]]);
+  });
+
+  it('a message that asks something of her is never folded into another: each ELECTION from 2 waits for its own OK', () => {
+    const { r } = runner('bully', 5);
+    r.deliver(2, { type: 'ELECTION', election: 1 });
+    r.deliver(2, { type: 'ELECTION', election: 1 });
+    expect(r.view().queue.filter((q) => q.message?.type === 'ELECTION').map((q) => q.repeats)).toEqual([undefined, undefined]);
   });
 
   it('keeps the newest 60 items waiting for her and counts the ones it pushed out', () => {
@@ -250,7 +281,7 @@ describe('hand runner: the active-list ring (001)', () => {
 
 describe('hand kit', () => {
   const config = (self: number): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' });
-  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0 };
+  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0, term: 0 };
 
   it.each(ALGORITHM_NAMES)('%s: every offered message fits the algorithm\'s schema', (name) => {
     const offers = [
@@ -265,6 +296,24 @@ describe('hand kit', () => {
     ];
     expect(offers.length).toBeGreaterThan(1);
     for (const o of offers) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${o.label}`).not.toBeNull();
+  });
+
+  it('raft: she stands for the term after the newest she has seen or voted in (§5.1 a server adopts a newer term; §5.2 a candidate increments its term), not after her own count', () => {
+    const { r, sent } = runner('raft', 3);
+    const stand = () => r.view().moves.find((m) => m.key === 'vote')!;
+    expect(stand().label).toBe('Stand for term 1: REQUEST_VOTE to everyone');
+    r.deliver(7, { type: 'HEARTBEAT', term: 4 });
+    expect(stand().label).toBe('Stand for term 5: REQUEST_VOTE to everyone');
+    // A candidate of term 6 asks for her vote; she grants it: her term is 6 from now on.
+    r.deliver(6, { type: 'REQUEST_VOTE', term: 6 });
+    const ask = r.view().queue.find((q) => q.message?.type === 'REQUEST_VOTE')!;
+    r.act(ask.offers.find((o) => o.key === 'vote-6')!, ask);
+    r.act(stand());
+    expect(sent.filter((x) => x.message.type === 'REQUEST_VOTE').map((x) => x.message['term'])).toEqual([7, 7, 7, 7, 7, 7]);
+    expect(stand().label).toBe('Stand for term 8: REQUEST_VOTE to everyone');
+    // An older term changes nothing.
+    r.deliver(2, { type: 'HEARTBEAT', term: 3 });
+    expect(stand().label).toBe('Stand for term 8: REQUEST_VOTE to everyone');
   });
 
   it('raft: following a leader of her term only believes it, as the reference does (it sends HEARTBEAT_REPLY to a stale leader only)', () => {

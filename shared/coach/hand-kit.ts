@@ -30,7 +30,12 @@ export interface HandCounters {
   epoch: number;
   /** The newest epoch she has sent her own Elect in (0: none). */
   joined: number;
+  /** The newest Raft term she has seen in a message or stood in (§5.1: a server adopts any newer term it sees). */
+  term: number;
 }
+
+/** Messages the documents send every interval (003's heartbeats, Raft's): a newer one supersedes an unanswered older one. */
+export const PERIODIC: ReadonlySet<string> = new Set(['HEARTBEAT', 'MASTER_HEARTBEAT', 'SLAVE_HEARTBEAT']);
 
 const TIMER_UB = 'her:ub';
 const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
@@ -177,7 +182,9 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
     out.push(offer('candidate', 'Stand as candidate: CANDIDATE to everyone', everyone({ type: 'CANDIDATE' })));
     out.push(offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [{ kind: 'declare' }, ...everyone({ type: 'MASTER_HEARTBEAT' })]));
   } else if (algorithm === 'raft') {
-    out.push(offer('vote', `Stand for term ${n}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term: n })));
+    // §5.2: "a follower increments its current term and transitions to candidate state".
+    const term = c.term + 1;
+    out.push(offer('vote', `Stand for term ${term}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term })));
   }
   if (algorithm !== 'bully') out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
   out.push(offer('ub', `Set a timeout of UB (${Math.round(ub)} ms)`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));

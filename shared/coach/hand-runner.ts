@@ -15,8 +15,8 @@ import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat } from './auto-beat.ts';
 import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
-import { identify } from './identify.ts';
-import { moves, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import { identify, sameMessage } from './identify.ts';
+import { moves, PERIODIC, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
 
 export interface QueuedItem {
   n: number;
@@ -26,6 +26,8 @@ export interface QueuedItem {
   note: string;
   offers: Offer[];
   done: boolean;
+  /** Times the same heartbeat (or message asking nothing) came from the same sender unanswered: one item, counted. */
+  repeats?: number;
 }
 
 interface ShownDeviation extends Deviation {
@@ -75,7 +77,7 @@ export class HandRunner implements ProcessRunner {
   private n = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0 };
+  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, term: 0 };
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -117,7 +119,7 @@ export class HandRunner implements ProcessRunner {
     this.dropped = 0;
     this.sent.clear();
     this.down.clear();
-    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0 };
+    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, term: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
     this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
@@ -147,6 +149,7 @@ export class HandRunner implements ProcessRunner {
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
     if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
+    this.seeTerm(message);
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
 
@@ -181,6 +184,7 @@ export class HandRunner implements ProcessRunner {
         // yet: 0), and the ring answers what it received, not what the offer said.
         const m = step.message;
         if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
+        this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
       } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
@@ -218,6 +222,12 @@ export class HandRunner implements ProcessRunner {
       const config = this.config!;
       this.queue = this.queue.map((q) => (q.done || q.from === null || q.message?.type !== 'ELECT' ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, this.counters) }));
     }
+  }
+
+  /** Raft: the newest term in a message she received or sent is her term from now on. */
+  private seeTerm(m: Message): void {
+    if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return;
+    this.counters = { ...this.counters, term: m.term };
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */
@@ -296,7 +306,16 @@ export class HandRunner implements ProcessRunner {
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
     const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.counters) : []), ...extra];
-    this.queue = [{ n: ++this.n, at: this.now(), from, message, note, offers, done: false }, ...this.queue];
+    const item: QueuedItem = { n: ++this.n, at: this.now(), from, message, note, offers, done: false };
+    // A heartbeat (sent every interval) or a message that asks nothing of her replaces the same
+    // one from the same sender still waiting, counted, instead of pushing out what she must answer.
+    const supersedes = message !== null && (offers.length === 0 || PERIODIC.has(message.type));
+    const i = supersedes ? this.queue.findIndex((q) => !q.done && q.from === from && q.message !== null && sameMessage(q.message, message)) : -1;
+    if (i >= 0) {
+      item.repeats = (this.queue[i]!.repeats ?? 1) + 1;
+      this.queue = this.queue.filter((_, k) => k !== i);
+    }
+    this.queue = [item, ...this.queue];
     if (this.queue.length > QUEUE_LIMIT) this.dropped += this.queue.splice(QUEUE_LIMIT).length;
     this.changed();
   }
