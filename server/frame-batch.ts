@@ -50,8 +50,9 @@ export function textFrame(text: string): Buffer {
 export class FrameBatch {
   /** [start, end) pairs of this connection's bytes in the arena, in send order. */
   readonly segments: number[] = [];
-  /** Bytes waiting for the end of the tick. */
+  /** Bytes waiting for the end of the tick, and how many frames they are. */
   pending = 0;
+  frames = 0;
   queued = false;
 
   /** `socket` is read at each write: null once the connection has gone (its frames are dropped). */
@@ -60,6 +61,12 @@ export class FrameBatch {
 
 /** The buffer every connection's frames share for one tick (one per relay). */
 export class FrameArena {
+  /**
+   * `onGone`: frames that could not be written because their connection had gone meanwhile (the
+   * peer closed in the tick they were sent): counted, since every drop is recorded.
+   */
+  constructor(private readonly onGone: (frames: number) => void = () => {}) {}
+
   private buf = Buffer.allocUnsafe(ARENA_BYTES);
   private used = 0;
   private readonly queued: FrameBatch[] = [];
@@ -78,6 +85,7 @@ export class FrameArena {
       this.write(batch);
       const socket = batch.socket();
       if (socket && !socket.destroyed) socket.write(textFrame(text));
+      else this.onGone(1);
       return;
     }
     if (this.used + size > this.buf.length) this.flush();
@@ -90,6 +98,7 @@ export class FrameArena {
     if (segs.length > 0 && segs[segs.length - 1] === start) segs[segs.length - 1] = end;
     else segs.push(start, end);
     batch.pending += size;
+    batch.frames++;
     if (!batch.queued) {
       batch.queued = true;
       this.queued.push(batch);
@@ -121,8 +130,9 @@ export class FrameArena {
       let at = 0;
       for (let i = 0; i < segs.length; i += 2) at += this.buf.copy(out, at, segs[i]!, segs[i + 1]!);
       socket.write(out);
-    }
+    } else this.onGone(batch.frames);
     segs.length = 0;
     batch.pending = 0;
+    batch.frames = 0;
   }
 }

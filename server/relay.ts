@@ -127,6 +127,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     maxPayload: MAX_PAYLOAD,
     heartbeatMs: opts.heartbeatMs ?? 30_000,
     onCutOff: () => counters.inc('cut-off'),
+    onGone: (frames) => counters.inc('frames-to-gone-peer', frames),
   });
   const io = createSocketIo(server, {
     newSession,

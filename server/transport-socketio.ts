@@ -52,6 +52,8 @@ class SocketIoConn implements Conn {
     private readonly socket: IoSocket,
     private readonly maxBacklog: number,
     private readonly onCutOff?: () => void,
+    /** A frame for a connection that had already gone (counted: every drop is recorded). */
+    private readonly onGone?: () => void,
   ) {
     this.engine.on('flush', () => this.cork.before(this.engine.transport?.socket?._socket));
   }
@@ -61,7 +63,7 @@ class SocketIoConn implements Conn {
   }
 
   sendText(json: string): void {
-    if (!this.socket.connected) return;
+    if (!this.socket.connected) return this.onGone?.();
     const engine = this.engine;
     if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog) {
       // Not reading (server/transport-ws.ts says why).
@@ -101,7 +103,7 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     ...(opts.adapter ? { adapter: opts.adapter } : {}),
   });
   io.on('connection', (socket) => {
-    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, () => opts.onRefused?.('cut-off'));
+    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, () => opts.onRefused?.('cut-off'), () => opts.onRefused?.('frames-to-gone-peer'));
     const session = opts.newSession(conn);
     let oversized = false;
     let binary = false;

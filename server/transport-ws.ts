@@ -17,6 +17,8 @@ interface WsTransportOptions {
   heartbeatMs: number;
   /** A peer was cut off for not reading (its backlog passed CUT_OFF_FACTOR × maxBacklogBytes). */
   onCutOff?: () => void;
+  /** Frames sent to a connection that had gone before they could be written (the peer closed first). */
+  onGone?: (frames: number) => void;
 }
 
 /**
@@ -37,11 +39,12 @@ class WsConn implements Conn {
     private readonly arena: FrameArena,
     private readonly maxBacklog: number,
     private readonly onCutOff?: () => void,
+    private readonly onGone?: (frames: number) => void,
   ) {}
 
   /** Encoded now, written with the rest of this tick's frames to this peer (server/frame-batch.ts). */
   sendText(json: string): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.ws.readyState !== WebSocket.OPEN) return this.onGone?.(1);
     if (this.backlog() > CUT_OFF_FACTOR * this.maxBacklog) {
       // Not reading: cut it off now (terminate frees its buffers; a close handshake would wait on it).
       this.onCutOff?.();
@@ -70,10 +73,11 @@ class WsConn implements Conn {
 export class WsTransport {
   private readonly wss: WebSocketServer;
   private readonly conns = new Map<WsConn, Session>();
-  private readonly arena = new FrameArena();
+  private readonly arena: FrameArena;
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
   constructor(private readonly opts: WsTransportOptions) {
+    this.arena = new FrameArena(opts.onGone);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayload, perMessageDeflate: false });
     this.heartbeat = setInterval(() => this.sweep(), opts.heartbeatMs);
     this.heartbeat.unref();
@@ -99,7 +103,7 @@ export class WsTransport {
   }
 
   private accept(ws: WebSocket): void {
-    const conn = new WsConn(ws, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff);
+    const conn = new WsConn(ws, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff, this.opts.onGone);
     const session = this.opts.newSession(conn);
     this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {

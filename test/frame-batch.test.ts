@@ -108,8 +108,9 @@ describe('frame batch', () => {
     expect(reread(p.writes).map((m) => Number(m.slice(0, 6)))).toEqual(expected);
   });
 
-  it('writes a connection at once on demand (before a close), and drops the frames of one that has gone', async () => {
-    const arena = new FrameArena();
+  it('writes a connection at once on demand (before a close), and drops the frames of one that has gone, counted', async () => {
+    let gone = 0;
+    const arena = new FrameArena((n) => (gone += n));
     const p = fakeSocket();
     let open = true;
     const batch = new FrameBatch(() => (open ? p.socket : null));
@@ -119,9 +120,14 @@ describe('frame batch', () => {
     expect(batch.pending).toBe(0);
     open = false;
     arena.send(batch, 'after it went');
+    arena.send(batch, 'and another');
     expect(batch.pending).toBeGreaterThan(0);
     await tick();
     expect(p.messages).toEqual(['before close']);
     expect(batch.pending).toBe(0);
+    expect(gone).toBe(2);
+    // A large frame written on its own to a connection that has gone: one more.
+    arena.send(batch, 'x'.repeat(100_000));
+    expect(gone).toBe(3);
   });
 });

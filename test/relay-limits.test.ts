@@ -142,6 +142,24 @@ describe('a client that never reads', () => {
   }, 30_000);
 });
 
+describe('a peer that closes in the same breath', () => {
+  it('frames it was owed after its close frame are not written after the close (RFC 6455, 5.5.1) but counted as frames-to-gone-peer', async () => {
+    const h = await relay();
+    const port = Number(new URL(h.url).port);
+    const s = await deafClient(port);
+    s.resume();
+    const closed = new Promise<void>((r) => s.once('close', () => r()));
+    // Three bad frames (each earns an error answer) and a close frame, in one write: the relay
+    // reads them in one go and the answers are still queued when the close comes.
+    const bad = maskedText(JSON.stringify({ type: 'join', lab: 1 }));
+    const close = Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]);
+    s.write(Buffer.concat([bad, bad, bad, close]));
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 3000))]);
+    s.destroy();
+    await waitFor(async () => (await h.api('GET', '/api/health')).body.counters['frames-to-gone-peer'] === 3, 3000, 'three frames counted');
+  });
+});
+
 describe('connections', () => {
   it('caps connections from one address and reaps silent ones, while others are served', async () => {
     const h = await relay({ net: { maxConnectionsPerIp: 20, firstRequestMs: 400 } });
