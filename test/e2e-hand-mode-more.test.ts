@@ -50,6 +50,27 @@ async function believe(page: Page, id: number): Promise<void> {
   await page.getByTestId('believe-select').selectOption(String(id));
   await page.getByTestId('believe').click();
 }
+/**
+ * 7 crashes and `elector` is asked to elect; once `offer` reaches her, nothing has left her tab
+ * (`self`) since the crash: she has not clicked. Returns the trace's last seq before the crash.
+ */
+async function crashThenElect(page: Page, lab: string, elector: number, offer: string, self: number): Promise<number> {
+  const crashed = await lastSeq(lab);
+  expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
+  expect((await api('POST', `/api/labs/${lab}/processes/${elector}/elect`)).status).toBe(200);
+  await offers(page, offer).first().waitFor({ timeout: 10_000 });
+  await sleep(300);
+  expect(sendsFrom(await trace(lab), self, crashed)).toEqual([]);
+  return crashed;
+}
+/** She declares herself though 6 won: the coach marks it with `rule`; she believes 6 again and the lab agrees. */
+async function declareIsMarked(page: Page, lab: string, rule: string): Promise<void> {
+  await page.getByTestId('move-declare').click();
+  await marks(page).first().waitFor({ timeout: 3000 });
+  expect(await marks(page).first().getAttribute('data-rule')).toBe(rule);
+  await believe(page, 6);
+  await until(() => agree(lab, 6, 6), 10_000, `${lab}: the lab agrees on 6 again`);
+}
 /** Screenshot at 1,400 px, then the phone's width: nothing wider than the screen. */
 async function shoot(page: Page, name: string): Promise<void> {
   toDocs(await screenshot(page, name), name);
@@ -81,12 +102,7 @@ describe('hand mode: the other algorithms', () => {
     await play(7, 7, 'her start election');
 
     // 7 crashes and 2 detects it: Elect(2) reaches her, and nothing leaves her tab until she clicks.
-    const crashed = await lastSeq(lab);
-    expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
-    expect((await api('POST', `/api/labs/${lab}/processes/2/elect`)).status).toBe(200);
-    await offers(page, 'fwd-4').first().waitFor({ timeout: 10_000 });
-    await sleep(300);
-    expect(sendsFrom(await trace(lab), 3, crashed)).toEqual([]);
+    const crashed = await crashThenElect(page, lab, 2, 'fwd-4', 3);
     await play(6, 6, 'the election after 7 crashed');
     const hers = sendsFrom(await trace(lab), 3, crashed).map((e) => (e.kind === 'send' ? `${e.type}->${e.to}` : ''));
     expect(hers).toContain('ELECTED->4');
@@ -97,11 +113,7 @@ describe('hand mode: the other algorithms', () => {
     await shoot(page, 'hand-active-ring');
 
     // 001 (c): only the process whose own Elect came back chooses the highest id: declaring now is marked.
-    await page.getByTestId('move-declare').click();
-    await marks(page).first().waitFor({ timeout: 3000 });
-    expect(await marks(page).first().getAttribute('data-rule')).toBe('ring.complete');
-    await believe(page, 6);
-    await until(() => agree(lab, 6, 6), 10_000, 'the ring agrees on 6 again');
+    await declareIsMarked(page, lab, 'ring.complete');
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
@@ -155,12 +167,7 @@ describe('hand mode: the other algorithms', () => {
     // The leader crashes and 6 campaigns once her tab's quiet period is over (a freshly started
     // process grants no vote for one maximum election timeout).
     await sleep(Math.max(0, opened + RAFT_QUIET + 200 - Date.now()));
-    const crashed = await lastSeq(lab);
-    expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
-    expect((await api('POST', `/api/labs/${lab}/processes/6/elect`)).status).toBe(200);
-    await offers(page, 'vote-6').first().waitFor({ timeout: 10_000 });
-    await sleep(300);
-    expect(sendsFrom(await trace(lab), 5, crashed)).toEqual([]);
+    const crashed = await crashThenElect(page, lab, 6, 'vote-6', 5);
     // §5.2: "each server will vote for at most one candidate in a given term, first-come-first-served".
     await clickOffer(page, 'vote-6');
     // The winner's heartbeat: she follows it.
@@ -175,11 +182,7 @@ describe('hand mode: the other algorithms', () => {
     await shoot(page, 'hand-raft');
 
     // §5.2: a candidate becomes leader only with votes from a majority: declaring herself is marked.
-    await page.getByTestId('move-declare').click();
-    await marks(page).first().waitFor({ timeout: 3000 });
-    expect(await marks(page).first().getAttribute('data-rule')).toBe('reference.belief');
-    await believe(page, 6);
-    await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6 again');
+    await declareIsMarked(page, lab, 'reference.belief');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
