@@ -7,7 +7,7 @@ import type { Timing } from '@shared/algorithms/algorithm.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Relay } from '../../server/relay.ts';
 import { launchBrowser, watchErrors } from './browser.ts';
-import { waitFor } from './relay-harness.ts';
+import { parseTrace, waitFor } from './relay-harness.ts';
 import { startServedRelay, stopServedRelay, type Api } from './served-relay.ts';
 
 export const HAND_IDS = [1, 2, 3, 4, 5, 6, 7];
@@ -28,8 +28,7 @@ export function handLab(prefix: string, token: string) {
   /** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
   const until = (cond: () => Promise<boolean>, ms: number, what: string) => waitFor(cond, ms, what, 100);
   async function trace(lab: string): Promise<TraceEvent[]> {
-    const text = await (await api('GET', `/api/labs/${lab}/trace`)).text();
-    return text.split('\n').filter((l) => l.startsWith('{"seq"')).map((l) => JSON.parse(l) as TraceEvent);
+    return parseTrace(await (await api('GET', `/api/labs/${lab}/trace`)).text());
   }
   const sendsFrom = (events: TraceEvent[], id: number, after = -1) => events.filter((e) => e.kind === 'send' && e.from === id && e.seq > after);
   const lastSeq = async (lab: string) => (await trace(lab)).at(-1)?.seq ?? -1;

@@ -154,7 +154,11 @@ export const delivered = (c: FrameClient) => c.received.filter((r) => r.frame.ty
 
 /** A lab's trace as the relay serves it (`GET /api/labs/:lab/trace`), one event per line. */
 export async function labTrace(h: Harness, lab: string): Promise<TraceEvent[]> {
-  const text = (await h.api('GET', `/api/labs/${lab}/trace`)).text;
+  return parseTrace((await h.api('GET', `/api/labs/${lab}/trace`)).text);
+}
+
+/** A trace as the API sends it (JSON Lines) -> its events. */
+export function parseTrace(text: string): TraceEvent[] {
   return text
     .split('\n')
     .filter(Boolean)
