@@ -158,8 +158,26 @@ describe('coach: the active-list ring (001)', () => {
 describe('coach: late answers', () => {
   it('a send past its UB is marked once, and does not count as a second, unexpected send', () => {
     const h = [msg(1000, 2, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 2, { type: 'OK', election: 1 }), send(1000 + UB + 50, 6, { type: 'ELECTION', election: 1 }), send(1000 + UB + 50, 7, { type: 'ELECTION', election: 1 })];
-    // Past UB with no OK the reference declared itself, so its COORDINATORs are due as well.
-    expect(rules(h, 1000 + 3 * UB).sort()).toEqual(['bully.answer', 'bully.declare', 'bully.hold']);
+    // Its OK wait runs from her (late) ELECTIONs: with no OK by then it declares itself, and its
+    // COORDINATORs are due one UB after that.
+    expect(rules(h, 1000 + 3 * UB).sort()).toEqual(['bully.answer', 'bully.hold']);
+    expect(rules(h, 1000 + 3 * UB + 100).sort()).toEqual(['bully.answer', 'bully.declare', 'bully.hold']);
+  });
+
+  it('one missed answer is one mark: an ELECTION she never answered starts no OK wait, so no COORDINATOR is owed on top', () => {
+    expect(rules([msg(1000, 2, { type: 'ELECTION', election: 1 })], 1000 + 10 * UB).sort()).toEqual(['bully.answer', 'bully.hold']);
+  });
+
+  it('one missed forward is one mark: the reference does not take her successor for dead, so her next forward to it is right', () => {
+    const ring = (h: CoachEntry[], now: number) => coach(getAlgorithm('ring'), ringConfig, h, now, 1);
+    const first = [msg(1000, 2, { type: 'ELECTION', seq: 1, eid: '2-1', list: [2] })];
+    // She lets that one pass; a second election comes round and she forwards it to 4, which ACKs.
+    const h = [...first, msg(1000 + 2 * UB, 2, { type: 'ELECTION', seq: 2, eid: '1-1', list: [1, 2] })];
+    const open = ring(h, 1000 + 2 * UB + 1).suggestions.filter((s) => s.message['eid'] === '1-1');
+    expect(open.map((s) => s.to)).toEqual([4]);
+    const seq = Number(open[0]!.message['seq']);
+    h.push(send(1000 + 2 * UB + 50, 4, open[0]!.message), msg(1000 + 2 * UB + 90, 4, { type: 'ACK', seq }));
+    expect(ring(h, 1000 + 6 * UB).deviations.map((d) => d.action)).toEqual(['no ELECTION to 4 within UB']);
   });
 });
 

@@ -10,10 +10,11 @@
 //   answer). A send of hers with the same type to the same id fulfils it; a suggestion still open
 //   after UB is a deviation (she did not answer). A send of hers that fulfils none is a deviation
 //   unless the shadow makes the same send within UB (her detector suspected a moment earlier).
-// - The shadow's waits start when its message really leaves: timers it set with a send start
-//   again from her matching send (its ACK or OK wait, 000/002, runs from her send, as her
-//   answers do). Without that, forwarding near the end of UB made the shadow give up on a live
-//   successor a moment before its ACK came and mark her for not skipping it.
+// - The shadow's waits start when its message really leaves: a timer it sets right after a run
+//   of sends (its ACK wait after a ring hop, its OK wait after the ELECTIONs, 000/002) starts at
+//   her first matching send, and never while she has made none. Otherwise forwarding near the
+//   end of UB made the shadow give up on a live successor a moment before its ACK came, and one
+//   missed forward made it think her successor dead for good: every later forward was marked.
 //   A late send that answers a suggestion already marked is not marked again.
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
@@ -43,6 +44,13 @@ interface Suggestion {
 }
 
 /** A shadow timer as set (its serial tells a timer set again under the same name apart). */
+interface ShadowTimer {
+  at: number;
+  serial: number;
+  /** False while it waits on sends she has not made (it does not fire then). */
+  armed: boolean;
+}
+
 interface TimerMark {
   name: string;
   serial: number;
@@ -79,7 +87,7 @@ const MAX_LATE = 50;
 
 interface Shadow {
   state: unknown;
-  timers: Map<string, { at: number; serial: number }>;
+  timers: Map<string, ShadowTimer>;
   report: Report | null;
   open: Suggestion[];
   /** Suggestions whose UB passed (marked): a late send of hers still answers them, unmarked again. */
@@ -98,27 +106,45 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
 
   let serials = 0;
   const apply = (effects: readonly Effect[], at: number) => {
-    const set: TimerMark[] = [];
+    // The run of sends of one type just before a timer: the sends that timer waits on.
+    let run: Suggestion[] = [];
+    let runType: string | null = null;
+    let runSent = false;
     for (const e of effects) {
+      if (e.kind === 'send') {
+        if (isPlumbing(algorithm.name, e.message.type)) continue;
+        if (e.message.type !== runType) [run, runType, runSent] = [[], e.message.type, false];
+        // She was ahead of the reference (its detector suspected a little later than hers).
+        const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
+        if (i >= 0) {
+          sh.ahead.splice(i, 1);
+          runSent = true;
+          continue;
+        }
+        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + ub, timers: [] };
+        sh.open.push(s);
+        run.push(s);
+        continue;
+      }
       if (e.kind === 'set-timer') {
-        sh.timers.set(e.name, { at: at + e.after, serial: ++serials });
-        set.push({ name: e.name, serial: serials, after: e.after });
+        const waits = runType !== null && !runSent;
+        sh.timers.set(e.name, { at: at + e.after, serial: ++serials, armed: !waits });
+        if (waits) for (const s of run) s.timers.push({ name: e.name, serial: serials, after: e.after });
       } else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
-      else if (e.kind === 'report') sh.report = e.report;
-    }
-    for (const e of effects) {
-      if (e.kind !== 'send' || isPlumbing(algorithm.name, e.message.type)) continue;
-      // She was ahead of the reference (its detector suspected a little later than hers).
-      const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
-      if (i >= 0) sh.ahead.splice(i, 1);
-      else sh.open.push({ to: e.to, message: e.message, since: at, due: at + ub, timers: set });
+      else if (e.kind === 'report') {
+        sh.report = e.report;
+        continue;
+      }
+      [run, runType, runSent] = [[], null, false];
     }
   };
-  /** Her send answered `s` at `at`: the waits the reference set with it run from her send. */
+  /** Her send answered `s` at `at`: the waits the reference set with it start from her send. */
   const restart = (s: Suggestion, at: number) => {
     for (const t of s.timers) {
-      const now = sh.timers.get(t.name);
-      if (now?.serial === t.serial) now.at = Math.max(now.at, at + t.after);
+      const timer = sh.timers.get(t.name);
+      if (timer?.serial !== t.serial) continue;
+      timer.at = timer.armed ? Math.max(timer.at, at + t.after) : at + t.after;
+      timer.armed = true;
     }
   };
   const feed = (event: AlgorithmEvent, at: number) => {
@@ -135,7 +161,7 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   const advance = (t: number) => {
     for (let guard = 0; guard < 1000 && !broken; guard++) {
       let next: [string, number] | null = null;
-      for (const [name, { at }] of sh.timers) if (at <= t && (!next || at < next[1])) next = [name, at];
+      for (const [name, { at, armed }] of sh.timers) if (armed && at <= t && (!next || at < next[1])) next = [name, at];
       if (!next) break;
       sh.timers.delete(next[0]);
       expire(next[1]);
@@ -185,7 +211,7 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
       }
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (j >= 0) {
-        sh.late.splice(j, 1);
+        restart(sh.late.splice(j, 1)[0]!, entry.at);
         continue;
       }
       const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
