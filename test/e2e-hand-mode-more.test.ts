@@ -122,6 +122,9 @@ describe('hand mode: the other algorithms', () => {
     const lab = 'hand-emergent';
     await makeLab(lab, 'emergent', 'heartbeat', [2, 3, 4, 5, 6, 7]);
     const { page, errors } = await openTab(lab, 1);
+    // 003's heartbeats are the algorithm's own messages: no toggle sends them for her.
+    expect(await page.getByTestId('auto-beat').count()).toBe(0);
+    expect(await page.getByTestId('own-heartbeats').isVisible()).toBe(true);
     await offers(page, 'slave-7').first().waitFor({ timeout: 10_000 });
     await sleep(300);
     expect(sendsFrom(await trace(lab), 1)).toEqual([]);

@@ -40,6 +40,9 @@ describe('hand mode', () => {
     expect((await api('PUT', `/api/labs/${lab}/play`, { hints: true })).status).toBe(200);
     const { page, errors } = await openTab(lab, 5);
     expect(await page.getByTestId('ub').innerText()).toBe('4.05 s');
+    // The lab's shared detector: a toggle runs it for her.
+    expect(await page.getByTestId('auto-beat').isChecked()).toBe(true);
+    expect(await page.getByTestId('own-heartbeats').count()).toBe(0);
     expect(sendsFrom(await trace(lab), 5)).toEqual([]);
 
     // 003: "a process holds an election on start": by hand, then she believes 7's COORDINATOR.

@@ -20,6 +20,11 @@ const POLL = 'auto:poll';
 const PONG = 'auto:pong';
 const USES_DETECTOR: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
 
+/** Whether the toggle has anything to run: the lab's shared detector, for an algorithm that uses it. */
+export function autoBeatApplies(algorithm: AlgorithmName, detector: AlgorithmConfig['detector']): boolean {
+  return USES_DETECTOR.includes(algorithm) && detector !== 'none';
+}
+
 export class AutoBeat {
   private config: AlgorithmConfig | null = null;
   private leader: ProcessId | null = null;
@@ -36,11 +41,11 @@ export class AutoBeat {
 
   /** Whether the lab's detector is one this toggle can run. */
   private get active(): boolean {
-    return this.enabled && this.config !== null && this.config.detector !== 'none';
+    return this.enabled && this.config !== null;
   }
 
   configure(config: AlgorithmConfig, algorithm: AlgorithmName): void {
-    this.config = USES_DETECTOR.includes(algorithm) ? config : null;
+    this.config = autoBeatApplies(algorithm, config.detector) ? config : null;
   }
 
   toggle(on: boolean): void {
