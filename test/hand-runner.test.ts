@@ -298,6 +298,34 @@ describe('hand kit', () => {
     for (const o of offers) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${o.label}`).not.toBeNull();
   });
 
+  it('emergent: with too few slaves she joins the pool by hand and keeps heartbeating (003, "Operation ii"); the dashboard sees a slave; the coach marks nothing, and leaving is offered', () => {
+    const host = virtualHost();
+    const r = new HandRunner({ algorithm: getAlgorithm('emergent'), io: host.io, seed: 1, autoBeat: true, onHand: () => {} });
+    r.start({ self: 1, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'heartbeat', initialCoordinator: 7 });
+    const beat = () => r.act(r.view().moves.find((m) => m.key === 'pool-beat')!);
+    // The master heartbeats; nobody is in the pool: the reference promotes itself after its trigger delay.
+    let first = -1;
+    for (let t = 0; t < 5000 && first < 0; t += 100) {
+      host.advance(100);
+      r.deliver(7, { type: 'MASTER_HEARTBEAT' });
+      if (r.view().coach.suggestions.some((x) => x.message.type === 'SLAVE_HEARTBEAT')) first = t;
+    }
+    expect(first).toBeGreaterThan(0);
+    beat();
+    expect(host.sent.filter((x) => x.message.type === 'SLAVE_HEARTBEAT').map((x) => x.to)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(host.reports.at(-1)?.role).toBe('slave');
+    // A slave heartbeats every interval: she answers each of the reference's heartbeats within UB.
+    for (let i = 0; i < 10; i++) {
+      host.advance(50);
+      r.deliver(7, { type: 'MASTER_HEARTBEAT' });
+      if (r.view().coach.suggestions.some((x) => x.message.type === 'SLAVE_HEARTBEAT')) beat();
+    }
+    expect(host.sent.filter((x) => x.message.type === 'SLAVE_HEARTBEAT').length).toBeGreaterThan(6);
+    host.advance(2 * UB);
+    expect(r.view().deviations).toEqual([]);
+    expect(r.view().moves.map((m) => m.key)).toContain('pool-leave');
+  });
+
   it('raft: she stands for the term after the newest she has seen or voted in (§5.1 a server adopts a newer term; §5.2 a candidate increments its term), not after her own count', () => {
     const { r, sent } = runner('raft', 3);
     const stand = () => r.view().moves.find((m) => m.key === 'vote')!;

@@ -181,6 +181,10 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
   } else if (algorithm === 'emergent') {
     out.push(offer('candidate', 'Stand as candidate: CANDIDATE to everyone', everyone({ type: 'CANDIDATE' })));
     out.push(offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [{ kind: 'declare' }, ...everyone({ type: 'MASTER_HEARTBEAT' })]));
+    // 003, "Operation ii": an idle that sees fewer than poolMin slaves joins the pool; a slave
+    // heartbeats every interval to stay in it, and leaves when it sees more than poolMax.
+    out.push(offer('pool-beat', 'Slave heartbeat (join or stay in the pool): SLAVE_HEARTBEAT to everyone', everyone({ type: 'SLAVE_HEARTBEAT' })));
+    out.push(offer('pool-leave', 'Leave the slave pool: SLAVE_LEAVE to everyone', everyone({ type: 'SLAVE_LEAVE' })));
   } else if (algorithm === 'raft') {
     // §5.2: "a follower increments its current term and transitions to candidate state".
     const term = c.term + 1;

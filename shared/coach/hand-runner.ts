@@ -187,6 +187,9 @@ export class HandRunner implements ProcessRunner {
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
+        // 003: the dashboard counts the slave pool by role.
+        else if (step.message.type === 'SLAVE_HEARTBEAT' && report.role !== 'slave' && !report.electing) report = { ...report, role: 'slave' };
+        else if (step.message.type === 'SLAVE_LEAVE' && report.role === 'slave') report = { ...report, role: 'idle' };
       } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
       else if (step.kind === 'declare') report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
