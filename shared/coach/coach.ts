@@ -5,17 +5,18 @@
 //
 // - The shadow is fed her deliveries and `elect` requests in order, at the times she saw them;
 //   its own timers run on the same clock (it would have set them; hers are her notes), so "no OK
-//   within UB" fires in the shadow exactly UB after its ELECTIONs.
+//   within UB" fires in the shadow UB after the ELECTIONs (hers: see the waits below).
 // - Each send the shadow makes is a suggestion, open for UB = 2T + M (the documents' bound on an
-//   answer). A send of hers with the same type to the same id fulfils it; a suggestion still open
-//   after UB is a deviation (she did not answer). A send of hers that fulfils none is a deviation
-//   unless the shadow makes the same send within UB (her detector suspected a moment earlier).
+//   answer). A send of hers with the same type to the same id fulfils it (the very same message
+//   first, else the oldest); a suggestion still open after UB is a deviation (she did not
+//   answer). A send of hers that fulfils none is a deviation unless the shadow makes the same
+//   send within UB (her detector suspected a moment earlier).
+//   A late send that answers a suggestion already marked is not marked again.
 // - The shadow's waits start when its message really leaves: a timer it sets right after a run
 //   of sends (its ACK wait after a ring hop, its OK wait after the ELECTIONs, 000/002) starts at
 //   her first matching send, and never while she has made none. Otherwise forwarding near the
 //   end of UB made the shadow give up on a live successor a moment before its ACK came, and one
 //   missed forward made it think her successor dead for good: every later forward was marked.
-//   A late send that answers a suggestion already marked is not marked again.
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
@@ -39,7 +40,7 @@ interface Suggestion {
   /** When the reference would have sent it, and until when an answer counts (since + UB). */
   since: number;
   due: number;
-  /** Timers the reference set with this send: they restart from her matching send. */
+  /** Timers the reference set right after this send: they start at her matching send. */
   timers: TimerMark[];
 }
 
