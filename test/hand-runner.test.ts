@@ -256,6 +256,43 @@ describe('hand runner: the active-list ring (001)', () => {
     expect(r.view().deviations).toEqual([]);
   });
 
+  it.each([false, true])('an Elect(j) above the winner she already named comes after her own Elect (001, the reference\'s correction): forwarding it also sends Elected(j); unmarked (Elect(6) already waiting: %s)', (waiting) => {
+    const { r, sent, advance } = runner('ring-active-list', 3);
+    let acked = 0;
+    const ackAll = () => {
+      for (; acked < sent.length; acked++) {
+        const x = sent[acked]!;
+        if (x.to === 4 && x.message.type !== 'ACK') r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
+      }
+    };
+    const answer = (id: number, key: string) => {
+      const item = r.view().queue.find((q) => !q.done && q.message?.['id'] === id)!;
+      r.act(item.offers.find((o) => o.key === key)!, item);
+      ackAll();
+      advance(20);
+    };
+    // Her start election (the documents: a process holds one on start), then the ring's epoch 1.
+    r.act(r.view().moves.find((m) => m.key === 'elect')!);
+    ackAll();
+    r.deliver(2, { type: 'ELECT', seq: 1, id: 2, epoch: 1 });
+    answer(2, 'fwd-4');
+    r.deliver(2, { type: 'ELECT', seq: 2, id: 5, epoch: 1 });
+    answer(5, 'fwd-4');
+    // Her own Elect comes back before 6's: her list says 5.
+    r.deliver(2, { type: 'ELECT', seq: 3, id: 3, epoch: 1 });
+    if (waiting) r.deliver(2, { type: 'ELECT', seq: 4, id: 6, epoch: 1 });
+    answer(3, 'elected-4');
+    if (!waiting) r.deliver(2, { type: 'ELECT', seq: 4, id: 6, epoch: 1 });
+    answer(6, 'fwd-4');
+    const hops = sent.filter((x) => x.to === 4).map((x) => `${x.message.type}(${String(x.message['id'] ?? x.message['coordinator'])})`);
+    expect(hops).toEqual(['ELECT(3)', 'ELECT(3)', 'ELECT(2)', 'ELECT(5)', 'ELECTED(5)', 'ELECT(6)', 'ELECTED(6)']);
+    r.deliver(2, { type: 'ELECTED', seq: 5, coordinator: 6, epoch: 1 });
+    const item = r.view().queue.find((q) => !q.done && q.message?.type === 'ELECTED')!;
+    r.act(item.offers.find((o) => o.key === 'believe-6')!, item);
+    advance(3 * UB);
+    expect(r.view().deviations).toEqual([]);
+  });
+
   it('two Elects of an election she has not joined, both waiting: the first she answers sends her own Elect, the second only forwards (001 (a), once)', () => {
     const { r, sent } = runner('ring-active-list', 3);
     r.deliver(2, { type: 'ELECT', seq: 1, id: 6, epoch: 2 });
@@ -281,7 +318,7 @@ describe('hand runner: the active-list ring (001)', () => {
 
 describe('hand kit', () => {
   const config = (self: number): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' });
-  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0, term: 0 };
+  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0, told: null, term: 0 };
 
   it.each(ALGORITHM_NAMES)('%s: every offered message fits the algorithm\'s schema', (name) => {
     const offers = [

@@ -30,6 +30,8 @@ export interface HandCounters {
   epoch: number;
   /** The newest epoch she has sent her own Elect in (0: none). */
   joined: number;
+  /** The winner her Elected named in that epoch (null: none yet); a higher Elect(j) later corrects it. */
+  told: ProcessId | null;
   /** The newest Raft term she has seen in a message or stood in (§5.1: a server adopts any newer term it sees). */
   term: number;
 }
@@ -115,6 +117,11 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
       if (typeof m.epoch === 'number' && m.epoch > c.joined) {
         const own = { type: 'ELECT', seq: 0, id: self, epoch: m.epoch };
         return [offer(`fwd-${to}`, `First Elect of this election: send my own Elect(${self}), then Elect(${m.id}), to ${to}`, [...ack(a), send(to, own), send(to, fwd)])];
+      }
+      // She told a lower winner already: her list was incomplete, so Elected(j) follows (the reference's correction).
+      if (c.told !== null && m.id > c.told && m.epoch === c.epoch) {
+        const correct = { type: 'ELECTED', seq: 0, coordinator: m.id, epoch: m.epoch };
+        return [offer(`fwd-${to}`, `Forward Elect(${m.id}) to ${to}, and correct my Elected: Elected(${m.id})`, [...ack(a), send(to, fwd), send(to, correct)])];
       }
       return [offer(`fwd-${to}`, `Add ${m.id} to my list and forward Elect(${m.id}) to ${to}`, [...ack(a), send(to, fwd)])];
     }

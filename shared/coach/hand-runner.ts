@@ -77,7 +77,7 @@ export class HandRunner implements ProcessRunner {
   private n = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, term: 0 };
+  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, told: null, term: 0 };
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -119,7 +119,7 @@ export class HandRunner implements ProcessRunner {
     this.dropped = 0;
     this.sent.clear();
     this.down.clear();
-    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, term: 0 };
+    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, term: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
     this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
@@ -184,6 +184,7 @@ export class HandRunner implements ProcessRunner {
         // yet: 0), and the ring answers what it received, not what the offer said.
         const m = step.message;
         if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
+        if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && m.epoch === this.counters.epoch) this.toldWinner(m.coordinator);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
@@ -212,19 +213,32 @@ export class HandRunner implements ProcessRunner {
    */
   private seeElect(id: ProcessId, epoch: number, own: boolean): void {
     const c = this.counters;
-    const list = epoch > c.epoch ? [] : c.activeList;
+    const newer = epoch > c.epoch;
+    const list = newer ? [] : c.activeList;
     this.counters = {
       ...c,
       epoch: Math.max(c.epoch, epoch),
       joined: own ? Math.max(c.joined, epoch) : c.joined,
+      told: newer ? null : c.told,
       activeList: own || list.includes(id) ? list : [...list, id],
     };
     // Offers are made when a message arrives: an Elect that came before she joined this election
     // still offers her own Elect with it, which she must send once only (001 (a): the first message).
-    if (own) {
-      const config = this.config!;
-      this.queue = this.queue.map((q) => (q.done || q.from === null || q.message?.type !== 'ELECT' ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, this.counters) }));
-    }
+    if (own) this.reofferElects();
+  }
+
+  /** She sent Elected(x) in this epoch: Elects of higher ids waiting for her now carry the correction. */
+  private toldWinner(x: ProcessId): void {
+    const c = this.counters;
+    if (c.told !== null && c.told >= x) return;
+    this.counters = { ...c, told: x };
+    this.reofferElects();
+  }
+
+  /** The offers of the Elects still waiting, made again from her counters as they are now. */
+  private reofferElects(): void {
+    const config = this.config!;
+    this.queue = this.queue.map((q) => (q.done || q.from === null || q.message?.type !== 'ELECT' ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, this.counters) }));
   }
 
   /** Raft: the newest term in a message she received or sent is her term from now on. */
