@@ -293,6 +293,24 @@ describe('hand runner: the active-list ring (001)', () => {
     expect(r.view().deviations).toEqual([]);
   });
 
+  it('a copy of an Elect she forwarded already (its sender sent it again after a late ACK) is only acknowledged, as the reference drops it (001 (b) adds j once); unmarked', () => {
+    const { r, sent, advance } = runner('ring-active-list', 3);
+    r.act(r.view().moves.find((m) => m.key === 'elect')!);
+    r.deliver(4, { type: 'ACK', seq: sent[0]!.message['seq'] as number });
+    r.deliver(2, { type: 'ELECT', seq: 1, id: 2, epoch: 1 });
+    r.deliver(2, { type: 'ELECT', seq: 2, id: 2, epoch: 1 });
+    const [copy, first] = r.view().queue.filter((q) => q.message?.type === 'ELECT');
+    r.act(first!.offers.find((o) => o.key === 'fwd-4')!, first);
+    for (const x of sent.filter((y) => y.to === 4 && y.message.type === 'ELECT').slice(1)) r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
+    const again = r.view().queue.find((q) => q.n === copy!.n)!;
+    expect(again.offers.map((o) => o.key)).toEqual(['ack-2']);
+    r.act(again.offers[0]!, again);
+    expect(sent.filter((x) => x.message.type === 'ELECT').map((x) => x.message['id'])).toEqual([3, 3, 2]);
+    expect(sent.filter((x) => x.to === 2).map((x) => x.message)).toEqual([{ type: 'ACK', seq: 1 }, { type: 'ACK', seq: 2 }]);
+    advance(3 * UB);
+    expect(r.view().deviations).toEqual([]);
+  });
+
   it('two Elects of an election she has not joined, both waiting: the first she answers sends her own Elect, the second only forwards (001 (a), once)', () => {
     const { r, sent } = runner('ring-active-list', 3);
     r.deliver(2, { type: 'ELECT', seq: 1, id: 6, epoch: 2 });
@@ -318,7 +336,7 @@ describe('hand runner: the active-list ring (001)', () => {
 
 describe('hand kit', () => {
   const config = (self: number): AlgorithmConfig => ({ self, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' });
-  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0, told: null, term: 0 };
+  const counters = { elections: 0, successor: 4, activeList: [2], epoch: 1, joined: 0, told: null, forwarded: [], term: 0 };
 
   it.each(ALGORITHM_NAMES)('%s: every offered message fits the algorithm\'s schema', (name) => {
     const offers = [

@@ -32,6 +32,8 @@ export interface HandCounters {
   joined: number;
   /** The winner her Elected named in that epoch (null: none yet); a higher Elect(j) later corrects it. */
   told: ProcessId | null;
+  /** The ids whose Elect she has forwarded in that epoch: another copy is only acknowledged. */
+  forwarded: readonly ProcessId[];
   /** The newest Raft term she has seen in a message or stood in (§5.1: a server adopts any newer term it sees). */
   term: number;
 }
@@ -111,6 +113,9 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     const self = config.self;
     const to = c.successor;
     if (to === null) return [];
+    // A copy of an Elect she forwarded already (a late ACK made its sender send it again): 001 (b)
+    // adds j once, so the reference drops it; the hop is still acknowledged.
+    if (m.type === 'ELECT' && m.epoch === c.epoch && typeof m.id === 'number' && c.forwarded.includes(m.id)) return [];
     if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self) {
       const fwd = { type: 'ELECT', seq: 0, id: m.id, epoch: m.epoch };
       // 001 (a): the first Elect(j) of an election she has not joined: "add Elect(i) + send Elect(j)".

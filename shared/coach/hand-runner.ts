@@ -77,7 +77,7 @@ export class HandRunner implements ProcessRunner {
   private n = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, told: null, term: 0 };
+  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -119,7 +119,7 @@ export class HandRunner implements ProcessRunner {
     this.dropped = 0;
     this.sent.clear();
     this.down.clear();
-    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, term: 0 };
+    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
     this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
@@ -185,6 +185,7 @@ export class HandRunner implements ProcessRunner {
         const m = step.message;
         if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
         if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && m.epoch === this.counters.epoch) this.toldWinner(m.coordinator);
+        if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== this.config.self && m.epoch === this.counters.epoch) this.forwardedElect(m.id);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
@@ -220,6 +221,7 @@ export class HandRunner implements ProcessRunner {
       epoch: Math.max(c.epoch, epoch),
       joined: own ? Math.max(c.joined, epoch) : c.joined,
       told: newer ? null : c.told,
+      forwarded: newer ? [] : c.forwarded,
       activeList: own || list.includes(id) ? list : [...list, id],
     };
     // Offers are made when a message arrives: an Elect that came before she joined this election
@@ -232,6 +234,14 @@ export class HandRunner implements ProcessRunner {
     const c = this.counters;
     if (c.told !== null && c.told >= x) return;
     this.counters = { ...c, told: x };
+    this.reofferElects();
+  }
+
+  /** She forwarded Elect(j) in this epoch: copies of it still waiting are only to be acknowledged. */
+  private forwardedElect(j: ProcessId): void {
+    const c = this.counters;
+    if (c.forwarded.includes(j)) return;
+    this.counters = { ...c, forwarded: [...c.forwarded, j] };
     this.reofferElects();
   }
 
