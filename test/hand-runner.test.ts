@@ -171,17 +171,21 @@ describe('hand runner', () => {
   });
 });
 
+/** Her successor 4 is alive: each call ACKs every hop she has sent it since the last. */
+function successorAcks(r: HandRunner, sent: readonly { to: number; message: Message }[]): () => void {
+  let acked = 0;
+  return () => {
+    for (; acked < sent.length; acked++) {
+      const x = sent[acked]!;
+      if (x.to === 4 && x.message.type !== 'ACK') r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
+    }
+  };
+}
+
 describe('hand runner: the active-list ring (001)', () => {
   it('played by the kit\'s offers (her start election, then a newer one joined and forwarded, Elected(max) when hers comes back), the coach marks nothing', () => {
     const { r, sent, advance } = runner('ring-active-list', 3);
-    let acked = 0;
-    // Her successor 4 is alive: it ACKs every hop she sends it.
-    const ackAll = () => {
-      for (; acked < sent.length; acked++) {
-        const x = sent[acked]!;
-        if (x.to === 4 && x.message.type !== 'ACK') r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
-      }
-    };
+    const ackAll = successorAcks(r, sent);
     const answer = (key: string) => {
       const item = r.view().queue.find((q) => !q.done && q.offers.some((o) => o.key === key))!;
       r.act(item.offers.find((o) => o.key === key)!, item);
@@ -258,13 +262,7 @@ describe('hand runner: the active-list ring (001)', () => {
 
   it.each([false, true])('an Elect(j) above the winner she already named comes after her own Elect (001, the reference\'s correction): forwarding it also sends Elected(j); unmarked (Elect(6) already waiting: %s)', (waiting) => {
     const { r, sent, advance } = runner('ring-active-list', 3);
-    let acked = 0;
-    const ackAll = () => {
-      for (; acked < sent.length; acked++) {
-        const x = sent[acked]!;
-        if (x.to === 4 && x.message.type !== 'ACK') r.deliver(4, { type: 'ACK', seq: x.message['seq'] as number });
-      }
-    };
+    const ackAll = successorAcks(r, sent);
     const answer = (id: number, key: string) => {
       const item = r.view().queue.find((q) => !q.done && q.message?.['id'] === id)!;
       r.act(item.offers.find((o) => o.key === key)!, item);
