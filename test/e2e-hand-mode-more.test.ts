@@ -118,27 +118,27 @@ describe('hand mode: the other algorithms', () => {
     await page.close();
   }, 90_000);
 
-  it('emergent: only the slave pool elects (003); idle, she learns the new master from its heartbeat and the lab agrees; answering as a slave while the pool is full is marked', async () => {
+  it('emergent: only the slave pool elects (003); idle, she learns the new master from its heartbeat and the lab agrees; joining the pool while it is full is marked', async () => {
     const lab = 'hand-emergent';
     await makeLab(lab, 'emergent', 'heartbeat', [2, 3, 4, 5, 6, 7]);
     const { page, errors } = await openTab(lab, 1);
     // 003's heartbeats are the algorithm's own messages: no toggle sends them for her.
     expect(await page.getByTestId('auto-beat').count()).toBe(0);
     expect(await page.getByTestId('own-heartbeats').isVisible()).toBe(true);
-    await offers(page, 'slave-7').first().waitFor({ timeout: 10_000 });
+    await offers(page, 'follow-7').first().waitFor({ timeout: 10_000 });
     await sleep(300);
     expect(sendsFrom(await trace(lab), 1)).toEqual([]);
-    // 003, "Normal States": the master's heartbeat names it; an idle believes it and sends nothing.
-    await believe(page, 7);
+    // 003, "Normal States": the master's heartbeat names it; an idle follows it and sends nothing.
+    await clickOffer(page, 'follow-7');
     await until(() => agree(lab, 7, 7), 10_000, 'the lab agrees on 7');
 
     // The master crashes: the pool's candidates elect the highest of them; she hears its heartbeat.
     const crashed = await lastSeq(lab);
     expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
-    await offers(page, 'slave-6').first().waitFor({ timeout: 15_000 });
+    await offers(page, 'follow-6').first().waitFor({ timeout: 15_000 });
     expect(await offers(page, 'abort-').count()).toBe(0); // no CANDIDATE reaches an idle
     expect(sendsFrom(await trace(lab), 1, crashed)).toEqual([]);
-    await believe(page, 6);
+    await clickOffer(page, 'follow-6');
     await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6');
     await sleep(UB + 600);
     expect(await markTexts(page)).toBe('');
@@ -146,11 +146,11 @@ describe('hand mode: the other algorithms', () => {
     await shoot(page, 'hand-emergent');
 
     // 003, "Operation ii": an idle joins the pool only while it sees fewer than poolMin slaves;
-    // answering the master with SLAVE_HEARTBEAT now is a send the reference does not make.
-    await clickOffer(page, 'slave-6');
+    // a slave heartbeat now is a send the reference does not make.
+    await page.getByTestId('move-pool-beat').click();
     await marks(page).first().waitFor({ timeout: UB + 3000 });
     expect(await marks(page).first().getAttribute('data-rule')).toBe('reference.send');
-    expect(await marks(page).first().innerText()).toContain('sent SLAVE_HEARTBEAT to 6');
+    expect(await marks(page).first().innerText()).toMatch(/sent SLAVE_HEARTBEAT to \d/);
     await until(() => agree(lab, 6, 6), 10_000, 'the lab still agrees on 6');
     expect(errors).toEqual([]);
     await page.close();

@@ -84,7 +84,7 @@ describe('hand runner', () => {
     ]);
     // The master's heartbeat still waits with its offer; answered, the next one is a new item.
     const beat = v.queue[2]!;
-    expect(beat.offers.map((o) => o.key)).toEqual(['slave-7']);
+    expect(beat.offers.map((o) => o.key)).toEqual(['follow-7']);
     r.act(beat.offers[0]!, beat);
     r.deliver(7, { type: 'MASTER_HEARTBEAT' });
     expect(r.view().queue.filter((q) => q.note === 'MASTER_HEARTBEAT from 7').map((q) => [q.done, q.repeats])).toEqual([[false, undefined], [true, 40]]);

@@ -157,11 +157,11 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     }
     return [];
   },
-  // 003 (Anthony 2004): a slave answers its master's heartbeat; a master aborts a candidacy.
+  // 003 (Anthony 2004): the master's heartbeat names it (idle or slave, the reference only
+  // follows it: a slave's own heartbeats go to everyone on its timer, her 'Slave heartbeat' move);
+  // a master aborts a candidacy.
   emergent({ config, from, m }) {
-    if (m.type === 'MASTER_HEARTBEAT') {
-      return [offer(`slave-${from}`, `Serve master ${from}: SLAVE_HEARTBEAT`, [send(from, { type: 'SLAVE_HEARTBEAT' }), { kind: 'believe', coordinator: from }])];
-    }
+    if (m.type === 'MASTER_HEARTBEAT') return [offer(`follow-${from}`, `Follow master ${from}`, [{ kind: 'believe', coordinator: from }])];
     if (m.type === 'CANDIDATE') return [offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [send(from, { type: 'ABORT', master: config.self })])];
     return [];
   },
