@@ -137,17 +137,23 @@ describe('the lab in the browser', () => {
   it('pause, then deliver one held message and drop another by hand, then resume', async () => {
     await instructor.getByRole('button', { name: 'Pause', exact: true }).click();
     await expect.poll(() => dashboard.locator('.lab-header .badge.electing').textContent(), { timeout: 5_000 }).toBe('paused');
-    // Heartbeats keep being sent and are now held: pick from the list.
-    const rows = instructor.locator('tr[data-msg]');
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(1);
-    const first = Number(await rows.nth(0).getAttribute('data-msg'));
-    const second = Number(await rows.nth(1).getAttribute('data-msg'));
-    await screenshot(instructor, 'instructor-paused');
-    await instructor.getByRole('button', { name: `Deliver message ${first}` }).click();
-    await expect.poll(() => instructor.getByTestId('feedback').textContent()).toBe(`Delivered message ${first}`);
-    await instructor.getByRole('button', { name: `Drop message ${second}` }).click();
-    await expect.poll(() => instructor.getByTestId('feedback').textContent()).toBe(`Dropped message ${second}`);
-    await instructor.getByRole('button', { name: 'Resume' }).click();
+    let first = -1;
+    let second = -1;
+    try {
+      // Heartbeats keep being sent and are now held: pick from the list.
+      const rows = instructor.locator('tr[data-msg]');
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(1);
+      first = Number(await rows.nth(0).getAttribute('data-msg'));
+      second = Number(await rows.nth(1).getAttribute('data-msg'));
+      await screenshot(instructor, 'instructor-paused');
+      await instructor.getByRole('button', { name: `Deliver message ${first}` }).click();
+      await expect.poll(() => instructor.getByTestId('feedback').textContent()).toBe(`Delivered message ${first}`);
+      await instructor.getByRole('button', { name: `Drop message ${second}` }).click();
+      await expect.poll(() => instructor.getByTestId('feedback').textContent()).toBe(`Dropped message ${second}`);
+    } finally {
+      // The tests after this one need a running lab, whatever happened here.
+      await instructor.getByRole('button', { name: 'Resume' }).click();
+    }
     await expect.poll(() => dashboard.locator('.lab-header .badge.electing').count(), { timeout: 5_000 }).toBe(0);
     const trace = await (await fetch(`${base}/api/labs/${LAB}/trace`)).text();
     expect(trace).toContain(`"kind":"drop","msg":${second}`);

@@ -35,8 +35,8 @@ describe('a clustered relay in the browser', () => {
     // Well under the page's 15 s poll: the push made it.
     await page.getByRole('cell', { name: 'onA', exact: true }).waitFor({ timeout: 4000 });
     // Every lab of every relay, with the relay that runs it.
-    await page.getByRole('heading', { name: 'Labs on these relays' }).waitFor({ timeout: 2000 });
-    await page.getByRole('row', { name: /onA/ }).getByRole('cell', { name: 'A', exact: true }).waitFor({ timeout: 2000 });
+    await page.getByRole('heading', { name: 'Labs on these relays' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('row', { name: /onA/ }).getByRole('cell', { name: 'A', exact: true }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'cluster-home');
 
     fleet = new BotFleet({ lab: 'onA', count: 4, channel: () => nodeChannel(b.url, 'ws'), follow: (u) => nodeChannel(u, 'ws'), relays: [a.url, b.url] });

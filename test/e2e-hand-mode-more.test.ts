@@ -66,7 +66,7 @@ async function crashThenElect(page: Page, lab: string, elector: number, offer: s
 /** She declares herself though 6 won: the coach marks it with `rule`; she believes 6 again and the lab agrees. */
 async function declareIsMarked(page: Page, lab: string, rule: string): Promise<void> {
   await page.getByTestId('move-declare').click();
-  await marks(page).first().waitFor({ timeout: 3000 });
+  await marks(page).first().waitFor({ timeout: 10_000 });
   expect(await marks(page).first().getAttribute('data-rule')).toBe(rule);
   await believe(page, 6);
   await until(() => agree(lab, 6, 6), 10_000, `${lab}: the lab agrees on 6 again`);
@@ -76,7 +76,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   toDocs(await screenshot(page, name), name);
   expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
   await page.setViewportSize({ width: 390, height: 844 });
-  await expect.poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 3000 }).toBeLessThanOrEqual(390);
+  await expect.poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1400, height: 1000 });
 }
 

@@ -106,7 +106,7 @@ describe('hand mode', () => {
     toDocs(await screenshotOf(board.locator('section[aria-labelledby="play-title"]'), 'hand-play-panel'), 'hand-play-panel');
     expect(await board.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
     await board.setViewportSize({ width: 390, height: 844 });
-    await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 3000 }).toBeLessThanOrEqual(390);
+    await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
     toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-phone'), 'class-board-phone');
     await board.close();
 
@@ -184,7 +184,7 @@ describe('hand mode', () => {
 
     // 002: only the process whose ELECTION came back announces a result: declaring now is marked.
     await page.getByTestId('move-declare').click();
-    await marks(page).first().waitFor({ timeout: 3000 });
+    await marks(page).first().waitFor({ timeout: 10_000 });
     expect(await marks(page).first().getAttribute('data-rule')).toBe('ring.complete');
     await page.getByTestId('believe-select').selectOption('6');
     await page.getByTestId('believe').click();
