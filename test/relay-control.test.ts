@@ -31,7 +31,7 @@ describe('pause and step', () => {
     await waitFor(async () => {
       held = (await h.api('GET', '/api/labs/step/inflight')).body.messages;
       return held.length === 3;
-    }, 2000, 'three held messages');
+    }, 5000, 'three held messages');
     await sleep(40);
     expect(delivered(b.c)).toHaveLength(0);
     expect(held.map((m) => m.type)).toEqual(['FIRST', 'SECOND', 'THIRD']);
@@ -39,7 +39,7 @@ describe('pause and step', () => {
     const second = held[1]!;
     const stepped = await h.api('POST', '/api/labs/step/step', { msg: second.msg, action: 'deliver' });
     expect(stepped.body).toMatchObject({ msg: second.msg, outcome: 'delivered', type: 'SECOND' });
-    await waitFor(() => delivered(b.c).length === 1, 2000, 'the stepped message');
+    await waitFor(() => delivered(b.c).length === 1, 5000, 'the stepped message');
     expect(delivered(b.c)[0]!.frame.msg).toBe(second.msg);
 
     const dropped = await h.api('POST', '/api/labs/step/step', { msg: held[0]!.msg, action: 'drop' });
@@ -49,7 +49,7 @@ describe('pause and step', () => {
     expect(delivered(b.c)).toHaveLength(1);
 
     await h.api('POST', '/api/labs/step/resume');
-    await waitFor(() => delivered(b.c).length === 2, 2000, 'the rest after resume');
+    await waitFor(() => delivered(b.c).length === 2, 5000, 'the rest after resume');
     expect(delivered(b.c).map((d) => d.frame.message.type)).toEqual(['SECOND', 'THIRD']);
     expect((await h.api('POST', '/api/labs/step/step', {})).body.code).toBe('NOT_PAUSED');
     await Promise.all([a.c.close(), b.c.close()]);
@@ -65,7 +65,7 @@ describe('pause and step', () => {
     await h.api('POST', '/api/labs/hold/pause');
     await sleep(200);
     await h.api('POST', '/api/labs/hold/resume');
-    await waitFor(() => delivered(b.c).length === 1, 2000, 'delivery');
+    await waitFor(() => delivered(b.c).length === 1, 5000, 'delivery');
     // 150 ms of delay plus about 200 ms paused.
     expect(delivered(b.c)[0]!.at - t0).toBeGreaterThan(330);
     await Promise.all([a.c.close(), b.c.close()]);
@@ -135,7 +135,7 @@ describe('server-side bots', () => {
     const procs = (await h.api('GET', '/api/labs/botlab')).body.processes;
     expect(procs.map((p: { transport: string | null }) => p.transport)).toEqual(['server', 'server', null]);
     expect((await h.api('DELETE', '/api/labs/botlab/bots')).body.stopped).toEqual([0, 1]);
-    await waitFor(async () => (await h.api('GET', '/api/labs/botlab')).body.processes.every((p: { status: string }) => p.status === 'absent'), 2000, 'bots gone');
+    await waitFor(async () => (await h.api('GET', '/api/labs/botlab')).body.processes.every((p: { status: string }) => p.status === 'absent'), 5000, 'bots gone');
   });
 });
 
@@ -198,7 +198,7 @@ describe('reset and reconfigure', () => {
     expect(f.type === 'restart' && f.config.timing.transmission).toBe(150);
     const t0 = performance.now();
     a.c.send({ type: 'send', to: 1, message: { type: 'SLOW' } });
-    await waitFor(() => delivered(b.c).length === 1, 2000, 'scaled delivery');
+    await waitFor(() => delivered(b.c).length === 1, 5000, 'scaled delivery');
     expect(delivered(b.c)[0]!.at - t0).toBeGreaterThanOrEqual(99);
     await Promise.all([a.c.close(), b.c.close()]);
   });
@@ -211,7 +211,7 @@ describe('reset and reconfigure', () => {
     a.c.send({ type: 'send', to: 1, message: { type: 'HELD' } });
     await h.api('POST', '/api/labs/reset/processes/3/crash');
     await h.api('POST', '/api/labs/reset/partition', { groups: [[0], [1, 2, 3]] });
-    await waitFor(async () => (await h.api('GET', '/api/labs/reset/inflight')).body.total === 1, 2000, 'held');
+    await waitFor(async () => (await h.api('GET', '/api/labs/reset/inflight')).body.total === 1, 5000, 'held');
     const r = await h.api('POST', '/api/labs/reset/reset');
     expect(r.status).toBe(200);
     expect(r.body.archived).toMatch(/^reset-.*\.jsonl$/);

@@ -169,7 +169,7 @@ describe('relay partitions and directed links', () => {
     p[0]!.c.send({ type: 'send', to: 1, message: { type: 'IN' } });
     p[0]!.c.send({ type: 'send', to: 2, message: { type: 'ACROSS' } });
     p[3]!.c.send({ type: 'send', to: 1, message: { type: 'ACROSS' } });
-    await waitFor(() => delivered(p[1]!.c).length === 1, 2000, 'in-group delivery');
+    await waitFor(() => delivered(p[1]!.c).length === 1, 5000, 'in-group delivery');
     await sleep(50);
     expect(delivered(p[2]!.c)).toHaveLength(0);
     expect(delivered(p[1]!.c).map((d) => d.frame.message.type)).toEqual(['IN']);
@@ -177,7 +177,7 @@ describe('relay partitions and directed links', () => {
     expect(snap.processes.map((x: { group: number }) => x.group)).toEqual([0, 0, 1, 1]);
     expect((await h.api('DELETE', '/api/labs/part/partition')).status).toBe(200);
     p[0]!.c.send({ type: 'send', to: 2, message: { type: 'HEALED' } });
-    await waitFor(() => delivered(p[2]!.c).length === 1, 2000, 'healed delivery');
+    await waitFor(() => delivered(p[2]!.c).length === 1, 5000, 'healed delivery');
     const drops = (await trace('part')).filter((e) => e.kind === 'drop');
     expect(drops.map((d) => (d as { reason: string }).reason)).toEqual(['partition', 'partition']);
     await Promise.all(p.map((x) => x.c.close()));
@@ -189,7 +189,7 @@ describe('relay partitions and directed links', () => {
     const b = await joinAs(h, 'ws', 'directed', 1);
     sendMany(a.c, 1, 5);
     sendMany(b.c, 0, 5);
-    await waitFor(() => delivered(a.c).length === 5, 2000, 'reverse direction');
+    await waitFor(() => delivered(a.c).length === 5, 5000, 'reverse direction');
     await sleep(30);
     expect(delivered(b.c)).toHaveLength(0);
     await Promise.all([a.c.close(), b.c.close()]);
@@ -223,7 +223,7 @@ describe('relay crashes', () => {
     const rec = await b.c.next((f) => f.type === 'recovered');
     expect(rec.type === 'recovered' && rec.config.algorithm).toBe('bully');
     a.c.send({ type: 'send', to: 1, message: { type: 'AFTER' } });
-    await waitFor(() => delivered(b.c).length === 1, 2000, 'delivery after recovery');
+    await waitFor(() => delivered(b.c).length === 1, 5000, 'delivery after recovery');
     await Promise.all([a.c.close(), b.c.close()]);
   });
 

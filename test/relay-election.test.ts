@@ -54,13 +54,13 @@ describe.each(['bully', 'ring'] as const)('%s election through the relay', (algo
     expect(new Set(transports)).toEqual(new Set(['ws', 'socketio']));
 
     await waitFor(() => agreeOn(procs, 44), SETTLE_MS, 'agreement on 44');
-    await waitFor(() => relayAgrees(name, 44, 6), 2000, 'the relay to see the reports');
+    await waitFor(() => relayAgrees(name, 44, 6), 5000, 'the relay to see the reports');
 
     expect((await h.api('POST', `/api/labs/${name}/processes/44/crash`)).status).toBe(200);
     const survivors = procs.filter((p) => p.id !== 44);
-    await waitFor(() => procs[5]!.status === 'crashed', 2000, 'the crashed frame');
+    await waitFor(() => procs[5]!.status === 'crashed', 5000, 'the crashed frame');
     await waitFor(() => agreeOn(survivors, 31), SETTLE_MS, 'agreement on 31');
-    await waitFor(() => relayAgrees(name, 31, 5), 2000, 'the relay to see the new coordinator');
+    await waitFor(() => relayAgrees(name, 31, 5), 5000, 'the relay to see the new coordinator');
     const stats = (await h.api('GET', `/api/labs/${name}/stats`)).body;
     expect(stats.election.duration).toBeGreaterThan(0);
     expect(stats.election.messages).toBeGreaterThan(0);

@@ -54,7 +54,7 @@ describe('frames the relay will not read', () => {
     const session = h.relay.session({ id: -1, transport: 'server', sendText: (t) => void got.push(t), overloaded: () => false, close: () => {} });
     session.onFrame({ type: 'join', lab: 'big', id: 0 }, false);
     session.onFrame({ type: 'send', to: 1, message: { type: 'BIG', pad: 'x'.repeat(20_000) } }, false);
-    await waitFor(() => got.some((t) => t.includes('FRAME_TOO_LARGE')), 2000, 'FRAME_TOO_LARGE');
+    await waitFor(() => got.some((t) => t.includes('FRAME_TOO_LARGE')), 5000, 'FRAME_TOO_LARGE');
     expect((await h.api('GET', '/api/labs/big/stats')).body.messages.sent).toBe(0);
   });
 });

@@ -85,7 +85,7 @@ describe('reports (PROTOCOL.md, "report")', () => {
     a.c.send({ type: 'report', report: { role: 'x', electing: false }, ref: 4 });
     const refused = await Promise.all([2, 3, 4].map((ref) => a.c.next((f) => f.type === 'error' && f.ref === ref)));
     expect(refused.map((f) => f.type === 'error' && f.code)).toEqual(['BAD_FRAME', 'BAD_FRAME', 'BAD_FRAME']);
-    await waitFor(async () => (await h.api('GET', '/api/labs/self')).body.processes[1].report?.coordinator === 999_999, 2000, 'the report');
+    await waitFor(async () => (await h.api('GET', '/api/labs/self')).body.processes[1].report?.coordinator === 999_999, 5000, 'the report');
     expect(a.c.received.some((r) => r.frame.type === 'error' && r.frame.ref === 1)).toBe(false);
     await a.c.close();
   });
@@ -99,7 +99,7 @@ describe('socket.io framing (PROTOCOL.md, "Transports")', () => {
     let acked = false;
     await new Promise<void>((resolve) => s.once('connect', () => resolve()));
     s.emit('frame', { type: 'ping', ref: 'first' }, { type: 'ping', ref: 'second' }, () => (acked = true));
-    await waitFor(() => frames.length > 0, 2000, 'pong');
+    await waitFor(() => frames.length > 0, 5000, 'pong');
     await sleep(100);
     expect(frames).toEqual([{ type: 'pong', ref: 'first' }]);
     expect(acked).toBe(false);

@@ -106,7 +106,7 @@ describe('trace persistence', () => {
     const a = await joinAs(h, 'ws', 'since', 0);
     const b = await joinAs(h, 'ws', 'since', 1);
     a.c.send({ type: 'send', to: 1, message: { type: 'X' } });
-    await waitFor(() => delivered(b.c).length === 1, 2000, 'delivery');
+    await waitFor(() => delivered(b.c).length === 1, 5000, 'delivery');
     const all = parseTrace((await h.api('GET', '/api/labs/since/trace')).text);
     const tail = parseTrace((await h.api('GET', '/api/labs/since/trace?since=1')).text);
     expect(tail).toEqual(all.filter((e) => e.seq > 1));
