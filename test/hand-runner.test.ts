@@ -88,6 +88,8 @@ describe('hand runner', () => {
     r.act(beat.offers[0]!, beat);
     r.deliver(7, { type: 'MASTER_HEARTBEAT' });
     expect(r.view().queue.filter((q) => q.note === 'MASTER_HEARTBEAT from 7').map((q) => [q.done, q.repeats])).toEqual([[false, undefined], [true, 40]]);
+    // She follows 7 now: its heartbeat asks nothing more of her.
+    expect(r.view().queue[0]!.offers).toEqual([]);
   });
 
   it('a message that asks something of her is never folded into another: each ELECTION from 2 waits for its own OK', () => {

@@ -36,6 +36,8 @@ export interface HandCounters {
   forwarded: readonly ProcessId[];
   /** The newest Raft term she has seen in a message or stood in (§5.1: a server adopts any newer term it sees). */
   term: number;
+  /** Whom she believes is coordinator now (a heartbeat from that one asks nothing of her). */
+  believes?: ProcessId | null;
 }
 
 /** Messages the documents send every interval (003's heartbeats, Raft's): a newer one supersedes an unanswered older one. */
@@ -142,7 +144,7 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     return [];
   },
   // Ongaro and Ousterhout 2014, §5.2: one vote per term; a leader's heartbeat is answered.
-  raft({ from, m }) {
+  raft({ from, m, c }) {
     if (typeof m.term !== 'number') return [];
     const term = m.term;
     if (m.type === 'REQUEST_VOTE') {
@@ -153,6 +155,7 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     }
     if (m.type === 'HEARTBEAT') {
       // No reply: the reference answers only a stale leader's heartbeat (HEARTBEAT_REPLY carries the newer term).
+      if (c.believes === from) return [];
       return [offer(`follow-${from}`, `Follow leader ${from} (term ${term})`, [{ kind: 'believe', coordinator: from }])];
     }
     return [];
@@ -160,8 +163,8 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
   // 003 (Anthony 2004): the master's heartbeat names it (idle or slave, the reference only
   // follows it: a slave's own heartbeats go to everyone on its timer, her 'Slave heartbeat' move);
   // a master aborts a candidacy.
-  emergent({ config, from, m }) {
-    if (m.type === 'MASTER_HEARTBEAT') return [offer(`follow-${from}`, `Follow master ${from}`, [{ kind: 'believe', coordinator: from }])];
+  emergent({ config, from, m, c }) {
+    if (m.type === 'MASTER_HEARTBEAT') return c.believes === from ? [] : [offer(`follow-${from}`, `Follow master ${from}`, [{ kind: 'believe', coordinator: from }])];
     if (m.type === 'CANDIDATE') return [offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [send(from, { type: 'ABORT', master: config.self })])];
     return [];
   },

@@ -332,7 +332,8 @@ export class HandRunner implements ProcessRunner {
 
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
-    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.counters) : []), ...extra];
+    const counters = { ...this.counters, believes: this.last.coordinator };
+    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, counters) : []), ...extra];
     const item: QueuedItem = { n: ++this.n, at: this.now(), from, message, note, offers, done: false };
     // A heartbeat (sent every interval) or a message that asks nothing of her replaces the same
     // one from the same sender still waiting, counted, instead of pushing out what she must answer.
