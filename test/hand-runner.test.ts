@@ -381,6 +381,18 @@ describe('hand kit', () => {
     expect(r.view().moves.map((m) => m.key)).toContain('pool-leave');
   });
 
+  it('raft: a leader\'s heartbeat waits with "Follow leader" until she believes it, however she does (the select too); then it asks nothing', () => {
+    const { r } = runner('raft', 3);
+    r.deliver(6, { type: 'HEARTBEAT', term: 2 });
+    const waiting = () => r.view().queue.find((q) => q.message?.type === 'HEARTBEAT')!;
+    expect(waiting().offers.map((o) => o.key)).toEqual(['follow-6']);
+    r.act({ key: 'believe', label: 'believes 6 is coordinator', steps: [{ kind: 'believe', coordinator: 6 }] });
+    expect(waiting().offers).toEqual([]);
+    // She changes her mind: 6's heartbeat asks again.
+    r.act({ key: 'believe', label: 'believes 7 is coordinator', steps: [{ kind: 'believe', coordinator: 7 }] });
+    expect(waiting().offers.map((o) => o.key)).toEqual(['follow-6']);
+  });
+
   it('raft: she stands for the term after the newest she has seen or voted in (§5.1 a server adopts a newer term; §5.2 a candidate increments its term), not after her own count', () => {
     const { r, sent } = runner('raft', 3);
     const stand = () => r.view().moves.find((m) => m.key === 'vote')!;

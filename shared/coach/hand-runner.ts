@@ -203,8 +203,12 @@ export class HandRunner implements ProcessRunner {
     // A new array and item, so views that compare by reference see the answer.
     if (item) this.queue = this.queue.map((q) => (q.n === item.n ? { ...q, done: true } : q));
     execute(this, effects, HandRunner.effects);
-    // The detector follows her belief; a click that leaves it alone leaves the detector alone.
-    if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
+    // The detector follows her belief, and what waits is offered anew (a heartbeat from the one she
+    // now follows asks nothing); a click that leaves it alone leaves both alone.
+    if (this.last.coordinator !== believed) {
+      this.autoBeat.follow(this.last.coordinator, this.config.self);
+      this.reoffer();
+    }
     this.judge(offer.label);
   }
 
@@ -226,7 +230,7 @@ export class HandRunner implements ProcessRunner {
     };
     // Offers are made when a message arrives: an Elect that came before she joined this election
     // still offers her own Elect with it, which she must send once only (001 (a): the first message).
-    if (own) this.reofferElects();
+    if (own) this.reoffer();
   }
 
   /** She sent Elected(x) in this epoch: Elects of higher ids waiting for her now carry the correction. */
@@ -234,7 +238,7 @@ export class HandRunner implements ProcessRunner {
     const c = this.counters;
     if (c.told !== null && c.told >= x) return;
     this.counters = { ...c, told: x };
-    this.reofferElects();
+    this.reoffer();
   }
 
   /** She forwarded Elect(j) in this epoch: copies of it still waiting are only to be acknowledged. */
@@ -242,19 +246,26 @@ export class HandRunner implements ProcessRunner {
     const c = this.counters;
     if (c.forwarded.includes(j)) return;
     this.counters = { ...c, forwarded: [...c.forwarded, j] };
-    this.reofferElects();
+    this.reoffer();
   }
 
-  /** The offers of the Elects still waiting, made again from her counters as they are now. */
-  private reofferElects(): void {
+  /** What a reply's offers are made from: her counters and whom she believes now. */
+  private offerCounters(): HandCounters {
+    return { ...this.counters, believes: this.last.coordinator };
+  }
+
+  /** The offers of the messages still waiting, made again from her counters as they are now. */
+  private reoffer(): void {
     const config = this.config!;
-    this.queue = this.queue.map((q) => (q.done || q.from === null || q.message?.type !== 'ELECT' ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, this.counters) }));
+    const counters = this.offerCounters();
+    this.queue = this.queue.map((q) => (q.done || q.from === null || q.message === null ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, counters) }));
   }
 
   /** Raft: the newest term in a message she received or sent is her term from now on. */
   private seeTerm(m: Message): void {
     if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return;
     this.counters = { ...this.counters, term: m.term };
+    this.reoffer();
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */
@@ -332,8 +343,7 @@ export class HandRunner implements ProcessRunner {
 
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
-    const counters = { ...this.counters, believes: this.last.coordinator };
-    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, counters) : []), ...extra];
+    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.offerCounters()) : []), ...extra];
     const item: QueuedItem = { n: ++this.n, at: this.now(), from, message, note, offers, done: false };
     // A heartbeat (sent every interval) or a message that asks nothing of her replaces the same
     // one from the same sender still waiting, counted, instead of pushing out what she must answer.
