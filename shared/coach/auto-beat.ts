@@ -20,9 +20,14 @@ const POLL = 'auto:poll';
 const PONG = 'auto:pong';
 const USES_DETECTOR: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
 
+/** Whether the algorithm uses the lab's shared detector (the others' heartbeats are their own messages). */
+export function usesSharedDetector(algorithm: AlgorithmName): boolean {
+  return USES_DETECTOR.includes(algorithm);
+}
+
 /** Whether the toggle has anything to run: the lab's shared detector, for an algorithm that uses it. */
 export function autoBeatApplies(algorithm: AlgorithmName, detector: AlgorithmConfig['detector']): boolean {
-  return USES_DETECTOR.includes(algorithm) && detector !== 'none';
+  return usesSharedDetector(algorithm) && detector !== 'none';
 }
 
 export class AutoBeat {

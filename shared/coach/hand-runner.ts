@@ -149,7 +149,7 @@ export class HandRunner implements ProcessRunner {
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
     if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
-    this.seeTerm(message);
+    if (this.seeTerm(message)) this.reoffer();
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
 
@@ -174,6 +174,7 @@ export class HandRunner implements ProcessRunner {
     if (item && this.queue.find((q) => q.n === item.n)?.done) return;
     const click = ++this.clicks;
     const at = this.now();
+    const before = this.counters;
     const effects: Effect[] = [];
     let report = this.last;
     for (const s of offer.steps) {
@@ -203,12 +204,12 @@ export class HandRunner implements ProcessRunner {
     // A new array and item, so views that compare by reference see the answer.
     if (item) this.queue = this.queue.map((q) => (q.n === item.n ? { ...q, done: true } : q));
     execute(this, effects, HandRunner.effects);
-    // The detector follows her belief, and what waits is offered anew (a heartbeat from the one she
-    // now follows asks nothing); a click that leaves it alone leaves both alone.
-    if (this.last.coordinator !== believed) {
-      this.autoBeat.follow(this.last.coordinator, this.config.self);
-      this.reoffer();
-    }
+    // The detector follows her belief; a click that leaves it alone leaves the detector alone.
+    if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
+    // What waits is offered anew, once, from her counters and belief as the click left them (a
+    // heartbeat from the one she now follows asks nothing; an Elect waiting since before she joined
+    // no longer offers her own Elect).
+    if (this.counters !== before || this.last.coordinator !== believed) this.reoffer();
     this.judge(offer.label);
   }
 
@@ -228,25 +229,18 @@ export class HandRunner implements ProcessRunner {
       forwarded: newer ? [] : c.forwarded,
       activeList: own || list.includes(id) ? list : [...list, id],
     };
-    // Offers are made when a message arrives: an Elect that came before she joined this election
-    // still offers her own Elect with it, which she must send once only (001 (a): the first message).
-    if (own) this.reoffer();
   }
 
   /** She sent Elected(x) in this epoch: Elects of higher ids waiting for her now carry the correction. */
   private toldWinner(x: ProcessId): void {
     const c = this.counters;
-    if (c.told !== null && c.told >= x) return;
-    this.counters = { ...c, told: x };
-    this.reoffer();
+    if (c.told === null || c.told < x) this.counters = { ...c, told: x };
   }
 
   /** She forwarded Elect(j) in this epoch: copies of it still waiting are only to be acknowledged. */
   private forwardedElect(j: ProcessId): void {
     const c = this.counters;
-    if (c.forwarded.includes(j)) return;
-    this.counters = { ...c, forwarded: [...c.forwarded, j] };
-    this.reoffer();
+    if (!c.forwarded.includes(j)) this.counters = { ...c, forwarded: [...c.forwarded, j] };
   }
 
   /** What a reply's offers are made from: her counters and whom she believes now. */
@@ -261,11 +255,11 @@ export class HandRunner implements ProcessRunner {
     this.queue = this.queue.map((q) => (q.done || q.from === null || q.message === null ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, counters) }));
   }
 
-  /** Raft: the newest term in a message she received or sent is her term from now on. */
-  private seeTerm(m: Message): void {
-    if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return;
+  /** Raft: the newest term in a message she received or sent is her term from now on; true when it changed. */
+  private seeTerm(m: Message): boolean {
+    if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return false;
     this.counters = { ...this.counters, term: m.term };
-    this.reoffer();
+    return true;
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */

@@ -43,5 +43,5 @@ export function sameMessage(a: Message, b: Message): boolean {
 
 /** The same message of the same election: equal in everything but the hop's seq. */
 function sameElection(a: Message, b: Message): boolean {
-  return sameBut(a, b) && IDENTIFYING.every((f) => f === 'seq' || a[f] === b[f]);
+  return fieldsText(a, ['seq']) === fieldsText(b, ['seq']);
 }
