@@ -99,6 +99,28 @@ describe('hand runner', () => {
     expect(r.view().queue.filter((q) => q.message?.type === 'ELECTION').map((q) => q.repeats)).toEqual([undefined, undefined]);
   });
 
+  it('a peer\'s malformed or random messages never throw, never make an offer or move that breaks the schemas, and never take her election move away', () => {
+    const key = { bully: 'elect', ring: 'elect', 'ring-active-list': 'elect', emergent: 'candidate', raft: 'vote' } as const;
+    const junk: unknown[] = [2.5, -1, 1e300, 'x', null, true, [], {}, { n: 1 }, 2 ** 53];
+    let seed = 7;
+    const pick = <T,>(xs: readonly T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length]!;
+    for (const name of ALGORITHM_NAMES) {
+      const { r, sent } = runner(name, 3);
+      const types = [...Object.keys(MESSAGE_SCHEMAS[name]), 'NOPE', '__proto__'];
+      for (let i = 0; i < 300; i++) {
+        const m: Record<string, unknown> = { type: pick(types) };
+        for (const f of ['id', 'epoch', 'term', 'seq', 'election', 'coordinator', 'list', 'eid', 'granted', 'master']) if (pick([0, 1])) m[f] = pick(junk);
+        expect(() => r.deliver(pick([1, 2, 4, 7]), m as Message)).not.toThrow();
+        const item = r.view().queue.find((q) => !q.done && q.offers.length > 0);
+        if (item && i % 3 === 0) expect(() => r.act(item.offers[0]!, item)).not.toThrow();
+      }
+      const v = r.view();
+      for (const o of [...v.moves, ...v.queue.flatMap((q) => q.offers)]) for (const s of o.steps) if (s.kind === 'send') expect(parseMessage(MESSAGE_SCHEMAS[name], s.message), `${name}: ${o.label}`).not.toBeNull();
+      for (const x of sent) expect(parseMessage(MESSAGE_SCHEMAS[name], x.message), `${name} sent ${JSON.stringify(x.message)}`).not.toBeNull();
+      expect(v.moves.map((m) => m.key), name).toContain(key[name]);
+    }
+  });
+
   it('keeps the newest 60 items waiting for her and counts the ones it pushed out', () => {
     const { r, sent } = runner('bully', 5);
     for (let i = 0; i < 70; i++) r.deliver(2, { type: 'ELECTION', election: i + 1 });

@@ -16,7 +16,7 @@ import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat } from './auto-beat.ts';
 import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
 import { identify, sameMessage } from './identify.ts';
-import { moves, PERIODIC, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import { composed, moves, PERIODIC, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
 
 export interface QueuedItem {
   n: number;
@@ -148,8 +148,13 @@ export class HandRunner implements ProcessRunner {
     }
     if (this.autoBeat.hears(from, message)) return;
     this.record({ kind: 'message', from, message });
-    if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
-    if (this.seeTerm(message)) this.reoffer();
+    // Her counters learn only from a message that fits the algorithm's schemas, as the reference
+    // does: a peer's epoch or term of 2.5 would otherwise name one no message can carry, and her
+    // "Start an election" or "Stand for term" move would vanish. She still sees the message.
+    if (composed(this.opts.algorithm.name, message)) {
+      if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
+      if (this.seeTerm(message)) this.reoffer();
+    }
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
 
