@@ -1,7 +1,7 @@
 // The relay as the benchmark runs it: the real createRelay, on 127.0.0.1 port 0, traces written
 // to a temporary folder, no dashboard files. The per-connection flood limit is raised far above
 // what the load can reach, so it does not cap the measurement (the token bucket still runs on
-// every frame, so its cost is counted), and so is the per-address connection cap (512 by
+// every frame, so its cost is counted), as are the byte budgets (the same), and so is the per-address connection cap (512 by
 // default): every bench process connects from 127.0.0.1, a thousand of them in the memory phase.
 // Everything else is the relay's default.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -30,6 +30,7 @@ export async function startBenchRelay(overrides: Partial<RelayOptions> = {}): Pr
     token: BENCH_TOKEN,
     clientDir: null,
     rateLimits: { rate: 10_000_000, burst: 10_000_000 },
+    byteLimits: { perAddress: { rate: 2 ** 40, burst: 2 ** 40 }, perLab: { rate: 2 ** 40, burst: 2 ** 40 } },
     net: { maxConnectionsPerIp: 100_000 },
     onError: (err) => console.error('[bench relay]', err),
     ...overrides,

@@ -4,7 +4,8 @@
 // Grades a student's module (docs/STUDENT_MODULES.md): the documents' worked example, best and
 // worst cases with their message counts, a crash mid-election, a recovery, two initiators, loss
 // with the failure detector on, the wire format, and the explorer over its delivery orders. Her
-// code runs in a worker thread with a memory limit, each call bounded in time; never here.
+// code runs in QuickJS (shared/grader/student-wall.ts) inside a worker thread, each call bounded
+// in time and memory; never here.
 // Exit 0: every case passed; 1: some failed (their traces are written for the replay page);
 // 2: a usage error, or a module that does not load.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,12 +15,13 @@ import { Worker } from 'node:worker_threads';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import type { GradeReport } from '@shared/grader/grade.ts';
 import { runGrade, type SpawnWorker } from '@shared/grader/grade-runner.ts';
+import { MAX_MEMORY_MB } from '@shared/grader/student-wall.ts';
 import { formatReport } from '@shared/grader/report-text.ts';
 import { handleHelp, usageError } from './cli.ts';
 
 export const GRADE_USAGE = `Usage: npm run grade -- --algorithm NAME path/to/module.js [options]
 
-Grades a student's election module (docs/STUDENT_MODULES.md) in a sandboxed worker: scenario
+Grades a student's election module (docs/STUDENT_MODULES.md) behind a wall (QuickJS): scenario
 cases in the simulator (the documents' worked example, best and worst cases against the message
 count formulas, a crash mid-election, a recovery, two initiators, loss with the failure detector
 on), the wire format, and the explorer over its delivery orders. Prints each case, pass or fail,
@@ -28,7 +30,7 @@ measured against expected; for a failure, where the run first parted from the re
   --algorithm NAME   ${ALGORITHM_NAMES.join(' | ')}
   --seconds S        the explorer's time budget (default 3)
   --step-ms MS       each call into the module may take this long (default 1000)
-  --memory MB        the sandbox's heap limit (default 256)
+  --memory MB        the module's memory limit, everything it allocates (default 256, at most 2032)
   --out DIR          where failing runs are written as trace files (default grade-out)
   --reference        grade the lab's own implementation instead of a file
   --json             the report as JSON
@@ -66,6 +68,10 @@ export function parseGradeCli(argv: string[]): GradeCli {
   if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
   if (values.reference && positionals.length > 0) throw new Error('--reference grades the lab\'s own module: give no file');
   if (!values.reference && positionals.length !== 1) throw new Error(positionals.length === 0 ? 'the module file is missing' : `one module file, not ${positionals.length}`);
+  const atMost = (n: number, max: number, what: string, why: string) => {
+    if (n > max) throw new Error(`${what}: at most ${max} (${why})`);
+    return n;
+  };
   const num = (v: string, what: string, min: number) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min) throw new Error(`${what}: "${v}" is not a number ≥ ${min}`);
@@ -76,7 +82,7 @@ export function parseGradeCli(argv: string[]): GradeCli {
     file: values.reference ? null : positionals[0]!,
     seconds: num(values.seconds, '--seconds', 0),
     stepMs: num(values['step-ms'], '--step-ms', 10),
-    memoryMb: num(values.memory, '--memory', 16),
+    memoryMb: atMost(num(values.memory, '--memory', 16), MAX_MEMORY_MB, '--memory', 'the engine her module runs in is 32-bit WebAssembly: 2 GB with its own 16 MB'),
     out: values.out,
     json: values.json,
   };
@@ -90,15 +96,16 @@ async function readModule(file: string): Promise<string> {
   return ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, fileName: file }).outputText;
 }
 
-/** A worker thread with a heap limit, running scripts/grade/worker.ts (under tsx, as this process). */
-export function nodeWorker(memoryMb: number): SpawnWorker {
+/** A worker thread running scripts/grade/worker.ts (under tsx, as this process): the grader, with her module behind the wall inside it. */
+export function nodeWorker(): SpawnWorker {
   return (events) => {
     // A worker's entry point is loaded before an inherited --import takes effect, so the worker
     // registers tsx itself and then imports its TypeScript body.
     const boot = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(new URL('./grade/worker.ts', import.meta.url).href)});`;
     const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), {
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, memoryMb / 8)), stackSizeMb: 4 },
+      // Her memory is bounded inside the wall (--memory); this heap is the grader's own (the explorer's visited set).
+      resourceLimits: { stackSizeMb: 4 },
       stdout: true,
       stderr: true,
     });
@@ -156,7 +163,8 @@ async function main(): Promise<void> {
     }
   }
   const report = await runGrade({
-    spawn: nodeWorker(cli.memoryMb),
+    spawn: nodeWorker(),
+    memoryMb: cli.memoryMb,
     algorithm: cli.algorithm,
     source,
     subject: cli.file ? basename(cli.file) : 'reference',

@@ -17,6 +17,7 @@ import type { Lab } from './lab.ts';
 import * as control from './lab-control.ts';
 import type { Labs } from './labs.ts';
 import { statusOf } from './process-table.ts';
+import { AddressBuckets, JOIN_LOOKUP_LIMITS } from './rate-limit.ts';
 import { sendTrace } from './trace-http.ts';
 
 interface ApiDeps {
@@ -105,8 +106,14 @@ export function createApi(deps: ApiDeps): Router {
     res.status(201).json(created.value.snapshot());
   });
 
-  // A class joins by code: the code to the lab's name (the join page then opens the lab).
+  // A class joins by code: the code to the lab's name (the join page then opens the lab). Lookups
+  // are limited per address (rate-limit.ts), so the codes cannot be tried at speed.
+  const joinLookups = new AddressBuckets(JOIN_LOOKUP_LIMITS, () => performance.now());
   api.get('/join/:code', async (req, res) => {
+    if (!joinLookups.take(req.ip ?? req.socket.remoteAddress ?? '')) {
+      res.setHeader('Retry-After', '1');
+      return sendError(res, counters, errorFrame('RATE_LIMITED', { message: 'Too many join-code lookups from this address; try again in a second' }));
+    }
     const code = normalizeJoinCode(String(req.params['code']));
     const lab = code === null ? undefined : labs.byCode(code);
     if (lab) return void res.json({ lab: lab.name, joinCode: lab.joinCode });
@@ -172,12 +179,13 @@ export function createApi(deps: ApiDeps): Router {
     res.json({ groups: null });
   });
 
-  for (const action of ['crash', 'recover', 'elect'] as const) {
+  const processControls = { crash: control.crash, recover: control.recover, elect: control.elect, pause: control.pauseProcess, resume: control.resumeProcess };
+  for (const [action, act] of Object.entries(processControls)) {
     api.post(`/labs/:lab/processes/:id/${action}`, auth, (req, res) => {
       const lab = labOf(req, res);
       const id = lab && idOf(req, res, lab);
       if (!lab || id === null) return;
-      const r = control[action](lab, id);
+      const r = act(lab, id);
       if (!r.ok) return sendError(res, counters, r.error);
       res.json(r.value);
     });
@@ -272,6 +280,7 @@ export function labStats(lab: Lab, counters: Counters, linkLimit = 5000): LabSta
   return {
     ...lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit),
     checker: lab.checker.summary(),
-    trace: { bytes: store.size, lean: store.lean, unrecorded: store.unrecorded },
+    trace: { bytes: store.size, lean: store.lean, unrecorded: store.unrecorded, behind: store.behind, full: store.full, waiting: store.backlog, unwritten: Object.fromEntries(lab.gate.unwritten) },
+    refused: lab.intake.refused.toJSON(),
   };
 }

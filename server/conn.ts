@@ -9,11 +9,14 @@ export interface Conn {
   /** Unique per relay, for logs and maps. */
   readonly id: number;
   readonly transport: TransportName;
+  /** The peer's IP address (absent for the relay's own in-process bots): its byte budget's key. */
+  readonly address?: string;
   /** Sends one frame already encoded as JSON text. */
   sendText(json: string): void;
   /** True while too much is queued for this peer; the relay then drops instead of queueing more. */
   overloaded(): boolean;
-  close(): void;
+  /** Closes; a `reason` (at most 120 bytes) says why to a raw WebSocket peer (close code 1013). */
+  close(reason?: string): void;
   /** socket.io connections only: join a socket.io room (broadcasts reach every relay of a cluster). */
   joinRoom?(room: string): void;
 }

@@ -59,7 +59,11 @@ export function checkFrame(raw: unknown): Result<ClientFrame> {
     if (fast) return ok(fast);
   }
   const parsed = ClientFrameSchema.safeParse(raw);
-  if (!parsed.success) return fail('BAD_FRAME', { ref, details: issuePaths(parsed.error) });
+  if (!parsed.success) {
+    // A rule of the protocol's own (a name's characters, a grade that contradicts itself) is the message.
+    const own = parsed.error.issues.find((i) => i.code === 'custom');
+    return fail('BAD_FRAME', { ref, details: issuePaths(parsed.error), ...(own ? { message: `${own.path.map(String).join('.')}: ${own.message}`.slice(0, 200) } : {}) });
+  }
   return ok(parsed.data);
 }
 

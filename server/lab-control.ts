@@ -1,4 +1,4 @@
-// The instructor's controls over one lab: crash and recover an id, ask one to elect, partition
+// The instructor's controls over one lab: crash, recover, pause and resume an id, ask one to elect, partition
 // the ids, change the fabric, pause and step by hand, reset, and reconfigure. Each control is
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
@@ -23,9 +23,46 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!e.crashed) {
     e.report = null;
     e.crashed = true;
+    lab.figures.stop(id);
+    // A crash ends a pause: what was waiting for it is lost with it.
+    e.paused = false;
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
+    for (const h of lab.pausedHolds.release(id)) lab.drop(h.msg, h.from, h.to, h.type, 'receiver-crashed');
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'crashed' });
+  }
+  return ok(lab.info(e));
+}
+
+/**
+ * SIGSTOP: the process gets nothing (what comes due for it waits in its own queue, within the
+ * lab's held caps), may send nothing (PROCESS_PAUSED), and is told to freeze its timers.
+ */
+export function pauseProcess(lab: Lab, id: ProcessId): Result<ProcessInfo> {
+  const r = entryOf(lab, id);
+  if (!r.ok) return r;
+  const e = r.value;
+  if (e.crashed) return fail('PROCESS_NOT_UP', { message: 'A crashed process cannot be paused' });
+  if (!e.paused) {
+    e.paused = true;
+    lab.record({ kind: 'pause', node: id }, lab.clocks.tick(id));
+    lab.stateChanged();
+    if (e.conn) sendFrame(e.conn, { type: 'paused' });
+  }
+  return ok(lab.info(e));
+}
+
+/** SIGCONT: the process is told first, then gets what waited for it, in the order it came due. */
+export function resumeProcess(lab: Lab, id: ProcessId): Result<ProcessInfo> {
+  const r = entryOf(lab, id);
+  if (!r.ok) return r;
+  const e = r.value;
+  if (e.paused) {
+    e.paused = false;
+    lab.record({ kind: 'resume', node: id }, lab.clocks.tick(id));
+    lab.stateChanged();
+    if (e.conn) sendFrame(e.conn, { type: 'resumed' });
+    for (const h of lab.pausedHolds.release(id)) lab.deliver(h);
   }
   return ok(lab.info(e));
 }
@@ -40,6 +77,8 @@ export function recover(lab: Lab, id: ProcessId): Result<ProcessInfo> {
     lab.record({ kind: 'recover', node: id }, lab.clocks.tick(id));
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'recovered', config: lab.processConfig() });
+    // Her tab's runner starts afresh on `recovered`: so does the relay's audit of her hand.
+    if (e.conn && e.mode === 'hand') lab.figures.start(id);
   }
   return ok(lab.info(e));
 }
@@ -48,9 +87,10 @@ export function elect(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   const r = entryOf(lab, id);
   if (!r.ok) return r;
   const e = r.value;
-  if (!e.conn || e.crashed) return fail('PROCESS_NOT_UP');
+  if (!e.conn || e.crashed || e.paused) return fail('PROCESS_NOT_UP');
   lab.record({ kind: 'elect', node: id }, lab.clocks.tick(id));
   sendFrame(e.conn, { type: 'elect' });
+  lab.figures.elect(id);
   return ok(lab.info(e));
 }
 
@@ -107,7 +147,7 @@ export function step(lab: Lab, req: StepRequest): Result<StepResult> {
     return ok({ ...base, outcome: 'dropped', reason: 'manual' });
   }
   const outcome = lab.deliver(h);
-  return ok(outcome === 'delivered' ? { ...base, outcome } : { ...base, outcome: 'dropped', reason: outcome });
+  return ok(outcome === 'delivered' || outcome === 'held' ? { ...base, outcome } : { ...base, outcome: 'dropped', reason: outcome });
 }
 
 /** Most entries one in-flight read returns, and how deep into the queue a page may start. */
@@ -146,15 +186,20 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
   if (!next.ok) return next;
   discardInFlight(lab);
   const removed = lab.applyConfig(next.value);
-  for (const e of removed) if (e.conn) sendFrame(e.conn, { type: 'left' });
+  for (const e of removed) {
+    lab.figures.forget(e.id);
+    if (e.conn) sendFrame(e.conn, { type: 'left' });
+  }
   lab.record({ kind: 'control', action: 'reconfigure' });
   lab.stateChanged();
   restartAll(lab);
   return ok(lab.config);
 }
 
+/** Held messages are dropped and pauses end (the processes restart; the fold clears them too). */
 function discardInFlight(lab: Lab): void {
-  for (const h of lab.scheduler.drain()) lab.drop(h.msg, h.from, h.to, h.type, 'reset');
+  for (const h of [...lab.scheduler.drain(), ...lab.pausedHolds.drain()]) lab.drop(h.msg, h.from, h.to, h.type, 'reset');
+  for (const e of lab.processes.list()) e.paused = false;
 }
 
 function restartAll(lab: Lab): void {
@@ -164,6 +209,7 @@ function restartAll(lab: Lab): void {
     if (!e.conn || e.crashed) continue;
     e.report = null;
     e.conn.sendText(text);
+    if (e.mode === 'hand') lab.figures.start(e.id);
   }
   lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));
 }

@@ -6,7 +6,6 @@ import { sameReport, type Message, type ProcessId, type Report } from '@shared/a
 import { ok, type Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import { DEFAULT_LIMITS, type LabConfig, type Limits, type Play } from '@shared/protocol/lab-config.ts';
-import { MAX_DEVIATION_EVENTS } from '@shared/protocol/class-play.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
@@ -15,14 +14,20 @@ import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from './clock.ts';
 import { LiveClocks, type LiveStamp } from './live-clocks.ts';
 import { LabChecker } from './checker.ts';
+import { ClassFigures } from './class-figures.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import { Fabric } from './fabric.ts';
 import { processConfigOf } from './lab-settings.ts';
 import { ObserverHub, type ObserverOptions } from './observers.ts';
+import { PausedHolds } from './paused-holds.ts';
 import { ProcessTable, statusOf, type ProcessEntry } from './process-table.ts';
 import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
+import { LabIntake, type SendRefusal } from './lab-intake.ts';
+import type { RateLimits, TokenBucket } from './rate-limit.ts';
+import { TraceGate } from './trace-gate.ts';
 import type { TraceStore } from './trace-store.ts';
+import type { LabFence } from './lab-fence.ts';
 import type { TraceTail } from './trace-tail.ts';
 import { deliverFrame, messageHeadMaxBytes, putMessageHead, scratch, traceLine } from './wire-encode.ts';
 
@@ -46,6 +51,8 @@ export interface LabDeps {
   clock: Clock;
   store: TraceStore;
   tail?: TraceTail;
+  /** The lab's fence record (lab-fence.ts): numbers are reserved on disk in blocks before use. */
+  fence?: LabFence;
   /** Labs with more ids than this keep Lamport clocks only. */
   vectorLimit: number;
   /** How long a dropped connection's id stays reserved for its resume token, ms. */
@@ -54,19 +61,21 @@ export interface LabDeps {
   onError: (err: unknown) => void;
   /** The instructor changed what lab-state.ts persists (crash, recover, partition, pause...). */
   onStateChange?: () => void;
+  /** Message bytes a second into this lab, all senders together (rate-limit.ts). */
+  byteLimits?: RateLimits;
 }
 
 export type EventBody = DistributiveOmit<TraceEvent, 'seq' | 't' | 'lamport' | 'vector'>;
 
 const MESSAGE_KINDS = new Set(['send', 'deliver', 'drop', 'duplicate']);
-/** Fault events journaled per process; a process that keeps throwing is counted past this. */
-const MAX_FAULT_EVENTS = 20;
 
 export class Lab {
   config: LabConfig;
   readonly processes: ProcessTable;
   fabric: Fabric;
   readonly scheduler: Scheduler<Held>;
+  /** Messages that came due for a paused process, until it resumes (lab-control.ts `pauseProcess`). */
+  readonly pausedHolds = new PausedHolds<Held>((h) => h.json.length);
   readonly clocks: LiveClocks;
   readonly stats = new StatsTracker();
   /** Six letters a class types to join (issued by Labs, unique on the relay). */
@@ -74,8 +83,21 @@ export class Lab {
   readonly observers: ObserverHub;
   /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
   readonly checker: LabChecker;
+  /** Which events the trace still writes (trace-gate.ts); what the lab takes in (lab-intake.ts). */
+  readonly gate: TraceGate;
+  readonly intake: LabIntake;
+  /** The class board's figures: the relay's own per hand-played student, and her tab's claims (class-figures.ts). */
+  readonly figures: ClassFigures;
   private seq: number;
   private nextMsg: number;
+  /** Numbers from these on are not reserved on disk yet (Infinity without a fence record). */
+  private seqLimit = Infinity;
+  private msgLimit = Infinity;
+  /**
+   * A newer owner's epoch refused the next block: numbers past this relay's last block may be
+   * the new owner's, so the lab records, sends and delivers nothing more (the cluster lets it go).
+   */
+  inert = false;
   private startedAt: number;
   private processConfigCache: ProcessConfig | null = null;
 
@@ -88,9 +110,12 @@ export class Lab {
     this.fabric = new Fabric(config.fabric, config.seed);
     this.scheduler = new Scheduler<Held>(deps.clock, (h) => this.deliver(h), deps.onError, (h) => h.json.length);
     this.clocks = new LiveClocks(config.ids.length <= deps.vectorLimit);
+    this.gate = new TraceGate(deps.store, (text) => this.record({ kind: 'note', text }, undefined, true), () => this.seq);
+    this.intake = new LabIntake(deps.store, deps.clock, deps.byteLimits);
     const tail = deps.tail;
     this.seq = tail?.nextSeq ?? 0;
     this.nextMsg = tail?.nextMsg ?? 1;
+    if (deps.fence) this.reserveNumbers();
     // A reloaded lab continues its timeline where the file left off.
     this.startedAt = deps.clock.now() - (tail ? tail.lastT + 1 : 0);
     if (tail?.clock) for (const id of config.ids) this.clocks.restore(id, tail.clock);
@@ -107,6 +132,12 @@ export class Lab {
         }
         this.record({ kind: 'finding', finding });
       },
+      onError: deps.onError,
+    });
+    this.figures = new ClassFigures({
+      clock: deps.clock,
+      config: () => this.processConfig(),
+      journal: (id, d, text) => this.record({ kind: 'deviation', node: id, rule: d.rule, text: text.slice(0, 300), action: d.action.slice(0, 120) }, this.clocks.tick(id)),
       onError: deps.onError,
     });
   }
@@ -133,8 +164,10 @@ export class Lab {
   join(conn: Conn, req: { id?: ProcessId; resume?: string; name?: string; kind?: ProcessKind; ref?: string | number }): Result<ProcessEntry> {
     const claimed = this.processes.claim(conn, req, this.deps.clock.now());
     if (!claimed.ok) return claimed;
-    const { entry, displaced } = claimed.value;
+    const { entry, displaced, resumed } = claimed.value;
     if (displaced) sendFrame(displaced, { type: 'left' });
+    // A new holder's figures start from nothing (her name and kind: process-table.ts); a resume keeps them.
+    if (!resumed) this.figures.forget(entry.id);
     entry.name = req.name ?? entry.name;
     entry.kind = req.kind ?? entry.kind ?? 'external';
     // Wall-clock time, for people (the class roster); the lab's timeline keeps the monotonic clock.
@@ -147,6 +180,7 @@ export class Lab {
       resume: entry.resume!,
       config: this.processConfig(),
       status: entry.crashed ? 'crashed' : 'up',
+      ...(entry.paused ? { paused: true as const } : {}),
       ...(this.config.play ? { play: this.config.play } : {}),
       ...(req.ref !== undefined ? { ref: req.ref } : {}),
     });
@@ -160,6 +194,7 @@ export class Lab {
     if (!entry || entry.conn !== conn) return;
     entry.report = null;
     entry.since = Date.now();
+    this.figures.stop(id);
     this.processes.release(entry, explicit ? 0 : this.deps.clock.now() + this.deps.resumeGraceMs);
     if (explicit) sendFrame(conn, { type: 'left' });
     this.record({ kind: 'leave', node: id }, this.clocks.tick(id));
@@ -178,22 +213,28 @@ export class Lab {
   /** Whether holding one more message of `bytes` would pass the lab's limits. */
   private heldFull(bytes: number): boolean {
     const l = this.limits;
-    return this.scheduler.size >= l.maxHeld || this.scheduler.bytes + bytes > l.maxHeldBytes;
+    const held = this.scheduler.size + this.pausedHolds.size;
+    return held >= l.maxHeld || this.scheduler.bytes + this.pausedHolds.bytes + bytes > l.maxHeldBytes;
   }
 
   /**
    * A process sends: the relay stamps it with the sender's id and decides its fate now. The size
    * limit applies to the message as it will be stored and delivered (its JSON), whatever the
-   * transport carried: 'too-large' answers the sender, nothing is recorded.
+   * transport carried; so do the byte budgets (its address's `sender`, the lab's), and a trace
+   * that is behind its disk takes no new message. A refusal answers the sender, nothing is recorded.
    */
-  send(entry: ProcessEntry, to: ProcessId, message: Message): 'too-large' | void {
+  send(entry: ProcessEntry, to: ProcessId, message: Message, sender?: TokenBucket): SendRefusal | void {
     const json = JSON.stringify(message);
     if (json.length > MAX_FRAME_BYTES) return 'too-large';
+    const refusal = this.intake.admit(json.length, sender);
+    if (refusal) return refusal;
     const from = entry.id;
     const type = message.type;
-    const msg = this.nextMsg++;
+    const msg = this.takeMsg();
+    if (this.inert) return;
     const stamp = this.clocks.tick(from);
     this.recordMessage('send', msg, from, to, type, message, json, stamp);
+    if (entry.mode === 'hand' && !entry.crashed) this.figures.sent(from, to, message);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
     const fate = this.fabric.decide(from, to, this.scheduler.now());
@@ -201,16 +242,17 @@ export class Lab {
     if (this.heldFull(json.length)) return this.drop(msg, from, to, type, 'overflow');
     this.scheduler.push({ at: fate.at, msg, from, to, type, json, stamp });
     if (fate.dupAt !== null && !this.heldFull(json.length)) {
-      const copy = this.nextMsg++;
+      const copy = this.takeMsg();
+      if (this.inert) return;
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
       this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, type, json, stamp, of: msg });
     }
   }
 
-  /** The process's algorithm threw (its host caught it): journaled, at most MAX_FAULT_EVENTS per process, then counted. */
+  /** The process's algorithm threw (its host caught it): journaled, at most MAX_FAULT_EVENTS per id (lab-intake.ts), then counted. */
   fault(entry: ProcessEntry, f: { error: string; event: string; restarted: boolean }): void {
     entry.faults = (entry.faults ?? 0) + 1;
-    if (entry.faults > MAX_FAULT_EVENTS) return;
+    if (!this.intake.journalFault(entry.id)) return;
     entry.report = null;
     this.record({ kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted }, this.clocks.tick(entry.id));
   }
@@ -219,27 +261,16 @@ export class Lab {
   mode(entry: ProcessEntry, mode: ProcessMode): void {
     const was = entry.mode ?? 'auto';
     entry.mode = mode;
+    // Her tab restarts its runner on every mode frame: so does the relay's audit of her hand.
+    if (mode === 'hand' && !entry.crashed) this.figures.start(entry.id);
+    else this.figures.stop(entry.id);
     if (was === mode) return;
     this.record({ kind: 'note', text: `process ${entry.id} runs ${mode === 'code' ? 'its own module (code mode)' : mode === 'hand' ? 'by hand (hand mode)' : "the lab's algorithm again"}` });
   }
 
-  /** Her latest grade, kept for the class board (and the failing run's trace file, if it came along). */
+  /** Her latest grade as her tab claims it (the schema refused one that contradicts itself), kept for the class board. */
   grade(entry: ProcessEntry, summary: GradeSummary, trace: string | undefined): void {
     entry.grade = { summary, at: this.now(), trace: trace ?? null };
-  }
-
-  /**
-   * Hand mode: a click of hers (or a deadline she let pass) and the coach's deviations. Counted
-   * for the class board; each deviation journaled as its own event, at most MAX_DEVIATION_EVENTS
-   * per process (then only counted), so a tab cannot flood the trace.
-   */
-  hand(entry: ProcessEntry, action: string | null, deviations: readonly { rule: string; text: string }[]): void {
-    const h = (entry.hand ??= { actions: 0, deviations: 0 });
-    if (action !== null) h.actions++;
-    for (const d of deviations) {
-      if (++h.deviations > MAX_DEVIATION_EVENTS) continue;
-      this.record({ kind: 'deviation', node: entry.id, rule: d.rule, text: d.text, action }, this.clocks.tick(entry.id));
-    }
   }
 
   /** The instructor's play settings: every connected process is told (tabs switch to or from hand mode at once). */
@@ -254,17 +285,28 @@ export class Lab {
     if (entry.crashed) return;
     if (entry.report && sameReport(entry.report, report)) return;
     entry.report = report;
+    if (entry.mode === 'hand') this.figures.reported(entry.id, report);
     this.record({ kind: 'report', node: entry.id, report }, this.clocks.tick(entry.id));
   }
 
-  /** A held message comes due (or is stepped by hand): deliver it if the receiver can take it. */
-  deliver(h: Held): 'delivered' | DropReason {
+  /**
+   * A held message comes due (or is stepped by hand): deliver it if the receiver can take it. A
+   * paused receiver gets it at resume ('held'), unless the lab's held caps are full.
+   */
+  deliver(h: Held): 'delivered' | 'held' | DropReason {
+    if (this.inert) return 'receiver-gone';
     const entry = this.processes.get(h.to);
     const type = h.type;
     let reason: DropReason | null = null;
     if (!entry) reason = 'receiver-gone';
     else if (entry.crashed) reason = 'receiver-crashed';
-    else if (!entry.conn) reason = 'receiver-gone';
+    else if (entry.paused) {
+      if (!this.heldFull(h.json.length)) {
+        this.pausedHolds.hold(h.to, h);
+        return 'held';
+      }
+      reason = 'overflow';
+    } else if (!entry.conn) reason = 'receiver-gone';
     else if (this.fabric.partitioned(h.from, h.to)) reason = 'partition';
     else if (entry.conn.overloaded()) reason = 'overflow';
     if (reason !== null || !entry?.conn) {
@@ -273,6 +315,7 @@ export class Lab {
     }
     this.recordMessage('deliver', h.msg, h.from, h.to, type, undefined, null, this.clocks.receiveView(h.to, h.stamp));
     entry.conn.sendText(deliverFrame(h.from, h.msg, h.json));
+    if (entry.mode === 'hand') this.figures.delivered(h.to, h.from, h.json);
     return 'delivered';
   }
 
@@ -282,11 +325,13 @@ export class Lab {
 
   // --- trace and views -----------------------------------------------------------------------
 
-  /** Journals one event: seq and time, the clocks of the process it happened at, to disk and to observers. */
-  record(body: EventBody, stamp?: LiveStamp): void {
+  /** Journals one event: seq and time, the clocks of the process it happened at, to disk (as the gate says; `always`: its notes) and to observers. */
+  record(body: EventBody, stamp?: LiveStamp, always = false): void {
     const isMessage = MESSAGE_KINDS.has(body.kind);
-    const written = !isMessage || this.writesMessages();
-    const event = { seq: this.seq++, t: this.now(), ...body } as TraceEvent;
+    const written = always || (isMessage ? this.gate.message(body.kind) : this.gate.other(body.kind));
+    const seq = this.takeSeq();
+    if (this.inert) return;
+    const event = { seq, t: this.now(), ...body } as TraceEvent;
     const observed = this.observers.admit(isMessage);
     if (written || observed) {
       const line = traceLine(event, stamp ? this.clocks.json(stamp) : null);
@@ -304,8 +349,9 @@ export class Lab {
    * deliver). The checker and the stats get the event without the clocks, which they never read.
    */
   private recordMessage(kind: 'send' | 'deliver', msg: number, from: ProcessId, to: ProcessId, type: string, message: Message | undefined, messageJson: string | null, stamp: LiveStamp): void {
-    const written = this.writesMessages();
-    const seq = this.seq++;
+    const written = this.gate.message(kind);
+    const seq = this.takeSeq();
+    if (this.inert) return;
     const t = this.now();
     const observed = this.observers.admit(true);
     if (written || observed) {
@@ -325,18 +371,26 @@ export class Lab {
     this.stats.observe(event);
   }
 
-  /**
-   * Whether the trace still takes message events. Over its size cap they are counted, not
-   * written (trace-store.ts); the first one left out is announced by a note, journaled before it.
-   */
-  private writesMessages(): boolean {
-    const store = this.deps.store;
-    if (!store.lean) return true;
-    if (store.unrecorded++ === 0) this.record({ kind: 'note', text: `trace over its size cap or the relay's disk budget: message events are counted from seq ${this.seq + 1} on, not written` });
-    return false;
+  // Numbers are taken here only: a block is reserved on disk before its first number is used.
+  private takeSeq(): number {
+    if (this.seq >= this.seqLimit) this.reserveNumbers();
+    return this.seq++;
+  }
+
+  private takeMsg(): number {
+    if (this.nextMsg >= this.msgLimit) this.reserveNumbers();
+    return this.nextMsg++;
+  }
+
+  private reserveNumbers(): void {
+    const fence = this.deps.fence!;
+    if (!fence.reserve(this.seq, this.nextMsg)) this.inert = true;
+    this.seqLimit = fence.seqLimit;
+    this.msgLimit = fence.msgLimit;
   }
 
   info(entry: ProcessEntry): ProcessInfo {
+    const hand = this.figures.info(entry.id);
     return {
       id: entry.id,
       name: entry.name,
@@ -346,10 +400,11 @@ export class Lab {
       report: entry.report,
       group: this.fabric.groupIndex(entry.id),
       ...(entry.mode ? { mode: entry.mode } : {}),
-      ...(entry.grade ? { grade: { ...entry.grade.summary, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
+      ...(entry.grade ? { claimedGrade: { ...entry.grade.summary, claimed: true as const, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
       since: entry.since,
-      ...(entry.hand ? { hand: { ...entry.hand } } : {}),
+      ...(hand ? { hand } : {}),
       ...(entry.findings ? { findings: entry.findings } : {}),
+      ...(entry.paused ? { paused: true as const, held: this.pausedHolds.count(entry.id) } : {}),
     };
   }
 
@@ -358,7 +413,7 @@ export class Lab {
       config: this.config,
       processes: this.processes.list().map((e) => this.info(e)),
       paused: this.scheduler.paused,
-      inFlight: this.scheduler.size,
+      inFlight: this.scheduler.size + this.pausedHolds.size,
       now: this.now(),
       partition: this.fabric.partition,
       seq: this.lastSeq,
@@ -382,19 +437,32 @@ export class Lab {
 
   async close(): Promise<void> {
     this.checker.dispose();
+    this.figures.dispose();
     this.scheduler.dispose();
     await this.observers.close();
     await this.deps.store.close();
+    // Everything is written: the record can name the exact next numbers (no gap after a clean restart).
+    this.deps.fence?.settle(this.seq, this.nextMsg);
+    this.deps.fence?.close();
   }
 
   /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks and link state start over (the stats on the `reset` event). */
   restartTimeline(): void {
     this.seq = 0;
     this.nextMsg = 1;
+    // The store's chain holds the rotation queued just before: the old marks stay until it lands.
+    if (this.deps.fence) {
+      this.deps.fence.restart(this.deps.store.flush());
+      this.seqLimit = this.deps.fence.seqLimit;
+      this.msgLimit = this.deps.fence.msgLimit;
+      if (this.deps.fence.fenced) this.inert = true;
+    }
     this.startedAt = this.deps.clock.now();
     this.clocks.clear();
     this.fabric.resetLinks();
     this.checker.restart();
+    this.gate.clear();
+    this.intake.clear();
   }
 
   /** New settings (the caller validated them). Returns the entries whose ids left the lab. */

@@ -8,9 +8,10 @@ import { LabConfigSchema, type CreateLab, type LabConfig } from '@shared/protoco
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { DiskBudget } from './disk-budget.ts';
-import { DEFAULT_TRACE_MAX_BYTES, TraceStore } from './trace-store.ts';
+import { DEFAULT_TRACE_MAX_BYTES, TraceStore, type WriteGuard } from './trace-store.ts';
 import { applyState, readState, stateOf, statePath, StateWriter, type LabState } from './lab-state.ts';
 import { loadTail } from './trace-tail.ts';
+import { fencePath, LabFence, readFence } from './lab-fence.ts';
 import { newJoinCode } from '@shared/protocol/join-code.ts';
 
 /** What a cluster (server/cluster/) must say when a lab is created, changed or removed here. */
@@ -24,6 +25,10 @@ export interface LabsCluster {
   /** Join code -> lab name over every lab of the cluster. */
   joinCodes(): Promise<Map<string, string>>;
   loadState(name: string): Promise<LabState | null>;
+  /** May this relay write the lab's trace now, as the owner of `epoch` (see WriteGuard)? */
+  guard(name: string, epoch: number): ReturnType<WriteGuard>;
+  /** A newer owner's epoch is in the lab's fence record: let the lab go. */
+  fenced(name: string): void;
   readonly relayId: string;
 }
 
@@ -36,6 +41,10 @@ interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   traceMaxBytes?: number;
   /** All traces together (archives included); default: half the free disk at start, at most 16 GiB. */
   diskBudgetBytes?: number;
+  /** Bytes a trace may have waiting for the disk (trace-store.ts; default 32 MiB). */
+  traceMaxPendingBytes?: number;
+  /** Test hook: every trace write first waits this long per MiB. */
+  traceWriteMsPerMiB?: number;
   /** Set when the relay is one of several (REDIS_URL): labs are placed and leased through it. */
   cluster?: LabsCluster;
   /** Called whenever a lab is created, removed, taken over or let go (the lab list's observers). */
@@ -56,12 +65,15 @@ export class Labs {
 
   constructor(private readonly opts: LabsOptions) {}
 
-  /** For /api/health: the traces' bytes against the budget, and the labs whose traces went lean. */
-  traceUsage(): { bytes: number; budget: number | null; lean: string[] } {
+  /** For /api/health: the traces' bytes against the budget, and the labs whose traces went lean, fell behind the disk or filled. */
+  traceUsage(): { bytes: number; budget: number | null; lean: string[]; behind: string[]; full: string[] } {
+    const labs = this.list();
     return {
       bytes: this.budget?.used ?? 0,
       budget: this.budget?.limit ?? null,
-      lean: this.list().filter((l) => l.deps.store.lean).map((l) => l.name),
+      lean: labs.filter((l) => l.deps.store.lean).map((l) => l.name),
+      behind: labs.filter((l) => l.deps.store.behind).map((l) => l.name),
+      full: labs.filter((l) => l.deps.store.full).map((l) => l.name),
     };
   }
 
@@ -124,7 +136,7 @@ export class Labs {
       const claimed = this.opts.cluster ? await this.opts.cluster.claim(config.value) : null;
       if (claimed && !claimed.ok) return claimed;
       await mkdir(this.opts.dataDir, { recursive: true });
-      const lab = await this.open(config.value);
+      const lab = await this.open(config.value, claimed?.value);
       if (claimed) lab.record({ kind: 'owner', relay: this.opts.cluster!.relayId, epoch: claimed.value, previous: null });
       await this.save(lab);
       this.opts.onChange?.();
@@ -136,6 +148,7 @@ export class Labs {
 
   /** Writes the lab's configuration (atomically: temp file, then rename), in order with earlier saves. */
   save(lab: Lab): Promise<void> {
+    if (lab.deps.fence && !lab.deps.fence.holds()) return Promise.resolve();
     void this.opts.cluster?.updated(lab.config);
     const path = join(this.opts.dataDir, `${lab.name}${CONFIG_SUFFIX}`);
     const text = JSON.stringify(lab.config, null, 2);
@@ -171,10 +184,10 @@ export class Labs {
     return true;
   }
 
-  /** Opens a lab another relay owned (a takeover): its trace continues from the shared folder. */
-  async adopt(config: LabConfig): Promise<Lab> {
+  /** Opens a lab another relay owned (a takeover) with this relay's epoch: its trace continues from the shared folder. */
+  async adopt(config: LabConfig, epoch: number): Promise<Lab> {
     await mkdir(this.opts.dataDir, { recursive: true });
-    const lab = await this.open(config);
+    const lab = await this.open(config, epoch);
     await this.save(lab);
     this.opts.onChange?.();
     return lab;
@@ -201,22 +214,41 @@ export class Labs {
     await Promise.all([...this.writers.values()].map((w) => w.flushed()));
   }
 
-  private async open(config: Lab['config']): Promise<Lab> {
+  /** `epoch`: the cluster lease's fencing epoch (a lone relay keeps the one on disk). */
+  private async open(config: Lab['config'], epoch?: number): Promise<Lab> {
     const path = TraceStore.pathFor(this.opts.dataDir, config.name);
+    // The fence record first: a new owner's epoch is on disk before it reads or writes the trace.
+    const fenceFile = fencePath(this.opts.dataDir, config.name);
+    const marks = readFence(fenceFile, this.opts.onError);
+    const fence = new LabFence(fenceFile, epoch ?? marks?.epoch ?? 0, this.opts.onError);
+    fence.reserve(marks?.seq ?? 0, marks?.msg ?? 1);
     // Only the end of the trace is read (a torn last line is cut off), then the instructor's state.
     const tail = await loadTail(path);
+    // Numbers start past the trace's last event and past every number reserved before (a lean
+    // trace does not hold its message events, whose numbers observers saw).
+    tail.nextSeq = Math.max(tail.nextSeq, marks?.seq ?? 0);
+    tail.nextMsg = Math.max(tail.nextMsg, marks?.msg ?? 1);
     const stateFile = statePath(this.opts.dataDir, config.name);
     // In a cluster the state comes from Redis (written by whichever relay owned the lab last).
     const saved = (await this.opts.cluster?.loadState(config.name)) ?? (await readState(stateFile, this.opts.onError));
-    const limits = { maxBytes: this.opts.traceMaxBytes ?? DEFAULT_TRACE_MAX_BYTES, budget: await this.diskBudget() };
+    const limits = {
+      maxBytes: this.opts.traceMaxBytes ?? DEFAULT_TRACE_MAX_BYTES,
+      budget: await this.diskBudget(),
+      ...(this.opts.traceMaxPendingBytes !== undefined ? { maxPendingBytes: this.opts.traceMaxPendingBytes } : {}),
+      ...(this.opts.traceWriteMsPerMiB ? { writeMsPerMiB: this.opts.traceWriteMsPerMiB } : {}),
+    };
     const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError, limits, tail.size);
     const writer = new StateWriter(stateFile, this.opts.onError);
+    const cluster = this.opts.cluster;
+    store.guard = () => (!fence.holds() ? 'refuse' : cluster ? cluster.guard(config.name, fence.epoch) : 'write');
+    fence.onFenced = () => (cluster ? cluster.fenced(config.name) : void this.drop(config.name, null));
     const onStateChange = () => {
+      if (!fence.holds()) return;
       const state = stateOf(lab);
       void writer.save(state);
       this.opts.cluster?.saveState(config.name, state);
     };
-    const lab: Lab = new Lab(config, { ...this.opts, store, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange });
+    const lab: Lab = new Lab(config, { ...this.opts, store, fence, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange });
     if (saved) applyState(lab, saved);
     if (tail.tornBytes > 0) {
       this.opts.onError(new Error(`${path}: cut off a torn last line of ${tail.tornBytes} bytes (the relay stopped in the middle of a write)`));

@@ -2,6 +2,7 @@
 // ELECTION_LAB_TOKEN (generated and printed when unset) and DATA_DIR (./data); builds the relay,
 // listens, makes sure a lab named `demo` exists (8 ids running bully), and prints the URLs.
 // With REDIS_URL the relay joins a cluster (RELAY_ID, PUBLIC_URL, LEASE_MS; docs/SCALING.md).
+// Limits come from the environment too (README's table).
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -36,12 +37,25 @@ const perIp = wholeFromEnv('MAX_CONNECTIONS_PER_IP');
 // Comma-separated origins (scheme://host[:port]) of browser pages allowed besides the relay's own.
 const origins = process.env['ALLOWED_ORIGINS']?.split(',').map((o) => o.trim()).filter(Boolean);
 const diskBudgetBytes = wholeFromEnv('DISK_BUDGET_BYTES');
+const traceMaxPendingBytes = wholeFromEnv('TRACE_MAX_PENDING_BYTES');
+// A test and bench hook: a disk that falls behind, on the real write path.
+const traceWriteMsPerMiB = wholeFromEnv('TRACE_WRITE_MS_PER_MIB');
+// Message bytes a second; bursts of four seconds' worth (server/rate-limit.ts).
+const bytesPerSecond = (name: string) => {
+  const rate = wholeFromEnv(name);
+  return rate === undefined || rate === 0 ? undefined : { rate, burst: 4 * rate };
+};
+const perAddress = bytesPerSecond('MAX_MESSAGE_BYTES_PER_ADDRESS');
+const perLab = bytesPerSecond('MAX_MESSAGE_BYTES_PER_LAB');
 const relay = await createRelay({
   dataDir,
   token,
   ...(cluster ? { cluster } : {}),
   ...(traceMaxBytes !== undefined ? { traceMaxBytes } : {}),
   ...(diskBudgetBytes !== undefined ? { diskBudgetBytes } : {}),
+  ...(traceMaxPendingBytes ? { traceMaxPendingBytes } : {}),
+  ...(traceWriteMsPerMiB ? { traceWriteMsPerMiB } : {}),
+  byteLimits: { ...(perAddress ? { perAddress } : {}), ...(perLab ? { perLab } : {}) },
   net: { ...(perIp !== undefined ? { maxConnectionsPerIp: perIp } : {}), ...(origins?.length ? { allowedOrigins: origins } : {}) },
 });
 installLastLine(process, relay.counters, console.error);

@@ -15,6 +15,8 @@ export interface ProcessEntry {
   kind: ProcessKind | null;
   conn: Conn | null;
   crashed: boolean;
+  /** Paused by the instructor (SIGSTOP): it gets nothing and may send nothing until resumed. Cleared by crash, reset, reconfigure. */
+  paused?: boolean;
   /** Exceptions its algorithm threw (reported by its host with a `fault` frame). */
   faults?: number;
   report: Report | null;
@@ -22,8 +24,6 @@ export interface ProcessEntry {
   mode?: ProcessMode;
   /** Its latest grade (a `grade` frame), when it came (the lab's clock), and the failing run's trace file if sent. */
   grade?: { summary: GradeSummary; at: number; trace: string | null };
-  /** Hand mode: her clicks and the coach's deviations (`hand` frames). */
-  hand?: { actions: number; deviations: number };
   /** Checker findings that named this id while this holder had it. */
   findings?: number;
   resume: string | null;
@@ -115,10 +115,12 @@ export class ProcessTable {
     entry.conn = conn;
     entry.heldUntil = 0;
     entry.report = null;
-    // Someone new holds the id: the last holder's mode and grade were theirs.
+    // Someone new holds the id: the last holder's name, kind, mode, grade and findings were theirs
+    // (her hand figures are the lab's: Lab.join forgets them).
+    entry.name = null;
+    entry.kind = null;
     delete entry.mode;
     delete entry.grade;
-    delete entry.hand;
     delete entry.findings;
     return ok({ entry, resumed: false, displaced: null });
   }

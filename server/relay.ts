@@ -18,7 +18,7 @@ import { LabListHub } from './lab-list.ts';
 import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './net-guard.ts';
 import { Labs } from './labs.ts';
 import type { ObserverOptions } from './observers.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limit.ts';
+import { AddressBuckets, DEFAULT_BYTE_LIMITS, DEFAULT_RATE_LIMITS, type ByteLimits, type RateLimits } from './rate-limit.ts';
 import { Session } from './session.ts';
 import { serveClient } from './static.ts';
 import { createSocketIo } from './transport-socketio.ts';
@@ -31,6 +31,8 @@ export interface RelayOptions {
   /** The built dashboard; null: none. Default: client/dist beside server/. */
   clientDir?: string | null;
   rateLimits?: RateLimits;
+  /** Message bytes a second per address and per lab (rate-limit.ts). */
+  byteLimits?: Partial<ByteLimits>;
   /** Labs with more ids keep Lamport clocks only (vector clocks cost O(ids) per message). */
   vectorLimit?: number;
   resumeGraceMs?: number;
@@ -45,6 +47,10 @@ export interface RelayOptions {
   /** See LabsOptions: a lab's trace cap and the disk budget of all traces. */
   traceMaxBytes?: number;
   diskBudgetBytes?: number;
+  /** Bytes a lab's trace may have waiting for the disk before it refuses new messages (trace-store.ts). */
+  traceMaxPendingBytes?: number;
+  /** Test hook: every trace write first waits this long per MiB (a slow disk). */
+  traceWriteMsPerMiB?: number;
   /** Server-side bots and their routes (default on). */
   bots?: boolean;
   /** The server-side bots' algorithms (default: the registry); tests pass one that throws. */
@@ -83,6 +89,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   if (clock === realClock) preciseTimers().warm();
   const onError = opts.onError ?? ((err: unknown) => console.error('[relay]', err));
   const counters = new Counters();
+  const byteLimits: ByteLimits = { ...DEFAULT_BYTE_LIMITS, ...opts.byteLimits };
   const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;
   // The lab list's observers hear of changes through socket.io (set once the server exists).
   let labList: LabListHub | null = null;
@@ -92,7 +99,10 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     clock,
     vectorLimit: opts.vectorLimit ?? 64,
     resumeGraceMs: opts.resumeGraceMs ?? 15_000,
-    observers: opts.observers,
+    observers: { ...opts.observers, onDrop: (what) => counters.inc(what) },
+    byteLimits: byteLimits.perLab,
+    ...(opts.traceMaxPendingBytes !== undefined ? { traceMaxPendingBytes: opts.traceMaxPendingBytes } : {}),
+    ...(opts.traceWriteMsPerMiB ? { traceWriteMsPerMiB: opts.traceWriteMsPerMiB } : {}),
     traceFlushMs: opts.traceFlushMs,
     maxLabs: opts.maxLabs,
     ...(opts.traceMaxBytes !== undefined ? { traceMaxBytes: opts.traceMaxBytes } : {}),
@@ -106,7 +116,8 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
 
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, onError, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
+  const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, addressBuckets, onError, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
 
   const app = express();
   app.disable('x-powered-by');
@@ -121,9 +132,10 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     const e = errorFrame('ORIGIN_NOT_ALLOWED');
     res.status(ERRORS.ORIGIN_NOT_ALLOWED.status).json(e);
   });
+  const maxBacklogBytes = opts.maxBacklogBytes ?? 4 * 1024 * 1024;
   const ws = new WsTransport({
     newSession,
-    maxBacklogBytes: opts.maxBacklogBytes ?? 4 * 1024 * 1024,
+    maxBacklogBytes,
     maxPayload: MAX_PAYLOAD,
     heartbeatMs: opts.heartbeatMs ?? 30_000,
     onCutOff: () => counters.inc('cut-off'),
@@ -132,6 +144,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const io = createSocketIo(server, {
     newSession,
     maxBacklogFrames: opts.maxBacklogFrames ?? 5000,
+    maxBacklogBytes,
     maxPayload: MAX_PAYLOAD,
     allowRequest: originOk,
     onRefused: (what) => counters.inc(what),

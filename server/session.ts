@@ -9,10 +9,11 @@ import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
 import { binaryRefused, checkFrame, decodeText, tooLarge } from './frame-check.ts';
 import type { Lab } from './lab.ts';
+import type { SendRefusal } from './lab-intake.ts';
 import type { ProcessEntry } from './process-table.ts';
 import type { LabListHub } from './lab-list.ts';
 import type { Labs } from './labs.ts';
-import { TokenBucket, type RateLimits } from './rate-limit.ts';
+import { TokenBucket, type AddressBuckets, type RateLimits } from './rate-limit.ts';
 
 /** Frames only a joined process may send, for itself. */
 type ProcessFrame = Extract<ClientFrame, { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' }>;
@@ -27,6 +28,8 @@ interface SessionContext {
   counters: Counters;
   clock: Clock;
   rateLimits: RateLimits;
+  /** Message bytes a second per remote address (rate-limit.ts); absent: none. */
+  addressBuckets?: AddressBuckets;
   onError: (err: unknown) => void;
   /** Observers of the lab list (`observe-labs`). */
   labList?: LabListHub;
@@ -45,6 +48,9 @@ export class Session {
   private readonly bucket: TokenBucket;
   private readonly costly: TokenBucket;
   private lastRateError = -Infinity;
+  private lastRefusedError = -Infinity;
+  /** Its address's byte bucket, shared with every connection from there. */
+  private readonly sender: TokenBucket | undefined;
   private closed = false;
 
   constructor(
@@ -53,6 +59,7 @@ export class Session {
   ) {
     this.bucket = new TokenBucket(ctx.rateLimits, () => ctx.clock.now());
     this.costly = new TokenBucket(COSTLY_LIMITS, () => ctx.clock.now());
+    this.sender = conn.address !== undefined ? ctx.addressBuckets?.of(conn.address) : undefined;
   }
 
   /** A raw WebSocket message. */
@@ -161,9 +168,9 @@ export class Session {
   private forProcess(p: Owned, f: ProcessFrame): void {
     switch (f.type) {
       case 'send':
+        if (p.entry.paused) return this.error('PROCESS_PAUSED', f.ref);
         if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
-        if (p.lab.send(p.entry, f.to, f.message) === 'too-large') this.error('FRAME_TOO_LARGE', f.ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
-        return;
+        return this.refused(p.lab.send(p.entry, f.to, f.message, this.sender), f.ref);
       case 'report':
         return p.lab.report(p.entry, f.report);
       case 'leave':
@@ -177,7 +184,8 @@ export class Session {
       case 'grade':
         return p.lab.grade(p.entry, f.summary, f.trace);
       case 'hand':
-        return p.lab.hand(p.entry, f.action, f.deviations);
+        // Her tab's click and its coach's marks: claims, counted apart from the relay's own figures.
+        return p.lab.figures.claim(p.entry.id, f.action !== null, f.deviations.length);
     }
   }
 
@@ -205,6 +213,18 @@ export class Session {
       },
       (err: unknown) => this.ctx.onError(err),
     );
+  }
+
+  /** A message the lab did not take: the sender is told (past the size limit every time, else once a second at most). */
+  private refused(why: SendRefusal | void, ref: string | number | undefined): void {
+    if (!why) return;
+    if (why === 'too-large') return this.error('FRAME_TOO_LARGE', ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
+    this.ctx.counters.inc(`refused-${why}`);
+    const now = this.ctx.clock.now();
+    if (now - this.lastRefusedError < 1000) return;
+    this.lastRefusedError = now;
+    if (why === 'trace-behind') return this.error('LAB_BUSY', ref, "The lab's trace is behind its disk: new messages are refused, not sent, until it catches up");
+    this.error('BYTES_LIMITED', ref, why === 'address-budget' ? 'Your address sends more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_ADDRESS): messages are refused, not sent' : 'This lab takes in more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_LAB): messages are refused, not sent');
   }
 
   private admit(): boolean {

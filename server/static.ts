@@ -18,10 +18,11 @@ const isReserved = (path: string): boolean => path.startsWith('/api') || path ==
 /**
  * The workers that run students' modules (code mode's sandbox and the grader, built as
  * assets/sandbox-worker-*.js and assets/grade-worker-*.js): a worker takes its Content Security
- * Policy from its own script's response, so this one lets them load scripts from here and her
- * module (a blob: URL) and connect nowhere: no fetch, no WebSocket, no beacon.
+ * Policy from its own script's response, so this one lets them load scripts from here, compile
+ * WebAssembly (the QuickJS engine her module runs in, shared/grader/student-wall.ts, whose bytes
+ * are inside its script) and connect nowhere: no fetch, no WebSocket, no beacon.
  */
-export const SANDBOX_CSP = "default-src 'none'; script-src 'self' blob:";
+export const SANDBOX_CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'";
 const isSandboxWorker = (path: string): boolean => /[\\/](sandbox|grade)-worker-[^/\\]*\.js$/.test(path);
 
 /**

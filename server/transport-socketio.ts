@@ -15,6 +15,8 @@ interface SocketIoOptions {
   newSession: (conn: Conn) => Session;
   /** Packets queued in engine.io before the peer counts as overloaded. */
   maxBacklogFrames: number;
+  /** Or bytes queued (engine.io's buffer and its WebSocket's), as for raw WebSocket peers. */
+  maxBacklogBytes: number;
   maxPayload: number;
   /** Browsers from other origins are refused (server/net-guard.ts). */
   allowRequest?: (req: IncomingMessage) => boolean;
@@ -28,10 +30,10 @@ type IoSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
 interface EngineSocket {
   writeBuffer: unknown[];
   /** engine.io's transport; over WebSocket, `socket` is a ws WebSocket on a net.Socket. */
-  transport?: { socket?: { _socket?: NetSocket } };
+  transport?: { socket?: { _socket?: NetSocket; bufferedAmount?: number } };
   write(data: string): void;
   on(event: 'packet', fn: (p: { type: string; data?: unknown }) => void): void;
-  on(event: 'flush', fn: () => void): void;
+  on(event: 'flush', fn: (buffer: { data?: unknown }[]) => void): void;
 }
 
 /** `2["frame",` + `]` around the frame's JSON. */
@@ -42,6 +44,9 @@ class SocketIoConn implements Conn {
   readonly transport = 'socketio' as const;
 
   private readonly cork = new TickCork();
+  /** Bytes of our frames in engine.io's write buffer (a packet count alone let 5,000 batches of megabytes wait). */
+  private buffered = 0;
+  readonly address: string;
 
   /**
    * Frames leave in one write per tick over WebSocket (server/cork.ts); polling is left alone.
@@ -51,11 +56,22 @@ class SocketIoConn implements Conn {
   constructor(
     private readonly socket: IoSocket,
     private readonly maxBacklog: number,
+    private readonly maxBacklogBytes: number,
     private readonly onCutOff?: () => void,
     /** A frame for a connection that had already gone (counted: every drop is recorded). */
     private readonly onGone?: () => void,
   ) {
-    this.engine.on('flush', () => this.cork.before(this.engine.transport?.socket?._socket));
+    this.address = socket.handshake.address;
+    this.engine.on('flush', (buffer) => {
+      for (const p of buffer) if (typeof p.data === 'string') this.buffered -= p.data.length;
+      if (this.buffered < 0) this.buffered = 0;
+      this.cork.before(this.engine.transport?.socket?._socket);
+    });
+  }
+
+  /** Bytes queued for this peer: engine.io's buffer and, over WebSocket, the socket's. */
+  private backlogBytes(): number {
+    return this.buffered + (this.engine.transport?.socket?.bufferedAmount ?? 0);
   }
 
   private get engine(): EngineSocket {
@@ -65,18 +81,20 @@ class SocketIoConn implements Conn {
   sendText(json: string): void {
     if (!this.socket.connected) return this.onGone?.();
     const engine = this.engine;
-    if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog) {
+    if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog || this.backlogBytes() > CUT_OFF_FACTOR * this.maxBacklogBytes) {
       // Not reading (server/transport-ws.ts says why).
       this.onCutOff?.();
       this.socket.disconnect(true);
       return;
     }
     this.cork.before(engine.transport?.socket?._socket);
-    engine.write(`2["frame",${json}]`);
+    const packet = `2["frame",${json}]`;
+    this.buffered += packet.length;
+    engine.write(packet);
   }
 
   overloaded(): boolean {
-    return this.engine.writeBuffer.length > this.maxBacklog;
+    return this.engine.writeBuffer.length > this.maxBacklog || this.backlogBytes() > this.maxBacklogBytes;
   }
 
   close(): void {
@@ -103,7 +121,7 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     ...(opts.adapter ? { adapter: opts.adapter } : {}),
   });
   io.on('connection', (socket) => {
-    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, () => opts.onRefused?.('cut-off'), () => opts.onRefused?.('frames-to-gone-peer'));
+    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, opts.maxBacklogBytes, () => opts.onRefused?.('cut-off'), () => opts.onRefused?.('frames-to-gone-peer'));
     const session = opts.newSession(conn);
     let oversized = false;
     let binary = false;

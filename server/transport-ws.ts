@@ -36,6 +36,7 @@ class WsConn implements Conn {
 
   constructor(
     readonly ws: WebSocket,
+    readonly address: string,
     private readonly arena: FrameArena,
     private readonly maxBacklog: number,
     private readonly onCutOff?: () => void,
@@ -63,10 +64,16 @@ class WsConn implements Conn {
     return this.backlog() > this.maxBacklog;
   }
 
-  /** Frames sent before the close go out before it (none may follow a close frame). */
-  close(): void {
+  /**
+   * Frames sent before the close go out before it (none may follow a close frame). With a
+   * `reason` (the relay cut it off) the socket is destroyed 2 s later if the peer still does not
+   * read, so what it was owed is freed.
+   */
+  close(reason?: string): void {
     this.arena.write(this.batch);
-    this.ws.close(1000);
+    if (!reason) return this.ws.close(1000);
+    this.ws.close(1013, reason.slice(0, 120));
+    setTimeout(() => this.ws.terminate(), 2000).unref();
   }
 }
 
@@ -88,7 +95,7 @@ export class WsTransport {
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req.socket.remoteAddress ?? '?'));
   }
 
   /** Ends every session first (so their leaves are journaled before the labs close), then the sockets. */
@@ -102,8 +109,8 @@ export class WsTransport {
     this.wss.close();
   }
 
-  private accept(ws: WebSocket): void {
-    const conn = new WsConn(ws, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff, this.opts.onGone);
+  private accept(ws: WebSocket, address: string): void {
+    const conn = new WsConn(ws, address, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff, this.opts.onGone);
     const session = this.opts.newSession(conn);
     this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {

@@ -17,12 +17,16 @@ const COMMANDS = {
   cluster: 'scripts/cluster.ts',
   contract: 'scripts/contract.ts',
   grade: 'scripts/grade.ts',
+  maelstrom: 'scripts/maelstrom.ts',
+  'maelstrom-node': 'scripts/maelstrom-node.ts',
   bench: 'bench/relay-bench.ts',
   'bench:scale': 'bench/scale-1000.ts',
   'bench:cluster': 'bench/cluster-bench.ts',
   'bench:held': 'bench/held-memory.ts',
   'bench:core': 'bench/core-bench.ts',
   'bench:grade': 'bench/grade-bench.ts',
+  'bench:hand-audit': 'bench/hand-audit-bench.ts',
+  'bench:wall': 'bench/wall-bench.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
@@ -54,6 +58,20 @@ describe('simulate explains what it cannot do', () => {
     const fine = run(COMMANDS.simulate, ['--nodes', '8', '--crash', '7', '--initiator', '0']);
     expect(fine.stdout).not.toMatch(/warning/);
   });
+});
+
+describe('maelstrom and maelstrom-node name what is missing', () => {
+  it('refuses a host without an executable or a lab, and a node without an algorithm', () => {
+    const noNode = run(COMMANDS.maelstrom, ['--lab', 'demo']);
+    expect(noNode.status).toBe(2);
+    expect(noNode.stderr).toMatch(/no executable: give it after --, e\.g\. -- \.\/my-node/);
+    const noLab = run(COMMANDS.maelstrom, ['--', './my-node']);
+    expect(noLab.status).toBe(2);
+    expect(noLab.stderr).toMatch(/--lab is required/);
+    const noAlgorithm = run(COMMANDS['maelstrom-node'], ['--detector', 'poll']);
+    expect(noAlgorithm.status).toBe(2);
+    expect(noAlgorithm.stderr).toMatch(/--algorithm must be one of bully, ring/);
+  }, 120_000);
 });
 
 describe('progress on long runs (bench, experiment, explore: scripts/cli.ts progressLine)', () => {

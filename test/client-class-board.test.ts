@@ -1,26 +1,34 @@
-// The class board (client/src/utils/class-board.ts): every student with her mode, clicks,
-// deviations from the reference, checker findings and latest grade; sorting; CSV export.
+// The class board (client/src/utils/class-board.ts): every student with her mode, the relay's
+// verified figures (moves, sends, deviations, findings), her tab's claims (clicks, marks, grade)
+// kept apart and labelled, sorting, and CSV export.
 import { describe, expect, it } from 'vitest';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
-import { boardCsv, boardRows, sortRows } from '../client/src/utils/class-board.ts';
+import { boardCsv, boardRows, CLAIMED_KEYS, sortRows, VERIFIED_KEYS } from '../client/src/utils/class-board.ts';
 
 const base: ProcessInfo = { id: 0, name: null, status: 'up', kind: 'bot', transport: 'server', report: null, group: null };
-const grade = (pass: boolean, passed: number) => ({ algorithm: 'bully' as const, pass, passed, total: 13, failing: pass ? null : { id: 'explore', title: 'explorer', reason: 'safety broken' }, at: 5000, trace: !pass });
+const grade = (pass: boolean, passed: number) => ({ algorithm: 'bully' as const, pass, passed, total: 13, failing: pass ? null : { id: 'explore', title: 'explorer', reason: 'safety broken' }, claimed: true as const, at: 5000, trace: !pass });
+const hand = (actions: number, deviations: number, clicks = 0, marks = 0) => ({ actions, sends: actions + 1, deviations, forgotten: 0, claimed: { clicks, deviations: marks } });
 const processes: ProcessInfo[] = [
   base,
-  { ...base, id: 1, name: 'Ada', kind: 'human', mode: 'hand', hand: { actions: 7, deviations: 2 }, findings: 1 },
-  { ...base, id: 2, name: 'Bo', kind: 'human', mode: 'code', grade: grade(false, 11) },
-  { ...base, id: 3, name: '=HYPERLINK("x")', kind: null, status: 'absent', grade: grade(true, 13) },
+  { ...base, id: 1, name: 'Ada', kind: 'human', mode: 'hand', hand: hand(7, 2, 400, 0), findings: 1 },
+  { ...base, id: 2, name: 'Bo', kind: 'human', mode: 'code', claimedGrade: grade(false, 11) },
+  { ...base, id: 3, name: '=HYPERLINK("x")', kind: null, status: 'absent', claimedGrade: grade(true, 13) },
   { ...base, id: 4, name: 'Di', kind: 'human' },
 ];
 
 describe('class board', () => {
-  it('lists every student (not the bots) with mode, actions, deviations, findings and the grade with its replay link', () => {
+  it('lists every student (not the bots) with the relay\'s figures, her tab\'s claims apart, and the grade with its replay link', () => {
     const rows = boardRows('class 1', processes);
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
-    expect(rows[0]).toMatchObject({ name: 'Ada', mode: 'hand', actions: 7, deviations: 2, findings: 1, verdict: '', trace: null });
-    expect(rows[1]).toMatchObject({ mode: 'code', verdict: 'fail', score: '11 of 13', failing: 'explore: safety broken', trace: '/replay?grade=class%201%2F2' });
-    expect(rows[3]).toMatchObject({ mode: 'auto', actions: 0, deviations: 0, findings: 0, score: '' });
+    // 400 clicks claimed by the tab; the relay saw 7 moves: the row keeps both, apart.
+    expect(rows[0]).toMatchObject({ name: 'Ada', mode: 'hand', actions: 7, sends: 8, deviations: 2, findings: 1, claimedClicks: 400, claimedDeviations: 0, verdict: '', trace: null });
+    expect(rows[1]).toMatchObject({ mode: 'code', verdict: 'fail', score: '11 of 13', failing: 'explore: safety broken', trace: '/replay?grade=class%201%2F2', claimedClicks: null });
+    expect(rows[3]).toMatchObject({ mode: 'auto', actions: 0, sends: 0, deviations: 0, findings: 0, score: '', claimedClicks: null });
+  });
+
+  it('names every column as verified or claimed, and the grade only as a claim', () => {
+    expect([...VERIFIED_KEYS].sort()).toEqual(['actions', 'deviations', 'findings', 'sends']);
+    expect([...CLAIMED_KEYS].sort()).toEqual(['claims', 'grade']);
   });
 
   it('sorts by any column both ways, ties by id, ungraded rows last', () => {
@@ -30,14 +38,17 @@ describe('class board', () => {
     expect(sortRows(rows, 'name', false).map((r) => r.name)).toEqual(['=HYPERLINK("x")', 'Ada', 'Bo', 'Di']);
     expect(sortRows(rows, 'grade', true).map((r) => r.id)).toEqual([3, 2, 1, 4]);
     expect(sortRows(rows, 'grade', false).map((r) => r.id)).toEqual([2, 3, 1, 4]);
+    expect(sortRows(rows, 'claims', true).map((r) => r.id)).toEqual([1, 2, 3, 4]);
   });
 
-  it('exports RFC 4180 CSV, quoting commas and quotes, and defusing a name a spreadsheet would run as a formula', () => {
+  it('exports RFC 4180 CSV with who vouches for each figure in its header, quoting, and defusing a name a spreadsheet would run', () => {
     const csv = boardCsv(boardRows('l', processes));
     const lines = csv.split('\r\n');
-    expect(lines[0]).toBe('id,name,mode,status,actions,deviations,findings,grade,score,first failing case');
-    expect(lines[1]).toBe('1,Ada,hand,up,7,2,1,,,');
-    expect(lines[3]).toBe(`3,"'=HYPERLINK(""x"")",auto,absent,0,0,0,pass,13 of 13,`);
+    expect(lines[0]).toBe(
+      'id,name,mode,status,actions (verified),sends (verified),deviations (verified),findings (verified),clicks (tab claims),deviations (tab claims),grade (tab claims),score (tab claims),first failing case (tab claims)',
+    );
+    expect(lines[1]).toBe('1,Ada,hand,up,7,8,2,1,400,0,,,');
+    expect(lines[3]).toBe(`3,"'=HYPERLINK(""x"")",auto,absent,0,0,0,0,,,pass,13 of 13,`);
     expect(lines).toHaveLength(6);
     expect(csv.endsWith('\r\n')).toBe(true);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ringLayout } from '../client/src/utils/ring-layout.ts';
 import { fitLabels, labelMargin, labelModeFor, paintCentre, paintLabels, paintNode, type Paint } from '../client/src/utils/ring-paint.ts';
-import type { ProcessLook } from '../client/src/utils/process-look.ts';
+import { processLook, type ProcessLook } from '../client/src/utils/process-look.ts';
+import { STATUS_COLOURS } from '../client/src/utils/message-style.ts';
+import type { ProcessInfo } from '@shared/protocol/frames.ts';
+import { whoDisagrees } from '../client/src/utils/who-disagrees.ts';
 
 /** A Paint that records the text it is asked to draw. */
 function recorder() {
@@ -15,7 +18,7 @@ function recorder() {
   return { paint, texts };
 }
 
-const look = (role: string, believes: string): ProcessLook => ({ shape: 'circle', fill: '#fff', stroke: '#000', dashed: false, crossed: false, ring: null, halo: null, rival: false, role, leads: false, status: 'up', kind: 'human', believes });
+const look = (role: string, believes: string): ProcessLook => ({ shape: 'circle', fill: '#fff', stroke: '#000', dashed: false, crossed: false, paused: false, ring: null, halo: null, rival: false, role, leads: false, status: 'up', kind: 'human', believes });
 
 describe('ring painting', () => {
   it('label mode follows the room between neighbours', () => {
@@ -62,6 +65,23 @@ describe('ring painting', () => {
     const calm = recorder();
     paintNode(calm.paint, 10, 50, 50, look('coordinator', '3'), false);
     expect(calm.texts).toEqual([]);
+  });
+
+  it('a paused process keeps its role and belief, says "paused" with what it holds, and gets a violet pause sign', () => {
+    const p: ProcessInfo = { id: 4, name: null, status: 'up', kind: 'bot', transport: 'ws', report: { role: 'coordinator', coordinator: 4, electing: false }, group: 1, paused: true, held: 3 };
+    const none = whoDisagrees([p]);
+    const l = processLook(p, none, 0);
+    expect(l).toMatchObject({ paused: true, role: 'coordinator', believes: '4', status: 'paused (3 held), cut off (group 2)', stroke: STATUS_COLOURS.paused });
+    expect(processLook({ ...p, paused: undefined, held: undefined }, none, 1)).toMatchObject({ paused: false, status: 'up (group 2)' });
+    const fills: unknown[] = [];
+    const { paint } = recorder();
+    paint.fill = () => void fills.push(paint.fillStyle);
+    paintNode(paint, 10, 50, 50, l, false);
+    expect(fills).toContain(STATUS_COLOURS.paused);
+    const calm: unknown[] = [];
+    paint.fill = () => void calm.push(paint.fillStyle);
+    paintNode(paint, 10, 50, 50, { ...l, paused: false }, false);
+    expect(calm).not.toContain(STATUS_COLOURS.paused);
   });
 
   it('the room kept for labels grows with the names and the discs, and stays bounded', () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Message } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { coach, explain, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
+import { coach, CoachFold, explain, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
 
 const ids = [1, 2, 3, 4, 5, 6, 7];
 const UB = roundTripBound(DEFAULT_TIMING); // 210 ms
@@ -193,5 +193,49 @@ describe('coach: Raft and the emergent algorithm, against the reference itself',
 
   it('a REQUEST_VOTE the reference would not send is reference.send', () => {
     expect(rulesOf([send(100, 5, { type: 'REQUEST_VOTE', term: 9 })], 100 + UB + 1)).toEqual(['reference.send']);
+  });
+});
+
+describe('coach: the fold fed one entry at a time (the relay, server/hand-audit.ts)', () => {
+  it('finds the same deviations as the whole fold, however often it is looked at in between', () => {
+    const bully = getAlgorithm('bully');
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const key = (d: { rule: string; at: number; click: number | null; action: string }) => `${d.rule}@${d.at}#${d.click}:${d.action}`;
+    for (let run = 0; run < 60; run++) {
+      let at = 0;
+      const h: CoachEntry[] = [];
+      let last: CoachEntry | null = null;
+      for (let i = 0; i < 80; i++) {
+        const from = pick([1, 2, 3, 4, 6, 7]);
+        const r = rnd();
+        // Half her actions are further steps of the click before (declaring sends COORDINATOR too).
+        const sameClick = last?.kind === 'action' && rnd() < 0.5;
+        if (!sameClick) at += Math.floor(rnd() * 120);
+        const mine = (action: HandAction): CoachEntry => (sameClick && last?.kind === 'action' ? { kind: 'action', at, action, click: last.click } : act(at, action));
+        let e: CoachEntry;
+        if (r < 0.4 && !sameClick) e = msg(at, from, pick<Message>([{ type: 'ELECTION', election: 1 }, { type: 'OK', election: 1 }, { type: 'COORDINATOR' }]));
+        else if (r < 0.45 && !sameClick) e = ev(at, { kind: 'elect' });
+        else if (r < 0.85) e = mine({ kind: 'send', to: from, message: pick<Message>([{ type: 'ELECTION', election: 1 }, { type: 'OK', election: 1 }, { type: 'COORDINATOR' }]) });
+        else if (r < 0.9) e = mine({ kind: 'declare' });
+        else e = mine({ kind: 'believe', coordinator: from });
+        h.push(e);
+        last = e;
+      }
+      const now = at + 3 * UB;
+      const whole = coach(bully, bullyConfig, h, now, run).deviations.map(key).sort();
+      const fold = new CoachFold(bully, bullyConfig, run);
+      const taken: string[] = [];
+      for (const e of h) {
+        // A look at a time before the entry (the relay's 500 ms judge), now and then.
+        if (rnd() < 0.3) fold.view(e.at - Math.floor(rnd() * 2));
+        fold.add(e);
+        if (rnd() < 0.3) taken.push(...fold.take().map(key));
+      }
+      fold.view(now);
+      taken.push(...fold.take().map(key));
+      expect(taken.sort()).toEqual(whole);
+    }
   });
 });

@@ -1,5 +1,6 @@
 // The class session end to end in headless Chromium: a student on a 390 px phone joins by code
 // and sees her process; the instructor's roster shows her, and a second student who then left.
+// A name with a zero-width character is refused on the join page before the tab joins.
 import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
@@ -37,6 +38,11 @@ describe('class session', () => {
     const ada = await phone.newPage();
     const adaErrors = watchErrors(ada);
     await ada.goto(`${base}/join/${code.toLowerCase()}`);
+    // A zero-width "Ada" is refused on the page, with the relay's own words (display-name.ts).
+    await ada.getByLabel('Your name').fill('\u200bAda');
+    await ada.getByRole('button', { name: 'Join', exact: true }).click();
+    await expect.poll(() => ada.getByRole('alert').textContent(), { timeout: 5000 }).toContain('zero-width character');
+    expect(ada.url()).toContain('/join/');
     await ada.getByLabel('Your name').fill('Ada');
     await ada.getByRole('button', { name: 'Join', exact: true }).click();
     await ada.waitForURL(/\/lab\/session\/process\//, { timeout: 10_000 });

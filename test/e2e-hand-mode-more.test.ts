@@ -10,7 +10,8 @@
 // herself leader without a majority is marked `reference.belief`. Active list (001): she
 // forwards Elect(j) for every j (the first with her own Elect, 001 (a)) and, when her own Elect
 // comes back, sends Elected(max); a declaration before that is marked `ring.complete`.
-// Screenshots at 1,400 px; the tab fits a 390 px phone.
+// The relay's own coach journals exactly the marks her tab shows. Screenshots at 1,400 px; the tab
+// fits a 390 px phone.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { screenshot, toDocs, UNLABELLED_CONTROLS } from './helpers/browser.ts';
@@ -71,6 +72,12 @@ async function declareIsMarked(page: Page, lab: string, rule: string): Promise<v
   await believe(page, 6);
   await until(() => agree(lab, 6, 6), 10_000, `${lab}: the lab agrees on 6 again`);
 }
+/** The relay's own coach (server/hand-audit.ts) journals the same marks as her tab shows. */
+async function relayAgrees(page: Page, lab: string, self: number): Promise<void> {
+  const tab = async () => (await marks(page).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-rule') ?? ''))).sort().join(',');
+  const relay = async () => (await trace(lab)).flatMap((e) => (e.kind === 'deviation' && e.node === self ? [e.rule] : [])).sort().join(',');
+  await until(async () => (await relay()) === (await tab()), 5000, `${lab}: the relay's marks and her tab's agree`);
+}
 /** Screenshot at 1,400 px, then the phone's width: nothing wider than the screen. */
 async function shoot(page: Page, name: string): Promise<void> {
   toDocs(await screenshot(page, name), name);
@@ -114,6 +121,7 @@ describe('hand mode: the other algorithms', () => {
 
     // 001 (c): only the process whose own Elect came back chooses the highest id: declaring now is marked.
     await declareIsMarked(page, lab, 'ring.complete');
+    await relayAgrees(page, lab, 3);
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
@@ -152,6 +160,7 @@ describe('hand mode: the other algorithms', () => {
     expect(await marks(page).first().getAttribute('data-rule')).toBe('reference.send');
     expect(await marks(page).first().innerText()).toMatch(/sent SLAVE_HEARTBEAT to \d/);
     await until(() => agree(lab, 6, 6), 10_000, 'the lab still agrees on 6');
+    await relayAgrees(page, lab, 1);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -186,6 +195,7 @@ describe('hand mode: the other algorithms', () => {
 
     // §5.2: a candidate becomes leader only with votes from a majority: declaring herself is marked.
     await declareIsMarked(page, lab, 'reference.belief');
+    await relayAgrees(page, lab, 5);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -7,9 +7,11 @@
 // reference, and the instructor's "students play by hand" switches her open tab live. In a ring
 // lab she forwards ELECTION by hand, finds her successor dead (no ACK within UB) and skips it
 // (002: "sends to first live successor"); declaring herself before her ELECTION came back is
-// marked (002). Screenshots at 1,400 px and at a 390 px phone width.
+// marked (002). A forged grade frame and 400 claimed clicks show on the class board as her tab's
+// claims, beside the relay's own figures. Screenshots at 1,400 px and at a 390 px phone width.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS } from './helpers/browser.ts';
 import { handLab } from './helpers/hand-lab.ts';
 import { sleep } from './helpers/relay-harness.ts';
@@ -47,7 +49,7 @@ describe('hand mode', () => {
 
     // 003: "a process holds an election on start": by hand, then she believes 7's COORDINATOR.
     await page.getByTestId('move-elect').click();
-    await page.locator('[data-testid="offer-believe-7"]').waitFor({ timeout: 5000 });
+    await page.locator('[data-testid="offer-believe-7"]').first().waitFor({ timeout: 5000 });
     await clickOffer(page, 'believe-7');
     await until(async () => (await page.getByTestId('no-deviations').count()) === 1, 3000, 'nothing marked');
 
@@ -67,7 +69,7 @@ describe('hand mode', () => {
     expect(oks.every((e) => e.kind === 'send' && e.type === 'OK' && e.to < 5)).toBe(true);
     await page.getByTestId('move-elect').click();
     await until(async () => sendsFrom(await trace(lab), 5, before).filter((e) => e.kind === 'send' && e.type === 'ELECTION').length === 2, 3000, 'her ELECTIONs to 6 and 7');
-    await page.locator('[data-testid="offer-believe-6"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="offer-believe-6"]').first().waitFor({ timeout: 10_000 });
     for (let i = 0; i < 10 && (await clickOffer(page, 'ok-')); i++) await sleep(250);
     await clickOffer(page, 'believe-6');
     await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6');
@@ -93,13 +95,15 @@ describe('hand mode', () => {
     const deviations = (await trace(lab)).filter((e) => e.kind === 'deviation');
     expect(deviations).toMatchObject([{ kind: 'deviation', node: 5, rule: 'bully.answer', text: expect.stringContaining('sent OK to 1: 000:') }]);
 
-    // The class board: her mode, her clicks and the one deviation; the bots are not listed.
+    // The class board: her mode, her moves and sends as the relay saw them, the one deviation its
+    // own coach found (the same as her tab's), and her tab's click count apart, as a claim; the bots are not listed.
     const board = await h.desk.newPage();
     await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
     const row = board.getByTestId('board-row-5');
-    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada\s+by hand\s+(\d+)\s+1\s+\d+/);
-    const actions = Number(/by hand\s+(\d+)/.exec(await row.innerText())![1]);
+    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada\s+by hand\s+\d+\s+\d+\s+1\s+\d+\s+\d+ clicks?,\s+1 mark(?!s)/);
+    const [, actions, sends] = /by hand\s+(\d+)\s+(\d+)/.exec(await row.innerText())!.map(Number);
     expect(actions).toBeGreaterThanOrEqual(6);
+    expect(sends).toBe(sendsFrom(await trace(lab), 5).length);
     expect(await board.locator('[data-testid^="board-row-"]').count()).toBe(1);
     toDocs(await screenshot(board, 'class-board'), 'class-board');
     toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-panel'), 'class-board-panel');
@@ -191,9 +195,53 @@ describe('hand mode', () => {
     await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6 again');
     const board = await h.desk.newPage();
     await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
-    await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada\s+by hand\s+\d+\s+1\s+\d+/);
+    await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada\s+by hand\s+\d+\s+\d+\s+1\s+\d+\s+\d+ clicks?,\s+1 mark(?!s)/);
     await board.close();
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('the board shows a forged grade frame as her tab\'s claim, never as a verified pass, and 400 claimed clicks beside the relay\'s own count', async () => {
+    const lab = 'forged';
+    expect((await api('POST', '/api/labs', { name: lab, algorithm: 'bully', ids: [1, 2, 3], timing: { transmission: 100, processing: 20 }, detector: 'none' })).status).toBe(201);
+    const ws = new WebSocket(`${h.base.replace(/^http/, 'ws')}/ws`);
+    const frames: { type: string; code?: string }[] = [];
+    ws.on('message', (d) => frames.push(JSON.parse(String(d))));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const sendFrame = (f: unknown) => ws.send(JSON.stringify(f));
+    sendFrame({ type: 'join', lab, id: 1, name: 'Eve', kind: 'human' });
+    // "200 of 1" is refused at the relay's door; "13 of 13, pass" is kept, as a claim.
+    sendFrame({ type: 'grade', summary: { algorithm: 'bully', pass: true, passed: 200, total: 1, failing: null } });
+    await until(async () => frames.some((f) => f.type === 'error' && f.code === 'BAD_FRAME'), 5000, 'the forged count refused');
+    sendFrame({ type: 'grade', summary: { algorithm: 'bully', pass: true, passed: 13, total: 13, failing: null } });
+    // She plays by hand and her tab claims 400 clicks without a mark; she sends nothing.
+    sendFrame({ type: 'mode', mode: 'hand' });
+    for (let i = 0; i < 400; i++) sendFrame({ type: 'hand', action: 'answered', deviations: [] });
+
+    const board = await h.desk.newPage();
+    await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
+    const row = board.getByTestId('board-row-1');
+    // Actions 0, sends 0 (the relay's count); the relay's coach marks the start election she never held; the tab's 400 clicks, apart.
+    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^1\s+Eve\s+by hand\s+0\s+0\s+[1-9]\d*\s+\d+\s+400 clicks,\s+0 marks/);
+    const gradeCell = row.locator('td[data-col="grade"]');
+    expect(await gradeCell.innerText()).toMatch(/^pass \(claimed\)\s+13 of 13\s+reported by the student's tab$/);
+    expect(await gradeCell.locator('.badge.up').count()).toBe(0);
+    expect(await gradeCell.locator('.mark.verified').count()).toBe(0);
+    // The headers say who vouches: the relay for actions, sends, deviations and findings; her tab for the rest.
+    const header = (k: string) => board.getByTestId(`sort-${k}`).locator('xpath=..');
+    for (const k of ['actions', 'sends', 'deviations', 'findings']) expect(await header(k).getAttribute('data-vouch')).toBe('relay');
+    for (const k of ['claims', 'grade']) expect(await header(k).getAttribute('data-vouch')).toBe('tab');
+    expect(await board.getByTestId('board-verified').innerText()).toBe('✓ verified by the relay');
+    expect(await board.getByTestId('board-claimed').innerText()).toBe('claimed by her tab');
+    expect(await board.getByTestId('board-legend').innerText()).toContain("reported by the student's tab, not checked by the relay");
+    toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-claims'), 'class-board-claims');
+    await board.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => board.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    // On a phone each student is a card: every line says who vouches for it.
+    expect(await gradeCell.evaluate((el: any) => (globalThis as any).getComputedStyle(el, '::before').content as string)).toContain('claimed by her tab');
+    expect(await row.locator('td[data-col="actions"]').evaluate((el: any) => (globalThis as any).getComputedStyle(el, '::after').content as string)).toContain('✓ relay');
+    toDocs(await screenshotOf(board.locator('section[aria-labelledby="board-title"]'), 'class-board-claims-phone'), 'class-board-claims-phone');
+    await board.close();
+    ws.close();
+  }, 60_000);
 });

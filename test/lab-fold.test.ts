@@ -9,7 +9,7 @@ import { finalState } from '@shared/analysis/replay.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { parseTraceFile } from '@shared/protocol/trace-file.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { crash, elect, partition, recover, setFabric } from '../server/lab-control.ts';
+import { crash, elect, partition, pauseProcess, recover, resumeProcess, setFabric } from '../server/lab-control.ts';
 import { StatsTracker } from '../server/stats.ts';
 import { LabModel } from '../client/src/utils/lab-model.ts';
 import { snapshotOf } from './helpers/client-lab-fixtures.ts';
@@ -86,6 +86,49 @@ describe('one fold: the relay, the live model and replay agree', () => {
     const extra = { coordinators: {}, processes: { up: 0, crashed: 0, absent: 0 }, relay: {} };
     expect(rebuilt.snapshot(0, extra)).toEqual(lab.stats.snapshot(0, extra));
     expect(lab.stats.snapshot(0, extra)).toMatchObject({ messages: { sent: 1 }, election: { active: false, startedAt: 5 } });
+  });
+
+  it('per-process pauses: paused, resumed, ended by a crash; a message held for a paused process is in flight everywhere', async () => {
+    const { lab, clock, path } = manualLab(tmp.path, 'fold-pause', { size: 4 });
+    const observer = new FakeConn();
+    lab.observers.add(observer);
+    const entries = [0, 1, 2, 3].map((id) => {
+      const r = lab.join(new FakeConn(), { id });
+      if (!r.ok) throw new Error('join');
+      return r.value;
+    });
+    for (const e of entries) lab.report(e, report(3));
+    pauseProcess(lab, 1);
+    pauseProcess(lab, 2);
+    pauseProcess(lab, 3);
+    lab.send(entries[0]!, 1, { type: 'PING' });
+    clock.advance(50);
+    resumeProcess(lab, 2);
+    crash(lab, 3);
+    lab.observers.flush();
+    const relay = lab.snapshot();
+    await lab.close();
+
+    const model = new LabModel();
+    model.applySnapshot((observer.frames[0] as Extract<ServerFrame, { type: 'snapshot' }>).snapshot);
+    model.applyEvents(observer.frames.flatMap((f) => (f.type === 'events' ? f.events : [])));
+    const parsed = parseTraceFile(await readFile(path, 'utf8'));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const replayed = finalState(parsed.trace);
+
+    const view = (ps: Iterable<{ id: number; status: string; paused?: true; report: Report | null }>) => [...ps].map((p) => [p.id, p.status, p.paused === true, p.report?.coordinator ?? null]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    const expected = view(relay.processes);
+    expect(expected).toEqual([
+      [0, 'up', false, 3],
+      [1, 'up', true, 3],
+      [2, 'up', false, 3],
+      [3, 'crashed', false, null],
+    ]);
+    expect(view(model.list())).toEqual(expected);
+    expect(view(replayed.processes)).toEqual(expected);
+    expect(relay.inFlight).toBe(1);
+    expect(model.inFlight).toBe(1);
+    expect(replayed.inFlight).toHaveLength(1);
   });
 
   it('a snapshot and the events after it give the relay snapshot taken later', () => {

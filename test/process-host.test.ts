@@ -41,6 +41,33 @@ describe('process host', () => {
     expect(host.report?.detail).toEqual({ ticks: 3 });
   });
 
+  it('process host: pause freezes its timers with their time left and handles nothing; resume runs them on', () => {
+    const { clock, sent, host } = setup();
+    host.start(config);
+    clock.advance(130); // tick 0 at 100; the next is due at 200, 70 ms left
+    host.pause();
+    expect(clock.timerCount).toBe(0);
+    clock.advance(1000);
+    host.deliver(1, { type: 'STOP' });
+    expect(sent).toHaveLength(1);
+    expect(host.report?.role).toBe('ticking');
+    host.resume();
+    expect(host.timerList()).toEqual([{ name: 'tick', due: 1200 }]);
+    clock.advance(69);
+    expect(sent).toHaveLength(1);
+    clock.advance(1);
+    expect(sent.map((m) => m.n)).toEqual([0, 1]);
+  });
+
+  it('process host: a stop while paused ends the pause; a restart runs from scratch', () => {
+    const { clock, sent, host } = setup();
+    host.start(config);
+    host.pause();
+    host.start(config);
+    clock.advance(100);
+    expect(sent).toHaveLength(1);
+  });
+
   it('process host: a cancelled timer never fires', () => {
     const { clock, sent, host } = setup();
     host.start(config);

@@ -1,9 +1,10 @@
 // A student's tab in code mode (docs/STUDENT_MODULES.md): it tells the relay what it runs (`mode`)
 // and its latest grade (`grade`, with the failing run's trace when it fits). The relay shows both
-// in GET /api/labs/:lab, journals a mode change, serves the trace for the class board, refuses a
-// malformed grade, and forgets both when someone new takes the id.
+// in GET /api/labs/:lab (the grade as `claimedGrade`: her tab's claim), journals a mode change,
+// serves the trace for the class board, refuses a malformed grade, and forgets both when someone
+// new takes the id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { connect, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -22,9 +23,9 @@ describe('code mode at the relay', () => {
     const { c, id } = await joinAs(h, 'ws', 'code', 1);
     c.send({ type: 'mode', mode: 'code' });
     c.send({ type: 'grade', summary, trace: TRACE });
-    await waitFor(async () => (await h.api('GET', '/api/labs/code')).body.processes[id].grade !== undefined, 3000, 'grade kept');
+    await waitFor(async () => (await h.api('GET', '/api/labs/code')).body.processes[id].claimedGrade !== undefined, 3000, 'grade kept');
     const p = (await h.api('GET', '/api/labs/code')).body.processes[id];
-    expect(p).toMatchObject({ mode: 'code', grade: { ...summary, trace: true, at: expect.any(Number) } });
+    expect(p).toMatchObject({ mode: 'code', claimedGrade: { ...summary, claimed: true, trace: true, at: expect.any(Number) } });
     const trace = await h.api('GET', `/api/labs/code/processes/${id}/grade-trace`);
     expect(trace.status).toBe(200);
     expect(trace.text).toBe(TRACE);
@@ -45,17 +46,26 @@ describe('code mode at the relay', () => {
     await c.close();
   });
 
-  it('forgets the mode and grade when someone new takes the id', async () => {
-    const first = await joinAs(h, 'ws', 'code', 3);
-    first.c.send({ type: 'mode', mode: 'code' });
-    first.c.send({ type: 'grade', summary: { ...summary, pass: true, passed: 13, failing: null } });
-    await waitFor(async () => (await h.api('GET', '/api/labs/code')).body.processes[3].grade?.pass === true, 3000, 'grade kept');
-    first.c.send({ type: 'leave' });
-    await first.c.next((f) => f.type === 'left');
-    const second = await joinAs(h, 'ws', 'code', 3);
+  it('forgets the mode, grade, name and kind when someone new takes the id', async () => {
+    const first = await connect(h, 'ws');
+    first.send({ type: 'join', lab: 'code', id: 3, name: 'Ada', kind: 'human' });
+    await first.next((f) => f.type === 'joined');
+    expect((await h.api('GET', '/api/labs/code')).body.processes[3]).toMatchObject({ name: 'Ada', kind: 'human' });
+    first.send({ type: 'mode', mode: 'code' });
+    first.send({ type: 'grade', summary: { ...summary, pass: true, passed: 13, failing: null } });
+    await waitFor(async () => (await h.api('GET', '/api/labs/code')).body.processes[3].claimedGrade?.pass === true, 3000, 'grade kept');
+    first.send({ type: 'leave' });
+    await first.next((f) => f.type === 'left');
+    // She joins with no name and no kind: none of Ada's.
+    const second = await connect(h, 'ws');
+    second.send({ type: 'join', lab: 'code', id: 3 });
+    await second.next((f) => f.type === 'joined');
     const p = (await h.api('GET', '/api/labs/code')).body.processes[3];
     expect(p.mode).toBeUndefined();
-    expect(p.grade).toBeUndefined();
-    await second.c.close();
+    expect(p.claimedGrade).toBeUndefined();
+    expect(p.name).toBeNull();
+    expect(p.kind).toBe('external');
+    await first.close();
+    await second.close();
   });
 });

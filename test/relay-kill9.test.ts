@@ -64,4 +64,58 @@ describe('kill -9 under traffic', () => {
     expect(lost).toEqual([]);
     expect(sawBeforeKill.size).toBeGreaterThan(300);
   }, 60_000);
+
+  // Issue 23: past its size cap a trace is lean (message events are counted, not written), so
+  // the file's last event is far behind the numbers observers saw. The fence record
+  // (server/lab-fence.ts) reserves numbers on disk in blocks before they are used.
+  it('reuses no sequence number or message id an observer saw, with a lean trace', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'kill9-lean-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const port = await freePort();
+    const env = { TRACE_MAX_BYTES: '20000' };
+    let relay: RelayProc = await startRelayProc({ id: 'k', port, dataDir, token: TOKEN, env });
+    cleanups.push(() => relay.kill('SIGKILL'));
+    const timing = { transmission: 20, processing: 2, heartbeatInterval: 40, heartbeatTimeout: 400 };
+    expect((await api(relay.url, 'POST', '/api/labs', { name: 'lean', size: 6, algorithm: 'bully', timing })).status).toBe(201);
+
+    const watch = (url: string) => {
+      const seen = { seqs: [] as number[], msgs: [] as number[], lean: false };
+      const ws = new WebSocket(url.replace('http', 'ws') + '/ws');
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'observe', lab: 'lean' })));
+      ws.on('message', (d) => {
+        const f = JSON.parse(String(d));
+        if (f.type !== 'events') return;
+        for (const e of f.events) {
+          seen.seqs.push(e.seq);
+          if (typeof e.msg === 'number') seen.msgs.push(e.msg);
+          if (e.kind === 'note' && /size cap/.test(e.text)) seen.lean = true;
+        }
+      });
+      ws.on('error', () => {});
+      return { seen, ws };
+    };
+    const before = watch(relay.url);
+    const fleet = new BotFleet({ lab: 'lean', count: 6, channel: () => nodeChannel(relay.url, 'ws') });
+    cleanups.push(() => fleet.stop());
+    await fleet.start();
+    // Well past the cap: thousands of numbers handed out that the file does not hold.
+    await waitFor(() => before.seen.lean && before.seen.msgs.length > 1500, 30_000, 'a lean trace under traffic');
+    await relay.kill('SIGKILL');
+    before.ws.terminate();
+    const maxSeq = Math.max(...before.seen.seqs);
+    const maxMsg = Math.max(...before.seen.msgs);
+    const onDisk = (await readFile(join(dataDir, 'lean.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number });
+    // The file alone would restart the numbering below what was seen (what went wrong before).
+    expect(Math.max(...onDisk.map((e) => e.seq))).toBeLessThan(maxSeq);
+
+    relay = await startRelayProc({ id: 'k', port, dataDir, token: TOKEN, env });
+    const after = watch(relay.url);
+    await waitFor(() => after.seen.msgs.length > 200, 30_000, 'traffic after the restart');
+    after.ws.terminate();
+    expect(Math.min(...after.seen.seqs)).toBeGreaterThan(maxSeq);
+    expect(Math.min(...after.seen.msgs)).toBeGreaterThan(maxMsg);
+    // Every number seen in the two runs, once.
+    const seqs = [...before.seen.seqs, ...after.seen.seqs];
+    expect(new Set(seqs).size).toBe(seqs.length);
+  }, 90_000);
 });

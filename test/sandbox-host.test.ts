@@ -53,7 +53,8 @@ function host(src: string, stepMs = 300) {
   return { h, sent, reports, faults, events };
 }
 
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+// Each fresh worker compiles the QuickJS engine her module runs in: seconds on a loaded 2-core machine.
+async function until(cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('timed out');
@@ -76,9 +77,9 @@ describe('SandboxHost', () => {
     await until(() => s.reports.at(-1)?.role === 'electing');
     expect(s.h.timerList().map((t) => t.name)).toEqual(['ok']);
     s.h.stop();
-  });
+  }, 60_000);
 
-  it('replaces the sandbox when a call never returns, names the event, and stops after three in a minute', async () => {
+  it('restarts her process when a call never returns, names the event, and stops after three in a minute', async () => {
     const s = host(brokenSource('loops-forever'), 200);
     s.h.start(config);
     await until(() => s.reports.length > 0);
@@ -88,10 +89,10 @@ describe('SandboxHost', () => {
       if (i < 3) await until(() => s.h.isRunning && s.reports.length > i);
     }
     expect(s.faults[0]).toMatchObject({ kind: 'runaway', process: 3, event: 'message ELECTION from 0', message: expect.stringMatching(/did not return within 200 ms/) });
-    expect(s.faults.at(-1)!.message).toMatch(/^stopped: the sandbox was replaced 3 times in a minute/);
+    expect(s.faults.at(-1)!.message).toMatch(/^stopped: 3 runaways in a minute, each restarting your process/);
     expect(s.h.isRunning).toBe(false);
     expect(s.events.filter((k) => k === 'started')).toHaveLength(3);
-  });
+  }, 120_000);
 
   it('sends nothing the worker refused, nor a message the bots would not understand', async () => {
     const outside = host(brokenSource('send-outside'));
@@ -111,7 +112,7 @@ describe('SandboxHost', () => {
     expect(wire.faults[0]!.message).toMatch(/not sent to 0: the lab's bots would not understand it \(OK\.election: /);
     expect(wire.sent).toEqual([{ to: 4, message: { type: 'ELECTION', election: 1 } }]);
     wire.h.stop();
-  });
+  }, 60_000);
 
   it('a module that does not load stops with its line', async () => {
     const s = host(source('test/fixtures/grader/throws-on-load.js'));
@@ -119,5 +120,5 @@ describe('SandboxHost', () => {
     await until(() => s.faults.length > 0);
     expect(s.faults[0]).toMatchObject({ kind: 'load', line: 3, message: expect.stringMatching(/threw while loading: TypeError/) });
     expect(s.h.isRunning).toBe(false);
-  });
+  }, 60_000);
 });

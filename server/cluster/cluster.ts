@@ -9,8 +9,11 @@ import { LabStateSchema, type LabState } from '../lab-state.ts';
 import { KEYS } from './keys.ts';
 import type { Labs, LabsCluster } from '../labs.ts';
 import { Directory, type RelayInfo } from './directory.ts';
-import { acquire, holder, release, renew, type Lease } from './lease.ts';
+import { acquire, fencedHSet, holder, release, type Lease } from './lease.ts';
+import { LeaseKeeper, monoNow } from './lease-keeper.ts';
+import type { WriteGuard } from '../trace-store.ts';
 import { connectRedis, type RedisLink } from './redis-link.ts';
+import { fencePath, readFence } from '../lab-fence.ts';
 
 export interface ClusterOptions {
   redisUrl: string;
@@ -31,7 +34,20 @@ interface ClusterStatus {
   owned: { lab: string; epoch: number }[];
   takeovers: number;
   lost: number;
+  /** Writes to Redis refused because the lease no longer named this relay (a deposed owner). */
+  refused: number;
+  /** The most the relay's event loop was late, as seen from the lease keeper's thread (ms; includes the 100 ms stamp period). */
+  loopLateMaxMs: number;
+  /** Times the lease keeper's thread ended by itself and was started again. */
+  keeperRestarts: number;
+  /** The lease keeper's Redis connection came up (until it does, no lease is renewed). */
+  keeperReady: boolean;
 }
+
+/** A lab's writes stop once the last confirmed renewal is older than this share of the lease. */
+const WRITE_WINDOW = 0.75;
+/** A lab whose lease stays unconfirmed this many leases is let go (taken again once Redis answers). */
+const GIVE_UP_LEASES = 4;
 
 export class Cluster implements LabsCluster {
   private readonly owned = new Map<string, Lease>();
@@ -44,7 +60,10 @@ export class Cluster implements LabsCluster {
   private ticking: Promise<void> | null = null;
   private takeovers = 0;
   private lost = 0;
+  private refused = 0;
+  private readonly retaken = new Set<string>();
   readonly directory: Directory;
+  private readonly keeper: LeaseKeeper;
 
   private constructor(
     private readonly link: RedisLink,
@@ -53,6 +72,7 @@ export class Cluster implements LabsCluster {
     readonly opts: ClusterOptions,
   ) {
     this.directory = new Directory(link.client, opts.leaseMs * 2);
+    this.keeper = new LeaseKeeper(opts.redisUrl, opts.leaseMs, KEYS, (lab, outcome) => void this.renewed(lab, outcome).catch(opts.onError), opts.onError);
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
@@ -66,6 +86,7 @@ export class Cluster implements LabsCluster {
   /** Starts heartbeats, renewals and takeovers for `labs` (which must not have loaded any lab from disk). */
   async start(labs: Labs): Promise<void> {
     this.labs = labs;
+    await this.keeper.ready();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(this.opts.leaseMs / 3)));
     this.timer.unref?.();
@@ -76,9 +97,10 @@ export class Cluster implements LabsCluster {
   async claim(config: LabConfig): Promise<Result<number>> {
     try {
       if (!(await this.directory.claimName(config))) return fail('LAB_EXISTS');
-      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs);
+      const sentAt = monoNow();
+      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs, this.epochOnDisk(config.name));
       if (!lease) return fail('LAB_EXISTS');
-      this.owned.set(config.name, lease);
+      this.own(config.name, lease, sentAt);
       return ok(lease.epoch);
     } catch (err) {
       this.opts.onError(err);
@@ -87,12 +109,25 @@ export class Cluster implements LabsCluster {
   }
 
   async updated(config: LabConfig): Promise<void> {
-    if (this.owned.has(config.name)) await this.directory.put(config).catch(this.opts.onError);
+    const lease = this.owned.get(config.name);
+    if (lease) await this.fencedWrite(config.name, lease, KEYS.labs, JSON.stringify(config));
+  }
+
+  /** A write of the lab's shared state that Redis refuses unless the lease still names this owner. */
+  private async fencedWrite(name: string, lease: Lease, hash: string, value: string): Promise<boolean> {
+    try {
+      if (await fencedHSet(this.link.client, name, lease, hash, name, value)) return true;
+      this.refused++;
+    } catch (err) {
+      this.opts.onError(err);
+    }
+    return false;
   }
 
   async removed(name: string): Promise<void> {
     const lease = this.owned.get(name);
     this.owned.delete(name);
+    this.keeper.remove(name);
     try {
       await this.directory.remove(name);
       await this.link.client.hDel(KEYS.state, name);
@@ -103,7 +138,26 @@ export class Cluster implements LabsCluster {
   }
 
   saveState(name: string, state: LabState): void {
-    this.link.client.hSet(KEYS.state, name, JSON.stringify(state)).catch(this.opts.onError);
+    const lease = this.owned.get(name);
+    if (lease) void this.fencedWrite(name, lease, KEYS.state, JSON.stringify(state));
+  }
+
+  /**
+   * Fencing by time: writes go on while the last renewal that succeeded was sent less than
+   * 3/4 of a lease ago (the lease runs at least a lease from then); past that they wait for the
+   * next renewal, for at most GIVE_UP_LEASES; a lease lost or let go refuses them.
+   */
+  guard(name: string, epoch: number): ReturnType<WriteGuard> {
+    if (this.owned.get(name)?.epoch !== epoch) return 'refuse';
+    const age = this.keeper.confirmedAge(name);
+    // Past the give-up age the lab is being let go: a waiting write (a shutdown's last flush too) ends.
+    if (age > this.opts.leaseMs * GIVE_UP_LEASES) return 'refuse';
+    return age > this.opts.leaseMs * WRITE_WINDOW ? 'wait' : 'write';
+  }
+
+  /** A newer owner's epoch is in the lab's fence record. */
+  fenced(name: string): void {
+    void this.letGo(name).catch(this.opts.onError);
   }
 
   async joinCodes(): Promise<Map<string, string>> {
@@ -122,6 +176,11 @@ export class Cluster implements LabsCluster {
     } catch {
       return null; // Redis away or a damaged entry: the shared folder's copy is used
     }
+  }
+
+  /** The epoch the lab's fence record in the shared folder names (0 if none). */
+  private epochOnDisk(name: string): number {
+    return this.labs ? (readFence(fencePath(this.labs.dataDir, name))?.epoch ?? 0) : 0;
   }
 
   epochOf(name: string): number | null {
@@ -168,12 +227,17 @@ export class Cluster implements LabsCluster {
       owned: [...this.owned].map(([lab, l]) => ({ lab, epoch: l.epoch })),
       takeovers: this.takeovers,
       lost: this.lost,
+      refused: this.refused,
+      loopLateMaxMs: this.keeper.loopLateMaxMs,
+      keeperRestarts: this.keeper.restarts,
+      keeperReady: this.keeper.isReady,
     };
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
+    await this.keeper.close();
     // A clean stop hands the labs over at once instead of after the lease runs out.
     if (this.link.ready()) {
       for (const [lab, lease] of this.owned) await release(this.link.client, lab, lease).catch(() => {});
@@ -196,25 +260,54 @@ export class Cluster implements LabsCluster {
   }
 
   private async runTick(): Promise<void> {
-    if (!this.labs || !this.link.ready()) return;
-    await this.directory.heartbeat({ id: this.opts.relayId, url: this.opts.publicUrl, labs: this.owned.size, rss: process.memoryUsage.rss(), at: Date.now() });
-    for (const [name, lease] of [...this.owned]) await this.renewOne(name, lease);
+    if (!this.labs) return;
+    // Renewals run on the keeper's thread; a lease it could not confirm for long is let go (Redis away or not).
+    for (const name of [...this.owned.keys()]) if (this.keeper.confirmedAge(name) > this.opts.leaseMs * GIVE_UP_LEASES) await this.letGo(name);
+    if (!this.link.ready()) return;
+    await this.heartbeat();
+    await this.registerRetaken();
     await this.takeOver();
   }
 
-  private async renewOne(name: string, lease: Lease): Promise<void> {
-    const outcome = await renew(this.link.client, name, lease, this.opts.leaseMs);
-    const lab = this.labs?.get(name);
-    if (outcome === 'reacquired' && lab) {
-      // Redis came back empty: write the directory entry again (the lease is back already).
-      await this.directory.put(lab.config);
-      lab.record({ kind: 'note', text: `lease of relay ${this.opts.relayId} taken again after Redis lost it (epoch ${lease.epoch})` });
-    } else if (outcome === 'lost') {
-      this.owned.delete(name);
-      this.lost++;
-      const url = await this.locate(name);
-      await this.labs?.drop(name, url);
+  private heartbeat(): Promise<void> {
+    return this.directory.heartbeat({ id: this.opts.relayId, url: this.opts.publicUrl, labs: this.owned.size, rss: process.memoryUsage.rss(), at: Date.now() });
+  }
+
+  private own(name: string, lease: Lease, sentAt: number): void {
+    this.owned.set(name, lease);
+    if (!this.keeper.add(name, lease, sentAt)) this.opts.onError(new Error(`no lease slot left for lab ${name}`));
+  }
+
+  /** What the keeper's thread found on a renewal other than `renewed`. */
+  private async renewed(name: string, outcome: 'lost' | 'reacquired'): Promise<void> {
+    if (outcome === 'lost') return this.letGo(name);
+    // Redis came back empty; the keeper's connection may be back before this relay's own, so
+    // the directory is written by the tick (which runs once that one is back too).
+    this.retaken.add(name);
+    await this.tick();
+  }
+
+  /**
+   * Labs whose lease the keeper took again after Redis lost it: this relay's entry (others look
+   * its address up there), then the lab's directory entry, written again; kept until written.
+   */
+  private async registerRetaken(): Promise<void> {
+    for (const name of [...this.retaken]) {
+      const lease = this.owned.get(name);
+      const lab = this.labs?.get(name);
+      if (lease && lab && !(await this.fencedWrite(name, lease, KEYS.labs, JSON.stringify(lab.config)))) continue;
+      this.retaken.delete(name);
+      if (lease && lab) lab.record({ kind: 'note', text: `lease of relay ${this.opts.relayId} taken again after Redis lost it (epoch ${lease.epoch})` });
     }
+  }
+
+  /** The lease is lost (or could not be confirmed): stop writing the lab and close it here, keeping its files. */
+  private async letGo(name: string): Promise<void> {
+    if (!this.owned.delete(name)) return;
+    this.keeper.remove(name);
+    this.lost++;
+    const url = await this.locate(name);
+    await this.labs?.drop(name, url);
   }
 
   /** Labs in the directory that nobody holds: take them, least loaded relays first. */
@@ -225,7 +318,8 @@ export class Cluster implements LabsCluster {
     const orphans = [];
     const interval = this.opts.leaseMs / 3;
     for (const config of configs) {
-      if (this.owned.has(config.name)) continue;
+      // A lab still open here without a lease is being let go: take it again once it is closed.
+      if (this.owned.has(config.name) || labs.get(config.name)) continue;
       const lease = await holder(this.link.client, config.name);
       if (!lease) {
         orphans.push(config);
@@ -249,12 +343,13 @@ export class Cluster implements LabsCluster {
     let mine = this.owned.size;
     for (const config of orphans) {
       if (relays.length > 1 && mine > mean + 1) break;
-      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs);
+      const sentAt = monoNow();
+      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs, this.epochOnDisk(config.name));
       if (!lease) continue;
-      this.owned.set(config.name, lease);
+      this.own(config.name, lease, sentAt);
       mine++;
       const previous = this.lastSeen.get(config.name) ?? null;
-      const lab = labs.get(config.name) ?? (await labs.adopt(config));
+      const lab = await labs.adopt(config, lease.epoch);
       this.takeovers++;
       recordOwner(lab, this.opts.relayId, lease.epoch, previous);
     }

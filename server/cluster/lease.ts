@@ -9,10 +9,9 @@ export interface Lease {
   epoch: number;
 }
 
-type RenewOutcome = 'renewed' | 'reacquired' | 'lost' | 'unreachable';
-
-// Renew if still ours; take it again if it vanished (Redis restarted empty); else it is lost.
-const RENEW = `
+// Renew if still ours (1); take it again if it vanished, Redis restarted empty (2); else it is
+// lost (0). Run by the lease keeper's thread (lease-keeper.ts).
+export const RENEW = `
 local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if not v then
@@ -23,9 +22,24 @@ if not v then
 end
 return 0`;
 
+// The next epoch, above `floor` too (the epoch in the lab's fence record on disk), so a Redis that
+// restarted empty never hands out an epoch the shared folder already fenced off.
+const NEXT_EPOCH = `
+local e = redis.call('INCR', KEYS[1])
+local floor = tonumber(ARGV[1])
+if e <= floor then e = floor + 1 redis.call('SET', KEYS[1], e) end
+return e`;
+
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-const leaseValue = (l: Lease): string => `${l.relay} ${l.epoch}`;
+// A write to the lab's shared state in Redis, done only while the lease still names this owner
+// and epoch: a deposed owner's write is refused by Redis itself.
+const FENCED_HSET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 1`;
+
+export const leaseValue = (l: Lease): string => `${l.relay} ${l.epoch}`;
 
 function parseLease(v: string | null): Lease | null {
   if (!v) return null;
@@ -34,24 +48,20 @@ function parseLease(v: string | null): Lease | null {
   return relay && Number.isSafeInteger(n) ? { relay, epoch: n } : null;
 }
 
-/** Takes the lab if nobody holds it: the new owner's epoch is one more than any before. */
-export async function acquire(redis: Redis, lab: string, relay: string, ttlMs: number): Promise<Lease | null> {
+/** Takes the lab if nobody holds it: the new owner's epoch is one more than any before (and than `floor`). */
+export async function acquire(redis: Redis, lab: string, relay: string, ttlMs: number, floor = 0): Promise<Lease | null> {
   // Claim with a placeholder first so two relays cannot both take an epoch and both win.
   const claimed = await redis.set(KEYS.lease(lab), `${relay} 0`, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } });
   if (claimed !== 'OK') return null;
-  const epoch = await redis.incr(KEYS.epoch(lab));
+  const epoch = Number(await redis.eval(NEXT_EPOCH, { keys: [KEYS.epoch(lab)], arguments: [String(floor)] }));
   const lease = { relay, epoch };
   await redis.set(KEYS.lease(lab), leaseValue(lease), { expiration: { type: 'PX', value: ttlMs } });
   return lease;
 }
 
-export async function renew(redis: Redis, lab: string, lease: Lease, ttlMs: number): Promise<RenewOutcome> {
-  try {
-    const r = await redis.eval(RENEW, { keys: [KEYS.lease(lab), KEYS.epoch(lab)], arguments: [leaseValue(lease), String(ttlMs), String(lease.epoch)] });
-    return r === 1 ? 'renewed' : r === 2 ? 'reacquired' : 'lost';
-  } catch {
-    return 'unreachable';
-  }
+/** HSET `hash` `field` `value` as the owner of `lease`; false when the lease is no longer it (refused). */
+export async function fencedHSet(redis: Redis, lab: string, lease: Lease, hash: string, field: string, value: string): Promise<boolean> {
+  return (await redis.eval(FENCED_HSET, { keys: [KEYS.lease(lab), hash], arguments: [leaseValue(lease), field, value] })) === 1;
 }
 
 export async function release(redis: Redis, lab: string, lease: Lease): Promise<void> {

@@ -7,6 +7,9 @@
 // (server/process-table.ts `statusOf`: crashed, else up while connected, else absent):
 // - `report`: up, with that report (only live processes report).
 // - `crash`: crashed, no report. `recover`: up, no report (it restarts from scratch).
+// - `pause`: paused (still up, its report kept: a stopped process keeps its memory); `resume`,
+//   `crash`, and a reset or reconfigure end the pause. Like a crash, a pause belongs to the id:
+//   `join` and `leave` keep it.
 // - `join`: up, no report; a crashed id that reconnects stays crashed.
 // - `leave`: absent, no report; a crashed id that leaves stays crashed. (There is no `gone`:
 //   a process that left and one that never joined are both `absent`, as in the relay's snapshot.)
@@ -26,6 +29,8 @@ export interface FoldedProcess {
   status: ProcessStatus;
   /** The last report since the process (re)started; null before its first and after a crash. */
   report: Report | null;
+  /** Paused by the instructor (SIGSTOP); absent when not. */
+  paused?: true;
 }
 
 export interface FlightView {
@@ -93,7 +98,14 @@ export function foldEvent<P extends FoldedProcess>(s: LabFold<P>, e: TraceEvent)
     case 'report':
       return set(s, e.node, 'up', e.report);
     case 'crash':
+      delete foldedProcess(s, e.node).paused;
       return set(s, e.node, 'crashed', null);
+    case 'pause':
+      foldedProcess(s, e.node).paused = true;
+      return 'process';
+    case 'resume':
+      delete foldedProcess(s, e.node).paused;
+      return 'process';
     case 'recover':
       return set(s, e.node, 'up', null);
     case 'fault':
@@ -151,6 +163,7 @@ function control<P extends FoldedProcess>(s: LabFold<P>, action: Extract<TraceEv
     for (const p of s.processes.values()) {
       p.report = null;
       if (action === 'reset' && p.status === 'crashed') p.status = 'up';
+      if (action !== 'fabric') delete p.paused;
     }
     if (action === 'fabric') return;
     s.inFlight = 0;

@@ -98,22 +98,109 @@ interface Shadow {
   ahead: (Deviation & { to: ProcessId; type: string })[];
 }
 
-export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
-  const random = createRng(seed);
-  const ub = roundTripBound(config.timing);
-  const sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
-  const ctx = (at: number) => ({ now: at, random });
-  let broken = false;
+/** Her sends the reference has not made, waiting at most this many; past it the oldest is marked at once. */
+const MAX_AHEAD = 100;
 
-  let serials = 0;
-  const apply = (effects: readonly Effect[], at: number) => {
+/**
+ * The fold, one entry at a time: her tab folds her whole history at each look (`coach`), the
+ * relay keeps one per hand-played process and feeds it as events happen (server/hand-audit.ts),
+ * taking the deviations found since its last look. Entries come in time order.
+ */
+export class CoachFold {
+  private readonly random: ReturnType<typeof createRng>;
+  private readonly ub: number;
+  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
+  /** Deviations found, for the one-mark-per-rule-per-click rule (`take` keeps the recent ones). */
+  private recent: Deviation[] = [];
+  private broken = false;
+  private serials = 0;
+
+  constructor(
+    private readonly algorithm: Algorithm<any, any>,
+    private readonly config: AlgorithmConfig,
+    seed: number,
+  ) {
+    this.random = createRng(seed);
+    this.ub = roundTripBound(config.timing);
+    try {
+      const out = algorithm.init(config, this.ctx(0));
+      this.sh.state = out.state;
+      this.apply(out.effects, 0);
+    } catch {
+      this.broken = true;
+    }
+  }
+
+  /** One entry of her history: an event she saw, or an action of hers. */
+  add(entry: CoachEntry): void {
+    const sh = this.sh;
+    this.advance(entry.at);
+    if (entry.kind === 'event') {
+      if (entry.event.kind !== 'timer') this.feed(entry.event, entry.at);
+      return;
+    }
+    const a = entry.action;
+    const { algorithm, config } = this;
+    if (a.kind === 'send') {
+      if (isPlumbing(algorithm.name, a.message.type)) return;
+      // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
+      const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
+      const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (i >= 0) return this.restart(sh.open.splice(i, 1)[0]!, entry.at);
+      const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (j >= 0) return this.restart(sh.late.splice(j, 1)[0]!, entry.at);
+      const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
+      const rule = unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
+      sh.ahead.push({ rule, at: entry.at, action: `sent ${a.message.type} to ${a.to}`, click: entry.click, to: a.to, type: a.message.type });
+      if (sh.ahead.length > MAX_AHEAD) {
+        const oldest = sh.ahead.shift()!;
+        this.deviate(oldest.rule, oldest.at, oldest.action, oldest.click);
+      }
+    } else if (a.kind === 'declare') {
+      if (!wouldDeclare(sh, config.self)) this.deviate(declareRule(algorithm.name), entry.at, 'declared herself coordinator', entry.click);
+    } else if (sh.report?.coordinator !== a.coordinator) {
+      this.deviate(believeRule(algorithm.name), entry.at, `believed ${a.coordinator} is coordinator`, entry.click);
+    }
+  }
+
+  /** What the reference would do at `now` (no entry may come before it afterwards). */
+  view(now: number): CoachView {
+    const sh = this.sh;
+    this.advance(now);
+    return {
+      suggestions: [...sh.open],
+      late: [...sh.late],
+      pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
+      deviations: sh.deviations,
+      report: sh.report,
+      wouldDeclare: wouldDeclare(sh, this.config.self),
+      broken: this.broken,
+    };
+  }
+
+  /** The deviations found since the last call, each once; only the recent ones stay for the dedup rule. */
+  take(): Deviation[] {
+    const found = this.sh.deviations;
+    this.sh.deviations = [];
+    const newest = found.reduce((m, d) => Math.max(m, d.at), -Infinity);
+    // A click's marks all come within UB of it (her sends wait UB in `ahead`); older ones cannot be repeated.
+    this.recent = this.recent.filter((d) => d.at >= newest - 2 * this.ub).slice(-2 * MAX_AHEAD);
+    return found;
+  }
+
+  private ctx(at: number) {
+    return { now: at, random: this.random };
+  }
+
+  private apply(effects: readonly Effect[], at: number): void {
+    const sh = this.sh;
     // The run of sends of one type just before a timer: the sends that timer waits on.
     let run: Suggestion[] = [];
     let runType: string | null = null;
     let runSent = false;
     for (const e of effects) {
       if (e.kind === 'send') {
-        if (isPlumbing(algorithm.name, e.message.type)) continue;
+        if (isPlumbing(this.algorithm.name, e.message.type)) continue;
         if (e.message.type !== runType) [run, runType, runSent] = [[], e.message.type, false];
         // She was ahead of the reference (its detector suspected a little later than hers).
         const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
@@ -122,15 +209,15 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
           runSent = true;
           continue;
         }
-        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + ub, timers: [] };
+        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [] };
         sh.open.push(s);
         run.push(s);
         continue;
       }
       if (e.kind === 'set-timer') {
         const waits = runType !== null && !runSent;
-        sh.timers.set(e.name, { at: at + e.after, serial: ++serials, armed: !waits });
-        if (waits) for (const s of run) s.timers.push({ name: e.name, serial: serials, after: e.after });
+        sh.timers.set(e.name, { at: at + e.after, serial: ++this.serials, armed: !waits });
+        if (waits) for (const s of run) s.timers.push({ name: e.name, serial: this.serials, after: e.after });
       } else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
       else if (e.kind === 'report') {
         sh.report = e.report;
@@ -138,102 +225,69 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
       }
       [run, runType, runSent] = [[], null, false];
     }
-  };
+  }
+
   /** Her send answered `s` at `at`: the waits the reference set with it start from her send. */
-  const restart = (s: Suggestion, at: number) => {
+  private restart(s: Suggestion, at: number): void {
     for (const t of s.timers) {
-      const timer = sh.timers.get(t.name);
+      const timer = this.sh.timers.get(t.name);
       if (timer?.serial !== t.serial) continue;
       timer.at = timer.armed ? Math.max(timer.at, at + t.after) : at + t.after;
       timer.armed = true;
     }
-  };
-  const feed = (event: AlgorithmEvent, at: number) => {
-    if (broken) return;
+  }
+
+  private feed(event: AlgorithmEvent, at: number): void {
+    if (this.broken) return;
     try {
-      const out = algorithm.step(sh.state, event, ctx(at));
-      sh.state = out.state;
-      apply(out.effects, at);
+      const out = this.algorithm.step(this.sh.state, event, this.ctx(at));
+      this.sh.state = out.state;
+      this.apply(out.effects, at);
     } catch {
-      broken = true;
+      this.broken = true;
     }
-  };
+  }
+
   /** Shadow timers due by `t` fire in order; suggestions past their UB become deviations. */
-  const advance = (t: number) => {
-    for (let guard = 0; guard < 1000 && !broken; guard++) {
+  private advance(t: number): void {
+    for (let guard = 0; guard < 1000 && !this.broken; guard++) {
       let next: [string, number] | null = null;
-      for (const [name, { at, armed }] of sh.timers) if (armed && at <= t && (!next || at < next[1])) next = [name, at];
+      for (const [name, { at, armed }] of this.sh.timers) if (armed && at <= t && (!next || at < next[1])) next = [name, at];
       if (!next) break;
-      sh.timers.delete(next[0]);
-      expire(next[1]);
-      feed({ kind: 'timer', name: next[0] }, next[1]);
+      this.sh.timers.delete(next[0]);
+      this.expire(next[1]);
+      this.feed({ kind: 'timer', name: next[0] }, next[1]);
     }
-    expire(t);
-  };
-  const expire = (t: number) => {
+    this.expire(t);
+  }
+
+  private expire(t: number): void {
+    const sh = this.sh;
+    const ub = this.ub;
     const unmatched = sh.ahead.filter((a) => a.at + ub < t);
     if (unmatched.length) sh.ahead = sh.ahead.filter((a) => a.at + ub >= t);
-    for (const a of unmatched) deviate(a.rule, a.at, a.action, a.click);
+    for (const a of unmatched) this.deviate(a.rule, a.at, a.action, a.click);
     const late = sh.open.filter((s) => s.due < t);
     if (!late.length) return;
     sh.open = sh.open.filter((s) => s.due >= t);
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
-    for (const s of late) deviate(missedSendRule(algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
-  };
-  const deviate = (rule: RuleId, at: number, action: string, click: number | null) => {
+    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
+  }
+
+  private deviate(rule: RuleId, at: number, action: string, click: number | null): void {
     // One mark per rule per click, and one per rule for a batch of missed sends due together.
-    if (sh.deviations.some((d) => d.rule === rule && d.click === click && (click !== null || d.at === at))) return;
-    sh.deviations.push({ rule, at, action, click });
-  };
-
-  try {
-    const out = algorithm.init(config, ctx(0));
-    sh.state = out.state;
-    apply(out.effects, 0);
-  } catch {
-    broken = true;
+    if (this.recent.some((d) => d.rule === rule && d.click === click && (click !== null || d.at === at))) return;
+    const d = { rule, at, action, click };
+    this.recent.push(d);
+    this.sh.deviations.push(d);
   }
+}
 
-  for (const entry of history.slice(-MAX_HISTORY)) {
-    advance(entry.at);
-    if (entry.kind === 'event') {
-      if (entry.event.kind !== 'timer') feed(entry.event, entry.at);
-      continue;
-    }
-    const a = entry.action;
-    if (a.kind === 'send') {
-      if (isPlumbing(algorithm.name, a.message.type)) continue;
-      // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
-      const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
-      const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
-      if (i >= 0) {
-        restart(sh.open.splice(i, 1)[0]!, entry.at);
-        continue;
-      }
-      const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
-      if (j >= 0) {
-        restart(sh.late.splice(j, 1)[0]!, entry.at);
-        continue;
-      }
-      const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
-      const rule = unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
-      sh.ahead.push({ rule, at: entry.at, action: `sent ${a.message.type} to ${a.to}`, click: entry.click, to: a.to, type: a.message.type });
-    } else if (a.kind === 'declare') {
-      if (!wouldDeclare(sh, config.self)) deviate(declareRule(algorithm.name), entry.at, 'declared herself coordinator', entry.click);
-    } else if (sh.report?.coordinator !== a.coordinator) {
-      deviate(believeRule(algorithm.name), entry.at, `believed ${a.coordinator} is coordinator`, entry.click);
-    }
-  }
-  advance(now);
-  return {
-    suggestions: [...sh.open],
-    late: [...sh.late],
-    pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
-    deviations: sh.deviations,
-    report: sh.report,
-    wouldDeclare: wouldDeclare(sh, config.self),
-    broken,
-  };
+/** The whole fold of her latest MAX_HISTORY entries, as her tab looks at it. */
+export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+  const fold = new CoachFold(algorithm, config, seed);
+  for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
+  return fold.view(now);
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

@@ -1,14 +1,14 @@
-// The grader's runner: it never runs her code itself. It starts a worker (a Node worker_thread with
-// a memory limit, or a Web Worker), hands it the request, and watches: every call into her code is
-// announced, and one that does not return within the bound gets the worker terminated. The case
-// it was in fails with a `runaway` fault naming the process, time and event; a worker that runs
-// out of memory or dies fails its case the same way. A fresh worker then carries on with the
-// cases not yet graded (at most MAX_RESTARTS times). The same code runs under the command line
-// and in the tab.
+// The grader's runner: it never runs her code itself. It starts a worker (a Node worker_thread or
+// a Web Worker) in which the grader runs and her module sits behind the wall (student-wall.ts),
+// which bounds each of her calls in time and memory itself. The runner is the backstop for the
+// grader's own worker: if it stops answering well past the wall's bounds (BACKSTOP_MS beyond
+// them), or dies, it is terminated, the case it was in fails naming the last call seen, and a
+// fresh worker carries on with the cases not yet graded (at most MAX_RESTARTS times). The same
+// code runs under the command line and in the tab.
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { casesFor } from './cases.ts';
 import { assemble, type CaseResult, type GradeReport } from './grade.ts';
-import { EXPLORER_CALL_EVERY_MS, type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
+import { type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
 import { describeFault, type FaultInfo } from './module-fault.ts';
 
 interface WorkerEvents {
@@ -32,6 +32,8 @@ interface RunnerOptions {
   exploreMs: number;
   /** Each call into her code may take this long (ms). */
   stepMs: number;
+  /** Her module's memory limit (MB): the engine's, counting all she allocates. */
+  memoryMb: number;
   /** Her module's top-level code may take this long to load (ms). */
   loadMs?: number;
   /** A worker must be up within this (ms): starting one compiles the grader. */
@@ -42,6 +44,8 @@ interface RunnerOptions {
 }
 
 const MAX_RESTARTS = 3;
+/** How long past the wall's own bounds the runner waits before it calls the worker stuck (ms). */
+const BACKSTOP_MS = 10_000;
 
 /** Case ids and titles in report order: the scenario cases, then the wire check and the explorer. */
 function plan(algorithm: AlgorithmName, student: boolean): { id: string; title: string; group: CaseResult['group'] }[] {
@@ -117,9 +121,8 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
 
       const runaway = (): FaultInfo => {
         const where = last ? { process: last.process, t: last.t, event: last.event } : {};
-        if (phase === 'load') return { kind: 'runaway', message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?)` };
-        if (phase === 'explore') return { kind: 'runaway', message: `a call did not return within ${opts.stepMs} ms in the explorer (an endless loop?); the last call seen`, ...where };
-        return { kind: 'runaway', message: `a call did not return within ${opts.stepMs} ms (an endless loop?); the sandbox was stopped`, ...where };
+        if (phase === 'load') return { kind: 'runaway', message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?); the sandbox was stopped` };
+        return { kind: 'runaway', message: `the sandbox stopped answering${phase === 'explore' ? ' in the explorer' : ''} (a call past ${2 * opts.stepMs} ms that the engine did not interrupt); it was stopped; the last call seen`, ...where };
       };
 
       const worker = opts.spawn({
@@ -129,10 +132,10 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
             case 'ready':
               enter('load');
               arm(startMs, () => ({ kind: 'load', message: 'the grader did not start' }));
-              worker.post({ kind: 'grade', algorithm: opts.algorithm, source: opts.source, subject: opts.subject, exploreMs: opts.exploreMs, stepMs: opts.stepMs, skip: [...results.keys()] });
+              worker.post({ kind: 'grade', algorithm: opts.algorithm, source: opts.source, subject: opts.subject, exploreMs: opts.exploreMs, stepMs: opts.stepMs, loadMs, memoryMb: opts.memoryMb, skip: [...results.keys()] });
               return;
             case 'loading':
-              arm(loadMs, runaway);
+              arm(loadMs + BACKSTOP_MS, runaway);
               return;
             case 'loaded':
               disarm();
@@ -149,13 +152,14 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
               last = null;
               if (m.id === 'explore') {
                 enter('explore');
-                // Grading work between the announced calls may take a while too; the explorer's own budget bounds it.
-                arm(opts.exploreMs + opts.stepMs + EXPLORER_CALL_EVERY_MS, runaway);
+                // The explorer's own work between her calls is bounded by its budget, not by her step limit.
+                arm(opts.exploreMs + 2 * opts.stepMs + BACKSTOP_MS, runaway);
               } else disarm();
               return;
             case 'call':
               last = { process: m.process, t: m.t, event: m.event };
-              arm(opts.stepMs + (phase === 'explore' ? EXPLORER_CALL_EVERY_MS : 0), runaway);
+              // A call is interrupted by the wall after stepMs and retried once: the backstop waits longer.
+              if (phase !== 'explore') arm(2 * opts.stepMs + BACKSTOP_MS, runaway);
               return;
             case 'case':
               disarm();
@@ -174,8 +178,9 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
           if (dead) return;
           const where = last ? { process: last.process, t: last.t, event: last.event } : {};
           kill(
+            // Her memory is the engine's, bounded inside the wall: a worker out of memory is the grader's own.
             reason.memory
-              ? { kind: 'memory', message: 'the module used more memory than the sandbox allows (an endless allocation?)', ...where }
+              ? { kind: 'throw', message: 'the grader\'s worker ran out of memory (its own, not the module\'s); the last call seen', ...where }
               : { kind: 'throw', message: `the sandbox stopped: ${reason.message}`, ...where },
           );
         },

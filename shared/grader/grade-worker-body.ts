@@ -1,13 +1,15 @@
 // The grader's worker side, the same in a Node worker_thread (the command line) and a Web Worker
-// (the tab's "Grade"): it reads her module's text, loads it the way its host can (a data: URL in
-// Node, a blob: URL in the browser), and grades it case by case, telling its runner (grade-runner.ts)
-// before each call into her code, so that a call that never returns is caught and named.
+// (the tab's "Grade"): it loads her module's text behind the wall (student-wall.ts: QuickJS, where
+// each call is bounded in time and memory on its own) and grades it case by case, telling its
+// runner (grade-runner.ts) as it goes. Her code never runs in this realm: the verdict is computed
+// here from what her calls return, and nothing else of hers reaches the runner.
 import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { gradeAll, type CaseResult } from './grade.ts';
-import { checkSource, locateInModule } from './module-check.ts';
-import { ModuleFault, type FaultInfo } from './module-fault.ts';
+import { checkSource } from './module-check.ts';
+import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';
 import { studentAlgorithm, type Beacon, type WireProblem } from './student.ts';
+import { loadEngine, openWalled, type WalledModule } from './student-wall.ts';
 
 export interface GradeRequest {
   kind: 'grade';
@@ -20,6 +22,10 @@ export interface GradeRequest {
   exploreMs: number;
   /** Each call into her code may take this long (ms). */
   stepMs: number;
+  /** Her top-level code may take this long (ms). */
+  loadMs: number;
+  /** The engine's memory limit for her module (MB). */
+  memoryMb: number;
   /** Case ids already graded by a worker that died: skipped. */
   skip: string[];
 }
@@ -40,13 +46,11 @@ export type GradeProgress =
 
 interface WorkerHost {
   post(m: GradeProgress): void;
-  /** Loads her module's text as an ES module; `url` is how stack traces will name it. */
-  importModule(source: string): Promise<{ exports: unknown; url: string }>;
   clock(): number;
 }
 
 /** In the explorer, calls are told at most this often (ms): a message per call would slow it down. */
-export const EXPLORER_CALL_EVERY_MS = 50;
+const EXPLORER_CALL_EVERY_MS = 50;
 
 export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Promise<void> {
   const { post, clock } = host;
@@ -63,12 +67,13 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
     post({ kind: 'load-error', fault: { kind: 'load', message: p.message, line: p.line, column: p.column } });
     return;
   }
+  await loadEngine(req.memoryMb);
   post({ kind: 'loading' });
-  let loaded: { exports: unknown; url: string };
+  let loaded: WalledModule;
   try {
-    loaded = await host.importModule(req.source);
+    loaded = await openWalled(req.source, { memoryMb: req.memoryMb, stepMs: req.stepMs, loadMs: req.loadMs, clock });
   } catch (err) {
-    post({ kind: 'load-error', fault: loadFault(err) });
+    post({ kind: 'load-error', fault: err instanceof WallFault ? err.info : { kind: 'load', message: `the module did not load: ${String(err)}` } });
     return;
   }
   post({ kind: 'loaded' });
@@ -86,11 +91,12 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
   const wire: WireProblem[] = [];
   let subject, exploreSubject;
   try {
-    const common = { algorithm: req.algorithm, url: loaded.url, stepMs: req.stepMs, clock };
+    // The wall bounds each call's time and copies every state across as JSON: no stepMs or copyState here.
+    const common = { algorithm: req.algorithm, url: loaded.url };
     subject = studentAlgorithm(loaded.exports, { ...common, checkState: true, beacon: precise, onWire: (p) => void (wire.length < 50 && wire.push(p)) });
-    exploreSubject = studentAlgorithm(loaded.exports, { ...common, copyState: true, beacon: coarse });
+    exploreSubject = studentAlgorithm(loaded.exports, { ...common, beacon: coarse });
   } catch (err) {
-    post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : loadFault(err) });
+    post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) } });
     return;
   }
   gradeAll({
@@ -106,12 +112,6 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
     onStart: (id) => post({ kind: 'start', id }),
     onCase: (result) => post({ kind: 'case', result }),
   });
+  loaded.dispose();
   post({ kind: 'done' });
-
-  function loadFault(err: unknown): FaultInfo {
-    const e = err as { name?: string; message?: string; stack?: string } | null;
-    const where = locateInModule(e?.stack, 'data:') ?? locateInModule(e?.stack, 'blob:');
-    const text = e && typeof e === 'object' && typeof e.message === 'string' ? `${e.name ?? 'Error'}: ${e.message}` : String(err);
-    return { kind: 'load', message: `the module threw while loading: ${text}`, ...(where ? { line: where.line, column: where.column } : {}) };
-  }
 }

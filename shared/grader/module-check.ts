@@ -69,7 +69,7 @@ export function checkSource(text: string): SourceProblem[] {
 }
 
 /** Visits every node (acorn has no walker of its own; acorn-walk is a separate package). */
-function walk(node: unknown, visit: (n: Node) => void): void {
+export function walk(node: unknown, visit: (n: Node) => void): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     for (const x of node) walk(x, visit);

@@ -22,6 +22,13 @@ export class ModuleFault extends Error {
   }
 }
 
+/** A fault seen at the wall (student-wall.ts), before the caller adds the process, time and event it knows. */
+export class WallFault extends Error {
+  constructor(readonly info: FaultInfo) {
+    super(info.message);
+  }
+}
+
 /** One line: what, where and on which event. */
 export function describeFault(f: FaultInfo): string {
   const where = f.line !== undefined ? ` (line ${f.line}${f.column !== undefined ? `:${f.column}` : ''})` : '';
@@ -47,6 +54,7 @@ export function describeEvent(e: AlgorithmEvent | 'init'): string {
 
 /** An exception out of her code, located in her module by its stack. */
 export function thrown(err: unknown, self: ProcessId, t: number, event: string, url: string | undefined): FaultInfo {
+  if (err instanceof WallFault) return { ...err.info, process: self, t, event };
   const e = err as { name?: unknown; message?: unknown; stack?: unknown } | null;
   const text = e && typeof e === 'object' ? `${typeof e.name === 'string' ? e.name : 'Error'}: ${String(e.message)}` : `threw ${String(err)}`;
   const where = locateInModule(typeof e?.stack === 'string' ? e.stack : undefined, url);

@@ -1,11 +1,12 @@
 // The tab's side of code mode: a student's module runs as this tab's process, in a sandbox worker
 // (sandbox-worker-body.ts). This host keeps what ProcessHost keeps (real timers, the report, the
-// inbox and outbox for the page) and hands the worker one event at a time. It watches each call:
-// one that does not return within `stepMs` gets the worker terminated and replaced, and her
-// process starts afresh (as after a crash), reported to the page; three in a minute and it stops
-// until she runs it again. Whatever the worker answers is checked again here before anything
-// reaches the relay: sends only to ids of the lab, JSON of a known type that the lab's bots
-// understand, timers with names and delays, reports that are reports.
+// inbox and outbox for the page) and hands the worker one event at a time. A call the wall stops
+// (past `stepMs`, twice) restarts her process afresh in the same worker (as after a crash); a
+// worker that stops answering past the wall's bounds is terminated and replaced; either is
+// reported to the page, and three in a minute stop her module until she runs it again. Whatever
+// the worker answers is checked again here before anything reaches the relay: sends only to ids
+// of the lab, JSON of a known type that the lab's bots understand, timers with names and delays,
+// reports that are reports.
 import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import { ReportSchema } from '../protocol/payloads.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
@@ -29,8 +30,10 @@ interface SandboxHostOptions {
   algorithm: AlgorithmName;
   /** The lab's seed: her ctx.random is seeded from it and her id, as a bot's would be. */
   seed: number;
-  /** Each call may take this long (ms) before the worker is stopped. */
+  /** Each call may take this long (ms): the wall interrupts it, runs it once more, then calls it a runaway. */
   stepMs: number;
+  /** Her module's memory limit (MB), everything it allocates. */
+  memoryMb?: number;
   io: Omit<HostIO, 'random'>;
   listener?: (e: HostEvent) => void;
   /** Every fault: an exception, effects refused, a call stopped, a module that does not load. */
@@ -43,6 +46,9 @@ const MAX_QUEUE = 500;
 const RUNAWAYS_BEFORE_STOP = 3;
 const RUNAWAY_WINDOW_MS = 60_000;
 const DETECTOR_TYPES = ['HEARTBEAT', 'PING', 'PONG'];
+const MEMORY_MB = 256;
+/** The worker must answer within the wall's bounds (two tries of stepMs) and this much more, or it is replaced. */
+const BACKSTOP_MS = 3000;
 
 export class SandboxHost implements ProcessRunner {
   private worker: SandboxWorker | null = null;
@@ -57,6 +63,8 @@ export class SandboxHost implements ProcessRunner {
   private types = new Set<string>();
   private runaways: number[] = [];
   private generation = 0;
+  /** Her process's run: bumped at every start, so a timer of an earlier run never fires into a later one. */
+  private epoch = 0;
 
   constructor(private readonly opts: SandboxHostOptions) {
     this.timers = new NamedTimers(opts.io);
@@ -113,16 +121,22 @@ export class SandboxHost implements ProcessRunner {
 
   /** A fresh worker, her module loaded and started from init (a first start, or after a runaway). */
   private launch(): void {
-    const config = this.config!;
     const generation = ++this.generation;
-    this.setStatus('loading');
     this.worker = this.opts.spawn({
       message: (m) => generation === this.generation && this.onReply(m),
       died: (message) => generation === this.generation && this.runaway(`the sandbox stopped: ${message}`),
     });
+    this.load();
+  }
+
+  /** Her module loaded into the worker (a fresh session of the wall) and started from init. */
+  private load(): void {
+    const config = this.config!;
+    this.epoch++;
+    this.setStatus('loading');
     this.busy = 'init';
     this.arm();
-    this.worker.post({ kind: 'load', source: this.opts.source, algorithm: this.opts.algorithm, config, seed: this.opts.seed, now: this.opts.io.now(), stepMs: this.opts.stepMs });
+    this.worker?.post({ kind: 'load', source: this.opts.source, algorithm: this.opts.algorithm, config, seed: this.opts.seed, now: this.opts.io.now(), stepMs: this.opts.stepMs, memoryMb: this.opts.memoryMb ?? MEMORY_MB });
   }
 
   private enqueue(e: AlgorithmEvent): void {
@@ -148,7 +162,7 @@ export class SandboxHost implements ProcessRunner {
   private arm(): void {
     this.clearWatchdog();
     // Loading includes compiling her module and the worker's own start: give it longer.
-    const ms = this.busy === 'init' ? Math.max(5000, 4 * this.opts.stepMs) : this.opts.stepMs;
+    const ms = this.busy === 'init' ? Math.max(5000, 4 * this.opts.stepMs) + BACKSTOP_MS : 2 * this.opts.stepMs + BACKSTOP_MS;
     this.watchdog = setTimeout(() => this.runaway(null), ms);
   }
 
@@ -173,6 +187,8 @@ export class SandboxHost implements ProcessRunner {
         return this.pump();
       case 'stepped':
       case 'fault': {
+        // A runaway the wall stopped: her process starts afresh, in the same worker (the wall held).
+        if (m.kind === 'fault' && m.fault.kind === 'runaway') return this.runaway(m.fault.message, true);
         const event = this.busy;
         this.clearWatchdog();
         this.busy = null;
@@ -183,22 +199,33 @@ export class SandboxHost implements ProcessRunner {
     }
   }
 
-  /** A call did not return in time (or the worker died): replace the worker and start her process afresh. */
-  private runaway(died: string | null): void {
+  /** A call did not return in time (told by the wall, or the worker stopped answering, or died): replace the worker and start her process afresh. */
+  private runaway(died: string | null, wallHeld = false): void {
     const event = this.busy;
     const now = this.opts.io.now();
     this.opts.onFault({
       kind: 'runaway',
-      message: died ?? (event === 'init' ? `loading and init did not finish within ${Math.max(5000, 4 * this.opts.stepMs)} ms` : `a call did not return within ${this.opts.stepMs} ms (an endless loop?): the sandbox was replaced and your process started afresh`),
+      message: died ? `${died}: ${wallHeld ? 'your process started afresh' : 'the sandbox was replaced and your process started afresh'}` : event === 'init' ? `loading and init did not finish within ${Math.max(5000, 4 * this.opts.stepMs)} ms` : `the sandbox did not answer within ${2 * this.opts.stepMs + BACKSTOP_MS} ms: it was replaced and your process started afresh`,
       process: this.config?.self,
       t: now,
       event: event === null ? undefined : event === 'init' ? 'init' : describeEvent(event),
     });
     this.runaways = [...this.runaways.filter((t) => now - t < RUNAWAY_WINDOW_MS), now];
     const config = this.config;
+    if (wallHeld && this.worker && config && this.runaways.length < RUNAWAYS_BEFORE_STOP) {
+      // The worker is idle and sound (the wall stopped her call): only her process starts afresh.
+      this.clearWatchdog();
+      this.timers.clear();
+      this.queue = [];
+      this.busy = null;
+      this.opts.listener?.({ kind: 'stopped' });
+      this.setStatus('stopped');
+      this.opts.listener?.({ kind: 'started', config });
+      return this.load();
+    }
     this.stop();
     if (this.runaways.length >= RUNAWAYS_BEFORE_STOP || !config) {
-      this.opts.onFault({ kind: 'runaway', message: `stopped: the sandbox was replaced ${this.runaways.length} times in a minute. Fix the module and run it again`, process: config?.self });
+      this.opts.onFault({ kind: 'runaway', message: `stopped: ${this.runaways.length} runaways in a minute, each restarting your process. Fix the module and run it again`, process: config?.self });
       return;
     }
     this.config = config;
@@ -240,9 +267,9 @@ export class SandboxHost implements ProcessRunner {
         }
         case 'set-timer': {
           const name = checked.name;
-          const generation = this.generation;
+          const epoch = this.epoch;
           this.timers.set(name, checked.after, () => {
-            if (generation === this.generation) this.enqueue({ kind: 'timer', name });
+            if (epoch === this.epoch) this.enqueue({ kind: 'timer', name });
           });
           break;
         }

@@ -1,17 +1,19 @@
-// The sandbox behind a tab in code mode: a Web Worker that holds a student's module and its
-// state and runs one call at a time for the tab (sandbox-host.ts), which keeps the timers, the
-// connection and the watchdog. Each reply is the call's effects, already checked by
+// The sandbox behind a tab in code mode: a Web Worker that holds a student's module (behind the
+// QuickJS wall, student-wall.ts, which bounds each call's time and her memory) and its state, and
+// runs one call at a time for the tab (sandbox-host.ts), which keeps the timers, the connection
+// and a backstop watchdog. Each reply is the call's effects, already checked by
 // student.ts (her reports are derived, the host's failure detector runs here beside her code),
 // or the fault that stopped it. Nothing here touches the network: the tab does, after checking
 // again what comes back.
 import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect } from '../algorithms/algorithm.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
-import { checkSource, locateInModule } from './module-check.ts';
-import { ModuleFault, type FaultInfo } from './module-fault.ts';
+import { checkSource } from './module-check.ts';
+import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';
 import { studentAlgorithm, type Boxed } from './student.ts';
+import { openWalled, type WalledModule } from './student-wall.ts';
 
 export type SandboxRequest =
-  | { kind: 'load'; source: string; algorithm: AlgorithmName; config: AlgorithmConfig; seed: number; now: number; stepMs: number }
+  | { kind: 'load'; source: string; algorithm: AlgorithmName; config: AlgorithmConfig; seed: number; now: number; stepMs: number; memoryMb: number }
   | { kind: 'event'; event: AlgorithmEvent; now: number };
 
 export type SandboxReply =
@@ -24,38 +26,41 @@ export type SandboxReply =
   | { kind: 'fault'; fault: FaultInfo };
 
 interface Loaded {
+  wall: WalledModule;
   algorithm: ReturnType<typeof studentAlgorithm>;
   state: Boxed;
   random: () => number;
 }
 
-/** The worker's message handler; `importModule` loads her text as an ES module (a blob: URL in the browser). */
-export function sandboxHandler(post: (m: SandboxReply) => void, importModule: (source: string) => Promise<{ exports: unknown; url: string }>, clock: () => number) {
+/** The worker's message handler. */
+export function sandboxHandler(post: (m: SandboxReply) => void, clock: () => number) {
   let loaded: Loaded | null = null;
   let loading: Promise<void> | null = null;
 
   const load = async (req: Extract<SandboxRequest, { kind: 'load' }>) => {
+    // A load after a runaway starts her process afresh in this worker: the old session goes first.
+    loaded?.wall.dispose();
+    loaded = null;
     const problems = checkSource(req.source);
     if (problems.length > 0) {
       const p = problems[0]!;
       return post({ kind: 'load-error', fault: { kind: 'load', message: p.message, line: p.line, column: p.column } });
     }
-    let mod: { exports: unknown; url: string };
+    let mod: WalledModule;
     try {
-      mod = await importModule(req.source);
+      mod = await openWalled(req.source, { memoryMb: req.memoryMb, stepMs: req.stepMs, loadMs: Math.max(1000, 2 * req.stepMs), clock });
     } catch (err) {
-      const e = err as { name?: string; message?: string; stack?: string } | null;
-      const where = locateInModule(e?.stack, 'blob:') ?? locateInModule(e?.stack, 'data:');
-      return post({ kind: 'load-error', fault: { kind: 'load', message: `the module threw while loading: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, ...(where ? { line: where.line, column: where.column } : {}) } });
+      return post({ kind: 'load-error', fault: err instanceof WallFault ? err.info : { kind: 'load', message: `the module did not load: ${String(err)}` } });
     }
     try {
-      const algorithm = studentAlgorithm(mod.exports, { algorithm: req.algorithm, url: mod.url, stepMs: req.stepMs, clock });
+      const algorithm = studentAlgorithm(mod.exports, { algorithm: req.algorithm, url: mod.url });
       const random = createRng(deriveSeed(req.seed, req.config.self));
       const out = algorithm.init(req.config, { now: req.now, random });
-      loaded = { algorithm, state: out.state, random };
+      loaded = { wall: mod, algorithm, state: out.state, random };
       const types = (mod.exports as { default: { messageTypes: string[] } }).default.messageTypes;
       post({ kind: 'loaded', messageTypes: [...types], effects: out.effects });
     } catch (err) {
+      mod.dispose();
       post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) } });
     }
   };

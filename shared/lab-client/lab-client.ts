@@ -113,7 +113,8 @@ export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts
 
 const JOIN_REF = 'lab-client-join';
 
-export type LabProcessStatus = 'connecting' | 'up' | 'crashed' | 'left' | 'refused' | 'closed';
+/** `paused`: the instructor paused it (SIGSTOP); its runner is frozen until resumed. */
+export type LabProcessStatus = 'connecting' | 'up' | 'paused' | 'crashed' | 'left' | 'refused' | 'closed';
 
 export type LabProcessEvent =
   | { kind: 'status'; status: LabProcessStatus }
@@ -266,9 +267,17 @@ export class LabProcess {
         if (this.mode !== 'auto') this.channel?.send({ type: 'mode', mode: this.mode });
         // A resumed process whose lab did not change carries on; its report was cleared on disconnect.
         if (changed || !this.host?.isRunning) this.restart(f.config);
-        else if (this.host.report) this.channel?.send({ type: 'report', report: this.host.report });
+        else if (this.host.report && !f.paused) this.channel?.send({ type: 'report', report: this.host.report });
+        if (f.paused) this.pauseHost();
+        else this.host?.resume?.(); // resumed while it was away
         return;
       }
+      case 'paused':
+        return this.pauseHost();
+      case 'resumed':
+        if (this.status !== 'paused') return;
+        this.setStatus('up');
+        return this.host?.resume?.();
       case 'deliver':
         this.emit({ kind: 'deliver', from: f.from, msg: f.msg, message: f.message });
         return this.host?.deliver(f.from, f.message);
@@ -281,6 +290,7 @@ export class LabProcess {
         this.setStatus('up');
         return this.restart(f.config);
       case 'elect':
+        if (this.status === 'paused') return;
         return this.host?.elect();
       case 'play':
         return this.emit({ kind: 'play', play: f.play });
@@ -310,8 +320,16 @@ export class LabProcess {
     }
   }
 
+  /** SIGSTOP: the runner freezes (ProcessHost: its timers keep their time left) until `resumed`. */
+  private pauseHost(): void {
+    if (this.status === 'paused') return;
+    this.host?.pause?.();
+    this.setStatus('paused');
+  }
+
   private onClose(): void {
-    if (this.status === 'up' || this.status === 'crashed') this.setStatus('connecting');
+    // A paused runner stays frozen while reconnecting; the relay's `joined` says whether it still is.
+    if (this.status === 'up' || this.status === 'paused' || this.status === 'crashed') this.setStatus('connecting');
     // The relay may be gone for good (a cluster member killed): after a while try the others,
     // which answer `moved` to whoever owns the lab now.
     const relays = this.opts.relays ?? [];

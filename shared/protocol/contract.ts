@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, PlayPatchSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
 import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
-import { ServerFrameSchema } from './server-frames.ts';
+import { LabSnapshotSchema, ProcessInfoSchema, ServerFrameSchema } from './server-frames.ts';
 import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
 
 const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
@@ -56,7 +56,11 @@ export function buildOpenApi(): Json {
     ...(requestBody ? { requestBody } : {}),
     responses: { '200': okAny('Done'), ...errors },
   });
-  const read = (summary: string, params: Json[] = [labParam], extra: Json[] = []) => ({ summary, parameters: [...params, ...extra], responses: { '200': okAny(summary), ...errors } });
+  const read = (summary: string, params: Json[] = [labParam], extra: Json[] = [], ref?: string) => ({
+    summary,
+    parameters: [...params, ...extra],
+    responses: { '200': ref ? { description: summary, content: json({ $ref: `#/components/schemas/${ref}` }) } : okAny(summary), ...errors },
+  });
   return {
     openapi: '3.1.0',
     info: { title: 'Election Lab relay REST API', version: String(PROTOCOL_VERSION), description: 'JSON in and out (Content-Type: application/json, body at most 2 MB). Reads are open; changes need the instructor token.' },
@@ -73,6 +77,8 @@ export function buildOpenApi(): Json {
         Step: toJson(StepSchema),
         Bots: toJson(BotsSchema),
         LabConfig: toJson(LabConfigSchema, 'output'),
+        LabSnapshot: toJson(LabSnapshotSchema, 'output'),
+        ProcessInfo: toJson(ProcessInfoSchema, 'output'),
       },
     },
     paths: {
@@ -85,14 +91,16 @@ export function buildOpenApi(): Json {
         post: { summary: 'Create a lab (defaults: link delay 20 ms, heartbeat detector, a random seed)', security: bearer, requestBody: body('CreateLab'), responses: { '201': okAny('The lab'), ...errors } },
       },
       '/api/join/{code}': { get: read('The lab a join code stands for: { lab, joinCode }', [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }]) },
-      '/api/labs/{lab}': { get: read('A lab: config, processes, join code'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
+      '/api/labs/{lab}': { get: read('A lab: config, processes, join code', [labParam], [], 'LabSnapshot'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
       '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
       '/api/labs/{lab}/play': { put: change('Set hand play for the class (students by hand, chosen ids, hints)', body('PlayPatch')) },
       '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },
-      '/api/labs/{lab}/processes/{id}': { get: read('One process', [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}': { get: read("One process; `claimedGrade` and `hand.claimed` are what its tab reported, not verified", [labParam, idParam], [], 'ProcessInfo') },
       '/api/labs/{lab}/processes/{id}/grade-trace': { get: read("The failing run of the process's latest grade, as the trace file (JSON Lines) its tab sent", [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/crash': { post: change('Crash a process', undefined, [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/recover': { post: change('Recover a process', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/pause': { post: change('Pause a process (SIGSTOP): it gets and sends nothing until resumed', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/processes/{id}/resume': { post: change('Resume a paused process (SIGCONT): it gets what waited for it, in order', undefined, [labParam, idParam]) },
       '/api/labs/{lab}/processes/{id}/elect': { post: change('Ask a process to start an election', undefined, [labParam, idParam]) },
       '/api/labs/{lab}/pause': { post: change('Pause the lab') },
       '/api/labs/{lab}/resume': { post: change('Resume the lab') },

@@ -6,6 +6,7 @@ import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
 import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
+import { DisplayNameSchema } from './display-name.ts';
 import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME, MAX_HAND_ACTION_CHARS } from './class-play.ts';
 import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
@@ -22,7 +23,8 @@ const JoinFrame = z
     lab: LabName,
     /** The id to claim; absent: the next free id. */
     id: ProcessIdSchema.optional(),
-    name: z.string().max(40).optional(),
+    /** Her name: NFC, at most 40 characters, no control, bidi-control or zero-width character (display-name.ts). */
+    name: DisplayNameSchema.optional(),
     /** The resume token from an earlier `joined`: reclaims the same id after a reconnect. */
     resume: z.string().max(128).optional(),
     kind: z.enum(['human', 'bot', 'external']).optional(),
@@ -80,14 +82,37 @@ export interface ProcessInfo {
   group: number | null;
   /** What its tab runs (absent: never said; a bot runs the lab's algorithm). */
   mode?: ProcessMode;
-  /** Its latest grade (a student grading her module); `trace`: the failing run can be fetched (GET …/grade-trace). */
-  grade?: GradeSummary & { at: number; trace: boolean };
+  /**
+   * Her latest grade as her tab reported it (a `grade` frame): a claim, never re-run by the relay,
+   * shown as "reported by the student's tab". `trace`: the failing run can be fetched (GET …/grade-trace).
+   */
+  claimedGrade?: GradeSummary & { claimed: true; at: number; trace: boolean };
   /** Wall-clock ms (the relay's Date.now()) of this id's last join or leave; null if it never joined. */
   since?: number | null;
-  /** Hand mode: her clicks and the coach's deviations so far (absent: never played by hand). */
-  hand?: { actions: number; deviations: number };
+  /** Hand mode: what the relay saw and its own coach found, and what her tab claims (absent: never played by hand). */
+  hand?: HandFigures;
   /** Checker findings that named this process (split brain, disagreement...), since the lab started. */
   findings?: number;
+  /** Paused by the instructor (SIGSTOP); absent when not. */
+  paused?: true;
+  /** While paused: messages that came due for it and wait for its resume. */
+  held?: number;
+}
+
+/**
+ * A hand-played student's figures. `actions`, `sends` and `deviations` are the relay's own: her
+ * moves and messages as it received them, and the marks of the coach it runs on what it delivered
+ * to her and what she sent (server/hand-audit.ts). `claimed` is what her tab reported.
+ */
+export interface HandFigures {
+  /** Her moves (sends other than the shared detector's, changes of belief); those within 20 ms are one. */
+  actions: number;
+  /** Messages she sent while playing by hand (the detector's included). */
+  sends: number;
+  /** Deviations from the reference found by the relay's coach. */
+  deviations: number;
+  /** What her tab reported (`hand` frames): its click count and its coach's marks. Not verified. */
+  claimed: { clicks: number; deviations: number };
 }
 
 export interface LabSnapshot {
@@ -123,7 +148,8 @@ export interface StepResult {
   from: ProcessId;
   to: ProcessId;
   type: string;
-  outcome: 'delivered' | 'dropped';
+  /** 'held': its receiver is paused and gets it at resume. */
+  outcome: 'delivered' | 'held' | 'dropped';
   /** Why it was dropped: 'manual' when asked to, or the receiver's state (crashed, gone...). */
   reason?: string;
 }
@@ -156,17 +182,27 @@ export interface LabStats {
   relay: Record<string, number>;
   /** The live checker's findings and state (shared/analysis/checker.ts); the relay always fills it. */
   checker?: CheckerSummary;
-  /** The lab's trace file: its size, and whether it went lean (message events counted, not written). */
-  trace?: { bytes: number; lean: boolean; unrecorded: number };
+  /**
+   * The lab's trace file: its size, whether it went lean (message events counted, not written),
+   * is behind its disk (`waiting` bytes; new messages refused) or full (no event written), and the
+   * events left out by kind.
+   */
+  trace?: { bytes: number; lean: boolean; unrecorded: number; behind?: boolean; full?: boolean; waiting?: number; unwritten?: Record<string, number> };
+  /** Messages refused before they were recorded, by reason ('address-budget', 'lab-budget', 'trace-behind'). */
+  refused?: Record<string, number>;
 }
 
 export type ServerFrame =
-  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; play?: Play; ref?: string | number }
+  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; paused?: true; play?: Play; ref?: string | number }
   /** The lab's play settings changed (hand mode for students, hints): the tab obeys at once. */
   | { type: 'play'; play: Play }
   | { type: 'deliver'; from: ProcessId; msg: number; message: Message }
   /** The instructor crashed this process: stop the algorithm, drop its state and timers. */
   | { type: 'crashed' }
+  /** The instructor paused this process (SIGSTOP): freeze its timers (keeping their time left), handle nothing, send nothing. */
+  | { type: 'paused' }
+  /** Resumed (SIGCONT): timers run on from where they stopped; the messages that waited follow. */
+  | { type: 'resumed' }
   /** Recovered: restart the algorithm from scratch (the documents: a recovered process holds an election). */
   | { type: 'recovered'; config: ProcessConfig }
   /** The lab was reconfigured or reset: restart from scratch with this config. */

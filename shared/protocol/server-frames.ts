@@ -4,14 +4,16 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { FabricSchema, LabConfigSchema, LabName, PlaySchema, ProcessIdSchema } from './lab-config.ts';
-import { PROTOCOL_VERSION, ProcessConfigSchema, type ServerFrame } from './frames.ts';
+import { PROTOCOL_VERSION, ProcessConfigSchema, type HandFigures, type ProcessInfo, type ServerFrame } from './frames.ts';
+import { GradeSummarySchema, ProcessModeSchema } from './grade-summary.ts';
 import { MessageSchema, ReportSchema } from './payloads.ts';
 import { TraceEventSchema } from './trace.ts';
 
 const Ref = z.union([z.string().max(64), z.int()]).optional();
 const Id = ProcessIdSchema;
 
-const ProcessInfoSchema = z.object({
+/** The REST API's process entry (GET /api/labs/:lab/processes/:id, and each of a lab's processes). */
+export const ProcessInfoSchema = z.object({
   id: Id,
   name: z.string().nullable(),
   status: z.enum(['up', 'crashed', 'absent']),
@@ -19,10 +21,30 @@ const ProcessInfoSchema = z.object({
   transport: z.enum(['socketio', 'ws', 'server']).nullable(),
   report: ReportSchema.nullable(),
   group: z.int().nullable(),
+  mode: ProcessModeSchema.optional(),
+  /** Her latest grade as her tab reported it: a claim the relay did not re-run ("reported by the student's tab"). */
+  claimedGrade: z
+    .object({ ...GradeSummarySchema.shape, claimed: z.literal(true), at: z.number(), trace: z.boolean() })
+    .describe("Reported by the student's tab; the relay checked only that it does not contradict itself")
+    .optional(),
   since: z.number().nullable().optional(),
+  /** Hand mode: the relay's own figures (actions, sends, deviations) and her tab's claims. */
+  hand: z
+    .object({
+      actions: z.int().min(0).describe('Her moves as the relay received them (verified)'),
+      sends: z.int().min(0).describe('Messages she sent while playing by hand (verified)'),
+      deviations: z.int().min(0).describe("Marks of the relay's own coach on what it delivered to her and what she sent (verified)"),
+      claimed: z.object({ clicks: z.int().min(0), deviations: z.int().min(0) }).describe("What her tab reported: not verified"),
+    })
+    .optional(),
+  findings: z.int().min(0).optional(),
+  paused: z.literal(true).optional(),
+  held: z.int().min(0).optional(),
 });
+const _processInfo: Same<keyof z.infer<typeof ProcessInfoSchema>, keyof ProcessInfo> & Same<z.infer<typeof ProcessInfoSchema>['hand'], HandFigures | undefined> = true;
+void _processInfo;
 
-const LabSnapshotSchema = z.looseObject({
+export const LabSnapshotSchema = z.looseObject({
   config: LabConfigSchema,
   processes: z.array(ProcessInfoSchema),
   paused: z.boolean(),
@@ -43,12 +65,15 @@ export const ServerFrameSchema = z.discriminatedUnion('type', [
     resume: z.string(),
     config: ProcessConfigSchema,
     status: z.enum(['up', 'crashed']),
+    paused: z.literal(true).optional(),
     play: PlaySchema.optional(),
     ref: Ref,
   }),
   z.object({ type: z.literal('play'), play: PlaySchema }),
   z.object({ type: z.literal('deliver'), from: Id, msg: z.int().min(0), message: MessageSchema }),
   z.object({ type: z.literal('crashed') }),
+  z.object({ type: z.literal('paused') }),
+  z.object({ type: z.literal('resumed') }),
   z.object({ type: z.literal('recovered'), config: ProcessConfigSchema }),
   z.object({ type: z.literal('restart'), config: ProcessConfigSchema }),
   z.object({ type: z.literal('elect') }),

@@ -38,7 +38,8 @@ export type TraceEvent = Base &
     | { kind: 'duplicate'; msg: number; of: number; from: ProcessId; to: ProcessId; type: string }
     | { kind: 'timer'; node: ProcessId; name: string }
     | { kind: 'elect'; node: ProcessId }
-    | { kind: 'crash' | 'recover' | 'join' | 'leave'; node: ProcessId }
+    /** `pause` and `resume`: the instructor paused one process (SIGSTOP) and resumed it (SIGCONT). */
+    | { kind: 'crash' | 'recover' | 'pause' | 'resume' | 'join' | 'leave'; node: ProcessId }
     | { kind: 'report'; node: ProcessId; report: Report }
     | { kind: 'partition'; groups: ProcessId[][] | null }
     /**
@@ -77,7 +78,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('duplicate'), msg: Msg, of: Msg, from: Id, to: Id, type: Type }).strict(),
   z.object({ ...base, kind: z.literal('timer'), node: Id, name: z.string().max(128) }).strict(),
   z.object({ ...base, kind: z.literal('elect'), node: Id }).strict(),
-  z.object({ ...base, kind: z.enum(['crash', 'recover', 'join', 'leave']), node: Id }).strict(),
+  z.object({ ...base, kind: z.enum(['crash', 'recover', 'pause', 'resume', 'join', 'leave']), node: Id }).strict(),
   z.object({ ...base, kind: z.literal('report'), node: Id, report: ReportSchema }).strict(),
   z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
   z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']), restart: z.literal(true).optional() }).strict(),

@@ -53,6 +53,9 @@ export interface ProcessRunner {
   stop(): void;
   deliver(from: ProcessId, message: Message): void;
   elect(): void;
+  /** The instructor paused the process (SIGSTOP): freeze it until `resume`. A runner without them is held by the relay alone. */
+  pause?(): void;
+  resume?(): void;
 }
 
 export class ProcessHost implements ProcessRunner {
@@ -63,6 +66,8 @@ export class ProcessHost implements ProcessRunner {
   private config: AlgorithmConfig | null = null;
   /** When the algorithm threw lately (io.now()), to stop a process that throws on every start. */
   private faults: number[] = [];
+  /** Paused by the instructor: timers frozen, no event handled. */
+  private paused = false;
 
   constructor(
     private readonly algorithm: Algorithm<any, any>,
@@ -126,10 +131,23 @@ export class ProcessHost implements ProcessRunner {
 
   /** Crash or leave: the algorithm's state and every timer go. */
   stop(): void {
+    this.paused = false;
     this.timers.clear();
     if (this.running) this.listener?.({ kind: 'stopped' });
     this.running = false;
     this.state = null;
+  }
+
+  /** SIGSTOP: timers stand still with their time left; events are not handled (the relay holds its messages). */
+  pause(): void {
+    this.paused = true;
+    this.timers.freeze();
+  }
+
+  /** SIGCONT: timers run on from where they stopped. */
+  resume(): void {
+    this.paused = false;
+    this.timers.thaw();
   }
 
   deliver(from: ProcessId, message: Message): void {
@@ -141,7 +159,7 @@ export class ProcessHost implements ProcessRunner {
   }
 
   private feed(event: AlgorithmEvent): void {
-    if (!this.running) return;
+    if (!this.running || this.paused) return;
     this.listener?.({ kind: 'in', event });
     let out;
     try {

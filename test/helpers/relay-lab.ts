@@ -18,13 +18,17 @@ export class FakeConn implements Conn {
   readonly transport = 'server' as const;
   frames: ServerFrame[] = [];
   full = false;
+  /** Set by `close`: the reason given, or '' without one. */
+  closedWith: string | null = null;
   sendText(json: string): void {
     this.frames.push(JSON.parse(json) as ServerFrame);
   }
   overloaded(): boolean {
     return this.full;
   }
-  close(): void {}
+  close(reason?: string): void {
+    this.closedWith = reason ?? '';
+  }
 }
 
 /** A Bully lab of `size` ids (no failure detector) whose trace goes to `<dir>/<name>.jsonl`. */

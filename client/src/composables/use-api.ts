@@ -112,6 +112,8 @@ export function useInstructorApi(token: Ref<string | null>) {
     heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
     crash: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
     recover: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
+    pauseProcess: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/pause`),
+    resumeProcess: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/resume`),
     elect: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/elect`),
     pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
     resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),

@@ -21,6 +21,8 @@ export const LIVE_STEP_MS = 500;
 /** The grader's explorer budget in the tab (ms), and each call's bound there. */
 const GRADE_EXPLORE_MS = 3000;
 const GRADE_STEP_MS = 1000;
+/** Her module's memory in the tab's grader, as npm run grade's default (the wall's engine limit). */
+const GRADE_MEMORY_MB = 256;
 const MAX_FAULTS = 50;
 
 export type CodeStatus = 'reference' | SandboxStatus;
@@ -143,6 +145,7 @@ export function useCodeMode(opts: { lab: string; process: LabProcess; config: Re
         subject: 'your module',
         exploreMs: GRADE_EXPLORE_MS,
         stepMs: GRADE_STEP_MS,
+        memoryMb: GRADE_MEMORY_MB,
         clock: () => performance.now(),
         onCase: () => gradeDone.value++,
       });

@@ -69,6 +69,8 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     heal: () => run('Healed the partition', api.heal(name())),
     crash: (id: ProcessId) => run(`Crashed ${id}`, api.crash(name(), id)),
     recover: (id: ProcessId) => run(`Recovered ${id}`, api.recover(name(), id)),
+    pauseProcess: (id: ProcessId) => run(`Paused ${id}: it gets nothing and its timers stand still`, api.pauseProcess(name(), id)),
+    resumeProcess: (id: ProcessId) => run(`Resumed ${id}`, api.resumeProcess(name(), id)),
     toggle(id: ProcessId) {
       const p = observer.model.value.processes.get(id);
       if (p?.status === 'up') return run(`Crashed ${id}`, api.crash(name(), id));

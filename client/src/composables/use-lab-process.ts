@@ -105,7 +105,8 @@ export function useLabProcess(opts: {
     switch (e.kind) {
       case 'status':
         status.value = e.status;
-        if (e.status !== 'up') report.value = null;
+        // A paused process keeps what it knows (SIGSTOP): only a crash, a departure or a reconnection clears it.
+        if (e.status !== 'up' && e.status !== 'paused') report.value = null;
         return;
       case 'joined':
         id.value = e.id;
@@ -157,6 +158,8 @@ export function useLabProcess(opts: {
 
   // Timers count down on screen ten times a second.
   const tick = window.setInterval(() => {
+    // Paused: the timers stand still, and so does their countdown on screen.
+    if (status.value === 'paused') return;
     const host = proc.host;
     if (!host?.isRunning || status.value !== 'up') {
       if (timers.value.length) timers.value = [];

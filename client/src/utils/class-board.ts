@@ -1,18 +1,26 @@
 // The class board (the instructor page): every student's process with its name, mode (auto, by
-// hand, her own code), her clicks and deviations from the reference (hand mode's coach), the
-// checker findings that named her, and her latest grade with the link that opens the failing
-// run in replay (code mode). Pure: rows from the relay's lab view, sorting, and CSV export.
+// hand, her own code), the checker findings that named her, and, by who vouches for them
+// (docs/RELIABILITY.md, "What the board vouches for"): her moves, sends and deviations from the
+// reference as the relay counted and judged them (verified), and what her tab reported: its click
+// count, its coach's marks and her latest grade (claimed; the relay never re-runs her module).
+// Pure: rows from the relay's lab view, sorting, and CSV export.
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
+import { csvText } from './csv.ts';
 
 export interface BoardRow {
   id: number;
   name: string;
   mode: string;
   status: string;
+  /** Verified: her moves, her messages and the relay's coach's marks (hand mode). */
   actions: number;
+  sends: number;
   deviations: number;
   findings: number;
-  /** "pass", "fail" or "" (not graded). */
+  /** Claimed by her tab (hand frames): its click count and its coach's marks; null when it claimed nothing. */
+  claimedClicks: number | null;
+  claimedDeviations: number | null;
+  /** Her tab's grade: "pass", "fail" or "" (not graded). Always a claim. */
   verdict: string;
   /** "11 of 13", or "". */
   score: string;
@@ -22,26 +30,37 @@ export interface BoardRow {
   trace: string | null;
 }
 
-export const BOARD_KEYS = ['id', 'name', 'mode', 'actions', 'deviations', 'findings', 'grade'] as const;
+export const BOARD_KEYS = ['id', 'name', 'mode', 'actions', 'sends', 'deviations', 'findings', 'claims', 'grade'] as const;
 export type BoardKey = (typeof BOARD_KEYS)[number];
+
+/** Which columns the relay vouches for, and which only repeat what her tab said (the board's labels and legend). */
+export const VERIFIED_KEYS: readonly BoardKey[] = ['actions', 'sends', 'deviations', 'findings'];
+export const CLAIMED_KEYS: readonly BoardKey[] = ['claims', 'grade'];
 
 /** Students: human tabs, and any process that played by hand, ran its own code or sent a grade. */
 export function boardRows(lab: string, processes: readonly ProcessInfo[]): BoardRow[] {
   return processes
-    .filter((p) => p.kind === 'human' || p.mode === 'hand' || p.mode === 'code' || p.hand || p.grade)
-    .map((p) => ({
-      id: p.id,
-      name: p.name ?? '',
-      mode: p.mode ?? 'auto',
-      status: p.status,
-      actions: p.hand?.actions ?? 0,
-      deviations: p.hand?.deviations ?? 0,
-      findings: p.findings ?? 0,
-      verdict: p.grade ? (p.grade.pass ? 'pass' : 'fail') : '',
-      score: p.grade ? `${p.grade.passed} of ${p.grade.total}` : '',
-      failing: p.grade?.failing ? `${p.grade.failing.id}: ${p.grade.failing.reason}` : '',
-      trace: p.grade?.trace ? `/replay?grade=${encodeURIComponent(`${lab}/${p.id}`)}` : null,
-    }));
+    .filter((p) => p.kind === 'human' || p.mode === 'hand' || p.mode === 'code' || p.hand || p.claimedGrade)
+    .map((p) => {
+      const g = p.claimedGrade;
+      const claimed = p.hand && (p.hand.claimed.clicks > 0 || p.hand.claimed.deviations > 0) ? p.hand.claimed : null;
+      return {
+        id: p.id,
+        name: p.name ?? '',
+        mode: p.mode ?? 'auto',
+        status: p.status,
+        actions: p.hand?.actions ?? 0,
+        sends: p.hand?.sends ?? 0,
+        deviations: p.hand?.deviations ?? 0,
+        findings: p.findings ?? 0,
+        claimedClicks: claimed?.clicks ?? null,
+        claimedDeviations: claimed?.deviations ?? null,
+        verdict: g ? (g.pass ? 'pass' : 'fail') : '',
+        score: g ? `${g.passed} of ${g.total}` : '',
+        failing: g?.failing ? `${g.failing.id}: ${g.failing.reason}` : '',
+        trace: g?.trace ? `/replay?grade=${encodeURIComponent(`${lab}/${p.id}`)}` : null,
+      };
+    });
 }
 
 /** A grade sorts by its pass fraction; ungraded rows come last either way. */
@@ -61,34 +80,36 @@ export function sortRows(rows: readonly BoardRow[], key: BoardKey, descending: b
       else c = dir * (x - y);
       if (x === null || y === null) return c || a.id - b.id;
     } else if (key === 'name' || key === 'mode') c = dir * a[key].localeCompare(b[key]);
+    else if (key === 'claims') c = dir * ((a.claimedClicks ?? -1) - (b.claimedClicks ?? -1));
     else c = dir * (a[key] - b[key]);
     return c || a.id - b.id;
   });
 }
 
+/** A claimed cell: empty when her tab claimed nothing. */
+const claim = (v: number | string | null) => (v === null ? '' : v);
+
+// The header says who vouches for each figure: "(verified)" the relay, "(tab claims)" her tab.
 const COLUMNS: [string, (r: BoardRow) => string | number][] = [
   ['id', (r) => r.id],
   ['name', (r) => r.name],
   ['mode', (r) => r.mode],
   ['status', (r) => r.status],
-  ['actions', (r) => r.actions],
-  ['deviations', (r) => r.deviations],
-  ['findings', (r) => r.findings],
-  ['grade', (r) => r.verdict],
-  ['score', (r) => r.score],
-  ['first failing case', (r) => r.failing],
+  ['actions (verified)', (r) => r.actions],
+  ['sends (verified)', (r) => r.sends],
+  ['deviations (verified)', (r) => r.deviations],
+  ['findings (verified)', (r) => r.findings],
+  ['clicks (tab claims)', (r) => claim(r.claimedClicks)],
+  ['deviations (tab claims)', (r) => claim(r.claimedDeviations)],
+  ['grade (tab claims)', (r) => r.verdict],
+  ['score (tab claims)', (r) => r.score],
+  ['first failing case (tab claims)', (r) => r.failing],
 ];
 
-/**
- * RFC 4180 CSV, one row per student. A name is hers to choose: a cell that a spreadsheet would
- * run as a formula (= + - @ first) is prefixed with an apostrophe.
- */
+/** RFC 4180 CSV, one row per student (csv.ts defuses a name a spreadsheet would run). */
 export function boardCsv(rows: readonly BoardRow[]): string {
-  const cell = (v: string | number) => {
-    let s = String(v);
-    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const lines = [COLUMNS.map(([h]) => cell(h)).join(','), ...rows.map((r) => COLUMNS.map(([, f]) => cell(f(r))).join(','))];
-  return lines.join('\r\n') + '\r\n';
+  return csvText(
+    COLUMNS.map(([h]) => h),
+    rows.map((r) => COLUMNS.map(([, f]) => f(r))),
+  );
 }

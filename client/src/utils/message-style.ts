@@ -72,6 +72,8 @@ function hash(s: string): number {
 export const STATUS_COLOURS = {
   up: OKABE_ITO.bluishGreen,
   crashed: OKABE_ITO.vermillion,
+  /** Paused by the instructor (SIGSTOP): a dark violet, apart from every role fill and the halo's purple. */
+  paused: '#5b4b8a',
   absent: '#b5b5b5',
   disagrees: OKABE_ITO.orange,
   coordinator: OKABE_ITO.blue,

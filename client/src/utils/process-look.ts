@@ -1,5 +1,6 @@
 // How one process is drawn and described: shape by kind (human, bot, external), fill by role,
-// crossed out when crashed, dashed when nobody holds the id, a ring in its partition group's
+// crossed out when crashed, dashed when nobody holds the id, a violet outline and a pause sign
+// (two bars) when the instructor paused it, a ring in its partition group's
 // colour, a halo when it disagrees. Every visual cue has a text twin for tables and screen readers.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
@@ -15,6 +16,8 @@ export interface ProcessLook {
   stroke: string;
   dashed: boolean;
   crossed: boolean;
+  /** Paused by the instructor (SIGSTOP): drawn with a pause sign; it keeps its role and beliefs. */
+  paused: boolean;
   /** Partition group ring colour, when the lab is partitioned. */
   ring: string | null;
   halo: 'disagrees' | 'stale' | null;
@@ -23,7 +26,7 @@ export interface ProcessLook {
   role: string;
   /** Its role says it is the coordinator (coordinator, leader, master). */
   leads: boolean;
-  /** e.g. "up", "crashed", "absent", "up, cut off (group 2)". */
+  /** e.g. "up", "crashed", "absent", "up, cut off (group 2)", "paused (3 held)". */
   status: string;
   kind: string;
   /** The coordinator it believes in, as text. */
@@ -50,17 +53,19 @@ export function processLook(p: ProcessInfo, agreement: Agreement, mainGroup: num
   const cutOff = p.group !== null && mainGroup !== null && p.group !== mainGroup;
   const believes = p.report ? (p.report.coordinator === null ? 'none' : String(p.report.coordinator)) : '?';
   if (p.status === 'absent') {
-    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, ring, halo: null, rival: false, role: '-', leads: false, status: 'absent', kind, believes: '-' };
+    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, paused: false, ring, halo: null, rival: false, role: '-', leads: false, status: 'absent', kind, believes: '-' };
   }
   if (p.status === 'crashed') {
-    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, ring, halo: null, rival: false, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
+    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, paused: false, ring, halo: null, rival: false, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
   }
   const role = p.report?.role ?? 'starting';
   const leads = COORDINATOR_ROLES.has(role);
   const fill = leads ? ROLE_FILL.coordinator : p.report?.electing ? ROLE_FILL.electing : POOL_ROLES.has(role) ? ROLE_FILL.pool : ROLE_FILL.other;
   const halo = agreement.disagree.has(p.id) ? 'disagrees' : agreement.stale.has(p.id) ? 'stale' : null;
-  const status = cutOff ? `up, cut off (group ${p.group! + 1})` : p.group !== null ? `up (group ${p.group + 1})` : 'up';
-  return { shape, fill, stroke: '#1b1b1b', dashed: false, crossed: false, ring, halo, rival: rivals.has(p.id), role, leads, status, kind, believes };
+  const paused = p.paused === true;
+  const word = paused ? `paused${p.held ? ` (${p.held} held)` : ''}` : 'up';
+  const status = cutOff ? `${word}, cut off (group ${p.group! + 1})` : p.group !== null ? `${word} (group ${p.group + 1})` : word;
+  return { shape, fill, stroke: paused ? STATUS_COLOURS.paused : '#1b1b1b', dashed: false, crossed: false, paused, ring, halo, rival: rivals.has(p.id), role, leads, status, kind, believes };
 }
 
 const NO_RIVALS: ReadonlySet<ProcessId> = new Set();

@@ -153,6 +153,10 @@ export function describeEvent(e: TraceEvent): string {
       return `${e.node} crashes`;
     case 'recover':
       return `${e.node} recovers`;
+    case 'pause':
+      return `${e.node} is paused (SIGSTOP)`;
+    case 'resume':
+      return `${e.node} resumes (SIGCONT)`;
     case 'join':
       return `${e.node} joins`;
     case 'leave':

@@ -4,7 +4,7 @@
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { tracePath, type Pen } from './draw-shapes.ts';
 import type { FlightFrame } from './flight-board.ts';
-import { GROUP_COLOURS, OKABE_ITO, type MessageStyle } from './message-style.ts';
+import { GROUP_COLOURS, OKABE_ITO, STATUS_COLOURS, type MessageStyle } from './message-style.ts';
 import type { ProcessLook } from './process-look.ts';
 import { flightPoint, labelPoint, type RingLayout } from './ring-layout.ts';
 
@@ -120,15 +120,35 @@ export function paintNode(ctx: Paint, r: number, x: number, y: number, look: Pro
   ctx.save();
   if (look.dashed) ctx.setLineDash([3, 3]);
   ctx.strokeStyle = hot ? OKABE_ITO.blue : look.stroke;
-  ctx.lineWidth = hot ? 3 : r > 6 ? 1.5 : 1;
+  ctx.lineWidth = hot ? 3 : look.paused ? Math.max(2, r * 0.25) : r > 6 ? 1.5 : 1;
   ctx.stroke();
   ctx.restore();
+  if (look.paused) paintPauseSign(ctx, x, y, r);
   if (look.crossed) {
     ctx.strokeStyle = OKABE_ITO.vermillion;
     ctx.lineWidth = Math.max(1.5, r * 0.25);
     cross(ctx, x, y, r * 0.8);
   }
   if (look.rival) paintWarning(ctx, x + r * 0.9, y - r * 0.9, Math.max(6, r * 0.55));
+}
+
+/** A pause sign (two violet bars, white-edged so they show on any role fill) over a paused process. */
+function paintPauseSign(ctx: Paint, x: number, y: number, r: number): void {
+  const w = Math.max(1.5, r * 0.22);
+  const h = Math.max(4, r * 0.9);
+  ctx.beginPath();
+  for (const cx of [x - w * 1.1, x + w * 1.1]) {
+    ctx.moveTo(cx - w / 2, y - h / 2);
+    ctx.lineTo(cx + w / 2, y - h / 2);
+    ctx.lineTo(cx + w / 2, y + h / 2);
+    ctx.lineTo(cx - w / 2, y + h / 2);
+    ctx.closePath();
+  }
+  ctx.fillStyle = STATUS_COLOURS.paused;
+  ctx.strokeStyle = '#ffffff';
+  ctx.lineWidth = 1;
+  ctx.fill();
+  ctx.stroke();
 }
 
 /** A warning sign (vermillion triangle, white "!") beside a process in a split brain: shape as well as colour. */

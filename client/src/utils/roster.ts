@@ -1,6 +1,7 @@
 // The instructor's roster: who is in the lab by name, and its CSV export. Pure: the panel draws
 // rows from the lab snapshot; the export is this text.
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
+import { csvText } from './csv.ts';
 
 export interface RosterRow {
   id: number;
@@ -51,19 +52,8 @@ export function connectionCell(row: Pick<RosterRow, 'connected' | 'status' | 'si
   return { state: at ? `${yes}, joined ${at}` : yes, ago };
 }
 
-/** RFC 4180 field: quoted when it holds a comma, quote or line break; a leading = + - @ is defused for spreadsheets. */
-function field(value: string | number | boolean): string {
-  let s = String(value);
-  if (/^[=+\-@]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export function rosterCsv(rows: readonly RosterRow[]): string {
   // `since`: ISO 8601 in UTC, when the row's process joined (connected) or left (not).
-  const lines = [['id', 'name', 'kind', 'connected', 'status', 'since'].join(',')];
-  for (const r of rows) {
-    const since = r.since === null ? '' : new Date(r.since).toISOString();
-    lines.push([r.id, r.name, r.kind, r.connected ? 'yes' : 'no', r.status, since].map(field).join(','));
-  }
-  return lines.join('\r\n') + '\r\n';
+  const lines = rows.map((r) => [r.id, r.name, r.kind, r.connected ? 'yes' : 'no', r.status, r.since === null ? '' : new Date(r.since).toISOString()]);
+  return csvText(['id', 'name', 'kind', 'connected', 'status', 'since'], lines);
 }
