@@ -15,6 +15,8 @@ export interface Conn {
   sendText(json: string): void;
   /** True while too much is queued for this peer; the relay then drops instead of queueing more. */
   overloaded(): boolean;
+  /** Bytes queued for this peer, where the transport can tell: a shrinking backlog means it reads. */
+  backlogBytes?(): number;
   /** Closes; a `reason` (at most 120 bytes) says why to a raw WebSocket peer (close code 1013). */
   close(reason?: string): void;
   /** socket.io connections only: join a socket.io room (broadcasts reach every relay of a cluster). */

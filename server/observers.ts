@@ -3,8 +3,8 @@
 // text goes to every observer. Bounded at both ends so watching never slows the lab: past
 // `maxMessageEvents` or `maxBatchBytes` per batch, message events are left out (counted in
 // `skipped`; state events always go); an observer whose connection is backed up misses batches,
-// then gets a fresh snapshot instead of the backlog, and one backed up for `cutOffMs` is cut off
-// (TOO_SLOW). Batches waiting for the disk are bounded too (`maxWaitingBytes`): past it a batch is
+// then gets a fresh snapshot instead of the backlog, and one whose backlog has not shrunk for
+// `cutOffMs` (it reads nothing) is cut off (TOO_SLOW); a slow reader is only resynchronised. Batches waiting for the disk are bounded too (`maxWaitingBytes`): past it a batch is
 // not kept, and every observer gets a fresh snapshot once the disk has caught up.
 //
 // Observers see only what is on disk (etcd's WAL rule, applied to the stream): every frame waits
@@ -18,8 +18,10 @@ interface Observer {
   conn: Conn;
   /** Missed at least one batch: send a snapshot before anything else. */
   stale: boolean;
-  /** When its connection was first found backed up (null: it is reading). */
+  /** Since when its backlog has not shrunk while backed up (null: not backed up). */
   backedUpSince: number | null;
+  /** Its backlog in bytes when last found backed up (Infinity where the transport cannot tell). */
+  lastBacklog: number;
 }
 
 export interface ObserverOptions {
@@ -29,7 +31,7 @@ export interface ObserverOptions {
   maxBatchBytes?: number;
   /** Bytes of batches waiting for the trace to be written (default 32 MiB). */
   maxWaitingBytes?: number;
-  /** An observer backed up this long is cut off (default 10 s). */
+  /** An observer backed up without reading a byte this long is cut off (default 10 s). */
   cutOffMs?: number;
   /** Counts what the hub refused to buffer ('observer-cut-off', 'observer-batches-not-kept'). */
   onDrop?: (what: string) => void;
@@ -88,7 +90,7 @@ export class ObserverHub {
   add(conn: Conn, snapshot: string = this.snapshotText()): void {
     this.flush();
     this.afterWrite(() => conn.sendText(snapshot));
-    this.observers.set(conn.id, { conn, stale: false, backedUpSince: null });
+    this.observers.set(conn.id, { conn, stale: false, backedUpSince: null, lastBacklog: Infinity });
   }
 
   /** Runs `send` once the trace holds every event appended so far (at once without a store); `bytes` wait meanwhile. */
@@ -142,16 +144,25 @@ export class ObserverHub {
     this.flush();
     const to = [...this.observers.values()];
     this.afterWrite(() => {
-      for (const o of to) if (this.observers.get(o.conn.id) === o && !o.stale && !o.conn.overloaded()) o.conn.sendText(text);
+      for (const o of to) {
+        if (this.observers.get(o.conn.id) !== o || o.stale) continue;
+        // Missed: it gets a snapshot with the next batch (was: it never learnt of this frame).
+        if (o.conn.overloaded()) this.markStale(o);
+        else o.conn.sendText(text);
+      }
     }, text.length);
   }
 
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pending.length === 0 && this.skipped === 0) return;
-    const bytes = this.pendingBytes;
     const to = [...this.observers.values()];
+    if (this.pending.length === 0 && this.skipped === 0) {
+      // Nothing new, but one that missed a frame still gets its snapshot once it reads again.
+      if (to.some((o) => o.stale)) this.afterWrite(() => this.sendBatch(null, to));
+      return;
+    }
+    const bytes = this.pendingBytes;
     if (this.waiting + bytes > this.opts.maxWaitingBytes) {
       // The disk is behind: this batch is not kept. Once the batches before it have gone, every
       // observer is marked to get a snapshot instead of the next one (one marker queued at a time).
@@ -161,10 +172,7 @@ export class ObserverHub {
       this.gapQueued = true;
       this.afterWrite(() => {
         this.gapQueued = false;
-        for (const o of to) {
-          if (!o.stale) this.missedBatches++;
-          o.stale = true;
-        }
+        for (const o of to) this.markStale(o);
       });
       return;
     }
@@ -173,25 +181,36 @@ export class ObserverHub {
     this.afterWrite(() => this.sendBatch(text, to), text.length);
   }
 
-  private sendBatch(text: string, to: Observer[]): void {
+  /** `text` null: only stale observers are served (a snapshot), the others have nothing new. */
+  private sendBatch(text: string | null, to: Observer[]): void {
     let snapshot: string | null = null;
     const now = this.opts.now();
     for (const o of to) {
       if (this.observers.get(o.conn.id) !== o) continue; // left while the batch waited for the disk
       if (o.conn.overloaded()) {
-        if (!o.stale) this.missedBatches++;
-        o.stale = true;
-        o.backedUpSince ??= now;
+        this.markStale(o);
+        // Nothing is sent to it meanwhile, so a smaller backlog means it read: slow, not gone.
+        const backlog = o.conn.backlogBytes?.() ?? Infinity;
+        if (o.backedUpSince === null || backlog < o.lastBacklog) o.backedUpSince = now;
+        o.lastBacklog = backlog;
         if (now - o.backedUpSince >= this.opts.cutOffMs) this.cutOff(o);
         continue;
       }
       o.backedUpSince = null;
+      o.lastBacklog = Infinity;
       if (o.stale) {
         snapshot ??= this.snapshotText();
         o.conn.sendText(snapshot);
         o.stale = false;
-      } else o.conn.sendText(text);
+      } else if (text !== null) o.conn.sendText(text);
     }
+  }
+
+  /** Missed a frame: a snapshot replaces what it missed, at the next batch or the next interval. */
+  private markStale(o: Observer): void {
+    if (!o.stale) this.missedBatches++;
+    o.stale = true;
+    if (this.timer === null) this.timer = setTimeout(() => this.flush(), this.opts.intervalMs);
   }
 
   /** Not reading for `cutOffMs`: told why (if it ever reads again) and disconnected; its buffers go. */

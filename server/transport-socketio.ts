@@ -70,7 +70,7 @@ class SocketIoConn implements Conn {
   }
 
   /** Bytes queued for this peer: engine.io's buffer and, over WebSocket, the socket's. */
-  private backlogBytes(): number {
+  backlogBytes(): number {
     return this.buffered + (this.engine.transport?.socket?.bufferedAmount ?? 0);
   }
 

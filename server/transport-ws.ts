@@ -56,6 +56,10 @@ class WsConn implements Conn {
   }
 
   /** Bytes queued in the socket, and this tick's frames not yet written. */
+  backlogBytes(): number {
+    return this.backlog();
+  }
+
   private backlog(): number {
     return this.ws.bufferedAmount + this.batch.pending;
   }

@@ -207,6 +207,40 @@ describe('observer bounds', () => {
     }
     expect(o.closedWith).toBeNull();
   });
+
+  it('keeps an observer that stays backed up but reads (its backlog shrinks): it is resynchronised, not cut off', () => {
+    let now = 0;
+    const hub = new ObserverHub('x', () => '{"type":"snapshot"}', { cutOffMs: 10_000, now: () => now });
+    const slow = new FakeConn();
+    const stuck = new FakeConn();
+    hub.add(slow);
+    hub.add(stuck);
+    slow.full = stuck.full = true;
+    for (let t = 0; t <= 30_000; t += 1000) {
+      now = t;
+      slow.backlog = 8_000_000 - t * 100; // drains 100 KB a second, never below the bound here
+      stuck.backlog = 8_000_000;
+      offer(hub, '{"kind":"send"}', true);
+      hub.flush();
+    }
+    expect([slow.closedWith, stuck.closedWith !== null]).toEqual([null, true]);
+    slow.full = false;
+    offer(hub, '{"kind":"send"}', true);
+    hub.flush();
+    expect(slow.frames.at(-1)?.type).toBe('snapshot');
+  });
+
+  it('an observer backed up when a broadcast went out gets a snapshot instead, even in a quiet lab', async () => {
+    const hub = new ObserverHub('x', () => '{"type":"snapshot"}', { intervalMs: 5 });
+    const o = new FakeConn();
+    hub.add(o);
+    o.full = true;
+    hub.broadcast('{"type":"fabric"}');
+    o.full = false;
+    // No trace event follows: the hub still serves the observer that missed a frame.
+    await expect.poll(() => o.frames.map((f) => f.type)).toEqual(['snapshot', 'snapshot']);
+    await hub.close();
+  });
 });
 
 describe('an observer that stops reading, over either transport', () => {

@@ -18,6 +18,8 @@ export class FakeConn implements Conn {
   readonly transport = 'server' as const;
   frames: ServerFrame[] = [];
   full = false;
+  /** Bytes it says are queued for it (undefined: it cannot tell, as an in-process bot). */
+  backlog: number | undefined;
   /** Set by `close`: the reason given, or '' without one. */
   closedWith: string | null = null;
   sendText(json: string): void {
@@ -25,6 +27,9 @@ export class FakeConn implements Conn {
   }
   overloaded(): boolean {
     return this.full;
+  }
+  backlogBytes(): number {
+    return this.backlog ?? Infinity;
   }
   close(reason?: string): void {
     this.closedWith = reason ?? '';

@@ -99,6 +99,16 @@ export function useInstructorApi(token: Ref<string | null>) {
     return res;
   }
 
+  /**
+   * A read the page makes by itself (the held list, twice a second while paused): it neither
+   * disables the panel's buttons nor replaces the answer to her last action. Counted in `busy`,
+   * it disabled every button for most of each half second on a loaded machine, so a click on
+   * Resume could land on a disabled button and do nothing.
+   */
+  function read<T>(path: string): Promise<ApiResult<T>> {
+    return request<T>('GET', path, { token: token.value });
+  }
+
   const lab = (name: string) => `/api/labs/${enc(name)}`;
   return {
     busy,
@@ -118,7 +128,7 @@ export function useInstructorApi(token: Ref<string | null>) {
     pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
     resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
     step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
-    inFlight: (name: string) => call<{ paused: boolean; total: number; messages: InFlightInfo[] }>('GET', `${lab(name)}/inflight?limit=200`),
+    inFlight: (name: string) => read<{ paused: boolean; total: number; messages: InFlightInfo[] }>(`${lab(name)}/inflight?limit=200`),
     addBots: (name: string, count: number) => call<{ requested: number; started: ProcessId[]; refused: { index: number; code: string; message: string }[] }>('POST', `${lab(name)}/bots`, { count }),
     removeBots: (name: string) => call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),

@@ -17,6 +17,8 @@ export interface RelaySocket {
 }
 
 const MAX_QUEUED = 200;
+/** After the relay cut the connection off: at most one reconnection a second. */
+const SERVER_DISCONNECT_RETRY_MS = 1000;
 
 export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void; onOpen?: () => void; onClose?: () => void }): RelaySocket {
   const status = ref<ConnectionStatus>('connecting');
@@ -30,13 +32,21 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
   });
 
   socket.on('connect', () => {
+    again = null;
     status.value = 'open';
     error.value = null;
     handlers.onOpen?.();
     while (queue.length) socket.emit('frame', queue.shift()!);
   });
-  socket.on('disconnect', () => {
-    status.value = socket.active ? 'connecting' : 'closed';
+  let again: ReturnType<typeof setTimeout> | null = null;
+  socket.on('disconnect', (reason) => {
+    // The relay cuts off only a connection that stopped reading (TOO_SLOW, a full backlog); its
+    // error says to connect again, and socket.io does not after a server's disconnect.
+    if (reason === 'io server disconnect') {
+      error.value = 'The relay cut this connection off (it fell behind); reconnecting';
+      again = setTimeout(() => socket.connect(), SERVER_DISCONNECT_RETRY_MS);
+    }
+    status.value = socket.active || again !== null ? 'connecting' : 'closed';
     handlers.onClose?.();
   });
   socket.on('connect_error', () => {
@@ -52,6 +62,8 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
   }
 
   function close(): void {
+    if (again !== null) clearTimeout(again);
+    again = null;
     socket.removeAllListeners();
     socket.disconnect();
     status.value = 'closed';
