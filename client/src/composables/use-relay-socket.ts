@@ -6,6 +6,7 @@ import { io, type Socket } from 'socket.io-client';
 import { onScopeDispose, ref } from 'vue';
 import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '@shared/protocol/frames.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
+import { reconnectWhenCut } from '../utils/reconnect.ts';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 
@@ -17,8 +18,6 @@ export interface RelaySocket {
 }
 
 const MAX_QUEUED = 200;
-/** After the relay cut the connection off: at most one reconnection a second. */
-const SERVER_DISCONNECT_RETRY_MS = 1000;
 
 export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void; onOpen?: () => void; onClose?: () => void }): RelaySocket {
   const status = ref<ConnectionStatus>('connecting');
@@ -32,21 +31,16 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
   });
 
   socket.on('connect', () => {
-    again = null;
     status.value = 'open';
     error.value = null;
     handlers.onOpen?.();
     while (queue.length) socket.emit('frame', queue.shift()!);
   });
-  let again: ReturnType<typeof setTimeout> | null = null;
-  socket.on('disconnect', (reason) => {
-    // The relay cuts off only a connection that stopped reading (TOO_SLOW, a full backlog); its
-    // error says to connect again, and socket.io does not after a server's disconnect.
-    if (reason === 'io server disconnect') {
-      error.value = 'The relay cut this connection off (it fell behind); reconnecting';
-      again = setTimeout(() => socket.connect(), SERVER_DISCONNECT_RETRY_MS);
-    }
-    status.value = socket.active || again !== null ? 'connecting' : 'closed';
+  const cut = reconnectWhenCut(socket, () => {
+    error.value = 'The relay cut this connection off (it fell behind); reconnecting';
+  });
+  socket.on('disconnect', () => {
+    status.value = socket.active || cut.pending() ? 'connecting' : 'closed';
     handlers.onClose?.();
   });
   socket.on('connect_error', () => {
@@ -62,8 +56,7 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
   }
 
   function close(): void {
-    if (again !== null) clearTimeout(again);
-    again = null;
+    cut.stop();
     socket.removeAllListeners();
     socket.disconnect();
     status.value = 'closed';
