@@ -13,13 +13,16 @@ import { labStats } from '../server/api.ts';
 import { createRelay, type RelayOptions } from '../server/relay.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 
+/** A lab's stats as the bench child reports them: the links counted, not listed, and what is in flight. */
+export type BenchLabStats = Omit<LabStats, 'links'> & { linkCount: number; inFlight: number };
+
 export const BENCH_TOKEN = 'bench-token';
 
 export interface BenchRelay {
   port: number;
   createLab(body: CreateLab): Promise<void>;
   /** The lab's stats without the per-link list (a million entries in a 1,000-process Bully), plus its length. */
-  labStats(name: string): (Omit<LabStats, 'links'> & { linkCount: number; inFlight: number }) | null;
+  labStats(name: string): BenchLabStats | null;
   close(): Promise<void>;
 }
 

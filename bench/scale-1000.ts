@@ -16,7 +16,7 @@ import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
 import { startServer, stopServer } from './bench-phases.ts';
 import type { ChildHandle } from './child-proc.ts';
-import { BENCH_TOKEN } from './relay-host.ts';
+import { BENCH_TOKEN, type BenchLabStats } from './relay-host.ts';
 import { sleep } from './load-gen.ts';
 
 const USAGE = `Usage: npm run bench:scale -- [--n 1000] [--transport ws|socketio] [--transmission MS] [--delay MS] [--timeout S] [--profile] [--out FILE]
@@ -59,11 +59,11 @@ const url = `http://127.0.0.1:${String(relay.ready.port)}`;
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<any>;
+  return res.json() as Promise<unknown>;
 };
 // Ctrl-C or a kill: take the relay child down too.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void relay.kill().then(() => process.exit(130)));
-const relayStats = async () => (await relay.request<{ stats: any }>({ cmd: 'lab-stats', lab: LAB })).stats;
+const relayStats = async () => (await relay.request<{ stats: BenchLabStats }>({ cmd: 'lab-stats', lab: LAB })).stats;
 const relayMem = (gc = false) => relay.request<{ rss: number; maxRss: number; heapUsed: number }>({ cmd: 'usage', gc });
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, stepMs = 100): Promise<void> {

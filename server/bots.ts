@@ -4,7 +4,7 @@
 // each bot gets a relay session of its own, so it is joined, rate-limited, stamped, delayed,
 // crashed and traced exactly like a remote process (its transport shows as 'server').
 import express, { type RequestHandler, type Router } from 'express';
-import type { Algorithm, AlgorithmName, ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { AlgorithmName, ProcessId, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import { BotsSchema } from '@shared/protocol/lab-config.ts';
@@ -49,7 +49,7 @@ interface ServerBotsDeps {
   /** The relay's session factory (Relay.session). */
   session: (conn: Conn) => Session;
   /** The bots' algorithms (default: the registry). A seam for tests of fault containment. */
-  registry?: (name: AlgorithmName) => Algorithm<any, any>;
+  registry?: (name: AlgorithmName) => AnyAlgorithm;
 }
 
 interface BotsStarted {

@@ -10,7 +10,7 @@
 // shadow's state, its open suggestions, at most 50 late ones and 100 sends of hers ahead of it),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
 // deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
-import type { Algorithm, AlgorithmConfig, Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import type { AlgorithmConfig, Message, ProcessId, Report, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { AutoBeat, usesSharedDetector } from '@shared/coach/auto-beat.ts';
 import { CoachFold, explain, type Deviation, type HandAction } from '@shared/coach/coach.ts';
 import { NamedTimers } from '@shared/sim/named-timers.ts';
@@ -23,7 +23,7 @@ export const JUDGE_MS = 500;
 const DETECTOR_TYPES = new Set(['HEARTBEAT', 'PING', 'PONG']);
 
 interface AuditDeps {
-  algorithm: Algorithm<any, any>;
+  algorithm: AnyAlgorithm;
   /** Her algorithm config as her tab runs it (shared/sim/process-host.ts algorithmConfig). */
   config: AlgorithmConfig;
   seed: number;

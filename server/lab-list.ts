@@ -4,6 +4,7 @@
 // that room's broadcasts to every relay, and `serverSideEmit` tells the other relays to tell
 // their raw WebSocket observers (ws connections bypass socket.io, so the adapter cannot reach them).
 import type { Server } from 'socket.io';
+import type { ClientToServerEvents, ServerToClientEvents } from '@shared/protocol/frames.ts';
 import type { Conn } from './conn.ts';
 
 const LAB_LIST_ROOM = 'lab-list';
@@ -14,7 +15,7 @@ export class LabListHub {
   private readonly local = new Set<Conn>();
 
   constructor(
-    private readonly io: Server<any, any, any>,
+    private readonly io: Server<ClientToServerEvents, ServerToClientEvents>,
     private readonly clustered: boolean,
   ) {
     // Another relay's change: its socket.io observers were reached through the room already.

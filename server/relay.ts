@@ -7,7 +7,7 @@ import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
-import type { Algorithm, AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import type { AlgorithmName, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { createApi } from './api.ts';
 import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
 import { ServerBots } from './bots.ts';
@@ -54,7 +54,7 @@ export interface RelayOptions {
   /** Server-side bots and their routes (default on). */
   bots?: boolean;
   /** The server-side bots' algorithms (default: the registry); tests pass one that throws. */
-  botRegistry?: (name: AlgorithmName) => Algorithm<any, any>;
+  botRegistry?: (name: AlgorithmName) => AnyAlgorithm;
   /** Per-IP connection cap, the first-request deadline, allowed browser origins (server/net-guard.ts). */
   net?: Partial<NetLimits>;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */

@@ -77,7 +77,9 @@ function facts(path: string): ModuleFacts {
     } else if (ts.isExportAssignment(st)) exports.add('default');
     else if (exported(st)) {
       if (isDefault(st)) exports.add('default');
-      else if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) ts.isIdentifier(d.name) && exports.add(d.name.text);
+      else if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) {
+        if (ts.isIdentifier(d.name)) exports.add(d.name.text);
+      }
       else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name) exports.add(st.name.text);
     }
   }

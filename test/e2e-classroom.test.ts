@@ -4,7 +4,6 @@
 // one lab. Crashing the coordinator from the panel must bring every tab and the dashboard to
 // the new coordinator; a partition built in the panel must show on the dashboard. Screenshots
 // of every view go to test/screenshots/.
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';

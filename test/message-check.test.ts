@@ -28,9 +28,16 @@ const SCHEMAS: [AlgorithmName, MessageSchemas][] = [
 
 const SEED = 20261124;
 
+/** [1, <hole>, 3]: an array with a hole, as `JSON.parse` never makes but a careless check meets. */
+function holey(): unknown[] {
+  const a = [1, 2, 3];
+  delete a[1];
+  return a;
+}
+
 /** Edge values for every field of every type: what a hand-written check is likely to get wrong. */
 function edges(type: string): unknown[] {
-  const values: unknown[] = [0, -0, 1, -1, 1.5, 2 ** 53, 2 ** 53 - 1, 1_000_000, 1_000_001, NaN, Infinity, '1', '', 'x'.repeat(64), 'x'.repeat(65), true, null, undefined, [], [1, 2], [1, -1], [1, , 3], Array.from({ length: 5000 }, (_, i) => i), Array.from({ length: 5001 }, (_, i) => i), {}, [2 ** 53]];
+  const values: unknown[] = [0, -0, 1, -1, 1.5, 2 ** 53, 2 ** 53 - 1, 1_000_000, 1_000_001, NaN, Infinity, '1', '', 'x'.repeat(64), 'x'.repeat(65), true, null, undefined, [], [1, 2], [1, -1], holey(), Array.from({ length: 5000 }, (_, i) => i), Array.from({ length: 5001 }, (_, i) => i), {}, [2 ** 53]];
   const keys = ['election', 'term', 'seq', 'eid', 'list', 'coordinator', 'origin', 'id', 'epoch', 'granted', 'master', 'extra'];
   const out: unknown[] = [{ type }, JSON.parse(`{"type":${JSON.stringify(type)},"__proto__":{"term":1}}`)];
   for (const key of keys) for (const v of values) out.push({ type, [key]: v });

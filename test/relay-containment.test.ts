@@ -4,7 +4,7 @@
 // server-side bots of all five algorithms; the bots ignore them, and still elect.
 import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ALGORITHM_NAMES, type Algorithm, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { ALGORITHM_NAMES, type AlgorithmName, type AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { Counters } from '../server/counters.ts';
 import { installLastLine } from '../server/last-line.ts';
@@ -17,10 +17,10 @@ afterAll(async () => {
 const TIMING = { transmission: 20, processing: 2, heartbeatInterval: 60, heartbeatTimeout: 250 };
 
 /** Bully that throws whenever it is sent a HEARTBEAT carrying `boom` (a bug a student might write). */
-function brittle(name: AlgorithmName): Algorithm<any, any> {
+function brittle(name: AlgorithmName): AnyAlgorithm {
   const base = getAlgorithm(name);
   if (name !== 'bully') return base;
-  return { ...base, step: (s, e, c) => (e.kind === 'message' && (e.message as { boom?: unknown }).boom ? (null as never as { x: number }).x : base.step(s, e, c)) } as Algorithm<any, any>;
+  return { ...base, step: (s, e, c) => (e.kind === 'message' && (e.message as { boom?: unknown }).boom ? (null as never as { x: number }).x : base.step(s, e, c)) } as AnyAlgorithm;
 }
 
 const agreed = (h: Harness, lab: string, leader: number, n: number) => async () => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators[String(leader)] === n;

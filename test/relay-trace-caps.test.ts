@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Conn } from '../server/conn.ts';
 import { FULL_ALLOWANCE } from '../server/trace-store.ts';
-import { parseTrace, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
+import { parseTrace, startRelay, type Harness } from './helpers/relay-harness.ts';
 
 const harnesses: Harness[] = [];
 afterAll(async () => {

@@ -111,6 +111,14 @@ export interface Algorithm<S = unknown, M extends Message = Message> {
   report(state: S): Report;
 }
 
+/**
+ * An algorithm whose state and message types are not known here: the registry, the hosts and the
+ * tools hold the five side by side. `step` takes the state its own `init` returned, so the state
+ * type is existential; `unknown` would reject every concrete algorithm (parameter contravariance).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- existential type, see above
+export type AnyAlgorithm = Algorithm<any, any>;
+
 /** Ring successor order helper shared by the ring algorithms: the ids after `self`, wrapping. */
 export function successorsOf(ring: readonly ProcessId[], self: ProcessId): ProcessId[] {
   const i = ring.indexOf(self);

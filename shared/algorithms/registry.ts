@@ -1,5 +1,5 @@
 // The registry: every algorithm by name, for hosts that pick one from a lab's configuration.
-import type { Algorithm, AlgorithmName } from './algorithm.ts';
+import type { AlgorithmName, AnyAlgorithm } from './algorithm.ts';
 import { bully } from './bully.ts';
 import { BULLY_SCHEMAS } from './bully-messages.ts';
 import { EMERGENT_SCHEMAS } from './emergent-messages.ts';
@@ -12,7 +12,7 @@ import { raft } from './raft.ts';
 import { ring } from './ring.ts';
 import { ringActiveList } from './ring-active-list.ts';
 
-export const ALGORITHMS: Readonly<Record<AlgorithmName, Algorithm<any, any>>> = {
+export const ALGORITHMS: Readonly<Record<AlgorithmName, AnyAlgorithm>> = {
   bully,
   ring,
   'ring-active-list': ringActiveList,
@@ -20,7 +20,7 @@ export const ALGORITHMS: Readonly<Record<AlgorithmName, Algorithm<any, any>>> = 
   raft,
 };
 
-export function getAlgorithm(name: AlgorithmName): Algorithm<any, any> {
+export function getAlgorithm(name: AlgorithmName): AnyAlgorithm {
   return ALGORITHMS[name];
 }
 

@@ -20,7 +20,7 @@
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
-import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { createRng } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
 import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
@@ -116,7 +116,7 @@ export class CoachFold {
   private serials = 0;
 
   constructor(
-    private readonly algorithm: Algorithm<any, any>,
+    private readonly algorithm: AnyAlgorithm,
     private readonly config: AlgorithmConfig,
     seed: number,
   ) {
@@ -284,7 +284,7 @@ export class CoachFold {
 }
 
 /** The whole fold of her latest MAX_HISTORY entries, as her tab looks at it. */
-export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+export function coach(algorithm: AnyAlgorithm, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
   const fold = new CoachFold(algorithm, config, seed);
   for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
   return fold.view(now);

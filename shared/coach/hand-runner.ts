@@ -9,7 +9,7 @@
 // bookkeeping (an ACK clears a wait; no ACK within UB marks the successor dead and queues a note)
 // and, when she leaves the toggle on, the failure detector (auto-beat.ts): heartbeats or polls,
 // and a queued "the coordinator is silent" that both she and the shadow see as `elect`.
-import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
@@ -50,7 +50,7 @@ export interface HandView {
 }
 
 interface HandOptions {
-  algorithm: Algorithm<any, any>;
+  algorithm: AnyAlgorithm;
   io: HostIO;
   listener?: (e: HostEvent) => void;
   seed: number;

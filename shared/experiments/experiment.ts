@@ -2,7 +2,7 @@
 // the coordinator N-1 crashed, one process detects it) for every algorithm, N, case, loss rate and
 // seed asked for. Each run yields one row: the messages sent from detection on, by type, the
 // time until every live process knew the coordinator, and whether the run ended safe and agreed.
-import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type DetectorMode, type Effect, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type DetectorMode, type Effect, type Message, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { detectorsFor, type ElectionCase } from '../analysis/formulas.ts';
 import { checkAgreement, checkSafety } from '../analysis/properties.ts';
@@ -99,8 +99,8 @@ export function runOne(p: RunParams, clock: () => number = () => 0): RunRow {
  * Wraps an algorithm so every send it makes at or after `from` (virtual time) is counted by
  * type. The counter belongs to one run; the algorithm itself stays untouched.
  */
-export function counting<S>(algo: Algorithm<S, any>, from: number, into: Record<string, number>): Algorithm<S, any> {
-  const tally = (effects: Effect[], now: number) => {
+export function counting<S, M extends Message>(algo: Algorithm<S, M>, from: number, into: Record<string, number>): Algorithm<S, M> {
+  const tally = (effects: Effect<M>[], now: number) => {
     if (now < from) return;
     for (const e of effects) if (e.kind === 'send') into[e.message.type] = (into[e.message.type] ?? 0) + 1;
   };

@@ -3,7 +3,7 @@
 // searches its delivery orders in a small lab for the shortest schedule that breaks safety or
 // agreement. Pure and synchronous: a worker (the browser's or a Node worker_thread) runs it, one
 // case at a time, telling its runner as it goes (grade-runner.ts).
-import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm, type ProcessId, type Report } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkerProfile } from '../analysis/checker-profiles.ts';
 import { checkAgreement, checkSafety, leads } from '../analysis/properties.ts';
@@ -65,7 +65,7 @@ const MAX_TRACE_EVENTS = 4000;
 interface CaseOptions {
   algorithm: AlgorithmName;
   /** The module under test as an Algorithm (a student's via studentAlgorithm, or a reference). */
-  subject: Algorithm<any, any>;
+  subject: AnyAlgorithm;
   /** False when grading the reference itself: no divergence to look for. */
   compare: boolean;
   clock: () => number;
@@ -220,7 +220,7 @@ function gradeWire(problems: readonly WireProblem[]): CaseResult {
 }
 
 /** The explorer's small lab: ids 0..3, 3 (the coordinator) crashed, 0..2 notice within T. */
-function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, any>): ExploreSetup {
+function exploreSetup(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSetup {
   const ids = [0, 1, 2, 3];
   const crash = algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list' ? 1 : 0;
   return {
@@ -239,7 +239,7 @@ function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, any>): E
 }
 
 /** The explorer over her module's delivery orders (and one crash, where the algorithm's assumptions allow it). */
-function gradeExplore(algorithm: AlgorithmName, subject: Algorithm<any, any>, ms: number, clock: () => number): CaseResult {
+function gradeExplore(algorithm: AlgorithmName, subject: AnyAlgorithm, ms: number, clock: () => number): CaseResult {
   const started = clock();
   const setup = exploreSetup(algorithm, subject);
   const base = {
@@ -293,7 +293,7 @@ interface RunOptions extends CaseOptions {
   /** The explorer's time budget, ms (0: no explorer). */
   exploreMs: number;
   /** The module for the explorer, if it needs other guards (a student's copies her state per step). */
-  exploreSubject?: Algorithm<any, any>;
+  exploreSubject?: AnyAlgorithm;
   /** Wire-format problems her module's sends had (student.ts's onWire); null: not checked (a reference). */
   wire: WireProblem[] | null;
   /** Case ids already graded elsewhere (a worker that died): skipped. */

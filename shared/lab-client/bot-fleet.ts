@@ -4,7 +4,7 @@
 // WebSocket, or the relay's in-process sessions for server-side bots). The fleet only adds
 // what a crowd needs: joining in bounded batches, optional overrides of the lab's algorithm and
 // timing, and running figures (joined, elections, coordinator, messages).
-import type { Algorithm, AlgorithmConfig, AlgorithmName, ProcessId, Timing } from '../algorithms/algorithm.ts';
+import type { AlgorithmConfig, AlgorithmName, ProcessId, Timing, AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { LabProcess, type ChannelFactory, type LabProcessEvent } from './lab-client.ts';
 
@@ -21,7 +21,7 @@ interface FleetOptions {
   /** Ids to claim, in order; absent: each takes the lab's next free id. */
   ids?: readonly ProcessId[];
   /** Where algorithms come from (default: the registry); the relay's tests pass one that throws. */
-  registry?: (name: AlgorithmName) => Algorithm<any, any>;
+  registry?: (name: AlgorithmName) => AnyAlgorithm;
   /** Run this algorithm instead of the lab's. */
   algorithm?: AlgorithmName;
   /** Override some of the lab's timing bounds. */
@@ -146,7 +146,7 @@ export class BotFleet {
     return s;
   }
 
-  private algorithmsFor(): (name: AlgorithmName) => Algorithm<any, any> {
+  private algorithmsFor(): (name: AlgorithmName) => AnyAlgorithm {
     const o = this.opts;
     let steady = o.steadyCoordinator !== undefined;
     return (name) => {

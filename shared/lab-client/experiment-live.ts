@@ -13,7 +13,7 @@ import { createRng, deriveSeed } from '../sim/rng.ts';
 
 export interface LiveDeps {
   /** An authenticated REST call to the relay (path from `/api`). */
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }>;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; text: string }>;
   sleep(ms: number): Promise<void>;
   clock(): number;
 }
@@ -71,6 +71,12 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
   }
 }
 
+/** The processes of a lab snapshot (GET /api/labs/:lab), or none if the answer is not one. */
+function processesOf(body: unknown): ProcessInfo[] {
+  const list = (body as { processes?: unknown } | null)?.processes;
+  return Array.isArray(list) ? (list as ProcessInfo[]) : [];
+}
+
 /**
  * Bots join one by one, so the start-up elections may miss processes that were not there yet;
  * and with detector 'none' Raft and the emergent pool never elect on their own. Once everyone is
@@ -80,7 +86,7 @@ async function firstCoordinator(p: RunParams, deps: LiveDeps, lab: string, ids: 
   const until = deps.clock() + 60_000;
   while (deps.clock() < until) {
     const snap = await deps.api('GET', lab);
-    const procs = (snap.body?.processes ?? []) as ProcessInfo[];
+    const procs = processesOf(snap.body);
     const up = procs.filter((q) => ids.includes(q.id) && q.status === 'up' && q.report);
     if (up.length < ids.length) {
       await deps.sleep(POLL_MS);
@@ -121,7 +127,7 @@ async function waitSettled(deps: LiveDeps, lab: string, ids: ProcessId[], timeou
   let last = '';
   while (deps.clock() < until) {
     const snap = await deps.api('GET', lab);
-    const procs = (snap.body?.processes ?? []) as ProcessInfo[];
+    const procs = processesOf(snap.body);
     const mine = ids.map((id) => procs.find((q) => q.id === id));
     const coords = new Set(mine.map((q) => (q?.status === 'up' && q.report && !q.report.electing ? q.report.coordinator : undefined)));
     const c = [...coords][0];

@@ -5,7 +5,7 @@
 // a ProcessHost with real timers, sends and reports through the relay, obeys crashed /
 // recovered / restart / elect, and after a dropped connection rejoins with its resume token.
 import { io as ioClient, type Socket } from 'socket.io-client';
-import type { Algorithm, AlgorithmName, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { AlgorithmName, Message, ProcessId, Report, AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
 import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
@@ -135,7 +135,7 @@ interface LabProcessOptions {
   name?: string;
   kind?: ProcessKind;
   /** The algorithm registry; tests may pass their own. */
-  algorithms?: (name: AlgorithmName) => Algorithm<any, any>;
+  algorithms?: (name: AlgorithmName) => AnyAlgorithm;
   /**
    * A cluster (docs/SCALING.md): a channel to another relay, given its public address. With it
    * the process follows `moved` answers, and tries `relays` in turn while its relay is down.

@@ -96,6 +96,7 @@ export class WorldDraft {
       this.draws = hit.drawsAfter;
     } else {
       const ctx: StepContext = { now: this.now, random: drawFor };
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- `drawFor` reads the draft in progress (see `stepping`)
       stepping = this;
       const out = p === null ? this.setup.algorithm.init(config!, ctx) : this.setup.algorithm.step(before.state, eventOf(p), ctx);
       stepping = null;

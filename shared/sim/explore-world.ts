@@ -3,13 +3,13 @@
 // one world to the next, and what the explorer derives once per setup. Worlds are immutable
 // values, so the search can branch freely: explore-engine.ts says which actions a world enables
 // and makes the next world, through a draft (explore-draft.ts).
-import type { Algorithm, DetectorMode, Effect, Message, ProcessId, Report, Timing } from '../algorithms/algorithm.ts';
+import type { DetectorMode, Effect, Message, ProcessId, Report, Timing, AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import type { DistributiveOmit } from './event-queue.ts';
 
 export interface ExploreSetup {
-  algorithm: Algorithm<any, any>;
+  algorithm: AnyAlgorithm;
   ids: readonly ProcessId[];
   timing: Timing;
   detector: DetectorMode;

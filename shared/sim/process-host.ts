@@ -1,7 +1,7 @@
 // Runs one pure algorithm for real: executes its effects with a host-supplied scheduler and
 // transport. The browser tab, the headless bot, the relay's server-side bots and the tests all
 // drive an algorithm through this one class, so they cannot drift apart.
-import type { Algorithm, AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report, AnyAlgorithm } from '../algorithms/algorithm.ts';
 import type { ProcessConfig } from '../protocol/frames.ts';
 import { execute, type EffectHandlers } from './executor.ts';
 import { NamedTimers, type TimerView } from './named-timers.ts';
@@ -70,7 +70,7 @@ export class ProcessHost implements ProcessRunner {
   private paused = false;
 
   constructor(
-    private readonly algorithm: Algorithm<any, any>,
+    private readonly algorithm: AnyAlgorithm,
     private readonly io: HostIO,
     private readonly listener?: (e: HostEvent) => void,
   ) {

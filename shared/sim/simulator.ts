@@ -3,7 +3,7 @@
 // duplication, partitions, FIFO links), with crashes and recoveries at given times and a seeded
 // random source. The same spec and seed give the same trace, event for event, and the same rules
 // and seed give the same message fates as the relay under the same sends.
-import { DEFAULT_TIMING, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Message, type ProcessId, type Report, type StepContext, type Timing } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Message, type ProcessId, type Report, type StepContext, type Timing, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkOverride } from '../protocol/lab-config.ts';
 import { TimeQueue, type DistributiveOmit } from './event-queue.ts';
 import { startProcess, stepProcess, TimerGenerations, type StateHandlers } from './executor.ts';
@@ -20,7 +20,7 @@ export interface LinkModel {
 }
 
 export interface SimulationSpec {
-  algorithm: Algorithm<any, any>;
+  algorithm: AnyAlgorithm;
   ids: readonly ProcessId[];
   ring?: readonly ProcessId[];
   timing?: Partial<Timing>;
@@ -117,7 +117,7 @@ class Simulation implements StateHandlers<Node> {
   private readonly detector: DetectorMode;
   private readonly initialCoordinator: ProcessId | null;
   private readonly recording: boolean;
-  private readonly algo: Algorithm<any, any>;
+  private readonly algo: AnyAlgorithm;
   private readonly network: Network;
   private readonly queue = new TimeQueue<QueueEntry>();
   private readonly nodes = new Map<ProcessId, Node>();

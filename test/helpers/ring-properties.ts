@@ -1,11 +1,11 @@
 // The random run both ring algorithms' property tests share: 3..10 processes, about 30 % crashed
 // at the start, a few random initiators, jitter up to T; no failure detector.
-import type { Algorithm } from '@shared/algorithms/algorithm.ts';
+import type { AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 import { range } from './ring-trace.ts';
 
-export function randomRingElection(algorithm: Algorithm<any, any>, seed: number, T: number): { r: SimulationResult; live: number[] } {
+export function randomRingElection(algorithm: AnyAlgorithm, seed: number, T: number): { r: SimulationResult; live: number[] } {
   const rnd = createRng(seed);
   const n = 3 + Math.floor(rnd() * 8);
   const ids = range(n);
