@@ -8,7 +8,7 @@ import type { ProcessConfig } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { LabChecker } from '../server/checker.ts';
 import { follower, leading, type Body } from './helpers/checker-events.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { ManualClock } from './helpers/manual-clock.ts';
 
 const ids = [0, 1, 2, 3];
 const base: ProcessConfig = { algorithm: 'bully', ids, ring: ids, timing: DEFAULT_TIMING, detector: 'heartbeat', options: {}, seed: 1 };

@@ -9,7 +9,7 @@ import { fencePath, LabFence, NUMBER_BLOCK, readFence } from '../server/lab-fenc
 import { TraceStore } from '../server/trace-store.ts';
 import { Lab } from '../server/lab.ts';
 import { newLabConfig } from '../server/lab-settings.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { ManualClock } from './helpers/manual-clock.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {

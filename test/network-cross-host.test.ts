@@ -17,7 +17,7 @@ import { partition } from '../server/lab-control.ts';
 import { newLabConfig } from '../server/lab-settings.ts';
 import { TraceStore } from '../server/trace-store.ts';
 import { FakeConn, tempDir } from './helpers/relay-lab.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { ManualClock } from './helpers/manual-clock.ts';
 
 const IDS = [0, 1, 2, 3];
 

@@ -31,7 +31,7 @@ const config = { self: 0, ids: [0, 1], ring: [0, 1], timing: DEFAULT_TIMING, det
 function setup(throwOnInit = () => false) {
   const clock = new ManualClock();
   const faults: HostFault[] = [];
-  const host = new ProcessHost(fragile(throwOnInit), { send: () => {}, report: () => {}, setTimer: clock.setTimer, clearTimer: clock.clearTimer, now: clock.now, random: createRng(1), fault: (f) => faults.push(f) });
+  const host = new ProcessHost(fragile(throwOnInit), { send: () => {}, report: () => {}, setTimer: clock.setTimeout, clearTimer: clock.clearTimeout, now: clock.now, random: createRng(1), fault: (f) => faults.push(f) });
   return { clock, faults, host };
 }
 

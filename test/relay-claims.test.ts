@@ -8,7 +8,7 @@ import type { ProcessInfo } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { ClassFigures } from '../server/class-figures.ts';
 import { JUDGE_MS } from '../server/hand-audit.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { ManualClock } from './helpers/manual-clock.ts';
 import { joinAs, labTrace, SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 
 let h: Harness;

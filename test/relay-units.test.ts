@@ -9,7 +9,7 @@ import { Fabric } from '../server/fabric.ts';
 import { ObserverHub } from '../server/observers.ts';
 import { Scheduler } from '../server/scheduler.ts';
 import { FakeConn, manualLab, offer, tempDir } from './helpers/relay-lab.ts';
-import { ManualClock } from './helpers/relay-manual-clock.ts';
+import { ManualClock } from './helpers/manual-clock.ts';
 
 type Entry = { at: number; seq: number; n: number };
 

@@ -1,37 +1,43 @@
-// A hand-driven clock for code that takes a scheduler (ProcessHost's HostIO): timers fire only
-// when the test advances time, in due order.
-export class ManualClock {
+// The one hand-driven clock of the tests: time moves only when the test says, and due timers fire
+// in order. It is the relay's `Clock` (server/clock.ts) and, through `setTimeout`/`clearTimeout`,
+// a process host's timers (HostIO's setTimer/clearTimer). `armed` counts the timers ever set: the
+// relay promises one timer per lab, not one per message.
+import type { Clock } from '../../server/clock.ts';
+
+export class ManualClock implements Clock {
   private t = 0;
-  private nextId = 1;
-  private readonly pending = new Map<number, { due: number; fn: () => void }>();
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+  private next = 1;
+  armed = 0;
 
   now = (): number => this.t;
 
-  setTimer = (fn: () => void, ms: number): number => {
-    const id = this.nextId++;
-    this.pending.set(id, { due: this.t + ms, fn });
+  setTimeout = (fn: () => void, ms: number): number => {
+    this.armed++;
+    const id = this.next++;
+    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
     return id;
   };
 
-  clearTimer = (handle: unknown): void => {
-    this.pending.delete(handle as number);
+  clearTimeout = (handle: unknown): void => {
+    this.timers.delete(handle as number);
   };
 
-  get timerCount(): number {
-    return this.pending.size;
+  /** Timers set and not yet fired or cleared. */
+  get pending(): number {
+    return this.timers.size;
   }
 
-  /** Advances to `this.now() + ms`, firing due timers in order (bounded, so a timer loop cannot hang a test). */
+  /** Moves time forward, firing due timers in order (bounded: at most 100,000 firings, so a timer loop cannot hang a test). */
   advance(ms: number): void {
     const end = this.t + ms;
-    for (let guard = 0; guard < 100_000; guard++) {
-      let nextId = -1;
-      let next: { due: number; fn: () => void } | undefined;
-      for (const [id, p] of this.pending) if (p.due <= end && (!next || p.due < next.due)) [nextId, next] = [id, p];
-      if (!next) break;
-      this.pending.delete(nextId);
-      this.t = next.due;
-      next.fn();
+    for (let n = 0; n < 100_000; n++) {
+      let first: [number, { at: number; fn: () => void }] | null = null;
+      for (const e of this.timers) if (e[1].at <= end && (!first || e[1].at < first[1].at)) first = e;
+      if (!first) break;
+      this.timers.delete(first[0]);
+      this.t = Math.max(this.t, first[1].at);
+      first[1].fn();
     }
     this.t = end;
   }

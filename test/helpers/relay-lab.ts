@@ -10,7 +10,7 @@ import { Lab } from '../../server/lab.ts';
 import type { ObserverHub } from '../../server/observers.ts';
 import { newLabConfig } from '../../server/lab-settings.ts';
 import { TraceStore } from '../../server/trace-store.ts';
-import { ManualClock } from './relay-manual-clock.ts';
+import { ManualClock } from './manual-clock.ts';
 
 /** A connection that records every frame; `full` makes it report itself backed up. */
 export class FakeConn implements Conn {
