@@ -1,6 +1,6 @@
 // A work schedule run in the simulator: the election algorithm composed with the work layer,
 // the fault schedule, and the audit's figures. The one entry for the CLI, the tests and the bench.
-import type { Algorithm, ProcessId } from '../algorithms/algorithm.ts';
+import type { ProcessId } from '../algorithms/algorithm.ts';
 import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
 import { WorkAudit, type TaskFigures } from './work-audit.ts';
 import type { WorkJob } from './work-job.ts';
@@ -12,11 +12,17 @@ export interface WorkRun {
   countedTwice: number;
 }
 
-/** Runs `spec` with its algorithm doing `job`; the spec's crashes, recoveries and partitions apply. */
-export function simulateWork(spec: SimulationSpec & { algorithm: Algorithm<any, any> }, job: WorkJob): WorkRun {
+/** `spec` with its algorithm doing `job`, and the audit that watches it. */
+export function workSpec(spec: SimulationSpec, job: WorkJob): { spec: SimulationSpec; audit: WorkAudit } {
   const audit = new WorkAudit(job.tasks);
-  const result = simulate({ ...spec, algorithm: withWork(spec.algorithm, job), observe: audit.observe });
-  return { result, tasks: audit.figures(), countedTwice: audit.countedTwice() };
+  return { spec: { ...spec, algorithm: withWork(spec.algorithm, job), observe: audit.observe }, audit };
+}
+
+/** Runs `spec` with its algorithm doing `job`; the spec's crashes, recoveries and partitions apply. */
+export function simulateWork(spec: SimulationSpec, job: WorkJob): WorkRun {
+  const w = workSpec(spec, job);
+  const result = simulate(w.spec);
+  return { result, tasks: w.audit.figures(), countedTwice: w.audit.countedTwice() };
 }
 
 /** A virtual horizon long enough for the job on the slowest share, plus elections. */
