@@ -27,8 +27,8 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
     init(config: AlgorithmConfig, ctx: StepContext) {
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
-        election: out.state, self: config.self, ids: config.ids, job, timing: config.timing, last: election.report(out.state),
-        newest: 0, boss: null, running: null, queue: [], held: {}, store: {}, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
+        election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, timing: config.timing, last: election.report(out.state),
+        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: {}, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };
       const step = inner(out, s0, ctx);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
@@ -104,10 +104,12 @@ function work<S>(s: WorkState<S>, event: Extract<AlgorithmEvent, { kind: 'messag
       out = s.office ? onHeld(s, m, from, ctx, fx) : s;
       break;
     case 'WORK_REFUSED':
-      out = m.newest > s.newest ? sync({ ...s, newest: m.newest }, fx) : s;
+      out = m.newest > s.newest ? { ...s, newest: m.newest } : s;
       break;
   }
-  return { state: out, effects: fx };
+  // Any token newer than ours (a status from a worker another office ordered) makes an office stale.
+  if ('token' in m && m.token > out.newest && s.job.fencing) out = { ...out, newest: m.token };
+  return { state: sync(out, fx), effects: fx };
 }
 
 function keep<S>(s: WorkState<S>, task: number, value: number): WorkState<S> {
@@ -121,7 +123,7 @@ function workTimer<S>(s: WorkState<S>, name: string, ctx: StepContext): Step<Wor
   let out = s;
   if (name === COMPUTE_TIMER) out = onComputed(s, fx);
   else if (name === STATUS_TIMER) out = onStatusTimer(s, fx);
-  else if (name === GATHER_TIMER) out = onGather(s, fx);
+  else if (name === GATHER_TIMER) out = onGather(s, ctx, fx);
   else if (name === SWEEP_TIMER) out = onSweep(s, ctx, fx);
   return { state: out, effects: fx };
 }

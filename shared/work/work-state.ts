@@ -43,11 +43,15 @@ export interface Office {
   queued: number[];
   /** Worker -> the task it runs. */
   running: Record<ProcessId, number>;
+  /** Worker -> when its running task was given (or found running). */
+  since: Record<ProcessId, number>;
   /** Task -> its checked value: the coordinator's copy of every result. */
   done: Record<number, number>;
   doneCount: number;
   /** Task -> the workers it was ever given to (a result from anyone else is "never given"). */
   givenTo: Record<number, ProcessId[]>;
+  /** Worker -> its boot as last heard: a new one means it restarted empty. */
+  boots: Record<ProcessId, number>;
   /** Worker -> when it was last heard (ctx.now); absent: presumed crashed. */
   heard: Record<ProcessId, number>;
   /** While gathering: what each answerer keeps as analyser. */
@@ -57,6 +61,8 @@ export interface Office {
 export interface WorkState<S = unknown> {
   election: S;
   self: ProcessId;
+  /** ctx.now when this life began: tells the coordinator a restarted process from a live one. */
+  boot: number;
   ids: readonly ProcessId[];
   job: WorkJob;
   timing: Timing;
@@ -66,6 +72,8 @@ export interface WorkState<S = unknown> {
   newest: number;
   /** Whom status and results go to: the sender of the newest order obeyed. */
   boss: ProcessId | null;
+  /** The boot of the office that asked "what do you hold?" with the newest token. */
+  askedBy: number | null;
   running: Order | null;
   queue: Order[];
   /** Results this process computed or received, until the job ends. */

@@ -48,10 +48,10 @@ function start<S>(s: WorkState<S>, order: Order, fx: Fx): WorkState<S> {
   return { ...s, running: order };
 }
 
-/** Dynamic: results go to the coordinator obeyed now, or to a stale order's own giver. Static: to the analyser named. */
+/** Dynamic: results go to the coordinator obeyed now (an earlier office's results too). Static: to the analyser named. */
 function replyTo<S>(s: WorkState<S>, o: Order): ProcessId {
   if (s.job.sharing === 'static') return o.reportTo;
-  return o.token >= s.newest && s.boss !== null ? s.boss : o.from;
+  return s.boss ?? o.from;
 }
 
 /** The compute timer: the task is done; hold the result, send it, take the next order. */
@@ -70,7 +70,7 @@ export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
 export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
   const to = s.boss ?? s.last.coordinator;
-  if (to !== null && to !== s.self && !s.office) fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null } });
+  if (to !== null && to !== s.self && !s.office) fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
   return s;
 }
 
@@ -87,12 +87,13 @@ export function onStore<S>(s0: WorkState<S>, token: number, task: number, value:
 export function onHold<S>(s0: WorkState<S>, m: Msg<'WORK_HOLD'>, from: ProcessId, fx: Fx): WorkState<S> {
   const fenced = fence(s0, m.token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
-  const s = m.token >= s0.newest && !s0.office ? { ...fenced, boss: from } : fenced;
+  const reused = m.token === s0.newest && s0.askedBy !== null && s0.askedBy !== m.boot;
+  const s = m.token >= s0.newest ? { ...fenced, askedBy: m.boot, ...(s0.office ? {} : { boss: from }) } : fenced;
   const held = { ...s.held, ...s.store, ...(s.office?.done ?? {}) };
   fx.push({
     kind: 'send',
     to: from,
-    message: { type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, held: Object.entries(held).map(([t, v]) => [Number(t), v]), stored: Object.keys(s.store).map(Number) },
+    message: { type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, boot: s.boot, reused, held: Object.entries(held).map(([t, v]) => [Number(t), v]), stored: Object.keys(s.store).map(Number) },
   });
   return s;
 }
