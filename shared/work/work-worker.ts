@@ -32,7 +32,7 @@ export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: Proce
   const known = s.held[m.task];
   if (known !== undefined) {
     // Done before (the order was repeated after a crash or a rebuild): answer, do not redo.
-    fx.push({ kind: 'send', to: replyTo(s, order), message: { type: 'WORK_RESULT', token: m.token, task: m.task, value: known } });
+    sendResult(s, order, known, fx);
     return s;
   }
   if (s.running?.task === m.task || s.queue.some((o) => o.task === m.task)) return s;
@@ -48,10 +48,19 @@ function start<S>(s: WorkState<S>, order: Order, fx: Fx): WorkState<S> {
   return { ...s, running: order };
 }
 
-/** Dynamic: results go to the coordinator obeyed now (an earlier office's results too). Static: to the analyser named. */
-function replyTo<S>(s: WorkState<S>, o: Order): ProcessId {
-  if (s.job.sharing === 'static') return o.reportTo;
-  return s.boss ?? o.from;
+/**
+ * Where a result goes. Static: the analyser the order named. Dynamic: the order's giver, and the
+ * coordinator obeyed now if that is another (the giver may have crashed or lost office; results
+ * are keyed by task, so a second copy is never a second result).
+ */
+function sendResult<S>(s: WorkState<S>, o: Order, value: number, fx: Fx): void {
+  const message = { type: 'WORK_RESULT', token: o.token, task: o.task, value };
+  if (s.job.sharing === 'static') {
+    fx.push({ kind: 'send', to: o.reportTo, message });
+    return;
+  }
+  fx.push({ kind: 'send', to: o.from, message });
+  if (s.boss !== null && s.boss !== o.from) fx.push({ kind: 'send', to: s.boss, message });
 }
 
 /** The compute timer: the task is done; hold the result, send it, take the next order. */
@@ -60,16 +69,19 @@ export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
   if (!o) return s0;
   const value = solve(s0.job, o.task);
   let s: WorkState<S> = { ...count(s0, 'computed'), running: null, held: { ...s0.held, [o.task]: value }, lastDone: o.task };
-  fx.push({ kind: 'send', to: replyTo(s, o), message: { type: 'WORK_RESULT', token: o.token, task: o.task, value } });
+  sendResult(s, o, value, fx);
   const [next, ...rest] = s.queue;
   if (next) s = start({ ...s, queue: rest }, next, fx);
   return s;
 }
 
-/** The status beat: alive, and busy or empty, to the coordinator obeyed (or the one the election names). */
+/**
+ * The status beat: alive, and busy or empty, to the coordinator the election names (else the one
+ * obeyed last): a coordinator that lost office is not told, the one elected hears of everyone.
+ */
 export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
-  const to = s.boss ?? s.last.coordinator;
+  const to = s.last.coordinator ?? s.boss;
   if (to !== null && to !== s.self && !s.office) fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
   return s;
 }
