@@ -4,7 +4,7 @@
 // certificate instead).
 import type { ProcessId } from '../algorithms/algorithm.ts';
 
-export type Sharing = 'static' | 'dynamic';
+type Sharing = 'static' | 'dynamic';
 
 export interface WorkJob {
   /** How many tasks (ids 0..tasks-1). */

@@ -14,7 +14,7 @@ export const STATUS_TIMER = 'work:status';
  * Fencing: an order stamped older than the newest token seen is refused (fencing on: counted,
  * and the sender told so) or obeyed and counted (fencing off). Returns null when refused.
  */
-export function fence<S>(s: WorkState<S>, token: number, from: ProcessId, fx: Fx): WorkState<S> | null {
+function fence<S>(s: WorkState<S>, token: number, from: ProcessId, fx: Fx): WorkState<S> | null {
   if (token >= s.newest) return { ...s, newest: token };
   if (s.job.fencing) {
     fx.push({ kind: 'send', to: from, message: { type: 'WORK_REFUSED', token, newest: s.newest } });
