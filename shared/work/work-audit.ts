@@ -65,7 +65,7 @@ export class WorkAudit {
       wrong: this.sums.wrong,
       staleRefused: this.sums.staleRefused,
       staleAccepted: this.sums.staleAccepted,
-      makespanMs: makespan,
+      makespanMs: makespan === null ? null : Math.round(makespan * 1000) / 1000,
     };
   }
 
