@@ -12,6 +12,7 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import { handleHelp, usageError } from './cli.ts';
+import { applyWork, parseWorkCli, WORK_ARGS, WORK_USAGE, type WorkCli } from './simulate-work.ts';
 
 export const SIMULATE_USAGE = `Usage: npm run simulate -- [options]
 
@@ -30,6 +31,7 @@ detector fires (the documents' analysis); without it every detector runs.
   --until MS           virtual time horizon (default 30 s without --initiator)
   --trace FILE         write the run's trace (JSON Lines, opens in /replay)
   --json               print one JSON object instead of text
+${WORK_USAGE}
   --help               this text`;
 
 export interface SimulateOptions {
@@ -43,6 +45,7 @@ export interface SimulateOptions {
   drop: number;
   until: number | null;
   detector: 'heartbeat' | 'poll' | 'none' | null;
+  work?: WorkCli;
 }
 
 export function parseCli(argv: string[]): { options: SimulateOptions; json: boolean; trace: string | null } {
@@ -62,6 +65,7 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
       detector: { type: 'string' },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
+      ...WORK_ARGS,
     },
     strict: true,
   });
@@ -94,6 +98,7 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
       drop,
       until: values.until === undefined ? null : num(values.until, '--until'),
       detector: detector as SimulateOptions['detector'],
+      work: parseWorkCli(values, ids),
     },
     json: values.json,
     trace: values.trace ?? null,
@@ -123,7 +128,8 @@ export function specFor(o: SimulateOptions, trace: boolean): SimulationSpec {
 }
 
 export function runSimulation(o: SimulateOptions, trace: boolean) {
-  const r = simulate(specFor(o, trace));
+  const { spec, audit } = applyWork(specFor(o, trace), o.work, o.until !== null);
+  const r = simulate(spec);
   const transmission = o.delay + o.jitter;
   return {
     algorithm: o.algorithm,
@@ -140,6 +146,7 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
     endTime: r.endTime,
     events: r.events,
     truncated: r.truncated,
+    ...(audit ? { tasks: audit.figures() } : {}),
     trace: r.trace,
   };
 }
@@ -173,6 +180,7 @@ function main(): void {
     `election time: ${result.electionTime === null ? 'no election' : `${result.electionTime} ms virtual (${result.electionTimeInTransmissions?.toFixed(2)} T)`}`,
     `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (all agree)' : ' (DISAGREEMENT)'}`,
     `${result.events} events in ${wallMs} ms wall time${result.truncated ? ' (stopped at the time horizon)' : ''}`,
+    ...(result.tasks ? [`tasks: ${JSON.stringify(result.tasks)}`] : []),
     ...warnings(parsed.options, result),
   ];
   console.log(lines.join('\n'));

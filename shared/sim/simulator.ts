@@ -50,6 +50,11 @@ export interface SimulationSpec {
   /** Loss and duplication stop at this virtual time (for "agree after faults stop" properties). */
   dropUntil?: number;
   seed?: number;
+  /**
+   * Sees every process's state as it is stored after each step, and `null` when it crashes:
+   * for layers whose figures live in the states (the work schedule's audit, shared/work/).
+   */
+  observe?: (id: ProcessId, state: unknown, now: number) => void;
   until?: number;
   maxEvents?: number;
   trace?: boolean;
@@ -201,6 +206,7 @@ class Simulation implements StateHandlers<Node> {
         n.up = false;
         n.state = null;
         n.report = null;
+        this.spec.observe?.(n.id, null, this.now);
         this.record({ kind: 'crash', node: n.id });
         return;
       }
@@ -253,6 +259,7 @@ class Simulation implements StateHandlers<Node> {
 
   commit(n: Node, state: unknown): void {
     n.state = state;
+    this.spec.observe?.(n.id, state, this.now);
   }
 
   send(n: Node, to: ProcessId, message: Message): void {

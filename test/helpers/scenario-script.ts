@@ -17,6 +17,9 @@
 //   timing heartbeatInterval=500 heartbeatTimeout=1500 transmission=100 processing=10
 //   option name=value            an algorithm option (numbers and true/false are read as such)
 //   seed 1
+//   work tasks=4 task-ms=400 sharing=dynamic fencing=on slow=1:3   run 003's work schedule
+//                                (shared/work/) over the election; every key optional
+//                                (defaults: shared/work/work-job.ts's DEFAULT_JOB)
 // Steps (at the script's clock, which starts at 0 ms):
 //   crash 7 | recover 7 | elect 4    one id or a list (4,5)
 //   partition 0,1 | 2,3          groups; ids in no group share one more group
@@ -33,6 +36,8 @@ import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorith
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type LinkModel, type SimulationSpec } from '@shared/sim/simulator.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { DEFAULT_JOB, type WorkJob } from '@shared/work/work-job.ts';
+import { withWork } from '@shared/work/with-work.ts';
 
 export const SEPARATOR = '----';
 
@@ -59,10 +64,14 @@ const ORDER = { crash: 0, recover: 1, elect: 2, partition: 3 } as const;
 
 class ScriptError extends Error {}
 
+/** A compiled script: the simulator's spec and, with `work`, the job and the election under it. */
+export type ScenarioSpec = SimulationSpec & { work?: { job: WorkJob; election: SimulationSpec['algorithm'] } };
+
 /** Compiles a script to the simulator's spec; throws with the line number on a mistake. */
-export function compileScenario(script: string): SimulationSpec {
+export function compileScenario(script: string): ScenarioSpec {
   let algorithm: AlgorithmName | null = null;
   let ids: ProcessId[] | null = null;
+  let job: WorkJob | null = null;
   const spec: Omit<SimulationSpec, 'algorithm' | 'ids'> & { link: Partial<LinkModel>; links: Record<string, Partial<LinkModel>>; timing: Partial<Timing>; options: Record<string, unknown> } = {
     link: {},
     links: {},
@@ -78,9 +87,11 @@ export function compileScenario(script: string): SimulationSpec {
   let last: { at: number; order: number } = { at: -1, order: -1 };
   const lines = script.split('\n');
 
-  const full = (): SimulationSpec => {
+  const full = (): ScenarioSpec => {
     if (!algorithm || !ids) throw new ScriptError('a script needs `algorithm` and `nodes` before its first step');
-    return { ...spec, algorithm: getAlgorithm(algorithm), ids, until: clock };
+    const election = getAlgorithm(algorithm);
+    if (!job) return { ...spec, algorithm: election, ids, until: clock };
+    return { ...spec, algorithm: withWork(election, job), ids, until: clock, work: { job, election } };
   };
   const step = (kind: keyof typeof ORDER) => {
     if (!stepping) full();
@@ -131,6 +142,9 @@ export function compileScenario(script: string): SimulationSpec {
           spec.options[m[1]!] = v === 'true' ? true : v === 'false' ? false : Number.isFinite(Number(v)) ? Number(v) : v;
           break;
         }
+        case 'work':
+          job = workJob(arg);
+          break;
         case 'seed':
           spec.seed = Number(arg);
           if (!Number.isInteger(spec.seed)) throw new ScriptError('seed: a whole number');
@@ -171,7 +185,25 @@ export function compileScenario(script: string): SimulationSpec {
   return full();
 }
 
-const SETUP = new Set(['algorithm', 'nodes', 'ring', 'coordinator', 'detector', 'link', 'timing', 'option', 'seed']);
+const SETUP = new Set(['algorithm', 'nodes', 'ring', 'coordinator', 'detector', 'link', 'timing', 'option', 'seed', 'work']);
+
+function workJob(arg: string): WorkJob {
+  const job = { ...DEFAULT_JOB, slow: {} as Record<number, number> };
+  for (const pair of arg.split(/\s+/).filter(Boolean)) {
+    const [k, v = ''] = pair.split('=');
+    if (k === 'tasks' || k === 'task-ms' || k === 'size') {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new ScriptError(`work ${k}: a whole number above 0`);
+      if (k === 'tasks') job.tasks = n;
+      else if (k === 'size') job.size = n;
+      else job.taskMs = n;
+    } else if (k === 'sharing' && (v === 'static' || v === 'dynamic')) job.sharing = v;
+    else if (k === 'fencing' && (v === 'on' || v === 'off')) job.fencing = v === 'on';
+    else if (k === 'slow') for (const s of v.split(',')) job.slow[id(s.split(':')[0]!)] = Number(s.split(':')[1]);
+    else throw new ScriptError(`work: tasks= task-ms= size= sharing=static|dynamic fencing=on|off slow=ID:F,... ; got ${pair}`);
+  }
+  return job;
+}
 const LINK_KEYS = ['delay', 'jitter', 'drop', 'duplicate'] as const;
 const TIMING_KEYS = ['transmission', 'processing', 'heartbeatInterval', 'heartbeatTimeout'] as const;
 

@@ -1,0 +1,60 @@
+// The job of 003's work schedule: K independent tasks with checkable results, and the fencing
+// token every order carries. Pure: a task is "count the primes in [a, b)", so whoever holds the
+// job can check a result by counting again (cheap at these sizes; a real job would check a
+// certificate instead).
+import type { ProcessId } from '../algorithms/algorithm.ts';
+
+type Sharing = 'static' | 'dynamic';
+
+export interface WorkJob {
+  /** How many tasks (ids 0..tasks-1). */
+  tasks: number;
+  /** Task i counts the primes in [i*size, (i+1)*size). */
+  size: number;
+  /** Virtual ms one task of this size takes on a machine of speed factor 1. */
+  taskMs: number;
+  sharing: Sharing;
+  /** Workers and the analyser refuse orders stamped with a token older than the newest they saw. */
+  fencing: boolean;
+  /** Per-process slow factor (absent: 1): its tasks take taskMs x factor. */
+  slow: Readonly<Record<ProcessId, number>>;
+}
+
+export const DEFAULT_JOB: WorkJob = { tasks: 12, size: 1000, taskMs: 400, sharing: 'dynamic', fencing: true, slow: {} };
+
+/** The largest job a lab may state: every table the layer keeps is bounded by it. */
+export const MAX_TASKS = 100_000;
+
+export const isTask = (job: WorkJob, t: number): boolean => Number.isInteger(t) && t >= 0 && t < job.tasks;
+
+/** How long `self` works on one task, virtual ms. */
+export function taskTime(job: WorkJob, self: ProcessId): number {
+  const f = job.slow[self];
+  return job.taskMs * (typeof f === 'number' && f > 0 ? f : 1);
+}
+
+/** The task's answer: the primes in [a, b). */
+export function solve(job: WorkJob, task: number): number {
+  const a = task * job.size;
+  const b = a + job.size;
+  let n = 0;
+  for (let x = Math.max(2, a); x < b; x++) if (isPrime(x)) n++;
+  return n;
+}
+
+function isPrime(x: number): boolean {
+  if (x < 4) return x >= 2;
+  if (x % 2 === 0 || x % 3 === 0) return false;
+  for (let d = 5; d * d <= x; d += 6) if (x % d === 0 || x % (d + 2) === 0) return false;
+  return true;
+}
+
+/** True when `value` is task's answer (a wrong or forged result is refused by this). */
+export const checks = (job: WorkJob, task: number, value: number): boolean => isTask(job, task) && solve(job, task) === value;
+
+// A token is (epoch, coordinator id) in one number: epochs order offices, the id breaks a tie
+// between two coordinators that took office in the same epoch on two sides of a partition.
+const ID_SPAN = 2 ** 20; // above the relay's largest id (1,000,000)
+
+export const makeToken = (epoch: number, id: ProcessId): number => epoch * ID_SPAN + id;
+export const epochOf = (token: number): number => Math.floor(token / ID_SPAN);
