@@ -232,7 +232,7 @@ function exploreSetup(algorithm: AlgorithmName, subject: Algorithm<any, any>): E
     crashed: [3],
     initiators: [0, 1, 2],
     detectWindow: DEFAULT_TIMING.transmission,
-    budget: { crash, drop: 0, partition: 0, slow: 0 },
+    budget: { crash, restart: 0, drop: 0, partition: 0, slow: 0 },
     seed: 1,
     extremes: true,
   };
