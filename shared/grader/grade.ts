@@ -14,7 +14,7 @@ import { simulate, type SimulationResult } from '../sim/simulator.ts';
 import { casesFor, type CaseGroup, type GradeCase } from './cases.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
 import { describeFault, type FaultInfo } from './module-fault.ts';
-import { asFault, gradeExplore, type ExploreProof } from './grade-explore.ts';
+import { asFault, gradeExplore, type ExploreCounts, type ExploreProof } from './grade-explore.ts';
 import type { WireProblem } from './student.ts';
 
 interface Figure {
@@ -231,6 +231,8 @@ interface RunOptions extends CaseOptions {
   subjectName: string;
   /** The explorer's time budget, ms (0: no explorer). */
   exploreMs: number;
+  /** Bound the explorer by counts instead of time (then `exploreMs` only needs to be above 0). */
+  exploreCounts?: ExploreCounts;
   /** The module for the explorer, if it needs other guards (a student's copies her state per step). */
   exploreSubject?: Algorithm<any, any>;
   /** Wire-format problems her module's sends had (student.ts's onWire); null: not checked (a reference). */
@@ -264,7 +266,7 @@ export function gradeAll(opts: RunOptions): GradeReport {
     const unplain = results.find((r) => r.fault?.kind === 'state');
     if (unplain) {
       add({ id: 'explore', group: 'explore', title: 'explorer', pass: false, figures: [], reason: `not run: ${unplain.reason}`, fault: null, divergence: null, trace: null, ms: 0 });
-    } else add(gradeExplore(opts.algorithm, opts.exploreSubject ?? opts.subject, opts.exploreMs, opts.clock));
+    } else add(gradeExplore(opts.algorithm, opts.exploreSubject ?? opts.subject, opts.exploreMs, opts.clock, opts.exploreCounts));
     phases.push({ name: 'explorer', ms: opts.clock() - t });
   }
   return assemble(opts.algorithm, opts.subjectName, results, phases);
