@@ -12,17 +12,7 @@ import { describeAction, scheduleTrace, search, type SearchResult } from '../sim
 import { restartOverlap, settleBound } from '../sim/explore-probe.ts';
 import { labWords, provenWords } from '../sim/explore-verdict.ts';
 import { describeFault, ModuleFault, type FaultInfo } from './module-fault.ts';
-import type { CaseResult } from './grade.ts';
-
-export interface ExploreProof {
-  lab: string;
-  exhaustive: boolean;
-  states: number;
-  depth: number;
-  /** The breadth-first search's bound that stopped it (null: exhausted or a violation found). */
-  bound: SearchResult['bound'];
-  probes: SearchResult['probes'];
-}
+import type { CaseResult, ExploreProof } from './case-result.ts';
 
 const NO_FAULTS: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
 /**
@@ -53,7 +43,7 @@ function lab(algorithm: AlgorithmName, subject: Algorithm<any, any>, n: number, 
 }
 
 /** The labs her module is explored in, in order (the first finding ends the case). */
-export function exploreLabs(algorithm: AlgorithmName, subject: Algorithm<any, any>): ExploreSetup[] {
+function exploreLabs(algorithm: AlgorithmName, subject: Algorithm<any, any>): ExploreSetup[] {
   if (algorithm === 'raft') {
     return [lab(algorithm, subject, 4, true, [0, 2], NO_FAULTS), lab(algorithm, subject, 5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 })];
   }

@@ -11,39 +11,12 @@ import { counting } from '../experiments/experiment.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { simulate, type SimulationResult } from '../sim/simulator.ts';
-import { casesFor, type CaseGroup, type GradeCase } from './cases.ts';
+import { casesFor, type GradeCase } from './cases.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
 import { describeFault, type FaultInfo } from './module-fault.ts';
-import { asFault, gradeExplore, type ExploreCounts, type ExploreProof } from './grade-explore.ts';
+import { asFault, gradeExplore, type ExploreCounts } from './grade-explore.ts';
+import type { CaseResult, Figure } from './case-result.ts';
 import type { WireProblem } from './student.ts';
-
-interface Figure {
-  name: string;
-  measured: string;
-  expected: string;
-  pass: boolean;
-}
-
-export interface CaseResult {
-  id: string;
-  group: CaseGroup | 'wire' | 'explore';
-  title: string;
-  pass: boolean;
-  /** Measured against expected, one line each. */
-  figures: Figure[];
-  /** The first reason it failed, in a sentence. */
-  reason: string | null;
-  fault: FaultInfo | null;
-  /** For a failure: where her run first parted from the reference's on the same case. */
-  divergence: string | null;
-  /** The explorer's schedule, one line per action. */
-  schedule?: string[];
-  /** The explorer's labs: what each search proved (exhaustive or the bound that stopped it, and the probes run). */
-  proofs?: ExploreProof[];
-  /** A failing run as a trace file (JSON Lines) the replay page opens. */
-  trace: string | null;
-  ms: number;
-}
 
 export interface GradeReport {
   algorithm: AlgorithmName;

@@ -25,7 +25,7 @@ export function labWords(setup: ExploreSetup): string {
 }
 
 /** Millions and thousands as people write them: 1.2M, 3,000. */
-export function amount(n: number): string {
+function amount(n: number): string {
   return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n.toLocaleString('en');
 }
 

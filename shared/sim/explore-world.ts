@@ -6,6 +6,7 @@
 import type { Algorithm, DetectorMode, Effect, Message, ProcessId, Report, Timing } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
+import type { Reports } from '../analysis/properties.ts';
 import type { DistributiveOmit } from './event-queue.ts';
 
 export interface ExploreSetup {
@@ -155,7 +156,7 @@ export function live(setup: ExploreSetup, w: World): ProcessId[] {
 }
 
 /** Every process's report, by id (null while down). */
-export function reportsOf(setup: ExploreSetup, w: World): Record<ProcessId, Report | null> {
+export function reportsOf(setup: ExploreSetup, w: World): Reports {
   const out: Record<ProcessId, Report | null> = {};
   setup.ids.forEach((id, i) => (out[id] = w.procs[i]!.report));
   return out;
