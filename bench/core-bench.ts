@@ -1,4 +1,4 @@
-// npm run bench:core [-- --quick] [--json] [--reductions]
+// npm run bench:core [-- --quick] [--json] [--reductions] [--restart]
 //
 // The speed of the core, in one run:
 // - the simulator on the 1,000-process Bully worst case (the coordinator 999 crashed, the lowest
@@ -15,6 +15,7 @@
 // 100,000 states/s or more. The figures and the before/after are in docs/CORE_SPEED.md.
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
 import { EventQueue } from '@shared/sim/event-queue.ts';
 import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
 import { search } from '@shared/sim/explore-search.ts';
@@ -73,7 +74,8 @@ function bareLoop(events: number): CoreBench['bareLoop'] {
 }
 
 function explorerRun(states: number): CoreBench['explorer'] {
-  const args = ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow', '--states', String(states)];
+  // --probes 0: the breadth-first search's rate alone (random probes are counted apart).
+  const args = ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow', '--states', String(states), '--probes', '0'];
   const cli = parseExploreCli(args);
   const started = performance.now();
   const r = search(cli.setup, cli.limits, () => performance.now());
@@ -126,7 +128,20 @@ const REDUCTION_CASES = [
   ['--algorithm', 'bully', '--nodes', '4'],
   ['--algorithm', 'bully', '--nodes', '4', '--faults', 'crash'],
   ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow'],
-];
+].map((args) => [...args, '--probes', '0']);
+
+/** Issue 26's size: every algorithm at N = 4 with one crash and one restart, 10 s of search each. */
+function restartTable(): string[] {
+  const out = ['N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds 10 --probes 0):'];
+  for (const algorithm of ALGORITHM_NAMES) {
+    const cli = parseExploreCli(['--algorithm', algorithm, '--nodes', '4', '--faults', 'crash,restart', '--seconds', '10', '--states', '5000000', '--depth', '1000', '--probes', '0']);
+    const r = search(cli.setup, cli.limits, () => performance.now());
+    const rate = r.states / (r.elapsedMs / 1000);
+    const end = r.exhaustive ? `exhausted in ${fmt(r.elapsedMs)} ms` : r.finding ? `violation found at depth ${r.depth}` : `stopped by the ${r.bound} bound at depth ${r.depth}`;
+    out.push(`  ${algorithm}: ${fmt(r.states)} states, ${fmt(rate)} states/s, ${end}`);
+  }
+  return out;
+}
 const TREE_CAP = 20_000_000;
 const TREE_MS = 60_000;
 
@@ -166,13 +181,14 @@ function reductions(): string[] {
   return out;
 }
 
-const USAGE = `Usage: npm run bench:core -- [--quick] [--json] [--reductions]
+const USAGE = `Usage: npm run bench:core -- [--quick] [--json] [--reductions] [--restart]
 
 The simulator on the 1,000-process Bully worst case beside a bare event loop over as many events,
 and the explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
   --quick        200 processes and a 20,000-state bound (CI)
   --json         the figures as JSON
   --reductions   also the explorer's state counts with and without duplicate-state detection
+  --restart      also every algorithm at N = 4 with one crash and one restart, 10 s each
   --help         this text`;
 
 function main(): void {
@@ -181,7 +197,7 @@ function main(): void {
   let values;
   try {
     const flag = { type: 'boolean', default: false } as const;
-    ({ values } = parseArgs({ args: argv, options: { quick: flag, json: flag, reductions: flag }, strict: true }));
+    ({ values } = parseArgs({ args: argv, options: { quick: flag, json: flag, reductions: flag, restart: flag }, strict: true }));
   } catch (e) {
     usageError('bench:core', USAGE, e);
   }
@@ -189,6 +205,7 @@ function main(): void {
   if (values.json) console.log(JSON.stringify(b));
   else console.log(report(b).join('\n'));
   if (values.reductions) console.log(reductions().join('\n'));
+  if (values.restart) console.log(restartTable().join('\n'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

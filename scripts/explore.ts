@@ -14,11 +14,13 @@ import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '@shared/alg
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
 import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
+import { restartOverlap, settleBound } from '@shared/sim/explore-probe.ts';
+import { provenWords } from '@shared/sim/explore-verdict.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import { handleHelp, progressLine, usageError } from './cli.ts';
 
-export const FAULTS = ['partition', 'crash', 'drop', 'slow'] as const;
+export const FAULTS = ['partition', 'crash', 'restart', 'drop', 'slow'] as const;
 
 export const EXPLORE_USAGE = `Usage: npm run explore -- [options]
 
@@ -32,6 +34,9 @@ for the shortest schedule that breaks safety or agreement. Writes it as a replay
   --depth D --states S --seconds S   search bounds
   --initiators 0,1|all which processes' detectors fire
   --detect-window MS   detections within this window
+  --alive              nobody is down at the start (N-1 leads; detectors fire at --initiators)
+  --probes N           random schedules carried to quiescence or the documents' bound once the
+                       search stops at a bound (default 1000; 0: none); --probe-seconds S (default 5)
   --early              stop at the first violation
   --seed S
   --check safety,agreement
@@ -60,6 +65,9 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       initiators: { type: 'string', default: 'all' },
       'detect-window': { type: 'string' },
       early: { type: 'boolean', default: false },
+      alive: { type: 'boolean', default: false },
+      probes: { type: 'string', default: '1000' },
+      'probe-seconds': { type: 'string', default: '5' },
       seed: { type: 'string', default: '1' },
       check: { type: 'string', default: 'safety,agreement' },
       trace: { type: 'string' },
@@ -73,12 +81,12 @@ export function parseExploreCli(argv: string[]): ExploreCli {
   if (n < 2 || n > 8) throw new Error('--nodes: from 2 to 8 (the search space grows fast)');
   const faults = values.faults.split(',').map((f) => f.trim()).filter(Boolean);
   for (const f of faults) if (!(FAULTS as readonly string[]).includes(f)) throw new Error(`--faults: "${f}" is not one of ${FAULTS.join(', ')}`);
-  const budget: FaultBudget = { crash: 0, drop: 0, partition: 0, slow: 0 };
+  const budget: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
   for (const f of faults) budget[f as keyof FaultBudget] = 1;
   const ids = Array.from({ length: n }, (_, i) => i);
-  const liveIds = ids.slice(0, -1);
+  const liveIds = values.alive ? ids : ids.slice(0, -1);
   const initiators = values.initiators === 'all' ? liveIds : values.initiators.split(',').map((x) => int(x, '--initiators'));
-  for (const id of initiators) if (!liveIds.includes(id)) throw new Error(`--initiators: ${id} is not a live id (0..${n - 2})`);
+  for (const id of initiators) if (!liveIds.includes(id)) throw new Error(`--initiators: ${id} is not a live id (0..${liveIds.length - 1})`);
   const check = values.check.split(',').map((c) => c.trim()).filter(Boolean) as Property[];
   for (const c of check) if (c !== 'safety' && c !== 'agreement') throw new Error(`--check: "${c}" is not safety or agreement`);
   const timing = DEFAULT_TIMING;
@@ -90,14 +98,22 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       timing,
       detector: 'none',
       initialCoordinator: n - 1,
-      crashed: [n - 1],
+      crashed: values.alive ? [] : [n - 1],
       initiators,
       detectWindow: values['detect-window'] === undefined ? timing.transmission : int(values['detect-window'], '--detect-window'),
       budget,
       seed: int(values.seed, '--seed'),
       extremes: !values.early,
+      settle: settleBound(algorithm, ids, timing),
+      overlap: budget.restart > 0 ? restartOverlap(algorithm, ids, timing) : undefined,
     },
-    limits: { depth: int(values.depth, '--depth'), states: int(values.states, '--states'), ms: 1000 * int(values.seconds, '--seconds'), check },
+    limits: {
+      depth: int(values.depth, '--depth'),
+      states: int(values.states, '--states'),
+      ms: 1000 * int(values.seconds, '--seconds'),
+      check,
+      probes: { count: int(values.probes, '--probes'), steps: 5000, ms: 1000 * int(values['probe-seconds'], '--probe-seconds') },
+    },
     trace: values.trace ?? `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
     json: values.json,
   };
@@ -113,7 +129,7 @@ function int(s: string, what: string): number {
 export function runExplore(cli: ExploreCli, clock: () => number): { result: SearchResult; schedule: string[]; traceText: string | null } {
   const result = search(cli.setup, cli.limits, clock);
   if (!result.finding) return { result, schedule: [], traceText: null };
-  const { trace, worlds } = scheduleTrace(cli.setup, result.finding.actions);
+  const { trace, worlds } = scheduleTrace(cli.setup, result.finding.actions, result.finding.violation);
   const schedule = result.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(cli.setup, worlds[i]!, worlds[i + 1]!, a)}`);
   const faults = Object.entries(cli.setup.budget).filter(([, v]) => v > 0).map(([k]) => k);
   const header = { source: 'explorer' as const, algorithm: cli.algorithm, ids: [...cli.setup.ids], seed: cli.setup.seed, faults, violation: result.finding.violation };
@@ -140,7 +156,7 @@ function main(): void {
     writeFileSync(cli.trace, traceText);
   }
   if (cli.json) {
-    console.log(JSON.stringify({ ...result, statesPerSecond: perSecond, schedule, trace: traceText ? cli.trace : null }));
+    console.log(JSON.stringify({ ...result, proven: provenWords(cli.setup, result), statesPerSecond: perSecond, schedule, trace: traceText ? cli.trace : null }));
     return;
   }
   const n = cli.setup.ids.length;
@@ -151,13 +167,14 @@ function main(): void {
     states: `reached the state bound (${cli.limits.states})`,
     time: `reached the time bound (${cli.limits.ms / 1000} s)`,
   }[result.stoppedBy];
-  console.log(`${cli.algorithm}, ${n} processes (coordinator ${n - 1} crashed, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${Object.entries(cli.setup.budget).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}`);
+  console.log(`${cli.algorithm}, ${n} processes (${cli.setup.crashed.length ? `coordinator ${n - 1} crashed` : 'all up'}, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${Object.entries(cli.setup.budget).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}`);
   console.log(`${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`);
+  console.log(`exhaustive: ${result.exhaustive}; ${provenWords(cli.setup, result)}`);
   if (!result.finding) {
     console.log(`no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`);
     return;
   }
-  console.log(`VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps:`);
+  console.log(`VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps${result.finding.by === 'probe' ? ' (found by a random probe: maybe not the shortest schedule)' : ''}:`);
   for (const line of schedule) console.log(line);
   console.log(`trace written to ${cli.trace} (replay it in the dashboard)`);
 }

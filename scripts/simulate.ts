@@ -11,6 +11,7 @@ import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorith
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { checkAgreement } from '@shared/analysis/properties.ts';
 import { handleHelp, usageError } from './cli.ts';
 import { applyWork, parseWorkCli, WORK_ARGS, WORK_USAGE, type WorkCli } from './simulate-work.ts';
 
@@ -131,6 +132,9 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
   const { spec, audit } = applyWork(specFor(o, trace), o.work, o.until !== null);
   const r = simulate(spec);
   const transmission = o.delay + o.jitter;
+  // Agreement as everywhere else in the lab: one live, leading coordinator (properties.ts).
+  const disagreement = checkAgreement(o.algorithm, r.live, r.reports)?.message ?? null;
+  const summary = { agreed: disagreement === null, coordinatorByNode: r.coordinatorByNode };
   return {
     algorithm: o.algorithm,
     nodes: o.ids.length,
@@ -139,7 +143,9 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
     initiator: o.initiator,
     live: r.live.length,
     coordinatorByNode: r.coordinatorByNode,
-    agreed: new Set(Object.values(r.coordinatorByNode)).size === 1,
+    agreed: summary.agreed,
+    disagreement,
+    warnings: warnings(o, summary),
     messages: r.messages,
     electionTime: r.electionTime,
     electionTimeInTransmissions: r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
@@ -178,20 +184,20 @@ function main(): void {
     `messages: ${result.messages.total} sent, ${result.messages.delivered} delivered, ${result.messages.dropped} dropped`,
     ...Object.entries(result.messages.byType).map(([t, n]) => `  ${t.padEnd(12)} ${n}`),
     `election time: ${result.electionTime === null ? 'no election' : `${result.electionTime} ms virtual (${result.electionTimeInTransmissions?.toFixed(2)} T)`}`,
-    `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (all agree)' : ' (DISAGREEMENT)'}`,
+    `coordinators believed: ${[...coords].map(([c, who]) => `${c} by ${who.length}`).join('; ')}${result.agreed ? ' (agreed)' : ` (NO AGREEMENT: ${result.disagreement})`}`,
     `${result.events} events in ${wallMs} ms wall time${result.truncated ? ' (stopped at the time horizon)' : ''}`,
     ...(result.tasks ? [`tasks: ${JSON.stringify(result.tasks)}`] : []),
-    ...warnings(parsed.options, result),
+    ...result.warnings,
   ];
   console.log(lines.join('\n'));
 }
 
 /** What a reader of the summary must not miss: agreement on a dead coordinator, an initiator that detects nothing. */
-export function warnings(o: SimulateOptions, r: { agreed: boolean; coordinatorByNode: Record<string, number | null>; electionTime: number | null }): string[] {
+function warnings(o: SimulateOptions, r: { coordinatorByNode: Record<string, number | null> }): string[] {
   const out: string[] = [];
   const believed = new Set(Object.values(r.coordinatorByNode));
   for (const c of believed) {
-    if (c !== null && o.crash.includes(c)) out.push(`warning: ${r.agreed ? 'every live process believes' : 'some processes believe'} in ${c}, which crashed at time 0: no election replaced it${o.initiator === null ? '' : ` (did initiator ${o.initiator} detect the crash?)`}`);
+    if (c !== null && o.crash.includes(c)) out.push(`warning: ${believed.size === 1 ? 'every live process believes' : 'some processes believe'} in ${c}, which crashed at time 0: no election replaced it${o.initiator === null ? '' : ` (did initiator ${o.initiator} detect the crash?)`}`);
   }
   if (o.algorithm === 'emergent' && o.initiator !== null && initialRole(o, o.initiator) === 'idle') {
     out.push(`warning: initiator ${o.initiator} is an idle process in the emergent algorithm: idles do not watch the master (003), so it detects nothing; choose a slave`);

@@ -26,7 +26,7 @@ function setupFor(algorithm: 'bully' | 'raft' | 'ring', n: number, extra: Partia
     crashed: [n - 1],
     initiators: ids.slice(0, -1),
     detectWindow: T,
-    budget: { crash: 0, drop: 0, partition: 0, slow: 0 },
+    budget: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 },
     seed: 1,
     extremes: true,
     ...extra,
@@ -61,13 +61,13 @@ describe('explore', () => {
   });
 
   it('explore: Bully survives one crash anywhere when the followers of the crashed process detect it', () => {
-    const r = search(setupFor('bully', 4, { budget: { crash: 1, drop: 0, partition: 0, slow: 0 } }), { depth: 200, states: 100_000, ms: 120_000 }, clock);
+    const r = search(setupFor('bully', 4, { budget: { crash: 1, restart: 0, drop: 0, partition: 0, slow: 0 } }), { depth: 200, states: 100_000, ms: 120_000 }, clock);
     expect(r.finding).toBeNull();
     expect(r.stoppedBy).toBe('exhausted');
   });
 
   it('explore: Raft under a slow link keeps one leader per term within the bound (Raft §5.2: one vote per term)', () => {
-    const r = search(setupFor('raft', 4, { budget: { crash: 0, drop: 0, partition: 0, slow: 1 } }), { depth: 100, states: 5000, ms: 120_000 }, clock);
+    const r = search(setupFor('raft', 4, { budget: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 1 } }), { depth: 100, states: 5000, ms: 120_000 }, clock);
     expect(r.finding).toBeNull();
     expect(r.stoppedBy).toBe('states');
   });
@@ -138,7 +138,7 @@ describe('explore', () => {
   });
 
   it('explore: the CLI refuses unknown faults and labs too large to search', () => {
-    expect(parseExploreCli(['--faults', 'slow,drop']).setup.budget).toEqual({ crash: 0, drop: 1, partition: 0, slow: 1 });
+    expect(parseExploreCli(['--faults', 'slow,drop']).setup.budget).toEqual({ crash: 0, restart: 0, drop: 1, partition: 0, slow: 1 });
     expect(() => parseExploreCli(['--faults', 'meteor'])).toThrow(/--faults/);
     expect(() => parseExploreCli(['--nodes', '40'])).toThrow(/--nodes/);
     expect(() => parseExploreCli(['--initiators', '3', '--nodes', '4'])).toThrow(/live id/);

@@ -74,7 +74,7 @@ describe('the grader fails what is broken, with the reason', () => {
   it('bully that declares without waiting: two leaders, found by the explorer in the shortest schedule', async () => {
     const f = failing(await gradeFile('bully', brokenModule('bully-no-wait')));
     expect(f['figure-6-20']!.divergence).toMatch(/process 4 handling elect.*the reference: 4 is electing; 4 sends ELECTION to 5.*yours: 4 leads/);
-    expect(f.explore!.reason).toMatch(/^safety broken after 2 steps: 0 and 1 both lead/);
+    expect(f.explore!.reason).toMatch(/^safety broken after 2 steps in 4 processes \(3 down from the start\) with one crash: 0 and 1 both lead/);
     expect(f.explore!.schedule).toHaveLength(2);
   });
 

@@ -35,4 +35,24 @@ describe('simulate CLI', () => {
     expect(typeof r.electionTime).toBe('number');
     expect(r.coordinatorByNode).toEqual({ 0: 3, 1: 3, 2: 3, 3: 3 });
   });
+
+  it('simulate: "agreed" means one live coordinator (002: e_i = P, P non-crashed), not merely one shared belief', () => {
+    // Issue 26, item 6: an idle initiator detects nothing, every live process keeps following the crashed 7.
+    const { options } = parseCli(['--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0']);
+    const r = runSimulation(options, false);
+    expect(new Set(Object.values(r.coordinatorByNode))).toEqual(new Set([7]));
+    expect(r.agreed).toBe(false);
+    expect(r.disagreement).toMatch(/7, which is down/);
+  });
+
+  it('simulate: --json carries the warnings the text prints (README: "also in --json as warnings")', () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0', '--json'], { encoding: 'utf8', timeout: 30_000 });
+    const r = JSON.parse(out);
+    expect(r.agreed).toBe(false);
+    expect(r.warnings).toHaveLength(2);
+    expect(r.warnings[0]).toMatch(/every live process believes in 7, which crashed/);
+    expect(r.warnings[1]).toMatch(/initiator 0 is an idle process/);
+    const fine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--nodes', '5', '--crash', '4', '--initiator', '0', '--json'], { encoding: 'utf8', timeout: 30_000 }));
+    expect(fine).toMatchObject({ agreed: true, disagreement: null, warnings: [] });
+  });
 });

@@ -5,7 +5,8 @@
 // here from what her calls return, and nothing else of hers reaches the runner.
 import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
-import { gradeAll, type CaseResult } from './grade.ts';
+import { gradeAll } from './grade.ts';
+import type { CaseResult } from './case-result.ts';
 import { checkSource } from './module-check.ts';
 import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';
 import { studentAlgorithm, type Beacon, type WireProblem } from './student.ts';

@@ -10,39 +10,13 @@ import { checkAgreement, checkSafety, leads } from '../analysis/properties.ts';
 import { counting } from '../experiments/experiment.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import type { ExploreSetup } from '../sim/explore-world.ts';
-import { describeAction, scheduleTrace, search } from '../sim/explore-search.ts';
 import { simulate, type SimulationResult } from '../sim/simulator.ts';
-import { casesFor, type CaseGroup, type GradeCase } from './cases.ts';
+import { casesFor, type GradeCase } from './cases.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
-import { describeFault, ModuleFault, type FaultInfo } from './module-fault.ts';
+import { describeFault, type FaultInfo } from './module-fault.ts';
+import { asFault, gradeExplore, type ExploreCounts } from './grade-explore.ts';
+import type { CaseResult, Figure } from './case-result.ts';
 import type { WireProblem } from './student.ts';
-
-interface Figure {
-  name: string;
-  measured: string;
-  expected: string;
-  pass: boolean;
-}
-
-export interface CaseResult {
-  id: string;
-  group: CaseGroup | 'wire' | 'explore';
-  title: string;
-  pass: boolean;
-  /** Measured against expected, one line each. */
-  figures: Figure[];
-  /** The first reason it failed, in a sentence. */
-  reason: string | null;
-  fault: FaultInfo | null;
-  /** For a failure: where her run first parted from the reference's on the same case. */
-  divergence: string | null;
-  /** The explorer's schedule, one line per action. */
-  schedule?: string[];
-  /** A failing run as a trace file (JSON Lines) the replay page opens. */
-  trace: string | null;
-  ms: number;
-}
 
 export interface GradeReport {
   algorithm: AlgorithmName;
@@ -106,12 +80,6 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
     trace,
     ms: opts.clock() - started,
   };
-}
-
-function asFault(err: unknown): FaultInfo {
-  if (err instanceof ModuleFault) return err.info;
-  // Not hers (the simulator's own invariant, or a host bug): say so plainly.
-  return { kind: 'throw', message: `the run stopped: ${err instanceof Error ? err.message : String(err)}` };
 }
 
 /** The figures of one run against the case's expectations. */
@@ -219,62 +187,6 @@ function gradeWire(problems: readonly WireProblem[]): CaseResult {
   };
 }
 
-/** The explorer's small lab: ids 0..3, 3 (the coordinator) crashed, 0..2 notice within T. */
-function exploreSetup(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSetup {
-  const ids = [0, 1, 2, 3];
-  const crash = algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list' ? 1 : 0;
-  return {
-    algorithm: subject,
-    ids,
-    timing: DEFAULT_TIMING,
-    detector: 'none',
-    initialCoordinator: 3,
-    crashed: [3],
-    initiators: [0, 1, 2],
-    detectWindow: DEFAULT_TIMING.transmission,
-    budget: { crash, drop: 0, partition: 0, slow: 0 },
-    seed: 1,
-    extremes: true,
-  };
-}
-
-/** The explorer over her module's delivery orders (and one crash, where the algorithm's assumptions allow it). */
-function gradeExplore(algorithm: AlgorithmName, subject: AnyAlgorithm, ms: number, clock: () => number): CaseResult {
-  const started = clock();
-  const setup = exploreSetup(algorithm, subject);
-  const base = {
-    id: 'explore',
-    group: 'explore' as const,
-    title: `explorer: every delivery order in a lab of 4 (3 crashed, 0..2 notice within T)${setup.budget.crash ? ', and one more crash anywhere' : ''}, for ${round(ms / 1000)} s`,
-  };
-  try {
-    const r = search(setup, { depth: 60, states: 2_000_000, ms }, clock);
-    const figures: Figure[] = [
-      { name: 'schedules explored', measured: `${r.states} states to depth ${r.depth} (${r.stoppedBy === 'exhausted' ? 'every reachable state' : `stopped by the ${r.stoppedBy === 'found' ? 'violation' : r.stoppedBy} bound`})`, expected: 'no violation', pass: !r.finding },
-    ];
-    if (!r.finding) return { ...base, pass: true, figures, reason: null, fault: null, divergence: null, trace: null, ms: clock() - started };
-    const { trace, worlds } = scheduleTrace(setup, r.finding.actions);
-    const schedule = r.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(setup, worlds[i]!, worlds[i + 1]!, a)}`);
-    const v = r.finding.violation;
-    const header = { source: 'explorer' as const, algorithm, ids: [...setup.ids], seed: setup.seed, faults: setup.budget.crash ? ['crash'] : [], violation: v, grader: { case: 'explore', title: base.title } };
-    return {
-      ...base,
-      pass: false,
-      figures,
-      reason: `${v.property} broken after ${r.finding.actions.length} steps: ${v.message}`,
-      fault: null,
-      divergence: null,
-      schedule,
-      trace: serializeTrace(header, trace),
-      ms: clock() - started,
-    };
-  } catch (err) {
-    const fault = asFault(err);
-    return { ...base, pass: false, figures: [], reason: describeFault(fault), fault, divergence: null, trace: null, ms: clock() - started };
-  }
-}
-
-
 /** The report from the case results, in case order. */
 export function assemble(algorithm: AlgorithmName, subject: string, cases: CaseResult[], phases: { name: string; ms: number }[], loadError: FaultInfo | null = null): GradeReport {
   return {
@@ -292,6 +204,8 @@ interface RunOptions extends CaseOptions {
   subjectName: string;
   /** The explorer's time budget, ms (0: no explorer). */
   exploreMs: number;
+  /** Bound the explorer by counts instead of time (then `exploreMs` only needs to be above 0). */
+  exploreCounts?: ExploreCounts;
   /** The module for the explorer, if it needs other guards (a student's copies her state per step). */
   exploreSubject?: AnyAlgorithm;
   /** Wire-format problems her module's sends had (student.ts's onWire); null: not checked (a reference). */
@@ -325,7 +239,7 @@ export function gradeAll(opts: RunOptions): GradeReport {
     const unplain = results.find((r) => r.fault?.kind === 'state');
     if (unplain) {
       add({ id: 'explore', group: 'explore', title: 'explorer', pass: false, figures: [], reason: `not run: ${unplain.reason}`, fault: null, divergence: null, trace: null, ms: 0 });
-    } else add(gradeExplore(opts.algorithm, opts.exploreSubject ?? opts.subject, opts.exploreMs, opts.clock));
+    } else add(gradeExplore(opts.algorithm, opts.exploreSubject ?? opts.subject, opts.exploreMs, opts.clock, opts.exploreCounts));
     phases.push({ name: 'explorer', ms: opts.clock() - t });
   }
   return assemble(opts.algorithm, opts.subjectName, results, phases);

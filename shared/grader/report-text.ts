@@ -15,12 +15,14 @@ export function formatReport(r: GradeReport, traces: ReadonlyMap<string, string>
   const passed = r.cases.filter((c) => c.pass).length;
   for (const c of r.cases) {
     out.push(`${c.pass ? '  pass' : '  FAIL'}  ${c.id.padEnd(18)} ${c.title}`);
+    // A pass of the explorer proves only what it checked: say how much (exhaustive or not).
+    if (c.pass && c.group === 'explore') for (const f of c.figures) out.push(`        ${f.measured}`);
     if (c.pass) continue;
     if (c.reason) out.push(`        why: ${c.reason}`);
     for (const f of c.figures) out.push(`        ${f.pass ? ' ' : '✗'} ${f.name}: ${f.measured} (expected ${f.expected})`);
     if (c.divergence) out.push(`        ${c.divergence}`);
     if (c.schedule) {
-      out.push('        the shortest schedule found:');
+      out.push(`        the ${/random schedule/.test(c.reason ?? '') ? '' : 'shortest '}schedule found:`);
       for (const line of c.schedule) out.push(`        ${line}`);
     }
     const trace = traces.get(c.id);

@@ -5,6 +5,7 @@
 // window (shared/sim/network.ts), timers are set and cancelled, reports recorded.
 import type { AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report, StepContext } from '../algorithms/algorithm.ts';
 import type { DropReason } from '../protocol/trace.ts';
+import { leads } from '../analysis/properties.ts';
 import { execute, type EffectHandlers } from './executor.ts';
 import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './explore-hash.ts';
 import { derived, MEMO_MAX, type Derived, type ExploreSetup, type FaultBudget, type Pending, type Proc, type Recorder, type World } from './explore-world.ts';
@@ -21,12 +22,15 @@ export class WorldDraft {
   slow: readonly [ProcessId, ProcessId] | null;
   nextId: number;
   fresh: boolean;
+  twoLeadersSince: number | null;
   private ownProcs = false;
   /** The process being stepped, its draws so far, and the report it made. */
   private node: ProcessId = -1;
   private draws = 0;
   private report: Report | null = null;
   private readonly d: Derived;
+  /** With crashes or restarts the detectors also notice a lost leader or a higher one (`unsettled`). */
+  readonly hears: boolean;
 
   constructor(
     readonly setup: ExploreSetup,
@@ -41,7 +45,9 @@ export class WorldDraft {
     this.slow = w.slow;
     this.nextId = w.nextId;
     this.fresh = w.fresh;
+    this.twoLeadersSince = w.twoLeadersSince;
     this.d = derived(setup);
+    this.hears = setup.budget.crash > 0 || setup.budget.restart > 0;
   }
 
   proc(id: ProcessId): Proc {
@@ -134,7 +140,7 @@ export class WorldDraft {
     if (me.state === null) return;
     const id = setup.ids[i]!;
     const c = me.report?.coordinator;
-    const dead = c !== undefined && c !== null && this.has(c) && this.proc(c).state === null;
+    const dead = (c !== undefined && c !== null && this.has(c) && this.proc(c).state === null) || (this.hears && this.unsettled(id, me));
     let mine = 0;
     let watching = false;
     for (const p of this.pending) {
@@ -152,8 +158,32 @@ export class WorldDraft {
     this.pending.push({ id: this.nextId++, sig: sigOfElect(id, true), kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true });
   }
 
+  /**
+   * With restarts, what the lab's detectors also notice (a process that comes back may be the
+   * highest, or may have cut an election short): the host's detector fires for a process that
+   * hears a live leader above the one it follows (docs/STUDENT_MODULES.md), and Raft's own
+   * election timer for a follower that knows no leader (§5.2: "If a follower receives no
+   * communication ... it assumes there is no viable leader"); and every detector for a process
+   * following one that no longer leads (its heartbeats stop).
+   */
+  private unsettled(id: ProcessId, me: Proc): boolean {
+    const c = me.report?.coordinator ?? null;
+    const name = this.setup.algorithm.name;
+    if (name !== 'raft' && name !== 'bully' && name !== 'ring' && name !== 'ring-active-list') return false;
+    // Following a live process that no longer leads: its heartbeats stop, the detector times out.
+    if (c !== null && c !== id && this.has(c) && this.proc(c).state !== null && !leads(this.proc(c).report)) return true;
+    if (name === 'raft') return c === null && !me.report?.electing;
+    for (const i of this.d.sorted) {
+      const other = this.setup.ids[i]!;
+      if (other === id || other <= (c ?? -1)) continue;
+      const p = this.procs[i]!;
+      if (p.state !== null && leads(p.report)) return true;
+    }
+    return false;
+  }
+
   done(): World {
-    return { now: this.now, procs: this.procs, pending: this.pending, used: this.used, groups: this.groups, slow: this.slow, nextId: this.nextId, fresh: this.fresh };
+    return { now: this.now, procs: this.procs, pending: this.pending, used: this.used, groups: this.groups, slow: this.slow, nextId: this.nextId, fresh: this.fresh, twoLeadersSince: this.twoLeadersSince };
   }
 
   // --- the explorer's effect handlers ---------------------------------------------------------

@@ -18,7 +18,8 @@
 import type { AlgorithmConfig, ProcessId } from '../algorithms/algorithm.ts';
 import { WorldDraft } from './explore-draft.ts';
 import { sigOfElect } from './explore-hash.ts';
-import { deadline, DOWN, live, type Action, type ExploreSetup, type Pending, type Recorder, type World } from './explore-world.ts';
+import { checkSafety } from '../analysis/properties.ts';
+import { deadline, derived, DOWN, live, reportsOf, type Action, type ExploreSetup, type Pending, type Recorder, type World } from './explore-world.ts';
 import { separated } from './network.ts';
 
 export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
@@ -26,19 +27,19 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
     now: 0,
     procs: setup.ids.map(() => DOWN),
     pending: [],
-    used: { crash: 0, drop: 0, partition: 0, slow: 0 },
+    used: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 },
     groups: null,
     slow: null,
     nextId: 1,
     fresh: true,
+    twoLeadersSince: null,
   }, rec);
   for (const id of setup.ids) {
     if (setup.crashed.includes(id)) {
       rec?.({ t: 0, kind: 'crash', node: id });
       continue;
     }
-    const config: AlgorithmConfig = { self: id, ids: setup.ids, ring: setup.ids, timing: setup.timing, detector: setup.detector, options: setup.options, initialCoordinator: setup.initialCoordinator };
-    w.run(id, config, null);
+    w.run(id, configOf(setup, id, true), null);
   }
   for (const node of setup.initiators) {
     if (setup.crashed.includes(node)) continue;
@@ -46,6 +47,13 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
   }
   w.detect();
   return w.done();
+}
+
+/** A process's config: at the start (the steady coordinator, if any) or after a restart (none: it holds an election). */
+function configOf(setup: ExploreSetup, self: ProcessId, start: boolean): AlgorithmConfig {
+  const config: AlgorithmConfig = { self, ids: setup.ids, ring: setup.ids, timing: setup.timing, detector: setup.detector, options: setup.options };
+  if (start) config.initialCoordinator = setup.initialCoordinator;
+  return config;
 }
 
 export function enabled(setup: ExploreSetup, w: World): Action[] {
@@ -69,6 +77,7 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
     if (lossy && p.kind === 'deliver') out.push({ kind: 'drop', id: p.id });
   }
   if (w.used.crash < setup.budget.crash) for (const node of up) out.push({ kind: 'crash', node });
+  if (w.used.restart < setup.budget.restart) for (const node of setup.ids) if (w.procs[derived(setup).index.get(node)!]!.state === null) out.push({ kind: 'restart', node });
   if (w.groups) out.push({ kind: 'heal' });
   else if (w.used.partition < setup.budget.partition) for (const g of splits(up)) out.push({ kind: 'partition', groups: g });
   return out;
@@ -91,6 +100,15 @@ function splits(ids: readonly ProcessId[]): ProcessId[][][] {
 }
 
 export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
+  const w = stepOnce(setup, w0, action, rec);
+  if (setup.overlap === undefined) return w;
+  // An overlap that outlived the bound stays on record even if this step ended it (it lasted until now).
+  const expired = w0.twoLeadersSince !== null && w.now - w0.twoLeadersSince > setup.overlap;
+  const since = expired || checkSafety(live(setup, w), reportsOf(setup, w)) ? (w0.twoLeadersSince ?? w.now) : null;
+  return since === w.twoLeadersSince ? w : { ...w, twoLeadersSince: since };
+}
+
+function stepOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
   const w = new WorldDraft(setup, w0, rec);
   w.fresh = false;
   switch (action.kind) {
@@ -111,8 +129,9 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
       else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
       else rec?.({ t: w.now, kind: 'elect', node });
       w.run(node, null, p);
-      // Only this process's report and pending detections changed: the others are as detect() left them.
-      w.detect(node);
+      // Only this process's report and pending detections changed: the others are as detect() left
+      // them (with crashes or restarts, a new leader may be heard by all).
+      w.detect(w.hears ? undefined : node);
       return w.done();
     }
     case 'crash': {
@@ -122,6 +141,14 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
       // Its timers die with it; messages to it would only be dropped on arrival.
       for (const p of w.pending) if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
       w.pending = w.pending.filter((p) => (p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node));
+      w.detect();
+      return w.done();
+    }
+    case 'restart': {
+      w.used = { ...w.used, restart: w.used.restart + 1 };
+      rec?.({ t: w.now, kind: 'recover', node: action.node });
+      // Its random stream goes on where it stopped (draws kept at the crash), its memory does not.
+      w.run(action.node, configOf(setup, action.node, false), null);
       w.detect();
       return w.done();
     }

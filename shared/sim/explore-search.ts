@@ -3,11 +3,12 @@
 // at every quiescent one (shared/analysis/properties.ts). Worlds seen before (same process states, same
 // pending multiset with times relative to now, same faults) are skipped. Breadth first, so the
 // first violation found has the shortest schedule.
-import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { enabled, initialWorld, step } from './explore-engine.ts';
 import { hashValue } from './explore-hash.ts';
-import { live, procOf, type Action, type ExploreSetup, type Recorder, type World } from './explore-world.ts';
-import { checkAgreement, checkSafety, leads, type Property, type Reports, type Violation } from '../analysis/properties.ts';
+import { live, procOf, reportsOf, type Action, type ExploreSetup, type Recorder, type World } from './explore-world.ts';
+import { probe, type ProbeLimits, type ProbeTally } from './explore-probe.ts';
+import { checkAgreement, checkSafety, leads, type Property, type Violation } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { separated } from './network.ts';
 
@@ -20,6 +21,8 @@ export interface SearchLimits {
   ms: number;
   /** Properties to check (default both). */
   check?: readonly Property[];
+  /** Random probes once the search stops at a bound (not when it exhausts or finds): none when unset. */
+  probes?: ProbeLimits;
   /** Called at each new depth with the states seen so far (the CLI's progress line). */
   onDepth?: (depth: number, states: number) => void;
 }
@@ -27,6 +30,8 @@ export interface SearchLimits {
 interface SearchFinding {
   violation: Violation;
   actions: Action[];
+  /** bfs: the shortest schedule that breaks it; probe: one random schedule that does (maybe not the shortest). */
+  by: 'bfs' | 'probe';
 }
 
 export interface SearchResult {
@@ -38,28 +43,41 @@ export interface SearchResult {
   depth: number;
   /** found; exhausted: every reachable world was explored; or the limit that stopped it. */
   stoppedBy: 'found' | 'exhausted' | 'depth' | 'states' | 'time';
+  /** True only when every reachable world was checked (stoppedBy 'exhausted'). */
+  exhaustive: boolean;
+  /** The breadth-first search's bound that stopped it (null: exhausted, or a violation found first). */
+  bound: 'depth' | 'states' | 'time' | null;
+  /** Random probes run after the search stopped at a bound (zeros when none ran). */
+  probes: ProbeTally;
   elapsedMs: number;
 }
 
-function reportsOf(setup: ExploreSetup, w: World): Reports {
-  const out: Record<ProcessId, Report | null> = {};
-  setup.ids.forEach((id, i) => (out[id] = w.procs[i]!.report));
-  return out;
-}
+const NO_PROBES: ProbeTally = { run: 0, settled: 0, steps: 0 };
 
 function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
   const name: AlgorithmName = setup.algorithm.name;
   const quiet = w.pending.length === 0 && which.includes('agreement');
   if (which.includes('safety')) {
-    // Safety needs two live leaders: count them before building anything.
-    let leaders = 0;
-    for (const p of w.procs) if (p.state !== null && leads(p.report)) leaders++;
-    if (leaders >= 2) {
-      const v = checkSafety(live(setup, w), reportsOf(setup, w));
-      if (v) return v;
+    if (setup.overlap !== undefined) {
+      const since = w.twoLeadersSince;
+      if (since !== null && w.now - since > setup.overlap) return overlapViolation(setup, w, since);
+    } else {
+      // Safety needs two live leaders: count them before building anything.
+      let leaders = 0;
+      for (const p of w.procs) if (p.state !== null && leads(p.report)) leaders++;
+      if (leaders >= 2) {
+        const v = checkSafety(live(setup, w), reportsOf(setup, w));
+        if (v) return v;
+      }
     }
   }
   return quiet ? checkAgreement(name, live(setup, w), reportsOf(setup, w)) : null;
+}
+
+function overlapViolation(setup: ExploreSetup, w: World, since: number): Violation {
+  const v = checkSafety(live(setup, w), reportsOf(setup, w));
+  const who = v ? v.message : 'two processes led';
+  return { property: 'safety', processes: v?.processes ?? [], message: `${who} from t=${since} to t=${w.now}, longer than the ${setup.overlap} ms the documents allow` };
 }
 
 /**
@@ -100,6 +118,17 @@ class SeenSet {
 }
 
 export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
+  const r = breadthFirst(setup, limits, clock);
+  if (r.bound === null || !limits.probes || limits.probes.count === 0) return r;
+  const started = clock();
+  const which = limits.check ?? ['safety', 'agreement'];
+  const p = probe(setup, limits.probes, clock, (w) => check(setup, w, which), which);
+  const elapsedMs = r.elapsedMs + (clock() - started);
+  if (!p.finding) return { ...r, probes: p.tally, elapsedMs };
+  return { ...r, probes: p.tally, elapsedMs, stoppedBy: 'found', finding: { ...p.finding, by: 'probe' } };
+}
+
+function breadthFirst(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
   const started = clock();
   const parent: number[] = [-1];
   const via: (Action | null)[] = [null];
@@ -114,11 +143,14 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
     transitions,
     depth,
     stoppedBy,
+    exhaustive: stoppedBy === 'exhausted',
+    bound: stoppedBy === 'found' || stoppedBy === 'exhausted' ? null : stoppedBy,
+    probes: NO_PROBES,
     elapsedMs: clock() - started,
   });
   const which = limits.check ?? ['safety', 'agreement'];
   const rootViolation = check(setup, root, which);
-  if (rootViolation) return done('found', 0, { violation: rootViolation, actions: [] });
+  if (rootViolation) return done('found', 0, { violation: rootViolation, actions: [], by: 'bfs' });
   let frontier: { world: World; node: number }[] = [{ world: root, node: 0 }];
   let lastDepth = 0;
   for (let depth = 0; frontier.length > 0; depth++) {
@@ -135,7 +167,7 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
         via.push(action);
         const id = parent.length - 1;
         const v = check(setup, w, which);
-        if (v) return done('found', depth + 1, { violation: v, actions: pathTo(id, parent, via) });
+        if (v) return done('found', depth + 1, { violation: v, actions: pathTo(id, parent, via), by: 'bfs' });
         next.push({ world: w, node: id });
         if (seen.size >= limits.states) return done('states', depth);
       }
@@ -218,7 +250,9 @@ export function createKeyer(): (w: World) => number {
     }
     const u = w.used;
     x = mix(x, u.crash | (u.drop << 8) | (u.partition << 16) | (u.slow << 24));
+    x = mix(x, u.restart);
     x = mix(x, w.fresh ? 1 : 2);
+    if (w.twoLeadersSince !== null) x = mix(x, 1 + Math.round((now - w.twoLeadersSince) * 1000));
     if (w.slow) x = mix(mix(x, w.slow[0]), w.slow[1] + 1);
     if (w.groups) y = mix(y, hashValue(w.groups));
     return (y & 0x1fffff) * 4294967296 + x;
@@ -234,7 +268,7 @@ function mix(h: number, v: number): number {
 }
 
 /** Replays a schedule from the start, recording it as a trace the dashboard can replay. */
-export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[]): { trace: TraceEvent[]; worlds: World[] } {
+export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[], found?: Violation): { trace: TraceEvent[]; worlds: World[] } {
   const trace: TraceEvent[] = [];
   const rec: Recorder = (e) => trace.push({ seq: trace.length, ...e } as TraceEvent);
   let w = initialWorld(setup, rec);
@@ -244,7 +278,7 @@ export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[]): 
     worlds.push(w);
   }
   // The verdict closes the trace, as the live checker's findings do in the relay's.
-  const v = check(setup, w);
+  const v = found ?? check(setup, w);
   if (v) rec({ t: w.now, kind: 'finding', finding: { kind: v.property, at: w.now, detail: v.message, processes: v.processes } });
   return { trace, worlds };
 }
@@ -265,6 +299,8 @@ export function describeAction(setup: ExploreSetup, before: World, after: World,
     }
     case 'crash':
       return `${t} ${a.node} crashes`;
+    case 'restart':
+      return `${t} ${a.node} comes back up with its state lost (init, no coordinator)`;
     case 'drop': {
       const p = before.pending.find((x) => x.id === a.id);
       return `${t} the ${p?.kind === 'deliver' ? `${p.message.type} from ${p.from} to ${p.to}` : 'message'} is lost`;

@@ -6,6 +6,7 @@
 import type { DetectorMode, Effect, Message, ProcessId, Report, Timing, AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
+import type { Reports } from '../analysis/properties.ts';
 import type { DistributiveOmit } from './event-queue.ts';
 
 export interface ExploreSetup {
@@ -29,10 +30,25 @@ export interface ExploreSetup {
   /** Also fire each event as late as it may (not only as early as it can): more orders, more worlds. */
   extremes: boolean;
   options?: Record<string, unknown>;
+  /**
+   * Ms after the last fault (with the network whole) by which the documents' bounds say the
+   * election is over: random probes check agreement there (explore-probe.ts). Unset: agreement
+   * only at quiescence.
+   */
+  settle?: number;
+  /**
+   * Ms two processes may both lead (of one term, where there are terms) before that breaks
+   * safety: the checker's overlap bound, for labs where a process comes back and takes over
+   * (000: "If a process that was previously down comes back up, it holds an election ... it will
+   * win the election and take over"). Unset: never, not even for an instant.
+   */
+  overlap?: number;
 }
 
 export interface FaultBudget {
   crash: number;
+  /** A down process comes back with its state lost (`init` with no initialCoordinator: the documents' "comes back up"). */
+  restart: number;
   drop: number;
   partition: number;
   slow: number;
@@ -66,11 +82,14 @@ export interface World {
   nextId: number;
   /** No action taken yet: the slow link, if any, is chosen here. */
   fresh: boolean;
+  /** Since when two processes have both led without a break (null: not now); kept only with `setup.overlap`. */
+  twoLeadersSince: number | null;
 }
 
 export type Action =
   | { kind: 'fire'; id: number; at: 'early' | 'late' }
   | { kind: 'crash'; node: ProcessId }
+  | { kind: 'restart'; node: ProcessId }
   /** A message is lost where it would have arrived (when it is lost makes no difference). */
   | { kind: 'drop'; id: number }
   | { kind: 'partition'; groups: ProcessId[][] }
@@ -133,6 +152,13 @@ export function procOf(setup: ExploreSetup, w: World, id: ProcessId): Proc | und
 export function live(setup: ExploreSetup, w: World): ProcessId[] {
   const out: ProcessId[] = [];
   for (const i of derived(setup).sorted) if (w.procs[i]!.state !== null) out.push(setup.ids[i]!);
+  return out;
+}
+
+/** Every process's report, by id (null while down). */
+export function reportsOf(setup: ExploreSetup, w: World): Reports {
+  const out: Record<ProcessId, Report | null> = {};
+  setup.ids.forEach((id, i) => (out[id] = w.procs[i]!.report));
   return out;
 }
 

@@ -4,7 +4,7 @@
 // untouched; the work layer's (WORK_*, work:*) are its own. After every step the layer reads the
 // election's report: the process that believes itself coordinator (and is not electing) acts
 // as coordinator; every order it gives carries its token.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type Step, type StepContext } from '../algorithms/algorithm.ts';
+import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type Report, type Step, type StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
 import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
 import { checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
@@ -14,10 +14,10 @@ import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, ST
 
 const parse = messageParser(WORK_SCHEMAS);
 
-export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorithm<WorkState<S>, Message> {
-  const inner = (out: Step<S, any>, s: WorkState<S>, ctx: StepContext): Step<WorkState<S>, Message> => {
+export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: WorkJob): Algorithm<WorkState<S>, Message> {
+  const inner = (out: Step<S, M>, s: WorkState<S>): Step<WorkState<S>, Message> => {
     // The election's own reports are replaced by the composed one (withReports adds it).
-    const fx: Fx = out.effects.filter((e: Effect) => e.kind !== 'report');
+    const fx: Fx = (out.effects as Effect[]).filter((e) => e.kind !== 'report');
     const state = sync({ ...s, election: out.state, last: election.report(out.state) }, fx);
     return { state, effects: fx };
   };
@@ -30,7 +30,7 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
         election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, timing: config.timing, last: election.report(out.state),
         newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: {}, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };
-      const step = inner(out, s0, ctx);
+      const step = inner(out, s0);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
       else if (config.initialCoordinator === config.self) step.state = shareStatically(step.state, step.effects);
       return step;
@@ -39,7 +39,7 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
       const s = s0.lastDone === null && s0.lastStored === null ? s0 : { ...s0, lastDone: null, lastStored: null };
       if (event?.kind === 'message' && isWorkType(event.message?.type)) return work(s, event, ctx);
       if (event?.kind === 'timer' && typeof event.name === 'string' && event.name.startsWith('work:')) return workTimer(s, event.name, ctx);
-      return inner(election.step(s.election, event as AlgorithmEvent<any>, ctx), s, ctx);
+      return inner(election.step(s.election, event as AlgorithmEvent<M>, ctx), s);
     },
     report(s) {
       return reportOf(s);

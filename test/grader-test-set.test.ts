@@ -1,0 +1,49 @@
+// The grader's test set (issue 26, "Done when"): modules written from the documents, not from
+// shared/grader/examples (test/fixtures/modules/<algorithm>/correct.js), must pass; each broken
+// variant (test/fixtures/modules/broken-set.ts: one marked line replaced) must fail, with a
+// reason that names its bug. The explorer is bounded by counts, so the verdict is the same on a
+// loaded machine.
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import { gradeAll, type GradeReport } from '@shared/grader/grade.ts';
+import { studentAlgorithm, type WireProblem } from '@shared/grader/student.ts';
+import { BUGS, bugModule, bugSource, correctModule, type BugName } from './fixtures/modules/broken-set.ts';
+
+const COUNTS = { states: 30_000, probes: 400 };
+
+async function grade(algorithm: AlgorithmName, file: string): Promise<GradeReport> {
+  const url = pathToFileURL(file).href;
+  const mod: unknown = await import(url);
+  const wire: WireProblem[] = [];
+  const subject = studentAlgorithm(mod, { algorithm, url, checkState: true, onWire: (p) => wire.push(p) });
+  const exploreSubject = studentAlgorithm(mod, { algorithm, url, copyState: true });
+  return gradeAll({ algorithm, subject, exploreSubject, compare: true, clock: () => performance.now(), subjectName: file, exploreMs: 1, exploreCounts: COUNTS, wire });
+}
+
+const ALGORITHMS = [...new Set(Object.values(BUGS).map((b) => b.algorithm))];
+
+describe('the grader test set', () => {
+  it.each(ALGORITHMS)('%s: the module written from the documents passes every case, and the explorer says what it checked', async (algorithm) => {
+    const r = await grade(algorithm, correctModule(algorithm));
+    expect(r.cases.filter((c) => !c.pass).map((c) => `${c.id}: ${c.reason}`)).toEqual([]);
+    const explore = r.cases.find((c) => c.id === 'explore')!;
+    expect(explore.proofs!.length).toBeGreaterThan(0);
+    for (const p of explore.proofs!) expect(p.exhaustive || p.probes.run === COUNTS.probes).toBe(true);
+  });
+
+  it.each(Object.keys(BUGS) as BugName[])('%s fails, with a reason that names the bug', async (name) => {
+    const bug = BUGS[name];
+    const r = await grade(bug.algorithm, bugModule(name));
+    expect(r.pass).toBe(false);
+    const reasons = r.cases.filter((c) => !c.pass).map((c) => c.reason ?? '');
+    expect(reasons.some((x) => bug.reason.test(x)), reasons.join('\n')).toBe(true);
+  });
+
+  it('every variant differs from its correct module by its marked line alone', () => {
+    for (const name of Object.keys(BUGS) as BugName[]) {
+      const src = bugSource(name).split('\n');
+      expect(src.filter((l) => l.includes('// BROKEN:'))).toHaveLength(1);
+    }
+  });
+});
