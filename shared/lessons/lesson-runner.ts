@@ -1,0 +1,97 @@
+// Runs one lesson step in the deterministic simulator and measures its reveal from the run: the
+// same spec and seed give the same number every time, so a lesson's expected value is checked
+// by a test and the relay's reveal is the class's answer key. Pure: no I/O, no clock.
+import { DEFAULT_TIMING, type ProcessId } from '../algorithms/algorithm.ts';
+import { getAlgorithm } from '../algorithms/registry.ts';
+import { checkTrace } from '../analysis/checker.ts';
+import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
+import type { LessonStep, Measure } from './lesson-schema.ts';
+
+/** A run with heartbeats never empties its queue: without `until`, stop here. */
+const DEFAULT_UNTIL = 20_000;
+/** A lesson's run is small (at most 64 ids); this bounds a badly written one. */
+const MAX_EVENTS = 2_000_000;
+
+export interface StepOutcome {
+  /** The reveal's number; null when the run gives none (no election, live processes disagree). */
+  measured: number | null;
+  expected: number;
+  agrees: boolean;
+  /** The run's own figures, for the projector's caption. */
+  run: { endTime: number; messages: number; coordinators: Record<string, number>; truncated: boolean };
+}
+
+export function stepSpec(step: LessonStep): SimulationSpec {
+  const { setup, run } = step;
+  const link = { delay: setup.link?.delay ?? 100, jitter: setup.link?.jitter ?? 0, drop: setup.link?.loss ?? 0 };
+  return {
+    algorithm: getAlgorithm(setup.algorithm),
+    ids: setup.ids,
+    ring: setup.ring,
+    timing: setup.timing,
+    detector: setup.detector ?? 'heartbeat',
+    options: setup.options,
+    initialCoordinator: setup.coordinator,
+    link,
+    linkChanges: linkChanges(step),
+    crashes: run.crash ?? [],
+    recoveries: run.recover ?? [],
+    elections: run.elect ?? [],
+    partitions: run.partition ?? [],
+    seed: setup.seed ?? 1,
+    until: setup.until ?? DEFAULT_UNTIL,
+    maxEvents: MAX_EVENTS,
+  };
+}
+
+/** The run's directed link rules as the simulator's link changes: each change keeps the earlier ones. */
+function linkChanges(step: LessonStep): SimulationSpec['linkChanges'] {
+  const rules = [...(step.run.links ?? [])].sort((a, b) => a.at - b.at);
+  const link = { delay: step.setup.link?.delay ?? 100, jitter: step.setup.link?.jitter ?? 0, drop: step.setup.link?.loss ?? 0 };
+  const links: Record<string, { delay?: number; drop?: number }> = {};
+  return rules.map((r) => {
+    links[`${r.from}->${r.to}`] = { ...(r.delay !== undefined ? { delay: r.delay } : {}), ...(r.loss !== undefined ? { drop: r.loss } : {}) };
+    return { at: r.at, link, links: { ...links } };
+  });
+}
+
+export function runStep(step: LessonStep): StepOutcome {
+  const spec = stepSpec(step);
+  const r = simulate(spec);
+  const measured = measure(step, spec, r, step.reveal.measure);
+  const coordinators: Record<string, number> = {};
+  for (const c of Object.values(r.coordinatorByNode)) coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
+  return {
+    measured,
+    expected: step.reveal.expected,
+    agrees: measured === step.reveal.expected,
+    run: { endTime: r.endTime, messages: r.messages.total, coordinators, truncated: r.truncated },
+  };
+}
+
+function measure(step: LessonStep, spec: SimulationSpec, r: SimulationResult, m: Measure): number | null {
+  switch (m.kind) {
+    case 'messages':
+      return m.types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
+    case 'senders': {
+      const from = new Set<ProcessId>();
+      for (const e of r.trace) if (e.kind === 'send' && e.type === m.type) from.add(e.from);
+      return from.size;
+    }
+    case 'coordinator': {
+      const believed = new Set(Object.values(r.coordinatorByNode));
+      const [only] = believed;
+      return believed.size === 1 && typeof only === 'number' ? only : null;
+    }
+    case 'acting-coordinators':
+      return Object.entries(r.coordinatorByNode).filter(([id, c]) => c === Number(id)).length;
+    case 'election-time':
+      return r.electionTime;
+    case 'findings': {
+      // The checker judges by the bounds the processes were told (the simulator's own default of T).
+      const timing = { ...DEFAULT_TIMING, transmission: spec.link!.delay! + spec.link!.jitter!, ...step.setup.timing };
+      const { summary } = checkTrace(r.trace, { algorithm: step.setup.algorithm, ids: step.setup.ids, timing, options: step.setup.options }, r.endTime);
+      return m.finding === 'spurious-elections' ? summary.spuriousElections : summary.counts[m.finding];
+    }
+  }
+}
