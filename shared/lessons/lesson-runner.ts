@@ -12,7 +12,7 @@ const DEFAULT_UNTIL = 20_000;
 /** A lesson's run is small (at most 64 ids); this bounds a badly written one. */
 const MAX_EVENTS = 2_000_000;
 
-export interface StepOutcome {
+interface StepOutcome {
   /** The reveal's number; null when the run gives none (no election, live processes disagree). */
   measured: number | null;
   expected: number;
@@ -21,7 +21,7 @@ export interface StepOutcome {
   run: { endTime: number; messages: number; coordinators: Record<string, number>; truncated: boolean };
 }
 
-export function stepSpec(step: LessonStep): SimulationSpec {
+function stepSpec(step: LessonStep): SimulationSpec {
   const { setup, run } = step;
   const link = { delay: setup.link?.delay ?? 100, jitter: setup.link?.jitter ?? 0, drop: setup.link?.loss ?? 0 };
   return {
@@ -33,7 +33,7 @@ export function stepSpec(step: LessonStep): SimulationSpec {
     options: setup.options,
     initialCoordinator: setup.coordinator,
     link,
-    linkChanges: linkChanges(step),
+    ...linkRules(step, link),
     crashes: run.crash ?? [],
     recoveries: run.recover ?? [],
     elections: run.elect ?? [],
@@ -44,15 +44,21 @@ export function stepSpec(step: LessonStep): SimulationSpec {
   };
 }
 
-/** The run's directed link rules as the simulator's link changes: each change keeps the earlier ones. */
-function linkChanges(step: LessonStep): SimulationSpec['linkChanges'] {
+/**
+ * The run's directed link rules: those at time 0 hold from the start (the simulator would apply a
+ * change at 0 after the run's other events at 0); each later change keeps the earlier ones.
+ */
+function linkRules(step: LessonStep, link: { delay: number; jitter: number; drop: number }): Pick<SimulationSpec, 'links' | 'linkChanges'> {
   const rules = [...(step.run.links ?? [])].sort((a, b) => a.at - b.at);
-  const link = { delay: step.setup.link?.delay ?? 100, jitter: step.setup.link?.jitter ?? 0, drop: step.setup.link?.loss ?? 0 };
   const links: Record<string, { delay?: number; drop?: number }> = {};
-  return rules.map((r) => {
-    links[`${r.from}->${r.to}`] = { ...(r.delay !== undefined ? { delay: r.delay } : {}), ...(r.loss !== undefined ? { drop: r.loss } : {}) };
-    return { at: r.at, link, links: { ...links } };
-  });
+  const changes: NonNullable<SimulationSpec['linkChanges']> = [];
+  let initial: Record<string, { delay?: number; drop?: number }> | null = null;
+  for (const r of rules) {
+    if (r.at > 0) initial ??= { ...links };
+    links[`${r.from}->${r.to}`] = { ...links[`${r.from}->${r.to}`], ...(r.delay !== undefined ? { delay: r.delay } : {}), ...(r.loss !== undefined ? { drop: r.loss } : {}) };
+    if (r.at > 0) changes.push({ at: r.at, link, links: { ...links } });
+  }
+  return { links: initial ?? links, linkChanges: changes };
 }
 
 export function runStep(step: LessonStep): StepOutcome {

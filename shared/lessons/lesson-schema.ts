@@ -9,7 +9,7 @@ import { FINDING_KINDS } from '../protocol/finding.ts';
 /** Virtual times of a run, ms; a lesson's run is short (a class watches it). */
 const At = z.number().min(0).max(600_000);
 const MAX_LESSON_IDS = 64;
-export const MAX_CHOICES = 8;
+const MAX_CHOICES = 8;
 /** Bounds of a number answer (the relay refuses anything outside the question's own range). */
 export const MAX_ANSWER = 1_000_000;
 
@@ -58,7 +58,7 @@ const RunSchema = z
   .strict();
 
 /** What the reveal measures from the run. Every measure is one number. */
-export const MeasureSchema = z.discriminatedUnion('kind', [
+const MeasureSchema = z.discriminatedUnion('kind', [
   /** Messages sent of these types over the whole run. */
   z.object({ kind: z.literal('messages'), types: z.array(Text(32)).min(1).max(16) }).strict(),
   /** How many distinct processes sent a message of this type (e.g. who announced itself). */
