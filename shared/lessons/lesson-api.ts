@@ -21,6 +21,8 @@ export const LessonViewSchema = z
     lesson: z.object({ id: z.string(), title: z.string(), summary: z.string(), steps: z.int().min(1) }),
     step: z.int().min(0),
     title: z.string(),
+    /** The step's process ids (a process question's answers). */
+    ids: z.array(z.int().min(0)),
     question: LessonSchema.shape.steps.element.shape.question.unwrap().nullable(),
     phase: z.enum(PHASES),
     answers: z.record(z.string(), z.int().min(0)).describe('Answer value -> how many gave it; empty until the reveal (the instructor sees it always)'),

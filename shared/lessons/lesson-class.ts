@@ -94,6 +94,7 @@ export function lessonView(p: LessonProgress, answers: ReadonlyMap<ProcessId, nu
     lesson: { id: p.lesson.id, title: p.lesson.title, summary: p.lesson.summary, steps: p.lesson.steps.length },
     step: p.step,
     title: s.title,
+    ids: [...s.setup.ids],
     question: s.question ?? null,
     phase: p.phase,
     answers: shown || instructor ? tally(answers.values()) : {},
