@@ -139,6 +139,8 @@ describe('POST /api/labs/:lab/lesson', () => {
     expect((await h.api('POST', '/api/labs/lesson-own/lesson', { lesson: 'bully-figure-6-20', step: 9 })).status).toBe(400);
     expect((await h.api('POST', '/api/labs/lesson-own/lesson/dance')).status).toBe(404);
     expect((await h.api('DELETE', '/api/labs/lesson-own/lesson')).status).toBe(204);
-    expect((await lesson('lesson-own')).body.code).toBe('NO_LESSON');
+    const gone = await lesson('lesson-own');
+    expect([gone.status, gone.body]).toEqual([200, null]);
+    expect((await h.api('POST', '/api/labs/lesson-own/lesson/start')).body.code).toBe('NO_LESSON');
   });
 });

@@ -88,8 +88,8 @@ export const publicApi = {
   gradeTraceText: (lab: string, id: number) => textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
   /** The shipped lessons (lessons/*.json) and the files the relay refused. */
   lessons: () => request<{ lessons: Lesson[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
-  /** The lab's lesson as the class sees it; with the token, each answer by id as well. */
-  lesson: (lab: string, token?: string | null) => request<LessonView>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
+  /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
+  lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 

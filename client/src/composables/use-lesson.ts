@@ -23,11 +23,7 @@ export function useLesson(lab: Ref<string>, token: Ref<string | null> = ref(null
     if (v !== version) return;
     if (res.ok) {
       view.value = res.data;
-      none.value = false;
-      error.value = null;
-    } else if (res.code === 'NO_LESSON' || res.code === 'UNKNOWN_LAB') {
-      view.value = null;
-      none.value = true;
+      none.value = res.data === null;
       error.value = null;
     } else error.value = res.message;
   }
