@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseLesson, type Lesson } from '@shared/lessons/lesson-schema.ts';
-import { runStep } from '@shared/lessons/lesson-runner.ts';
+import { MAX_LESSON_EVENTS, runStep } from '@shared/lessons/lesson-runner.ts';
 import { loadLessons } from '../server/lesson-catalog.ts';
 
 const dir = new URL('../lessons/', import.meta.url).pathname;
@@ -73,6 +73,23 @@ describe('the runner measures the run, not the file', () => {
     // From 50 ms on 6 -> 0 is slow too; the two earlier rules still hold (else 6 would hear at 200: 910).
     step.run.links.push({ at: 50, from: 6, to: 0, delay: 500 });
     expect(runStep(step).measured).toBe(510 + 500);
+  });
+});
+
+describe('the run is bounded', () => {
+  it('a step whose run would exceed the event bound stops there and measures no value', () => {
+    const step = byId('timeout-below-ub').steps[1]!;
+    // 64 processes beating every millisecond over a minute: millions of events unbounded.
+    step.setup = { ...step.setup, ids: Array.from({ length: 64 }, (_, i) => i), coordinator: 63, link: { delay: 1, jitter: 1 }, timing: { heartbeatInterval: 1, heartbeatTimeout: 1 }, until: 60_000 };
+    const outcome = runStep(step);
+    expect(outcome.run.events).toBe(MAX_LESSON_EVENTS);
+    expect(outcome.run.truncated).toBe(true);
+    expect(outcome.measured).toBeNull();
+    expect(outcome.agrees).toBe(false);
+  });
+
+  it('every shipped step runs far inside the bound', () => {
+    for (const l of catalog.lessons) for (const s of l.steps) expect(runStep(s).run.events, `${l.id}: ${s.title}`).toBeLessThan(MAX_LESSON_EVENTS / 4);
   });
 });
 
