@@ -43,6 +43,17 @@ export function lessonRoutes(deps: LessonDeps): Router {
     res.json(rooms.get(lab)?.view(deps.isInstructor(req)) ?? null);
   });
 
+  // The step's run as a trace file, for /replay?lesson=LAB.
+  r.get('/labs/:lab/lesson/trace', (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    const room = rooms.get(lab);
+    if (!room) return sendError(res, counters, 'NO_LESSON');
+    const trace = room.runTrace(deps.isInstructor(req));
+    if (typeof trace !== 'string') return sendError(res, counters, trace);
+    res.type('application/x-ndjson').send(trace);
+  });
+
   r.post('/labs/:lab/lesson', auth, (req, res) => {
     const lab = labOf(req, res);
     const body = lab && parseBody(SetLessonBodySchema, req, res, counters);

@@ -11,10 +11,14 @@ import type { Lab } from './lab.ts';
 
 /** Changes of mind a student may make on one step: past this her answers are refused (and counted). */
 export const MAX_ANSWER_CHANGES = 30;
+/** The run's trace is kept for replay up to this size (a shipped step's is a few tens of kB). */
+const MAX_LESSON_TRACE_CHARS = 2 * 2 ** 20;
 
 class LessonRoom {
   private answers = new Map<ProcessId, number>();
   private changes = new Map<ProcessId, number>();
+  /** The current step's run as a trace file; 'too-large' when it was over the bound and not kept. */
+  private trace: string | 'too-large' | null = null;
 
   constructor(private progress: LessonProgress) {}
 
@@ -24,15 +28,28 @@ class LessonRoom {
 
   /** An instructor's move; `run` runs the step in the relay's own simulator (deterministic). */
   act(action: LessonAction): ErrorFrame | null {
-    const measured = action === 'run' && this.progress.phase === 'locked' ? runStep(currentStep(this.progress)).measured : undefined;
-    const next = act(this.progress, action, measured);
+    const outcome = action === 'run' && this.progress.phase === 'locked' ? runStep(currentStep(this.progress)) : null;
+    const next = act(this.progress, action, outcome?.measured);
     if ('type' in next) return next;
+    if (outcome) {
+      const text = outcome.trace();
+      this.trace = text.length <= MAX_LESSON_TRACE_CHARS ? text : 'too-large';
+    }
+    if (next.step !== this.progress.step || next.phase === 'done') this.trace = null;
     if (next.step !== this.progress.step) {
       this.answers = new Map();
       this.changes = new Map();
     }
     this.progress = next;
     return null;
+  }
+
+  /** The step's run for replay: shown to the class from the reveal on, to the instructor once it ran. */
+  runTrace(instructor: boolean): string | ErrorFrame {
+    const { phase } = this.progress;
+    if (!(phase === 'revealed' || (instructor && phase === 'ran')) || this.trace === null) return errorFrame('NOT_FOUND', { message: 'The step has not run, or its result is not revealed yet' });
+    if (this.trace === 'too-large') return errorFrame('NOT_FOUND', { message: `The run's trace was over ${MAX_LESSON_TRACE_CHARS} characters and was not kept` });
+    return this.trace;
   }
 
   /** A student's answer: stored (replacing her earlier one) or refused with why. */

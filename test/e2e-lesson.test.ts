@@ -86,6 +86,12 @@ describe('a lesson in class', () => {
     expect(await bar(6).getByTestId('measured-mark').count()).toBe(1);
     expect(await projector.getByTestId('board-measured').textContent()).toContain('75% of the class right');
     toDocs(await screenshot(projector, 'lesson-projector-reveal-1400'), 'lesson-projector-reveal-1400');
+    // The run itself, in replay: the simulator's trace of this step.
+    const replay = await desk.newPage();
+    await replay.goto(`${base}/lab/${LAB}/projector`);
+    await replay.getByTestId('lesson-replay').click({ timeout: 15_000 });
+    await expect.poll(() => replay.locator('h1').textContent(), { timeout: 15_000 }).toContain("the lesson's run (lesson)");
+    await replay.getByTestId('replay-summary').waitFor({ timeout: 15_000 });
     const projectorPhone = await phone.newPage();
     await projectorPhone.goto(`${base}/lab/${LAB}/projector`);
     await projectorPhone.getByTestId('measured-mark').waitFor({ timeout: 15_000 });

@@ -102,6 +102,13 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
     expect((await move(lab, 'lock')).body.phase).toBe('locked');
     expect(await answer(students[3]!.c, 0, 7, 'late')).toMatchObject({ code: 'LESSON_CLOSED' });
     expect((await move(lab, 'run')).body).toMatchObject({ phase: 'ran', measured: 6 });
+    // The run's trace: the instructor's once it ran, the class's only after the reveal.
+    expect((await h.api('GET', `/api/labs/${lab}/lesson/trace`, undefined, { token: null })).status).toBe(404);
+    const trace = await h.api('GET', `/api/labs/${lab}/lesson/trace`);
+    expect(trace.status).toBe(200);
+    const lines = trace.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ kind: 'header', source: 'simulator', algorithm: 'bully', ids: [0, 1, 2, 3, 4, 5, 6, 7] });
+    expect(lines.filter((e) => e.kind === 'send' && e.type === 'COORDINATOR' && e.from === 6)).toHaveLength(6);
     const ran = await lesson(lab);
     expect(ran.body.measured).toBeUndefined();
     expect(ran.body.answers).toEqual({});
@@ -112,6 +119,7 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
     expect(shown.body).toMatchObject({ phase: 'revealed', answered: 20, measured: 6, expected: 6, answers: histogram, cites: { document: '000' } });
     expect(shown.body.answers).toEqual({ '4': 4, '5': 4, '6': 8, '7': 4 });
     expect(shown.body.byStudent).toBeUndefined();
+    expect((await h.api('GET', `/api/labs/${lab}/lesson/trace`, undefined, { token: null })).status).toBe(200);
   });
 
   it('next opens step 1 with no answers; its question takes a count', async () => {

@@ -4,6 +4,7 @@
 import { DEFAULT_TIMING, type ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkTrace } from '../analysis/checker.ts';
+import { serializeTrace } from '../protocol/trace-file.ts';
 import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
 import type { LessonStep, Measure } from './lesson-schema.ts';
 
@@ -23,6 +24,8 @@ interface StepOutcome {
   agrees: boolean;
   /** The run's own figures, for the projector's caption. */
   run: { endTime: number; events: number; messages: number; coordinators: Record<string, number>; truncated: boolean };
+  /** The run as a trace file (JSON Lines, opens in /replay). */
+  trace: () => string;
 }
 
 function stepSpec(step: LessonStep): SimulationSpec {
@@ -77,6 +80,7 @@ export function runStep(step: LessonStep): StepOutcome {
     expected: step.reveal.expected,
     agrees: measured === step.reveal.expected,
     run: { endTime: r.endTime, events: r.events, messages: r.messages.total, coordinators, truncated: r.truncated },
+    trace: () => serializeTrace({ source: 'simulator', algorithm: step.setup.algorithm, ids: step.setup.ids, seed: spec.seed }, r.trace),
   };
 }
 

@@ -118,6 +118,7 @@ export function buildOpenApi(): Json {
         post: change('Run a lesson in the lab: a shipped one by id or a lesson of her own, from step `step` (answers start empty)', body('SetLesson')),
         delete: change("End the lab's lesson"),
       },
+      '/api/labs/{lab}/lesson/trace': { get: read("The step's run as a trace file (JSON Lines, opens in /replay?lesson=LAB): from the reveal on (the instructor: once it ran)") },
       '/api/labs/{lab}/lesson/{action}': {
         post: change('Move the lesson on: start (open the question), lock (no more answers), run (run the step in the simulator), reveal, next', undefined, [labParam, { name: 'action', in: 'path', required: true, schema: { type: 'string', enum: ['start', 'lock', 'run', 'reveal', 'next'] } }]),
       },

@@ -90,6 +90,8 @@ export const publicApi = {
   lessons: () => request<{ lessons: Lesson[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
   /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
   lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
+  /** The lesson step's run as a trace file (from the reveal on; with the token, once it ran). */
+  lessonTraceText: (lab: string) => textOf(`/api/labs/${enc(lab)}/lesson/trace`),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 
