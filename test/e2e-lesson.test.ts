@@ -84,6 +84,10 @@ describe('a lesson in class', () => {
     expect(await bar(7).locator('.count').textContent()).toBe('1');
     expect(await bar(5).locator('.count').textContent()).toBe('0');
     expect(await bar(6).getByTestId('measured-mark').count()).toBe(1);
+    // Bars share one scale: 3 answers draw three times as long as 1 (the mark takes no length from its row).
+    const width = async (v: number) => (await bar(v).locator('.bar').boundingBox())!.width;
+    expect((await width(6)) / (await width(7))).toBeGreaterThan(2.8);
+    expect((await width(6)) / (await width(7))).toBeLessThan(3.2);
     expect(await projector.getByTestId('board-measured').textContent()).toContain('75% of the class right');
     toDocs(await screenshot(projector, 'lesson-projector-reveal-1400'), 'lesson-projector-reveal-1400');
     // The run itself, in replay: the simulator's trace of this step.
