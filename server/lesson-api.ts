@@ -32,8 +32,12 @@ export function lessonRoutes(deps: LessonDeps): Router {
     return lab ?? null;
   };
 
-  r.get('/lessons', (_req, res) => {
-    res.json({ lessons: catalog.lessons, refused: catalog.refused });
+  // The reveals (expected values, formulas) are the answer key: only the instructor reads them
+  // here; the class sees each step's title and question.
+  r.get('/lessons', (req, res) => {
+    const full = deps.isInstructor(req);
+    const lessons = full ? catalog.lessons : catalog.lessons.map((l) => ({ ...l, steps: l.steps.map((s) => ({ title: s.title, ...(s.question ? { question: s.question } : {}) })) }));
+    res.json({ lessons, refused: catalog.refused });
   });
 
   r.get('/labs/:lab/lesson', (req, res) => {

@@ -26,12 +26,16 @@ const lesson = (lab: string, token?: string | null) => h.api('GET', `/api/labs/$
 const move = (lab: string, action: string) => h.api('POST', `/api/labs/${lab}/lesson/${action}`);
 
 describe('GET /api/lessons', () => {
-  it('lists the shipped lessons and no refused file', async () => {
+  it('lists the shipped lessons and no refused file; the answer key (reveals, set-ups) only to the instructor', async () => {
     const r = await h.api('GET', '/api/lessons', undefined, { token: null });
     expect(r.status).toBe(200);
     expect(r.body.refused).toEqual([]);
     expect(r.body.lessons.map((l: { id: string }) => l.id)).toContain('bully-figure-6-20');
     expect(r.body.lessons.length).toBeGreaterThanOrEqual(7);
+    expect(r.text).not.toContain('"expected"');
+    expect(r.body.lessons[0].steps[0]).toEqual({ title: expect.any(String), question: expect.any(Object) });
+    const full = await h.api('GET', '/api/lessons');
+    expect(full.body.lessons[0].steps[0].reveal.expected).toEqual(expect.any(Number));
   });
 });
 
@@ -134,7 +138,7 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
 describe('POST /api/labs/:lab/lesson', () => {
   it('refuses a lesson of her own that fails its schema, with the field named', async () => {
     await h.api('POST', '/api/labs', { name: 'lesson-own', size: 3 });
-    const all = (await h.api('GET', '/api/lessons')).body.lessons;
+    const all = (await h.api('GET', '/api/lessons')).body.lessons; // with the token: whole lessons
     const own = structuredClone(all[0]);
     own.steps[0].reveal.expected = 'fifteen';
     const r = await h.api('POST', '/api/labs/lesson-own/lesson', { lesson: own });

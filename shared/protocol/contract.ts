@@ -112,7 +112,7 @@ export function buildOpenApi(): Json {
       '/api/labs/{lab}/reset': { post: change('Reset the lab') },
       '/api/labs/{lab}/step': { post: change('Deliver or drop one held message while paused', body('Step')) },
       '/api/labs/{lab}/bots': { post: change('Start server-side bots', body('Bots')), delete: change('Stop the server-side bots') },
-      '/api/lessons': { get: read('The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json); `refused`: files left out, with the fields that failed', []) },
+      '/api/lessons': { get: read('The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json; without the instructor token each step has its title and question only); `refused`: files left out, with the fields that failed', []) },
       '/api/labs/{lab}/lesson': {
         get: read("The lab's lesson as the class sees it (JSON null when it runs none); with the instructor token also each answer by process id (byStudent)", [labParam], [], 'LessonView'),
         post: change('Run a lesson in the lab: a shipped one by id or a lesson of her own, from step `step` (answers start empty)', body('SetLesson')),

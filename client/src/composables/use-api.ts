@@ -7,7 +7,10 @@ import type { CreateLab, FabricPatch, Play, PlayPatch, StepRequest, UpdateLab } 
 import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
-import type { Lesson } from '@shared/lessons/lesson-schema.ts';
+import type { Lesson, LessonStep } from '@shared/lessons/lesson-schema.ts';
+
+/** A lesson as GET /api/lessons shows it without the token: no set-ups, runs or reveals. */
+export type LessonSummary = Omit<Lesson, 'steps'> & { steps: Pick<LessonStep, 'title' | 'question'>[] };
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
 
@@ -86,8 +89,8 @@ export const publicApi = {
   traceText: (lab: string, signal?: AbortSignal) => textOf(`/api/labs/${enc(lab)}/trace`, signal),
   /** The failing run a student's latest grade carried (the class board's link to replay). */
   gradeTraceText: (lab: string, id: number) => textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
-  /** The shipped lessons (lessons/*.json) and the files the relay refused. */
-  lessons: () => request<{ lessons: Lesson[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
+  /** The shipped lessons (lessons/*.json: without the token, each step's title and question only) and the files the relay refused. */
+  lessons: () => request<{ lessons: LessonSummary[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
   /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
   lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
   /** The lesson step's run as a trace file (from the reveal on; with the token, once it ran). */

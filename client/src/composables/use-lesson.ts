@@ -5,8 +5,7 @@
 import { onScopeDispose, ref, shallowRef, type Ref } from 'vue';
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
-import type { Lesson } from '@shared/lessons/lesson-schema.ts';
-import { publicApi, useInstructorApi } from './use-api.ts';
+import { publicApi, useInstructorApi, type LessonSummary } from './use-api.ts';
 
 const POLL_MS = 1000;
 
@@ -38,7 +37,7 @@ export function useLesson(lab: Ref<string>, token: Ref<string | null> = ref(null
 export function useLessonControl(lab: Ref<string>, token: Ref<string | null>) {
   const lesson = useLesson(lab, token);
   const api = useInstructorApi(token);
-  const catalog = shallowRef<Lesson[]>([]);
+  const catalog = shallowRef<LessonSummary[]>([]);
   const feedback = ref('');
 
   void publicApi.lessons().then((res) => {
