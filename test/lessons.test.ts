@@ -1,6 +1,7 @@
 // Issue 28, lessons as data: every shipped lesson validates, runs in the simulator and reveals
 // the value its own file expects, citing the documents; a lesson whose reveal disagrees with its
 // expected value fails; a file that fails its schema is refused with the field named.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,5 +136,27 @@ describe('a lesson that fails its schema is refused with the field named', () =>
     expect(c.refused[0]!.errors[0]).toMatch(/^steps\.0\.question\.choices: /);
     expect(c.refused[1]!.errors[0]).toMatch(/^id: /);
     expect(c.refused[2]!.errors[0]).toMatch(/^\(file\): not readable JSON/);
+  });
+});
+
+describe('npm run lesson', () => {
+  it('names a refused field and a step that disagrees, and exits 1; the shipped lessons exit 0', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'lesson-cli-'));
+    afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+    const wrong = byId('bully-figure-6-20');
+    wrong.steps[1]!.reveal.expected = 16;
+    const broken = byId('ring-002') as unknown as Record<string, any>;
+    broken['steps'][0].setup.ids = [];
+    writeFileSync(join(tmp, 'wrong.json'), JSON.stringify(wrong));
+    writeFileSync(join(tmp, 'broken.json'), JSON.stringify(broken));
+    const root = new URL('..', import.meta.url).pathname;
+    const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/lesson.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const bad = run([join(tmp, 'wrong.json'), join(tmp, 'broken.json')]);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/step 1 DISAGREES measured 15, expected 16/);
+    expect(bad.stdout).toMatch(/broken\.json: refused\n {2}steps\.0\.setup\.ids: /);
+    const good = run([]);
+    expect(good.status).toBe(0);
+    expect(good.stdout).not.toContain('DISAGREES');
   });
 });
