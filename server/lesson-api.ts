@@ -92,6 +92,7 @@ export function lessonRoutes(deps: LessonDeps): Router {
     if (!room) return sendError(res, counters, 'NO_LESSON');
     const refused = room.act(action as LessonAction);
     if (refused) return sendError(res, counters, refused);
+    if (action === 'run' && room.traceDropped) counters.inc('lesson-trace-too-large');
     res.json(room.view(true));
   });
 

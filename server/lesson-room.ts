@@ -44,6 +44,11 @@ class LessonRoom {
     return null;
   }
 
+  /** True when the current step's run was too large to keep for replay. */
+  get traceDropped(): boolean {
+    return this.trace === 'too-large';
+  }
+
   /** The step's run for replay: shown to the class from the reveal on, to the instructor once it ran. */
   runTrace(instructor: boolean): string | ErrorFrame {
     const { phase } = this.progress;

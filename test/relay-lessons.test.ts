@@ -135,6 +135,27 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
   });
 });
 
+describe("the run's trace is bounded", () => {
+  it('a run over 2 MiB is measured but not kept for replay, and the drop is counted', async () => {
+    await h.api('POST', '/api/labs', { name: 'lesson-big', size: 3 });
+    const ids = Array.from({ length: 64 }, (_, i) => i);
+    const big = {
+      id: 'big',
+      title: 'A chatty coordinator',
+      summary: 'Heartbeats every 10 ms to 63 followers for 3 s.',
+      steps: [{ title: 'beats', setup: { algorithm: 'bully', ids, link: { delay: 1 }, timing: { heartbeatInterval: 10 }, until: 3000 }, run: {}, reveal: { measure: { kind: 'findings', finding: 'safety' }, expected: 0, cites: { document: '000', rule: 'UB = 2 * T + M' }, explain: 'Nothing happens but heartbeats.' } }],
+    };
+    expect((await h.api('POST', '/api/labs/lesson-big/lesson', { lesson: big })).status).toBe(200);
+    await h.api('POST', '/api/labs/lesson-big/lesson/start');
+    const before = (await h.api('GET', '/api/health')).body.counters['lesson-trace-too-large'] ?? 0;
+    expect((await h.api('POST', '/api/labs/lesson-big/lesson/run')).body).toMatchObject({ phase: 'ran', measured: 0 });
+    const trace = await h.api('GET', '/api/labs/lesson-big/lesson/trace');
+    expect(trace.status).toBe(404);
+    expect(trace.body.message).toMatch(/was over \d+ characters and was not kept/);
+    expect((await h.api('GET', '/api/health')).body.counters['lesson-trace-too-large']).toBe(before + 1);
+  });
+});
+
 describe('POST /api/labs/:lab/lesson', () => {
   it('refuses a lesson of her own that fails its schema, with the field named', async () => {
     await h.api('POST', '/api/labs', { name: 'lesson-own', size: 3 });
