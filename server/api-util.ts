@@ -35,13 +35,20 @@ const hasBody = (req: Request): boolean => req.get('transfer-encoding') !== unde
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
+/** Whether a request carries the instructor's token (`Authorization: Bearer <token>`). */
+export function tokenCheck(token: string): (req: Request) => boolean {
+  const expected = digest(token);
+  return (req) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+    return m !== null && timingSafeEqual(digest(m[1]!), expected);
+  };
+}
+
 /** Middleware: `Authorization: Bearer <token>` must carry the instructor's token. */
 export function requireToken(token: string, counters: Counters) {
-  const expected = digest(token);
+  const ok = tokenCheck(token);
   return (req: Request, res: Response, next: NextFunction): void => {
-    const header = req.get('authorization') ?? '';
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m || !timingSafeEqual(digest(m[1]!), expected)) return sendError(res, counters, 'UNAUTHORIZED');
+    if (!ok(req)) return sendError(res, counters, 'UNAUTHORIZED');
     next();
   };
 }

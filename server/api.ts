@@ -9,12 +9,15 @@ import type { LabStats } from '@shared/protocol/frames.ts';
 import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
 import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
-import { errorHandler, parseBody, requireToken, sendError } from './api-util.ts';
+import { errorHandler, parseBody, requireToken, sendError, tokenCheck } from './api-util.ts';
 import { botRoutes, type ServerBots } from './bots.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import type { Counters } from './counters.ts';
 import type { Lab } from './lab.ts';
 import * as control from './lab-control.ts';
+import { lessonRoutes } from './lesson-api.ts';
+import type { LessonCatalog } from './lesson-catalog.ts';
+import type { LessonRooms } from './lesson-room.ts';
 import type { Labs } from './labs.ts';
 import { statusOf } from './process-table.ts';
 import { AddressBuckets, JOIN_LOOKUP_LIMITS } from './rate-limit.ts';
@@ -30,6 +33,8 @@ interface ApiDeps {
   bots?: ServerBots;
   /** Set when this relay is one of a cluster (REDIS_URL). */
   cluster?: Cluster;
+  /** The shipped lessons and each lab's lesson (server/lesson-api.ts). */
+  lessons: { catalog: LessonCatalog; rooms: LessonRooms };
 }
 
 export function createApi(deps: ApiDeps): Router {
@@ -261,6 +266,7 @@ export function createApi(deps: ApiDeps): Router {
   });
 
   if (deps.bots) api.use(botRoutes(deps.bots, { counters, auth }));
+  api.use(lessonRoutes({ labs, counters, ...deps.lessons, auth, isInstructor: tokenCheck(deps.token) }));
   api.use((_req, res) => sendError(res, counters, 'NOT_FOUND'));
   api.use(errorHandler(counters, deps.onError));
   return api;

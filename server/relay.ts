@@ -15,6 +15,8 @@ import { preciseTimers, realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
 import { LabListHub } from './lab-list.ts';
+import { loadLessons } from './lesson-catalog.ts';
+import { LessonRooms } from './lesson-room.ts';
 import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './net-guard.ts';
 import { Labs } from './labs.ts';
 import type { ObserverOptions } from './observers.ts';
@@ -57,6 +59,8 @@ export interface RelayOptions {
   botRegistry?: (name: AlgorithmName) => AnyAlgorithm;
   /** Per-IP connection cap, the first-request deadline, allowed browser origins (server/net-guard.ts). */
   net?: Partial<NetLimits>;
+  /** The lesson files' folder (default: lessons/ beside server/); a missing folder: no lessons. */
+  lessonsDir?: string;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
   cluster?: Omit<ClusterOptions, 'onError'>;
   onError?: (err: unknown) => void;
@@ -114,10 +118,13 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   if (cluster) await cluster.start(labs);
   else await labs.loadAll();
 
+  const catalog = loadLessons(opts.lessonsDir ?? fileURLToPath(new URL('../lessons', import.meta.url)));
+  for (const r of catalog.refused) onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
+  const lessons = { catalog, rooms: new LessonRooms() };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
   const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, addressBuckets, onError, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
+  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, addressBuckets, onError, lessons: lessons.rooms, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
 
   const app = express();
   app.disable('x-powered-by');
@@ -168,7 +175,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
 
   const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession, ...(opts.botRegistry ? { registry: opts.botRegistry } : {}) });
   const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
-  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
+  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, lessons, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
   const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
   serveClient(app, clientDir, locate);
 

@@ -12,11 +12,12 @@ import type { Lab } from './lab.ts';
 import type { SendRefusal } from './lab-intake.ts';
 import type { ProcessEntry } from './process-table.ts';
 import type { LabListHub } from './lab-list.ts';
+import type { LessonRooms } from './lesson-room.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type AddressBuckets, type RateLimits } from './rate-limit.ts';
 
 /** Frames only a joined process may send, for itself. */
-type ProcessFrame = Extract<ClientFrame, { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' }>;
+type ProcessFrame = Extract<ClientFrame, { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' | 'answer' }>;
 
 interface Owned {
   lab: Lab;
@@ -33,6 +34,8 @@ interface SessionContext {
   onError: (err: unknown) => void;
   /** Observers of the lab list (`observe-labs`). */
   labList?: LabListHub;
+  /** Each lab's lesson: a joined process answers its question (`answer`). */
+  lessons?: LessonRooms;
   /** In a cluster: the public address of the relay that owns a lab this relay does not have. */
   locate?: (lab: string) => Promise<string | null>;
 }
@@ -125,7 +128,8 @@ export class Session {
       case 'fault':
       case 'mode':
       case 'grade':
-      case 'hand': {
+      case 'hand':
+      case 'answer': {
         const p = this.owned();
         if (!p) return this.error('NOT_JOINED', f.ref);
         return this.forProcess(p, f);
@@ -186,7 +190,17 @@ export class Session {
       case 'hand':
         // Her tab's click and its coach's marks: claims, counted apart from the relay's own figures.
         return p.lab.figures.claim(p.entry.id, f.action !== null, f.deviations.length);
+      case 'answer':
+        return this.answer(p, f);
     }
+  }
+
+  /** Her answer to the lab's open question: stored for her id alone, or refused with why. */
+  private answer(p: Owned, f: Extract<ClientFrame, { type: 'answer' }>): void {
+    const room = this.ctx.lessons?.get(p.lab);
+    const refused = room ? room.answer(p.entry.id, f.step, f.value) : errorFrame('LESSON_CLOSED', { message: 'This lab runs no lesson' });
+    if (refused) return this.refuse({ ...refused, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
+    sendFrame(this.conn, { type: 'answered', step: f.step, value: f.value, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
   }
 
   /** The process this connection still speaks for (a resume elsewhere, a removed lab or a removed id ends that). */

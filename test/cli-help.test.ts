@@ -16,6 +16,7 @@ const COMMANDS = {
   bots: 'scripts/bots.ts',
   cluster: 'scripts/cluster.ts',
   contract: 'scripts/contract.ts',
+  lesson: 'scripts/lesson.ts',
   grade: 'scripts/grade.ts',
   maelstrom: 'scripts/maelstrom.ts',
   'maelstrom-node': 'scripts/maelstrom-node.ts',

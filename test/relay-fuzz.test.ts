@@ -15,6 +15,9 @@ let h: Harness;
 beforeAll(async () => {
   h = await startRelay({ resumeGraceMs: 50 });
   for (const name of ['target', 'other']) expect((await h.api('POST', '/api/labs', { name, size: 5, detector: 'heartbeat', timing: { transmission: 40, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 }, fabric: { link: { delay: 3 } } })).status).toBe(201);
+  // A lesson with its question open, so fuzzed `answer` frames reach a lesson (issue 28).
+  expect((await h.api('POST', '/api/labs/target/lesson', { lesson: 'bully-figure-6-20' })).status).toBe(200);
+  expect((await h.api('POST', '/api/labs/target/lesson/start')).status).toBe(200);
 });
 afterAll(async () => {
   await h.close();
@@ -62,6 +65,11 @@ describe('fuzzing both transports', () => {
     const counters = h.relay.counters.toJSON();
     for (const code of ['BAD_JSON', 'BAD_FRAME', 'UNKNOWN_TYPE']) expect(counters[code], code).toBeGreaterThan(100);
     expect((await h.api('GET', '/api/health')).body.ok).toBe(true);
+    // Nothing the fuzzer sent moved the lesson; some answers were stored, the bad ones refused.
+    const lesson = (await h.api('GET', '/api/labs/target/lesson')).body;
+    expect(lesson).toMatchObject({ step: 0, phase: 'open' });
+    expect(lesson.answered).toBeGreaterThan(0);
+    for (const code of ['LESSON_CLOSED', 'BAD_ANSWER']) expect(counters[code], code).toBeGreaterThan(0);
 
     // A normal election on the fuzzed lab, over both transports.
     await sleep(100);

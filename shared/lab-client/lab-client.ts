@@ -112,6 +112,8 @@ export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts
 }
 
 const JOIN_REF = 'lab-client-join';
+/** Tells the relay's verdict on a lesson answer apart from errors about other frames. */
+const ANSWER_REF = 'lab-client-answer';
 
 /** `paused`: the instructor paused it (SIGSTOP); its runner is frozen until resumed. */
 export type LabProcessStatus = 'connecting' | 'up' | 'paused' | 'crashed' | 'left' | 'refused' | 'closed';
@@ -125,7 +127,9 @@ export type LabProcessEvent =
   /** The lab's play settings (on join and when the instructor changes them): hand mode, hints. */
   | { kind: 'play'; play: Play }
   /** The relay said the lab lives elsewhere (a cluster); followed at once when `follow` is set. */
-  | { kind: 'moved'; url: string };
+  | { kind: 'moved'; url: string }
+  /** What became of a lesson answer (`sendAnswer`): stored (`answered`), or refused with why. */
+  | { kind: 'answer'; step: number; value: number | null; error: ErrorFrame | null };
 
 interface LabProcessOptions {
   channel: ChannelFactory;
@@ -303,7 +307,10 @@ export class LabProcess {
         this.channel?.close();
         this.channel = null;
         return this.setStatus('left');
+      case 'answered':
+        return this.emit({ kind: 'answer', step: f.step, value: f.value, error: null });
       case 'error':
+        if (f.ref === ANSWER_REF) return this.emit({ kind: 'answer', step: -1, value: null, error: f });
         this.emit({ kind: 'error', error: f });
         // A refused join (first or after a reconnect, e.g. the id went to someone else) ends this process.
         if (f.ref === JOIN_REF) {
@@ -358,6 +365,11 @@ export class LabProcess {
   }
 
   /** Tells the relay her latest grade (code mode); the failing run's trace rides along when it fits. */
+  /** Her answer to the lab's open lesson question (docs/PROTOCOL.md, `answer`); the verdict comes as an `answer` event. */
+  sendAnswer(step: number, value: number): void {
+    this.channel?.send({ type: 'answer', step, value, ref: ANSWER_REF });
+  }
+
   sendGrade(summary: GradeSummary, trace?: string): void {
     this.channel?.send({ type: 'grade', summary, ...(trace !== undefined ? { trace } : {}) });
   }

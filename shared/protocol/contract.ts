@@ -7,6 +7,8 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, PlayPatchSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
 import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
 import { LabSnapshotSchema, ProcessInfoSchema, ServerFrameSchema } from './server-frames.ts';
+import { LessonSchema } from '../lessons/lesson-schema.ts';
+import { LessonViewSchema, SetLessonSchema } from '../lessons/lesson-api.ts';
 import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
 
 const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
@@ -24,7 +26,7 @@ export function buildSchema(): Json {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: SCHEMA_ID,
     title: 'Election Lab wire contract',
-    description: 'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), and trace events (TraceEvent). docs/PROTOCOL.md explains them.',
+    description: 'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), trace events (TraceEvent), and lesson files (Lesson, docs/RUN_A_CLASS.md). docs/PROTOCOL.md explains them.',
     'x-protocol-version': PROTOCOL_VERSION,
     'x-trace-version': TRACE_VERSION,
     $defs: {
@@ -33,6 +35,7 @@ export function buildSchema(): Json {
       TraceEvent: toJson(TraceEventSchema, 'output'),
       TraceHeader: toJson(TraceHeaderSchema, 'output'),
       ProcessConfig: toJson(ProcessConfigSchema, 'output'),
+      Lesson: toJson(LessonSchema),
     },
     anyOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }, { $ref: '#/$defs/TraceEvent' }],
   };
@@ -79,6 +82,8 @@ export function buildOpenApi(): Json {
         LabConfig: toJson(LabConfigSchema, 'output'),
         LabSnapshot: toJson(LabSnapshotSchema, 'output'),
         ProcessInfo: toJson(ProcessInfoSchema, 'output'),
+        SetLesson: toJson(SetLessonSchema),
+        LessonView: toJson(LessonViewSchema.nullable(), 'output'),
       },
     },
     paths: {
@@ -107,6 +112,16 @@ export function buildOpenApi(): Json {
       '/api/labs/{lab}/reset': { post: change('Reset the lab') },
       '/api/labs/{lab}/step': { post: change('Deliver or drop one held message while paused', body('Step')) },
       '/api/labs/{lab}/bots': { post: change('Start server-side bots', body('Bots')), delete: change('Stop the server-side bots') },
+      '/api/lessons': { get: read('The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json; without the instructor token each step has its title and question only); `refused`: files left out, with the fields that failed', []) },
+      '/api/labs/{lab}/lesson': {
+        get: read("The lab's lesson as the class sees it (JSON null when it runs none); with the instructor token also each answer by process id (byStudent)", [labParam], [], 'LessonView'),
+        post: change('Run a lesson in the lab: a shipped one by id or a lesson of her own, from step `step` (answers start empty)', body('SetLesson')),
+        delete: change("End the lab's lesson"),
+      },
+      '/api/labs/{lab}/lesson/trace': { get: read("The step's run as a trace file (JSON Lines, opens in /replay?lesson=LAB): from the reveal on (the instructor: once it ran)") },
+      '/api/labs/{lab}/lesson/{action}': {
+        post: change('Move the lesson on: start (open the question), lock (no more answers), run (run the step in the simulator), reveal, next', undefined, [labParam, { name: 'action', in: 'path', required: true, schema: { type: 'string', enum: ['start', 'lock', 'run', 'reveal', 'next'] } }]),
+      },
       '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
       '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },
       '/api/labs/{lab}/trace': {

@@ -27,6 +27,11 @@ export const ERRORS = {
   NO_SUCH_MESSAGE: { status: 404, message: 'No in-flight message with that id' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This browser origin may not use this relay (ALLOWED_ORIGINS)' },
   LAB_BUSY: { status: 503, message: 'The lab holds as many messages as its limits allow; this one is dropped' },
+  UNKNOWN_LESSON: { status: 404, message: 'No lesson with that id (GET /api/lessons lists them)' },
+  NO_LESSON: { status: 404, message: 'This lab runs no lesson' },
+  LESSON_PHASE: { status: 409, message: 'That lesson action does not fit the step\'s phase' },
+  LESSON_CLOSED: { status: 409, message: 'No question of this lab is open for answers' },
+  BAD_ANSWER: { status: 400, message: 'That answer does not fit the question' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -11,6 +11,7 @@ import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME, MAX_HAND_ACTION_CHARS } from
 import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
+import { MAX_ANSWER } from '../lessons/lesson-schema.ts';
 
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
@@ -47,11 +48,13 @@ const GradeFrame = z.object({ type: z.literal('grade'), summary: GradeSummarySch
 /** Hand mode: her click (`action`, its label; null: a deadline she let pass) and the coach's deviations from the reference. */
 const HandFrame = z.object({ type: z.literal('hand'), action: z.string().min(1).max(MAX_HAND_ACTION_CHARS).nullable(), deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME), ref: Ref }).strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
+/** A student's answer to the lab's open lesson question (docs/RUN_A_CLASS.md, "Lessons"); her latest one counts. */
+const AnswerFrame = z.object({ type: z.literal('answer'), step: z.int().min(0).max(19), value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER), ref: Ref }).strict();
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame, HandFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame, HandFrame, AnswerFrame]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade', 'hand'] as const;
+export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade', 'hand', 'answer'] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 /** The wire protocol's version: in every `joined` frame and in the JSON Schema (docs/schema.json). */
@@ -219,6 +222,8 @@ export type ServerFrame =
   | { type: 'moved'; lab: string; url: string; ref?: string | number }
   /** A lab was created, removed or moved (to `observe-labs` observers): fetch GET /api/labs again. */
   | { type: 'labs-changed' }
+  /** Her answer to lesson step `step` is stored (it replaces any earlier one of hers). */
+  | { type: 'answered'; step: number; value: number; ref?: string | number }
   | ErrorFrame;
 
 // The relay writes these two frames by hand on its hot path (server/wire-encode.ts); as schemas a

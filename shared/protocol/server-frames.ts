@@ -85,6 +85,7 @@ export const ServerFrameSchema = z.discriminatedUnion('type', [
   /** A cluster: the lab lives on the relay at `url` (docs/SCALING.md). */
   z.object({ type: z.literal('moved'), lab: LabName, url: z.string().max(2048), ref: Ref }),
   z.object({ type: z.literal('labs-changed') }),
+  z.object({ type: z.literal('answered'), step: z.int().min(0), value: z.number(), ref: Ref }),
   z.object({
     type: z.literal('error'),
     code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),

@@ -16,14 +16,14 @@ export function randomValue(r: Random, depth = 0): unknown {
     case 3:
       return randomString(r, Math.floor(r() * 40));
     case 4:
-      return pick(r, ['join', 'send', 'report', 'leave', 'observe', 'ping', '__proto__', 'constructor', '']);
+      return pick(r, ['join', 'send', 'report', 'leave', 'observe', 'ping', 'answer', '__proto__', 'constructor', '']);
     case 5:
       return Math.floor(r() * 10);
     case 6:
       return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = Math.floor(r() * 5); i > 0; i--) o[pick(r, ['type', 'lab', 'id', 'to', 'message', 'report', 'ref', 'resume', 'x', '__proto__'])] = randomValue(r, depth + 1);
+      for (let i = Math.floor(r() * 5); i > 0; i--) o[pick(r, ['type', 'lab', 'id', 'to', 'message', 'report', 'ref', 'resume', 'step', 'value', 'x', '__proto__'])] = randomValue(r, depth + 1);
       return o;
     }
   }
@@ -38,7 +38,7 @@ export function randomString(r: Random, n: number): string {
 /** A valid frame of some type, for `labs` (which may or may not exist) and ids 0..9. */
 export function validFrame(r: Random, labs: readonly string[]): Record<string, unknown> {
   const id = Math.floor(r() * 10);
-  switch (Math.floor(r() * 7)) {
+  switch (Math.floor(r() * 8)) {
     case 0:
       return { type: 'join', lab: pick(r, labs), ...(r() < 0.5 ? { id } : {}), kind: 'external' };
     case 1:
@@ -51,6 +51,9 @@ export function validFrame(r: Random, labs: readonly string[]): Record<string, u
       return { type: 'observe', lab: pick(r, labs), ref: id };
     case 5:
       return { type: 'unobserve', lab: pick(r, labs) };
+    case 6:
+      // A lesson answer: the fuzzed lab runs a lesson with step 0 open (test/relay-fuzz.test.ts).
+      return { type: 'answer', step: pick(r, [0, 0, 1, 19]), value: pick(r, [id, 6, 2.5, 1e6, -3]) };
     default:
       return { type: 'ping', ref: randomString(r, 5) };
   }

@@ -5,6 +5,12 @@ import { ref, type Ref } from 'vue';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { CreateLab, FabricPatch, Play, PlayPatch, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
+import type { LessonAction } from '@shared/lessons/lesson-class.ts';
+import type { LessonView } from '@shared/lessons/lesson-api.ts';
+import type { Lesson, LessonStep } from '@shared/lessons/lesson-schema.ts';
+
+/** A lesson as GET /api/lessons shows it without the token: no set-ups, runs or reveals. */
+export type LessonSummary = Omit<Lesson, 'steps'> & { steps: Pick<LessonStep, 'title' | 'question'>[] };
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
 
@@ -83,6 +89,12 @@ export const publicApi = {
   traceText: (lab: string, signal?: AbortSignal) => textOf(`/api/labs/${enc(lab)}/trace`, signal),
   /** The failing run a student's latest grade carried (the class board's link to replay). */
   gradeTraceText: (lab: string, id: number) => textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
+  /** The shipped lessons (lessons/*.json: without the token, each step's title and question only) and the files the relay refused. */
+  lessons: () => request<{ lessons: LessonSummary[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
+  /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
+  lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
+  /** The lesson step's run as a trace file (from the reveal on; with the token, once it ran). */
+  lessonTraceText: (lab: string) => textOf(`/api/labs/${enc(lab)}/lesson/trace`),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 
@@ -132,6 +144,8 @@ export function useInstructorApi(token: Ref<string | null>) {
     addBots: (name: string, count: number) => call<{ requested: number; started: ProcessId[]; refused: { index: number; code: string; message: string }[] }>('POST', `${lab(name)}/bots`, { count }),
     removeBots: (name: string) => call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
+    beginLesson: (name: string, lesson: string) => call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
+    lessonAction: (name: string, action: LessonAction) => call<LessonView>('POST', `${lab(name)}/lesson/${action}`),
     /** Downloads go through fetch so the token travels in a header, never in a link. */
     async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {
       busy.value++;

@@ -72,6 +72,8 @@ export function useLabProcess(opts: {
   const inbox = shallowRef<LogEntry[]>([]);
   const outbox = shallowRef<LogEntry[]>([]);
   const restarts = ref(0);
+  /** Her last lesson answer's fate: stored (step, value) or refused (error). */
+  const answer = shallowRef<{ step: number; value: number | null; error: string | null } | null>(null);
   /** The lab's play settings (hand mode for students, hints), told on join and live. */
   const play = shallowRef<Play>(DEFAULT_PLAY);
   /** How long each armed timer was set for, keyed name@due: the countdown bar's full length. */
@@ -122,6 +124,9 @@ export function useLabProcess(opts: {
         return;
       case 'moved':
         followMoved(e.url);
+        return;
+      case 'answer':
+        answer.value = { step: e.step, value: e.value, error: e.error?.message ?? null };
         return;
       case 'play':
         play.value = e.play;
@@ -192,7 +197,7 @@ export function useLabProcess(opts: {
   });
 
   useClusterFailover(status, (s) => s === 'connecting');
-  return { status, error, id, config, report, timers, inbox, outbox, restarts, play, leave, process: proc };
+  return { status, error, id, config, report, timers, inbox, outbox, restarts, play, answer, leave, process: proc };
 }
 
 export type LabProcessView = ReturnType<typeof useLabProcess>;

@@ -125,6 +125,18 @@ export function useReplay() {
     load(text, name);
   }
 
+  /** A lesson step's run as the relay's simulator ran it (`?lesson=LAB`, the projector's link after the reveal). */
+  async function loadLessonRun(lab: string): Promise<void> {
+    const g = ++generation;
+    reset();
+    loading.value = true;
+    const text = await publicApi.lessonTraceText(lab);
+    if (g !== generation) return;
+    loading.value = false;
+    if (!text.ok) return void (error.value = `Cannot load the lesson's run in “${lab}”: ${text.message}`);
+    load(text.data, `the lesson's run (${lab})`);
+  }
+
   /** A student's failing run as her tab sent it with her grade (`?grade=LAB/ID`, the class board's link). */
   async function loadGradeTrace(lab: string, id: number): Promise<void> {
     const g = ++generation;
@@ -202,7 +214,7 @@ export function useReplay() {
     stop();
   });
 
-  return { loading, error, problems, loaded, cursor, playhead, playing, speed, state, model, flights, shownWindow, splitBrain, current, load, loadFile, loadLab, loadText, loadGradeTrace, seek, step, play, stop, reset };
+  return { loading, error, problems, loaded, cursor, playhead, playing, speed, state, model, flights, shownWindow, splitBrain, current, load, loadFile, loadLab, loadText, loadGradeTrace, loadLessonRun, seek, step, play, stop, reset };
 }
 
 /** Drops stay visible for twice the mean delivery time (at least 20 ms of trace time). */

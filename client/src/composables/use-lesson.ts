@@ -1,0 +1,61 @@
+// A lab's lesson as a page sees it (issue 28): the view, polled once a second while the page is
+// open (answers arrive from every phone; one small GET a second per page is the whole cost), and
+// for the instructor the shipped lessons and her moves. Stale answers are dropped by a version
+// counter; failures are state, never thrown.
+import { onScopeDispose, ref, shallowRef, type Ref } from 'vue';
+import type { LessonAction } from '@shared/lessons/lesson-class.ts';
+import type { LessonView } from '@shared/lessons/lesson-api.ts';
+import { publicApi, useInstructorApi, type LessonSummary } from './use-api.ts';
+
+const POLL_MS = 1000;
+
+export function useLesson(lab: Ref<string>, token: Ref<string | null> = ref(null)) {
+  const view = shallowRef<LessonView | null>(null);
+  /** True when the lab runs no lesson (as opposed to not known yet). */
+  const none = ref(false);
+  const error = ref<string | null>(null);
+  let version = 0;
+
+  async function refresh(): Promise<void> {
+    const v = ++version;
+    const res = await publicApi.lesson(lab.value, token.value);
+    if (v !== version) return;
+    if (res.ok) {
+      view.value = res.data;
+      none.value = res.data === null;
+      error.value = null;
+    } else error.value = res.message;
+  }
+
+  void refresh();
+  const timer = setInterval(() => void refresh(), POLL_MS);
+  onScopeDispose(() => clearInterval(timer));
+  return { view, none, error, refresh };
+}
+
+/** The instructor's lesson controls: pick a shipped lesson, then start, lock, run, reveal, next. */
+export function useLessonControl(lab: Ref<string>, token: Ref<string | null>) {
+  const lesson = useLesson(lab, token);
+  const api = useInstructorApi(token);
+  const catalog = shallowRef<LessonSummary[]>([]);
+  const feedback = ref('');
+
+  void publicApi.lessons().then((res) => {
+    if (res.ok) catalog.value = res.data.lessons;
+    else feedback.value = `Lessons: ${res.message}`;
+  });
+
+  async function begin(id: string): Promise<void> {
+    const res = await api.beginLesson(lab.value, id);
+    feedback.value = res.ok ? `Lesson “${res.data.lesson.title}” is ready` : `Lesson: ${res.message}`;
+    if (res.ok) lesson.view.value = res.data;
+  }
+
+  async function act(action: LessonAction): Promise<void> {
+    const res = await api.lessonAction(lab.value, action);
+    feedback.value = res.ok ? '' : `${action}: ${res.message}`;
+    if (res.ok) lesson.view.value = res.data;
+  }
+
+  return { ...lesson, catalog, feedback, busy: api.busy, begin, act };
+}

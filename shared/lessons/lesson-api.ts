@@ -1,0 +1,40 @@
+// The lesson routes' bodies and answers as zod schemas (docs/openapi.json is made from them):
+// POST /api/labs/:lab/lesson and GET /api/labs/:lab/lesson.
+import { z } from 'zod';
+import { LessonSchema } from './lesson-schema.ts';
+
+const PHASES = ['ready', 'open', 'locked', 'ran', 'revealed', 'done'] as const;
+
+/** POST /api/labs/:lab/lesson: a shipped lesson by id (GET /api/lessons) or a whole lesson of her own. */
+export const SetLessonSchema = z
+  .object({
+    lesson: z.union([z.string().min(1).max(64), LessonSchema]),
+    step: z.int().min(0).max(19).optional(),
+  })
+  .strict();
+
+/** What the relay reads first: the outer shape; a lesson object is then checked by parseLesson so its fields are named. */
+export const SetLessonBodySchema = z.object({ lesson: z.union([z.string().min(1).max(64), z.looseObject({})]), step: z.int().min(0).max(19).optional() }).strict();
+
+export const LessonViewSchema = z
+  .object({
+    lesson: z.object({ id: z.string(), title: z.string(), summary: z.string(), steps: z.int().min(1) }),
+    step: z.int().min(0),
+    title: z.string(),
+    /** The step's process ids (a process question's answers). */
+    ids: z.array(z.int().min(0)),
+    question: LessonSchema.shape.steps.element.shape.question.unwrap().nullable(),
+    phase: z.enum(PHASES),
+    answers: z.record(z.string(), z.int().min(0)).describe('Answer value -> how many gave it; empty until the reveal (the instructor sees it always)'),
+    answered: z.int().min(0).describe('Students who have answered this step'),
+    measured: z.number().nullable().optional().describe("The run's result; from the reveal on (the instructor: once it ran)"),
+    expected: z.number().optional(),
+    formula: z.string().optional(),
+    explain: z.string().optional(),
+    cites: z.object({ document: z.string(), rule: z.string() }).optional(),
+    byStudent: z.record(z.string(), z.number()).optional().describe('Instructor only (with the token): each answer by process id'),
+  })
+  .strict();
+
+export type LessonView = z.infer<typeof LessonViewSchema>;
+export type LessonPhase = (typeof PHASES)[number];
