@@ -11,6 +11,7 @@ const run = (script: string, args: string[]) => spawnSync(process.execPath, ['--
 
 const COMMANDS = {
   simulate: 'scripts/simulate.ts',
+  class: 'scripts/class.ts',
   experiment: 'scripts/experiment.ts',
   explore: 'scripts/explore.ts',
   bots: 'scripts/bots.ts',
