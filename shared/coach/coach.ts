@@ -42,6 +42,8 @@ interface Suggestion {
   due: number;
   /** Timers the reference set right after this send: they start at her matching send. */
   timers: TimerMark[];
+  /** A COORDINATOR the reference sends as coordinator already (its answer to an ELECTION), not its declaration. */
+  reply?: boolean;
 }
 
 /** A shadow timer as set (its serial tells a timer set again under the same name apart). */
@@ -71,6 +73,13 @@ export interface CoachView {
   suggestions: Suggestion[];
   /** What it would have sent and she let pass (already marked); a late send of hers answers one. */
   late: Suggestion[];
+  /**
+   * The late ones the reference still waits on (its wait after them starts at her send) or that
+   * announce it as coordinator while it still is: still worth sending, and not marked again.
+   */
+  owed: Suggestion[];
+  /** When the view changes by itself next (a shadow timer, a deadline), her clock; null: never. */
+  next: number | null;
   /** Her sends the reference has not made: marked unless it makes the same within UB of hers. */
   pending: { to: ProcessId; type: string; at: number }[];
   deviations: Deviation[];
@@ -96,6 +105,8 @@ interface Shadow {
   deviations: Deviation[];
   /** Her sends the reference had not made (yet): forgiven if it makes the same within UB. */
   ahead: (Deviation & { to: ProcessId; type: string })[];
+  /** Her election sends of the last UB: the same message the reference sends again while hers is on its way is hers. */
+  recent: { to: ProcessId; message: Message; at: number }[];
 }
 
 /** Her sends the reference has not made, waiting at most this many; past it the oldest is marked at once. */
@@ -109,7 +120,7 @@ const MAX_AHEAD = 100;
 export class CoachFold {
   private readonly random: ReturnType<typeof createRng>;
   private readonly ub: number;
-  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
+  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [], recent: [] };
   /** Deviations found, for the one-mark-per-rule-per-click rule (`take` keeps the recent ones). */
   private recent: Deviation[] = [];
   private broken = false;
@@ -143,6 +154,7 @@ export class CoachFold {
     const { algorithm, config } = this;
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type)) return;
+      sh.recent = [...sh.recent.filter((r) => r.at + this.ub >= entry.at), { to: a.to, message: a.message, at: entry.at }];
       // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
       const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
       const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
@@ -167,9 +179,13 @@ export class CoachFold {
   view(now: number): CoachView {
     const sh = this.sh;
     this.advance(now);
+    const self = this.config.self;
+    const owed = sh.late.filter((s) => waitedOn(sh, s) || (s.message.type === 'COORDINATOR' && sh.report?.coordinator === self));
     return {
       suggestions: [...sh.open],
       late: [...sh.late],
+      owed,
+      next: nextChange(sh, this.ub),
       pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
       deviations: sh.deviations,
       report: sh.report,
@@ -198,6 +214,7 @@ export class CoachFold {
     let run: Suggestion[] = [];
     let runType: string | null = null;
     let runSent = false;
+    const coordinator = sh.report?.role === 'coordinator';
     for (const e of effects) {
       if (e.kind === 'send') {
         if (isPlumbing(this.algorithm.name, e.message.type)) continue;
@@ -209,7 +226,11 @@ export class CoachFold {
           runSent = true;
           continue;
         }
-        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [] };
+        // Already on its way: she sent this very message to `to` within UB (a COORDINATOR that
+        // crossed the ELECTION it would answer), or the reference owes it already (one send answers both).
+        if (sh.recent.some((r) => r.to === e.to && r.at + this.ub >= at && sameMessage(r.message, e.message))) continue;
+        if (sh.open.some((o) => o.to === e.to && sameMessage(o.message, e.message))) continue;
+        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [], ...(coordinator && e.message.type === 'COORDINATOR' ? { reply: true } : {}) };
         sh.open.push(s);
         run.push(s);
         continue;
@@ -271,7 +292,7 @@ export class CoachFold {
     if (!late.length) return;
     sh.open = sh.open.filter((s) => s.due >= t);
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
-    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
+    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message, s.reply === true), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
   }
 
   private deviate(rule: RuleId, at: number, action: string, click: number | null): void {
@@ -288,6 +309,20 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   const fold = new CoachFold(algorithm, config, seed);
   for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
   return fold.view(now);
+}
+
+/** A wait of the reference's that starts only at her send of `s` (it does not run without it). */
+function waitedOn(sh: Shadow, s: Suggestion): boolean {
+  return s.timers.some((t) => {
+    const timer = sh.timers.get(t.name);
+    return timer?.serial === t.serial && !timer.armed;
+  });
+}
+
+/** The earliest moment the view changes with no new entry: a shadow timer fires, a deadline passes. */
+function nextChange(sh: Shadow, ub: number): number | null {
+  const times = [...[...sh.timers.values()].filter((t) => t.armed).map((t) => t.at), ...sh.open.map((s) => s.due), ...sh.ahead.map((a) => a.at + ub)];
+  return times.length ? Math.min(...times) : null;
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

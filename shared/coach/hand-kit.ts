@@ -80,7 +80,7 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     }
     if (m.type === 'OK') {
       const wait = bullyTimeouts(config.timing, config.options).coordinatorTimeout;
-      out.push(offer('wait', 'Wait for COORDINATOR (set the coordinator wait)', [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
+      out.push(offer('wait', `Wait for COORDINATOR (set the coordinator wait, ${seconds(wait)})`, [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
     }
     if (m.type === 'COORDINATOR') out.push(offer(`believe-${from}`, `Believe ${from} is coordinator`, [{ kind: 'believe', coordinator: from }]));
     return out;
@@ -206,8 +206,37 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
     out.push(offer('vote', `Stand for term ${term}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term })));
   }
   if (algorithm !== 'bully') out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
-  out.push(offer('ub', `Set a timeout of UB (${Math.round(ub)} ms)`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
+  out.push(offer('ub', `Set a timeout of UB (${seconds(ub)})`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
   return out.filter((o) => o.steps.every(valid(algorithm)));
+}
+
+/** A duration as the tab says it: seconds, one decimal where it matters. */
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Her own timer ran out, in her words. */
+export function timerWords(name: string, after: number): string {
+  if (name === TIMER_UB) return `your UB timeout (${seconds(after)}) ran out: no answer came within UB`;
+  if (name === TIMER_COORDINATOR_WAIT) return `your coordinator wait (${seconds(after)}) ran out: no COORDINATOR came`;
+  return `your timer ${name} (${seconds(after)}) ran out`;
+}
+
+/**
+ * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
+ * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
+ */
+export function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boolean): HandCounters {
+  const newer = epoch > c.epoch;
+  const list = newer ? [] : c.activeList;
+  return {
+    ...c,
+    epoch: Math.max(c.epoch, epoch),
+    joined: own ? Math.max(c.joined, epoch) : c.joined,
+    told: newer ? null : c.told,
+    forwarded: newer ? [] : c.forwarded,
+    activeList: own || list.includes(id) ? list : [...list, id],
+  };
 }
 
 /** The ring's successors of `self` in order, for her "forward to" choice. */

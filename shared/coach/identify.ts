@@ -19,8 +19,9 @@ export function identify(message: Message, to: ProcessId, known: readonly { to: 
   // election of epoch 0, though both are Elect(i) to the same successor), else the oldest.
   const same = like.find((g) => sameElection(g.message, message)) ?? like[0];
   const out = { ...message };
-  const fields = same && sameBut(same.message, message) ? IDENTIFYING : ['seq'];
-  for (const f of fields) if (same && same.message[f] !== undefined && f in out) out[f] = same.message[f];
+  // The same send: it carries every number the reference's carries (a term the kit's offer lacks too).
+  const whole = same !== undefined && sameBut(same.message, message);
+  for (const f of whole ? IDENTIFYING : ['seq']) if (same && same.message[f] !== undefined && (whole || f in out)) out[f] = same.message[f];
   if (typeof out.seq === 'number' && !(same && typeof same.message.seq === 'number')) out.seq = ownSeq();
   return out;
 }
