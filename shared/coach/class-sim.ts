@@ -32,7 +32,10 @@ export interface PhaseResult {
   agreedAfter: number | null;
   coordinator: ProcessId | null;
   messages: Record<string, number>;
-  /** The documents' worst case for N (the formulas' maximum), per type they count. */
+  /**
+   * The documents' worst case (the formulas' maximum) per type they count: after the crash for N;
+   * for the start, where every live process holds an election, for N + 1 (N live and one gone).
+   */
   worstCase: Record<string, number>;
   /** Students who agreed more than 2 x UB after most of the class, or never. */
   stuck: ProcessId[];
@@ -132,10 +135,10 @@ export function runClass(spec: ClassSpec): ClassResult {
     return { agreed, coordinator };
   };
 
-  const phase = (start: number, limit: number): PhaseResult => {
+  const phase = (start: number, limit: number, formulaN: number): PhaseResult => {
     counts = {};
     const { agreed, coordinator } = runPhase(start, limit);
-    const worst = expectedMessages(spec.algorithm, n, 'worst', timing).messages;
+    const worst = expectedMessages(spec.algorithm, formulaN, 'worst', timing).messages;
     return {
       agreedAfter: agreed === null ? null : agreed - start,
       coordinator: agreed === null ? null : coordinator,
@@ -145,12 +148,12 @@ export function runClass(spec: ClassSpec): ClassResult {
     };
   };
 
-  const start = phase(0, PHASE_LIMIT_UB * ub);
+  const start = phase(0, PHASE_LIMIT_UB * ub, n + 1);
   let crash: PhaseResult | null = null;
   if (start.coordinator !== null) {
     const crashAt = now;
     students.get(start.coordinator)!.crash();
-    crash = phase(crashAt, PHASE_LIMIT_UB * ub + timing.heartbeatTimeout);
+    crash = phase(crashAt, PHASE_LIMIT_UB * ub + timing.heartbeatTimeout, n);
   }
   return {
     spec,

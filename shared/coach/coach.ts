@@ -21,7 +21,7 @@
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
 import { roundTripBound, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
-import { createRng } from '../sim/rng.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
 import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
 
@@ -131,7 +131,9 @@ export class CoachFold {
     private readonly config: AlgorithmConfig,
     seed: number,
   ) {
-    this.random = createRng(seed);
+    // Each process draws from its own stream of the lab's seed, as in the simulator: tabs sharing
+    // one stream would all time out at once (Raft's randomised election timeouts never split).
+    this.random = createRng(deriveSeed(seed, config.self));
     this.ub = roundTripBound(config.timing);
     try {
       const out = algorithm.init(config, this.ctx(0));

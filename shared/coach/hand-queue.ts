@@ -90,6 +90,13 @@ export class HandQueue {
     this.update((q) => (q.from === null || q.message === null ? q : { ...q, offers: offers(q.from, q.message) }));
   }
 
+  /** When the next open answer's UB runs out (it may expire then), or Infinity. */
+  nextDeadline(ub: number): number {
+    let next = Infinity;
+    for (const q of this.items) if (!q.done && q.offers[0]?.steps.some((s) => s.kind === 'send')) next = Math.min(next, q.at + ub);
+    return next;
+  }
+
   /** Open items the present made moot go, counted. */
   expire(c: QueueContext): void {
     const newestBelief = new Map<number, ProcessId>();

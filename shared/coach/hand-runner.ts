@@ -263,7 +263,8 @@ export class HandRunner implements ProcessRunner {
   }
 
   view(): HandView {
-    if (this.view_) return this.view_;
+    if (this.view_ && !this.due()) return this.view_;
+    if (this.view_) this.expireItems();
     const config = this.config;
     const c = config ? this.coachNow() : null;
     this.view_ = {
@@ -281,6 +282,13 @@ export class HandRunner implements ProcessRunner {
       expired: this.items.expired,
     };
     return this.view_;
+  }
+
+  /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
+  private due(): boolean {
+    if (!this.running || !this.config) return false;
+    const next = Math.min(this.memo?.view.next ?? Infinity, this.items.nextDeadline(roundTripBound(this.config.timing)));
+    return next <= this.now();
   }
 
   /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */

@@ -46,6 +46,15 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
     out.push({ label: `${label}${why}`, offer: { key: declare ? 'hint-declare' : `hint-believe-${believes}`, label, steps: [step] }, due: null });
   }
   out.sort((a, b) => (a.due ?? Infinity) - (b.due ?? Infinity));
+  // A ring hop she received is acknowledged (plumbing the coach does not judge, but the sender
+  // takes her for dead without it): with the first hint, or alone.
+  const acks = view.queue.filter((q) => !q.done).flatMap((q) => (q.offers[0]?.steps ?? []).filter((s) => s.kind === 'send' && s.message.type === 'ACK'));
+  if (acks.length) {
+    const first = out[0];
+    const to = acks.map((s) => (s.kind === 'send' ? s.to : null)).join(', ');
+    if (first?.offer) out[0] = { ...first, offer: { ...first.offer, steps: [...acks, ...first.offer.steps] } };
+    else out.unshift({ label: `Acknowledge the ring messages waiting (ACK to ${to})`, offer: { key: 'hint-ack', label: `ACK to ${to}`, steps: acks }, due: null });
+  }
   if (out.length) return out;
   if (c.report?.electing) return [{ label: 'Nothing to do now: wait for the answers to your election (the reference waits too).', offer: null, due: null }];
   const x = c.report?.coordinator ?? null;
