@@ -28,6 +28,7 @@ const COMMANDS = {
   'bench:grade': 'bench/grade-bench.ts',
   'bench:hand-audit': 'bench/hand-audit-bench.ts',
   'bench:wall': 'bench/wall-bench.ts',
+  'bench:class': 'bench/class-property.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {

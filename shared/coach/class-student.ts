@@ -43,6 +43,7 @@ export class Student {
   private mistakeDone = false;
   private holdUntil = -1;
   private lateClicks = 0;
+  private final: StudentResult | null = null;
 
   constructor(
     readonly id: ProcessId,
@@ -68,6 +69,8 @@ export class Student {
   }
 
   crash(): void {
+    // What she did and was marked for ends here: her coach's deadlines after the crash are no one's.
+    this.final = this.result();
     this.up = false;
     this.runner.stop();
   }
@@ -120,6 +123,7 @@ export class Student {
   }
 
   result(): StudentResult {
+    if (this.final) return this.final;
     const view = this.runner.view();
     return {
       id: this.id,
