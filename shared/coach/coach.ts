@@ -313,6 +313,28 @@ export function coach(algorithm: Algorithm<any, any>, config: AlgorithmConfig, h
   return fold.view(now);
 }
 
+/** The coach over a growing history: folded again only when the history grew or the last fold's next deadline came. */
+export class CoachMemo {
+  private last: { length: number; entry: CoachEntry | undefined; view: CoachView } | null = null;
+
+  get view(): CoachView | null {
+    return this.last?.view ?? null;
+  }
+
+  reset(): void {
+    this.last = null;
+  }
+
+  fold(algorithm: Algorithm<any, any>, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+    const entry = history[history.length - 1];
+    const m = this.last;
+    if (m && m.length === history.length && m.entry === entry && (m.view.next === null || now < m.view.next)) return m.view;
+    const view = coach(algorithm, config, history, now, seed);
+    this.last = { length: history.length, entry, view };
+    return view;
+  }
+}
+
 /** A wait of the reference's that starts only at her send of `s` (it does not run without it). */
 function waitedOn(sh: Shadow, s: Suggestion): boolean {
   return s.timers.some((t) => {

@@ -8,6 +8,7 @@ import { bullyTimeouts } from '../algorithms/bully.ts';
 import { parseMessage } from '../algorithms/messages.ts';
 import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
 import type { HandAction } from './coach.ts';
+import { usesSharedDetector } from './auto-beat.ts';
 
 /** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
 export type HandStep = HandAction | { kind: 'set-timer'; name: string; after: number };
@@ -211,7 +212,7 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
 }
 
 /** A duration as the tab says it: seconds, one decimal where it matters. */
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
@@ -237,6 +238,29 @@ export function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boo
     forwarded: newer ? [] : c.forwarded,
     activeList: own || list.includes(id) ? list : [...list, id],
   };
+}
+
+/**
+ * Her own send in the active-list ring, in her counters: Elected(x) in this epoch (Elects of
+ * higher ids waiting for her now carry the correction); Elect(j) forwarded in this epoch (copies
+ * of it still waiting are only to be acknowledged).
+ */
+export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
+  if (m.epoch !== c.epoch) return c;
+  if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && (c.told === null || c.told < m.coordinator)) return { ...c, told: m.coordinator };
+  if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self && !c.forwarded.includes(m.id)) return { ...c, forwarded: [...c.forwarded, m.id] };
+  return c;
+}
+
+/** The moves that hold an election of her own, first found first (the top Bully id's: declaring). */
+const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
+
+/** Her move that answers a call for an election (the start, the detector, the instructor): only where the lab's shared detector calls. */
+export function electionMove(algorithm: AlgorithmName, config: AlgorithmConfig | null, c: HandCounters): Offer[] {
+  if (!config || !usesSharedDetector(algorithm)) return [];
+  const all = moves(algorithm, config, c);
+  const move = ELECTION_MOVES.map((k) => all.find((m) => m.key === k)).find((m) => m !== undefined);
+  return move ? [move] : [];
 }
 
 /** The ring's successors of `self` in order, for her "forward to" choice. */

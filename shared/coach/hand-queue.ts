@@ -28,7 +28,7 @@ export interface QueuedItem {
 }
 
 /** What the present says about her items (HandQueue.expire). */
-export interface QueueContext {
+interface QueueContext {
   now: number;
   ub: number;
   /** Whom she believes, and since when (her clock); null: nobody. */
@@ -40,7 +40,7 @@ export interface QueueContext {
   owes(to: ProcessId, type: string): boolean;
 }
 
-export const QUEUE_LIMIT = 60;
+const QUEUE_LIMIT = 60;
 
 export class HandQueue {
   items: QueuedItem[] = [];
@@ -49,11 +49,14 @@ export class HandQueue {
   /** Items the present made moot before she answered them. */
   expired = 0;
   private n = 0;
+  /** When `expire` last ran (her clock). */
+  private checkedAt = -Infinity;
 
   reset(): void {
     this.items = [];
     this.dropped = 0;
     this.expired = 0;
+    this.checkedAt = -Infinity;
   }
 
   push(at: number, from: ProcessId | null, message: Message | null, note: string, offers: Offer[]): void {
@@ -90,15 +93,16 @@ export class HandQueue {
     this.update((q) => (q.from === null || q.message === null ? q : { ...q, offers: offers(q.from, q.message) }));
   }
 
-  /** When the next open answer's UB runs out (it may expire then), or Infinity. */
+  /** When the next open answer's UB runs out after the last `expire` (it may expire then), or Infinity. */
   nextDeadline(ub: number): number {
     let next = Infinity;
-    for (const q of this.items) if (!q.done && q.offers[0]?.steps.some((s) => s.kind === 'send')) next = Math.min(next, q.at + ub);
+    for (const q of this.items) if (!q.done && q.at + ub >= this.checkedAt && q.offers[0]?.steps.some((s) => s.kind === 'send')) next = Math.min(next, q.at + ub);
     return next;
   }
 
   /** Open items the present made moot go, counted. */
   expire(c: QueueContext): void {
+    this.checkedAt = c.now;
     const newestBelief = new Map<number, ProcessId>();
     let latest: ProcessId | null = null;
     // Newest first: the first believe offer seen is the newest; older ones for others are superseded.

@@ -14,9 +14,9 @@ import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
-import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
+import { CoachMemo, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
-import { composed, moves, replies, seeElect, successorChoices, timerWords, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import { composed, electionMove, moves, replies, seeElect, sentInRing, successorChoices, timerWords, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
@@ -40,6 +40,8 @@ export interface HandView {
   dropped: number;
   /** Items the present made moot before she answered them (hand-queue.ts). */
   expired: number;
+  /** Her clock when this view was drawn (ms since she started): deadlines are shown as time left. */
+  now: number;
 }
 
 interface HandOptions {
@@ -54,8 +56,6 @@ interface HandOptions {
 }
 
 const COACH_TICK_MS = 500;
-/** The moves that hold an election of her own (hand-kit.ts `moves`), first found first. */
-const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
 const START: Report = { role: 'follower', coordinator: null, electing: false };
 const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
 
@@ -68,8 +68,7 @@ export class HandRunner implements ProcessRunner {
   private readonly suspected = new Map<ProcessId, number>();
   /** When she last changed whom she believes (her clock). */
   private settledAt: number | null = null;
-  /** The coach's view for the history as it was (its length and last entry), until its next change. */
-  private memo: { length: number; last: CoachEntry | undefined; view: CoachView } | null = null;
+  private readonly coachMemo = new CoachMemo();
   private history: CoachEntry[] = [];
   private readonly timers: NamedTimers;
   private t0 = 0;
@@ -116,7 +115,7 @@ export class HandRunner implements ProcessRunner {
     this.running = true;
     this.t0 = this.opts.io.now();
     this.history = [];
-    this.memo = null;
+    this.coachMemo.reset();
     this.items.reset();
     this.suspected.clear();
     this.settledAt = null;
@@ -125,7 +124,7 @@ export class HandRunner implements ProcessRunner {
     this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
-    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)', this.electionMove());
+    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)', electionMove(this.opts.algorithm.name, this.config, this.counters));
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
     this.scheduleTick();
@@ -197,8 +196,7 @@ export class HandRunner implements ProcessRunner {
         // yet: 0), and the ring answers what it received, not what the offer said.
         const m = step.message;
         if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.counters = seeElect(this.counters, m.id, m.epoch, true);
-        if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && m.epoch === this.counters.epoch) this.toldWinner(m.coordinator);
-        if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== this.config.self && m.epoch === this.counters.epoch) this.forwardedElect(m.id);
+        this.counters = sentInRing(this.counters, m, this.config.self);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         sent.push({ to: step.to, message: step.message });
@@ -226,18 +224,6 @@ export class HandRunner implements ProcessRunner {
     this.judge(offer.label);
   }
 
-  /** She sent Elected(x) in this epoch: Elects of higher ids waiting for her now carry the correction. */
-  private toldWinner(x: ProcessId): void {
-    const c = this.counters;
-    if (c.told === null || c.told < x) this.counters = { ...c, told: x };
-  }
-
-  /** She forwarded Elect(j) in this epoch: copies of it still waiting are only to be acknowledged. */
-  private forwardedElect(j: ProcessId): void {
-    const c = this.counters;
-    if (!c.forwarded.includes(j)) this.counters = { ...c, forwarded: [...c.forwarded, j] };
-  }
-
   /** What a reply's offers are made from: her counters and whom she believes now. */
   private offerCounters(): HandCounters {
     return { ...this.counters, believes: this.last.coordinator };
@@ -252,9 +238,9 @@ export class HandRunner implements ProcessRunner {
 
   /** Raft: the newest term in a message she received or sent is her term from now on; true when it changed. */
   private seeTerm(m: Message): boolean {
-    if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return false;
-    this.counters = { ...this.counters, term: m.term };
-    return true;
+    const raft = this.opts.algorithm.name === 'raft' && typeof m.term === 'number' && Number.isFinite(m.term) && m.term > this.counters.term;
+    if (raft) this.counters = { ...this.counters, term: m.term as number };
+    return raft;
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */
@@ -264,7 +250,7 @@ export class HandRunner implements ProcessRunner {
 
   view(): HandView {
     if (this.view_ && !this.due()) return this.view_;
-    if (this.view_) this.expireItems();
+    this.expireItems();
     const config = this.config;
     const c = config ? this.coachNow() : null;
     this.view_ = {
@@ -280,15 +266,15 @@ export class HandRunner implements ProcessRunner {
       clicks: this.clicks,
       dropped: this.items.dropped,
       expired: this.items.expired,
+      now: this.now(),
     };
     return this.view_;
   }
 
   /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
   private due(): boolean {
-    if (!this.running || !this.config) return false;
-    const next = Math.min(this.memo?.view.next ?? Infinity, this.items.nextDeadline(roundTripBound(this.config.timing)));
-    return next <= this.now();
+    const ub = this.config ? roundTripBound(this.config.timing) : Infinity;
+    return this.running && Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now();
   }
 
   /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
@@ -298,19 +284,9 @@ export class HandRunner implements ProcessRunner {
     return { ...s, message: identify(s.message, s.to, [...c.suggestions, ...c.late], () => 1_000_000 + ++this.seq) };
   }
 
-  /**
-   * The reference in shadow with the lab's config as it is (detector, timing, ring, options), so
-   * it handles what she receives as the lab's own processes do. Folded again only when her history
-   * grew or the fold's next timer or deadline came.
-   */
+  /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    const now = this.now();
-    const last = this.history[this.history.length - 1];
-    const m = this.memo;
-    if (m && m.length === this.history.length && m.last === last && (m.view.next === null || now < m.view.next)) return m.view;
-    const view = coach(this.opts.algorithm, this.config!, this.history, now, this.opts.seed);
-    this.memo = { length: this.history.length, last, view };
-    return view;
+    return this.coachMemo.fold(this.opts.algorithm, this.config!, this.history, this.now(), this.opts.seed);
   }
 
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
@@ -337,10 +313,9 @@ export class HandRunner implements ProcessRunner {
     this.tick = this.opts.io.setTimer(() => {
       if (!this.running) return;
       // Nothing to judge while the coach's view stands and no item went moot.
-      const memo = this.memo;
-      const stands = memo !== null && this.coachNow() === memo.view;
-      if (!this.expireItems() && stands) return this.scheduleTick();
-      this.judge(null);
+      const before = this.coachMemo.view;
+      const stands = before !== null && this.coachNow() === before;
+      if (this.expireItems() || !stands) this.judge(null);
       this.scheduleTick();
     }, COACH_TICK_MS);
   }
@@ -364,22 +339,13 @@ export class HandRunner implements ProcessRunner {
     // The shadow's own detector (the lab's) suspects the same silence: it is not told twice.
     const shadowDetects = detector && this.config?.detector !== 'none';
     if (!shadowDetects && !(detector && this.coachNow().report?.electing)) this.record({ kind: 'elect' });
-    this.enqueue(null, null, note, this.electionMove());
-  }
-
-  /** Her move that holds an election (the top id's: declaring), offered with a call for one. */
-  private electionMove(): Offer[] {
-    if (!this.config || !usesSharedDetector(this.opts.algorithm.name)) return [];
-    const all = moves(this.opts.algorithm.name, this.config, this.counters);
-    const move = ELECTION_MOVES.map((k) => all.find((m) => m.key === k)).find((m) => m !== undefined);
-    return move ? [move] : [];
+    this.enqueue(null, null, note, electionMove(this.opts.algorithm.name, this.config, this.counters));
   }
 
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
     const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.offerCounters()) : []), ...extra];
     this.items.push(this.now(), from, message, note, offers);
-    this.expireItems();
     this.changed();
   }
 

@@ -10,7 +10,7 @@ import type { Message, ProcessId } from '../algorithms/algorithm.ts';
 import type { HandStep, Offer } from './hand-kit.ts';
 import type { HandView } from './hand-runner.ts';
 
-export interface Hint {
+interface Hint {
   /** What the tab says. */
   label: string;
   /** What its button does; null: nothing to click. */

@@ -37,9 +37,18 @@ function sameBut(a: Message, b: Message): boolean {
   return fieldsText(a, IDENTIFYING) === fieldsText(b, IDENTIFYING);
 }
 
+/** Each message's whole text, once: the coach compares every new suggestion with the open ones. */
+const wholeText = new WeakMap<Message, string>();
+
 /** The very same message, whatever the order of its fields. */
 export function sameMessage(a: Message, b: Message): boolean {
-  return fieldsText(a, []) === fieldsText(b, []);
+  return a.type === b.type && whole(a) === whole(b);
+}
+
+function whole(m: Message): string {
+  let t = wholeText.get(m);
+  if (t === undefined) wholeText.set(m, (t = fieldsText(m, [])));
+  return t;
 }
 
 /** The same message of the same election: equal in everything but the hop's seq. */
