@@ -26,12 +26,7 @@ describe('class simulator', () => {
 const CLASSES_PER_ALGORITHM = 3;
 const MAX_N = 16;
 
-// The ring (002) is left out: its classes of 14 and more do not agree after the crash (a few
-// students' shadows wait for an ELECTION that never comes back round); reproduce with
-// `npm run class -- --algorithm ring --students 14 --think 1-4.9s --seed 1`. Open in issue 24.
-const PROPERTY_ALGORITHMS = ALGORITHM_NAMES.filter((a) => a !== 'ring');
-
-describe.each(PROPERTY_ALGORITHMS)('class simulator property: %s', (algorithm) => {
+describe.each(ALGORITHM_NAMES)('class simulator property: %s', (algorithm) => {
   it(`${CLASSES_PER_ALGORITHM} seeded classes (N 4-${MAX_N}, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time`, () => {
     for (let i = 0; i < CLASSES_PER_ALGORITHM; i++) {
       const r = runClass(propertySpec(algorithm, i, MAX_N));

@@ -139,11 +139,11 @@ const SAME_IDS = ['seq', 'election', 'eid', 'epoch'];
 /** The moves that start an election of her own (hand-kit.ts `moves`): they answer a call for one. */
 const ELECTION_KEYS = new Set(['elect', 'vote', 'candidate', 'declare']);
 
-/** Whom the item's first offer believes (or declares: herself), if that is all it asks. */
+/** Whom the item's first offer believes, if that is all it asks (a ring's "believe and pass it on" or its ACK is still owed). */
 function believed(q: QueuedItem): ProcessId | null {
   const steps = q.offers[0]?.steps ?? [];
   const b = steps.find((s) => s.kind === 'believe');
-  return b?.kind === 'believe' && steps.every((s) => s.kind !== 'set-timer') ? b.coordinator : null;
+  return b?.kind === 'believe' && steps.every((s) => s.kind === 'believe') ? b.coordinator : null;
 }
 
 /** Why the open item no longer asks anything of her; null while it still does. */
