@@ -294,7 +294,8 @@ export class HandRunner implements ProcessRunner {
     if (!this.config) return false;
     const c = this.coachNow();
     const before = this.items.items;
-    const owes = (to: ProcessId, type: string) => [...c.suggestions, ...c.owed].some((s) => s.to === to && s.message.type === type);
+    const owed = new Set([...c.suggestions, ...c.owed].map((s) => `${s.to}:${s.message.type}`));
+    const owes = (to: ProcessId, type: string) => owed.has(`${to}:${type}`);
     const ub = roundTripBound(this.config.timing);
     this.items.expire({ now: this.now(), ub, believes: this.last.coordinator, settledAt: this.settledAt, suspected: this.suspected, owes });
     return this.items.items !== before;
