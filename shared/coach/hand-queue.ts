@@ -73,8 +73,9 @@ export class HandQueue {
     if (this.items.length > QUEUE_LIMIT) this.dropped += this.items.splice(QUEUE_LIMIT).length;
   }
 
-  has(n: number): boolean {
-    return this.items.some((q) => q.n === n && !q.done);
+  /** Item `n` is still listed and answered or expired (a click on it then does nothing; one replaced by a newer copy still counts). */
+  done(n: number): boolean {
+    return this.items.some((q) => q.n === n && q.done);
   }
 
   /**

@@ -181,7 +181,7 @@ export class HandRunner implements ProcessRunner {
   act(offer: Offer, item?: QueuedItem): void {
     if (!this.running || !this.config) return;
     // A second click on an answered item (before the page redrew) does nothing.
-    if (item && !this.items.has(item.n)) return;
+    if (item && this.items.done(item.n)) return;
     const click = ++this.clicks;
     const at = this.now();
     const before = this.counters;
