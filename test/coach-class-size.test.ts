@@ -14,11 +14,11 @@ import { ManualClock } from './helpers/manual-clock.ts';
 const ids = [1, 2, 3, 4, 5, 6, 7];
 const UB = roundTripBound(DEFAULT_TIMING);
 
-function bully(self: number, detector: AlgorithmConfig['detector']) {
+function bully(self: number, detector: AlgorithmConfig['detector'], algorithm: 'bully' | 'ring-active-list' = 'bully') {
   const clock = new ManualClock();
   const sent: { to: number; message: Message }[] = [];
   const r = new HandRunner({
-    algorithm: getAlgorithm('bully'),
+    algorithm: getAlgorithm(algorithm),
     io: { send: (to, message) => sent.push({ to, message }), report: () => {}, setTimer: clock.setTimer, clearTimer: clock.clearTimer, now: clock.now, random: () => 0.5 },
     seed: 1,
     autoBeat: true,
@@ -100,6 +100,24 @@ describe('issue 24: the coach at class size', () => {
     expect(started.done).toBe(true);
     expect(r.view().expired).toBeGreaterThanOrEqual(3);
     expect(r.view().queue.filter((q) => !q.done)).toEqual([]);
+  });
+
+  it('active list: an Elected(6) she has not believed yet stays offered past UB (001: "set coordinator to x" is how she learns 6; it is not superseded); once she believes 6 it goes when its ACK is past UB', () => {
+    const { r, clock, sent } = bully(3, 'none', 'ring-active-list');
+    r.deliver(2, { type: 'ELECTED', seq: 5, coordinator: 6, epoch: 1 });
+    clock.advance(3 * UB);
+    const item = () => r.view().queue.find((q) => q.message?.type === 'ELECTED')!;
+    // Clicked late, it still believes 6 (and acknowledges the hop).
+    expect(item()).toMatchObject({ done: false });
+    expect(item().offers.map((o) => o.key)).toEqual(['believe-6']);
+    r.act(item().offers[0]!, item());
+    expect(r.view().report).toMatchObject({ coordinator: 6, electing: false });
+    expect(sent).toEqual([{ to: 2, message: { type: 'ACK', seq: 5 } }]);
+    // Believing 6 another way leaves the hop's ACK offered until its UB has passed, then it goes.
+    r.deliver(2, { type: 'ELECTED', seq: 6, coordinator: 6, epoch: 1 });
+    expect(item()).toMatchObject({ done: false });
+    clock.advance(UB + 10);
+    expect(item()).toMatchObject({ done: true, expired: 'you believe 6 already' });
   });
 
   it('the top student in the start election owes COORDINATOR and OK once to each lower id (2(N-1) sends in two clicks), not a second COORDINATOR per ELECTION; nothing marked', () => {

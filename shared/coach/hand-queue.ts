@@ -3,15 +3,16 @@
 // or until the present makes it moot; then it goes, and a moot one is counted as expired:
 // - an item that asks nothing of her (her own timer ran out, a message with no reply) explains
 //   itself and is not left open;
-// - an offer to believe x goes once she believes x, once the detector found x silent, or once a
-//   newer item offers to believe someone else;
+// - an offer to believe x (with the ACK of the ring hop that brought it, if any) goes once she
+//   believes x and that ACK is past UB, once the detector found x silent, or once a newer item
+//   offers to believe someone else; never by time alone;
 // - an answer (an OK...) whose UB has passed and that the coach no longer owes (the election it
 //   belonged to is over) goes;
 // - a wait, or a call for an election (the detector, the instructor, the start), goes once she
 //   has settled on a coordinator after it.
 import type { Message, ProcessId } from '../algorithms/algorithm.ts';
 import { sameMessage } from './identify.ts';
-import { PERIODIC, type Offer } from './hand-kit.ts';
+import { PERIODIC, type HandStep, type Offer } from './hand-kit.ts';
 
 export interface QueuedItem {
   n: number;
@@ -31,6 +32,7 @@ export interface QueuedItem {
 interface QueueContext {
   now: number;
   ub: number;
+  self: ProcessId;
   /** Whom she believes, and since when (her clock); null: nobody. */
   believes: ProcessId | null;
   settledAt: number | null;
@@ -108,7 +110,7 @@ export class HandQueue {
     let latest: ProcessId | null = null;
     // Newest first: the first believe offer seen is the newest; older ones for others are superseded.
     for (const q of this.items) {
-      const x = believed(q);
+      const x = believed(q, c.self);
       if (x === null || q.done) continue;
       latest ??= x;
       newestBelief.set(q.n, latest);
@@ -140,19 +142,30 @@ const SAME_IDS = ['seq', 'election', 'eid', 'epoch'];
 /** The moves that start an election of her own (hand-kit.ts `moves`): they answer a call for one. */
 const ELECTION_KEYS = new Set(['elect', 'vote', 'candidate', 'declare']);
 
-/** Whom the item's first offer believes, if that is all it asks (a ring's "believe and pass it on" or its ACK is still owed). */
-function believed(q: QueuedItem): ProcessId | null {
+/**
+ * Whom the item's first offer settles on (a belief, or declaring herself), when that and
+ * acknowledging the ring hop that brought it is all it asks. An ACK is plumbing the coach never
+ * owes, so such an item must not go by the "too late" rule for sends: an Elected(x) she has not
+ * believed yet stays until she does or x is superseded (001: "set coordinator to x" is how she learns x).
+ */
+function believed(q: QueuedItem, self: ProcessId): ProcessId | null {
   const steps = q.offers[0]?.steps ?? [];
-  const b = steps.find((s) => s.kind === 'believe');
-  return b?.kind === 'believe' && steps.every((s) => s.kind === 'believe') ? b.coordinator : null;
+  const b = steps.find((s) => s.kind === 'believe' || s.kind === 'declare');
+  if (!b || !steps.every((s) => s.kind === 'believe' || s.kind === 'declare' || isAck(s))) return null;
+  return b.kind === 'believe' ? b.coordinator : self;
 }
+
+const isAck = (s: HandStep) => s.kind === 'send' && s.message.type === 'ACK';
 
 /** Why the open item no longer asks anything of her; null while it still does. */
 function mootness(q: QueuedItem, c: QueueContext, newest: ProcessId | null): string | null {
   if (q.offers.length === 0) return 'nothing to answer now';
-  const x = believed(q);
+  const x = believed(q, c.self);
   if (x !== null) {
-    if (c.believes === x) return `you believe ${x} already`;
+    // Believed already: it goes, once the ACK it carries is too late to help her predecessor
+    // (an ACK withheld within UB makes the sender skip her as dead: 002, "sends to first live successor").
+    const ackDue = q.offers[0]!.steps.some(isAck) && c.now <= q.at + c.ub;
+    if (c.believes === x) return ackDue ? null : `you believe ${x} already`;
     const silent = c.suspected.get(x);
     if (silent !== undefined && silent >= q.at) return `${x} fell silent since`;
     if (newest !== null && newest !== x) return `${newest} announced itself since`;

@@ -297,7 +297,7 @@ export class HandRunner implements ProcessRunner {
     const owed = new Set([...c.suggestions, ...c.owed].map((s) => `${s.to}:${s.message.type}`));
     const owes = (to: ProcessId, type: string) => owed.has(`${to}:${type}`);
     const ub = roundTripBound(this.config.timing);
-    this.items.expire({ now: this.now(), ub, believes: this.last.coordinator, settledAt: this.settledAt, suspected: this.suspected, owes });
+    this.items.expire({ now: this.now(), ub, self: this.config.self, believes: this.last.coordinator, settledAt: this.settledAt, suspected: this.suspected, owes });
     return this.items.items !== before;
   }
 
