@@ -1,9 +1,10 @@
 // The relay's own view of one hand-played process (docs/RELIABILITY.md, "What the board vouches
 // for"): the coach (shared/coach/coach.ts) run on what the relay delivered to her and what she
 // sent, not on what her tab says it saw and did. Her history is fed as the tab's runner feeds its
-// own (hand-runner.ts): deliveries (the shared detector's messages go to the detector, not the
-// shadow), the instructor's `elect`, and a detector suspicion the relay derives itself
-// (auto-beat.ts, on the relay's clock, as if her toggle were on). Her moves are her sends and
+// own (hand-runner.ts): the shadow runs the lab's config, detector included (issue 24), so it
+// hears the detector's heartbeats and PONGs too; the instructor's `elect`; and, in a lab with no
+// detector of its own, a suspicion the relay derives itself (auto-beat.ts, on the relay's clock,
+// as if her toggle were on). Her moves are her sends and
 // the belief changes in her reports; moves that arrive within CLICK_WINDOW_MS of the first are
 // one click, so the coach marks a rule once per click as it does in the tab.
 // Bounded: the fold is fed one entry at a time and keeps no history (coach.ts CoachFold: the
@@ -49,7 +50,7 @@ export class HandAudit {
   constructor(private readonly deps: AuditDeps) {
     const clock = deps.clock;
     this.t0 = clock.now();
-    this.fold = new CoachFold(deps.algorithm, { ...deps.config, detector: 'none' }, deps.seed);
+    this.fold = new CoachFold(deps.algorithm, deps.config, deps.seed);
     this.timers = new NamedTimers({ setTimer: (fn, ms) => clock.setTimeout(fn, ms), clearTimer: (h) => clock.clearTimeout(h), now: () => clock.now() });
     // Her tab's detector sends for her (those sends reach the relay as hers); here it only watches.
     this.beat = new AutoBeat(true, {
@@ -66,8 +67,13 @@ export class HandAudit {
   /** The relay delivered `message` from `from` to her. */
   delivered(from: ProcessId, message: Message): void {
     if (this.stopped) return;
-    if (!(message.type === 'ACK' && typeof message.seq === 'number') && this.beat.hears(from, message)) return;
-    this.fold.add({ kind: 'event', at: this.now(), event: { kind: 'message', from, message } });
+    const entry = { kind: 'event', at: this.now(), event: { kind: 'message', from, message } } as const;
+    if (message.type === 'ACK' && typeof message.seq === 'number') return this.fold.add(entry);
+    // The shadow's own detector hears what the toggle handles, as in her tab.
+    const detector = usesSharedDetector(this.deps.algorithm.name) && (message.type === 'HEARTBEAT' || message.type === 'PONG');
+    if (detector) this.fold.add(entry);
+    if (this.beat.hears(from, message) || detector) return;
+    this.fold.add(entry);
   }
 
   /** The instructor asked her to elect. */
@@ -114,9 +120,13 @@ export class HandAudit {
     this.fold.add({ kind: 'action', at, click: this.clicks, action });
   }
 
-  /** Her coordinator fell silent: the shadow holds an election unless it holds one (hand-runner.ts). */
+  /**
+   * Her coordinator fell silent: with the lab's detector the shadow suspects it by itself; with
+   * none, it holds an election unless it holds one (hand-runner.ts enqueueElect).
+   */
   private suspected(): void {
-    if (!this.stopped && !this.fold.view(this.now()).report?.electing) this.elect();
+    if (this.stopped || this.deps.config.detector !== 'none') return;
+    if (!this.fold.view(this.now()).report?.electing) this.elect();
   }
 
   private schedule(): void {

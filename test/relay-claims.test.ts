@@ -160,6 +160,31 @@ describe('the relay\'s coach, on a manual clock', () => {
     figures.dispose();
   });
 
+  it('runs the lab\'s detector in its shadow, as her tab\'s coach does (issue 24): a stale ELECTION from below while 3\'s heartbeats come is answered OK only, and her OK is not marked', () => {
+    const clock = new ManualClock();
+    const marks: string[] = [];
+    const hb = { ...config, detector: 'heartbeat' as const };
+    const figures = new ClassFigures({ clock, config: () => hb, journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`), onError: (e) => { throw e; } });
+    const beat = (ms: number) => {
+      for (let t = 0; t < ms; t += SAFE_TIMING.heartbeatInterval) {
+        clock.advance(SAFE_TIMING.heartbeatInterval);
+        figures.delivered(2, 3, JSON.stringify({ type: 'HEARTBEAT' }));
+      }
+    };
+    figures.start(2);
+    // Her start election, answered by 3, which she then follows.
+    figures.sent(2, 3, { type: 'ELECTION', election: 1, term: 1 });
+    figures.delivered(2, 3, JSON.stringify({ type: 'OK', election: 1, term: 1 }));
+    figures.delivered(2, 3, JSON.stringify({ type: 'COORDINATOR', term: 1 }));
+    figures.reported(2, { role: 'follower', coordinator: 3, electing: false });
+    beat(3 * SAFE_TIMING.heartbeatInterval);
+    figures.delivered(2, 1, JSON.stringify({ type: 'ELECTION', election: 4, term: 3 }));
+    figures.sent(2, 1, { type: 'OK', election: 4, term: 3 });
+    beat(3 * UB + 2 * JUDGE_MS);
+    expect(marks).toEqual([]);
+    figures.dispose();
+  });
+
   it('finds the election her coordinator\'s silence calls for, as her tab\'s detector would', () => {
     const clock = new ManualClock();
     const marks: string[] = [];
