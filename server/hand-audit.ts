@@ -11,9 +11,10 @@
 // shadow's state, its open suggestions, at most 50 late ones and 100 sends of hers ahead of it),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
 // deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
-import type { Algorithm, AlgorithmConfig, Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { roundTripBound, type Algorithm, type AlgorithmConfig, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
 import { AutoBeat, usesSharedDetector } from '@shared/coach/auto-beat.ts';
-import { CoachFold, explain, type Deviation, type HandAction } from '@shared/coach/coach.ts';
+import { CoachFold, explain, type CoachView, type Deviation, type HandAction } from '@shared/coach/coach.ts';
+import type { HandProgress } from '@shared/protocol/frames.ts';
 import { NamedTimers } from '@shared/sim/named-timers.ts';
 import type { Clock } from './clock.ts';
 
@@ -42,6 +43,10 @@ export class HandAudit {
   private clicks = 0;
   private clickAt = -Infinity;
   private believed: ProcessId | null = null;
+  /** Since when her reports say she is electing (the relay's clock, ms since t0); null: not electing. */
+  private electingSince: number | null = null;
+  /** What the reference owed her at the last look: how many answers, the oldest since when. */
+  private owed: { count: number; since: number | null } = { count: 0, since: null };
   private readonly timers: NamedTimers;
   private readonly beat: AutoBeat;
   private tick: unknown = null;
@@ -89,7 +94,10 @@ export class HandAudit {
 
   /** Her report: a new belief is a move (declaring herself, or believing another). */
   reported(report: Report): void {
-    if (this.stopped || report.coordinator === this.believed) return;
+    if (this.stopped) return;
+    if (!report.electing) this.electingSince = null;
+    else this.electingSince ??= this.now();
+    if (report.coordinator === this.believed) return;
     this.believed = report.coordinator;
     this.beat.follow(report.coordinator, this.deps.config.self);
     if (report.coordinator === null) return;
@@ -99,8 +107,21 @@ export class HandAudit {
   /** Brings the fold to now: the deviations found since the last look go to `onDeviation`, each once. */
   judge(): void {
     if (this.stopped) return;
-    this.fold.view(this.now());
+    this.owed = owedOf(this.fold.view(this.now()));
     for (const d of this.fold.take()) this.deps.onDeviation(d, explain(d));
+  }
+
+  /**
+   * Whether she holds the class up, by the relay's own measure (issue 24): the answers the
+   * reference owes and she has not sent (as of the last look, at most JUDGE_MS old), how long the
+   * oldest has waited, how long her reports have said electing; stuck past 2 x UB of either.
+   */
+  progress(): HandProgress {
+    const now = this.now();
+    const oldestOpenMs = this.owed.since === null ? null : Math.max(0, now - this.owed.since);
+    const electingMs = this.electingSince === null ? null : now - this.electingSince;
+    const limit = 2 * roundTripBound(this.deps.config.timing);
+    return { open: this.owed.count, oldestOpenMs, electingMs, stuck: (oldestOpenMs ?? 0) > limit || (electingMs ?? 0) > limit };
   }
 
   stop(): void {
@@ -154,4 +175,10 @@ export class HandAudit {
   private now(): number {
     return this.deps.clock.now() - this.t0;
   }
+}
+
+/** The sends the reference owes her now: open ones and late ones it still waits on. */
+function owedOf(view: CoachView): { count: number; since: number | null } {
+  const owed = [...view.suggestions, ...view.owed];
+  return { count: owed.length, since: owed.length ? Math.min(...owed.map((s) => s.since)) : null };
 }
