@@ -9,6 +9,7 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { coach } from '@shared/coach/coach.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { hints } from '@shared/coach/hints.ts';
+import { openFirst } from '@shared/coach/hand-queue.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 
 const ids = [1, 2, 3, 4, 5, 6, 7];
@@ -118,6 +119,22 @@ describe('issue 24: the coach at class size', () => {
     expect(item()).toMatchObject({ done: false });
     clock.advance(UB + 10);
     expect(item()).toMatchObject({ done: true, expired: 'you believe 6 already' });
+  });
+
+  it('her tab lists the open items first (newest first), then the answered and expired ones, so none waits below a page of history', () => {
+    const { r, clock, follow } = bully(5, 'none');
+    follow(); // her start election (its item stays open while she elects)
+    r.deliver(2, { type: 'ELECTION', election: 1, term: 1 });
+    clock.advance(100);
+    r.deliver(3, { type: 'ELECTION', election: 1, term: 1 });
+    const from3 = r.view().queue[0]!;
+    r.act(from3.offers.find((o) => o.key === 'ok-3')!, from3);
+    const listed = openFirst(r.view().queue).map((q) => [q.note, q.done]);
+    expect(listed).toEqual([
+      ['ELECTION from 2', false],
+      ['started: the documents say a process holds an election on start (003)', false],
+      ['ELECTION from 3', true],
+    ]);
   });
 
   it('the top student in the start election owes COORDINATOR and OK once to each lower id (2(N-1) sends in two clicks), not a second COORDINATOR per ELECTION; nothing marked', () => {

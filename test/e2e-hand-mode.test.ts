@@ -127,6 +127,10 @@ describe('hand mode', () => {
     // At a phone's width the tab still fits: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Issue 24: on a phone the open items are in the page's own flow, not in a nested scroll box.
+    const list = page.getByTestId('queue-list');
+    expect(await list.evaluate((el: any) => (globalThis as any).getComputedStyle(el).overflowY)).toBe('visible');
+    expect(await list.evaluate((el: any) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(1);
     toDocs(await screenshot(page, 'hand-bully-phone'), 'hand-bully-phone');
     expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
 

@@ -136,6 +136,11 @@ export class HandQueue {
   }
 }
 
+/** The items as her tab lists them: the open ones first, then the answered and expired, each newest first. */
+export function openFirst(items: readonly QueuedItem[]): QueuedItem[] {
+  return [...items.filter((q) => !q.done), ...items.filter((q) => q.done)];
+}
+
 /** The numbers that tell one reply from another to the same sender (identify.ts; a term may differ). */
 const SAME_IDS = ['seq', 'election', 'eid', 'epoch'];
 
