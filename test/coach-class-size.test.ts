@@ -10,6 +10,7 @@ import { coach } from '@shared/coach/coach.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { hints } from '@shared/coach/hints.ts';
 import { openFirst } from '@shared/coach/hand-queue.ts';
+import { secondsLeft, timerName } from '@shared/coach/hand-kit.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 
 const ids = [1, 2, 3, 4, 5, 6, 7];
@@ -165,5 +166,17 @@ describe('issue 24: the coach at class size', () => {
     expect(r.view().moves.find((m) => m.key === 'ub')!.label).toBe('Set a timeout of UB (0.2 s)');
     clock.advance(UB + 1);
     expect(r.view().queue[0]).toMatchObject({ note: 'your UB timeout (0.2 s) ran out: no answer came within UB', done: true });
+  });
+
+  it('the Timers panel and the inbox name her timers in her words and count in seconds (issue 24: "Timers are named in the student\'s words, in seconds")', () => {
+    const { r } = bully(5, 'heartbeat');
+    r.act(r.view().moves.find((m) => m.key === 'ub')!);
+    expect(r.timerList().map((t) => timerName(t.name))).toContain('your UB timeout');
+    expect(timerName('her:coordinator-wait')).toBe('your coordinator wait');
+    expect(timerName('auto:silence')).toBe("the coordinator's silence watch");
+    expect(timerName('her:ack:4:12')).toBe('the ACK wait for 4');
+    // An algorithm's own timer (auto mode) keeps its name.
+    expect(timerName('election-timeout')).toBe('election-timeout');
+    expect([secondsLeft(1807), secondsLeft(21_000), secondsLeft(40), secondsLeft(-5)]).toEqual(['1.9 s', '21.0 s', '0.1 s', '0.0 s']);
   });
 });

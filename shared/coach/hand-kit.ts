@@ -8,7 +8,7 @@ import { bullyTimeouts } from '../algorithms/bully.ts';
 import { parseMessage } from '../algorithms/messages.ts';
 import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
 import type { HandAction } from './coach.ts';
-import { usesSharedDetector } from './auto-beat.ts';
+import { BEAT, POLL, PONG, SILENCE, usesSharedDetector } from './auto-beat.ts';
 
 /** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
 export type HandStep = HandAction | { kind: 'set-timer'; name: string; after: number };
@@ -221,6 +221,28 @@ export function timerWords(name: string, after: number): string {
   if (name === TIMER_UB) return `your UB timeout (${seconds(after)}) ran out: no answer came within UB`;
   if (name === TIMER_COORDINATOR_WAIT) return `your coordinator wait (${seconds(after)}) ran out: no COORDINATOR came`;
   return `your timer ${name} (${seconds(after)}) ran out`;
+}
+
+/** The timers of hand mode (hers and her detector toggle's) in her words; any other name as it is. */
+const TIMER_NAMES: Record<string, string> = {
+  [TIMER_UB]: 'your UB timeout',
+  [TIMER_COORDINATOR_WAIT]: 'your coordinator wait',
+  [BEAT]: 'your next heartbeat',
+  [SILENCE]: "the coordinator's silence watch",
+  [POLL]: 'your next poll of the coordinator',
+  [PONG]: "the coordinator's PONG wait",
+};
+
+/** A timer's name as her tab shows it (the Timers panel, the inbox's "fired" lines). */
+export function timerName(name: string): string {
+  const ack = /^her:ack:(\d+):/.exec(name);
+  if (ack) return `the ACK wait for ${ack[1]}`;
+  return TIMER_NAMES[name] ?? name;
+}
+
+/** A countdown in seconds, one decimal (the tab's clock; the documents' bounds are in seconds). */
+export function secondsLeft(ms: number): string {
+  return `${(Math.max(0, Math.ceil(ms / 100)) / 10).toFixed(1)} s`;
 }
 
 /**
