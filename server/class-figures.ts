@@ -103,7 +103,8 @@ export class ClassFigures {
   /** The figures for the board (absent: she never played by hand). */
   info(id: ProcessId): HandFigures | undefined {
     const f = this.figures.get(id);
-    return f ? { ...f, claimed: { ...f.claimed } } : undefined;
+    const progress = this.audits.get(id)?.progress();
+    return f ? { ...f, claimed: { ...f.claimed }, ...(progress ? { progress } : {}) } : undefined;
   }
 
   /** Brings every audit to now (the relay does it from each audit's 500 ms timer; the bench, by hand). */

@@ -11,6 +11,7 @@ const run = (script: string, args: string[]) => spawnSync(process.execPath, ['--
 
 const COMMANDS = {
   simulate: 'scripts/simulate.ts',
+  class: 'scripts/class.ts',
   experiment: 'scripts/experiment.ts',
   explore: 'scripts/explore.ts',
   bots: 'scripts/bots.ts',
@@ -28,6 +29,7 @@ const COMMANDS = {
   'bench:grade': 'bench/grade-bench.ts',
   'bench:hand-audit': 'bench/hand-audit-bench.ts',
   'bench:wall': 'bench/wall-bench.ts',
+  'bench:class': 'bench/class-property.ts',
 };
 
 describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {

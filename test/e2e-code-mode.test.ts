@@ -160,7 +160,7 @@ describe('code mode', () => {
     const board = await desk.newPage();
     await board.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
     const row = board.getByTestId('board-row-3');
-    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/Ada\s+auto\s+\d+\s+\d+\s+\d+\s+\d+\s+—\s+fail \(claimed\)\s+3 of 13\s+reported by the student's tab\s+figure-6-20: ELECTION messages: measured 0, expected 6/);
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/Ada\s+auto\s+—\s+—\s+—\s+\d+\s+\d+\s+\d+\s+\d+\s+—\s+fail \(claimed\)\s+3 of 13\s+reported by the student's tab\s+figure-6-20: ELECTION messages: measured 0, expected 6/);
     const [replay] = await Promise.all([desk.waitForEvent('page'), row.getByRole('link', { name: /failing run/ }).click()]);
     await replay.waitForURL(/\/replay\?grade=code(%2F|\/)3/);
     await replay.getByText(/explorer trace · bully/).waitFor({ timeout: 10_000 });

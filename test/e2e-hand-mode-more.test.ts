@@ -23,8 +23,10 @@ const TOKEN = 'hand-more-token';
 // busy machine; the link itself delivers in 20 ms, so the bots' elections stay quick.
 const TIMING = { transmission: 1000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
 const UB = 2 * TIMING.transmission + TIMING.processing;
-// A whole round of Elects reaches her at once and each needs her answer within UB: 3.05 s here.
-const RING_TIMING = { ...TIMING, transmission: 1500 };
+// A whole round of Elects reaches her at once and each needs her answer within UB: 5.05 s here.
+// With T = 1.5 s (UB 3.05 s) a loaded 2-core machine clicked her Elected past UB now and then,
+// and the coach rightly marked it (ring.circulate): the test's clicks, not the rule, were slow.
+const RING_TIMING = { ...TIMING, transmission: 2500 };
 const RING_UB = 2 * RING_TIMING.transmission + RING_TIMING.processing;
 // Raft grants no vote for one maximum election timeout (2 x heartbeatTimeout) after a fresh start.
 const RAFT_QUIET = 2 * TIMING.heartbeatTimeout;

@@ -87,8 +87,8 @@ describe('hand runner', () => {
     expect(beat.offers.map((o) => o.key)).toEqual(['follow-7']);
     r.act(beat.offers[0]!, beat);
     r.deliver(7, { type: 'MASTER_HEARTBEAT' });
-    expect(r.view().queue.filter((q) => q.note === 'MASTER_HEARTBEAT from 7').map((q) => [q.done, q.repeats])).toEqual([[false, undefined], [true, 40]]);
-    // She follows 7 now: its heartbeat asks nothing more of her.
+    // She follows 7 now: its heartbeat asks nothing more of her, so it is not left open.
+    expect(r.view().queue.filter((q) => q.note === 'MASTER_HEARTBEAT from 7').map((q) => [q.done, q.repeats])).toEqual([[true, undefined], [true, 40]]);
     expect(r.view().queue[0]!.offers).toEqual([]);
   });
 
@@ -409,10 +409,13 @@ describe('hand kit', () => {
     const waiting = () => r.view().queue.find((q) => q.message?.type === 'HEARTBEAT')!;
     expect(waiting().offers.map((o) => o.key)).toEqual(['follow-6']);
     r.act({ key: 'believe', label: 'believes 6 is coordinator', steps: [{ kind: 'believe', coordinator: 6 }] });
-    expect(waiting().offers).toEqual([]);
-    // She changes her mind: 6's heartbeat asks again.
+    // Answered by her belief, however she came to it: the item goes (issue 24: no stale offers).
+    expect(waiting().done).toBe(true);
+    // She changes her mind: 6's next heartbeat asks again.
     r.act({ key: 'believe', label: 'believes 7 is coordinator', steps: [{ kind: 'believe', coordinator: 7 }] });
+    r.deliver(6, { type: 'HEARTBEAT', term: 2 });
     expect(waiting().offers.map((o) => o.key)).toEqual(['follow-6']);
+    expect(waiting().done).toBe(false);
   });
 
   it('raft: she stands for the term after the newest she has seen or voted in (§5.1 a server adopts a newer term; §5.2 a candidate increments its term), not after her own count', () => {

@@ -160,6 +160,58 @@ describe('the relay\'s coach, on a manual clock', () => {
     figures.dispose();
   });
 
+  it('runs the lab\'s detector in its shadow, as her tab\'s coach does (issue 24): a stale ELECTION from below while 3\'s heartbeats come is answered OK only, and her OK is not marked', () => {
+    const clock = new ManualClock();
+    const marks: string[] = [];
+    const hb = { ...config, detector: 'heartbeat' as const };
+    const figures = new ClassFigures({ clock, config: () => hb, journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`), onError: (e) => { throw e; } });
+    const beat = (ms: number) => {
+      for (let t = 0; t < ms; t += SAFE_TIMING.heartbeatInterval) {
+        clock.advance(SAFE_TIMING.heartbeatInterval);
+        figures.delivered(2, 3, JSON.stringify({ type: 'HEARTBEAT' }));
+      }
+    };
+    figures.start(2);
+    // Her start election, answered by 3, which she then follows.
+    figures.sent(2, 3, { type: 'ELECTION', election: 1, term: 1 });
+    figures.delivered(2, 3, JSON.stringify({ type: 'OK', election: 1, term: 1 }));
+    figures.delivered(2, 3, JSON.stringify({ type: 'COORDINATOR', term: 1 }));
+    figures.reported(2, { role: 'follower', coordinator: 3, electing: false });
+    beat(3 * SAFE_TIMING.heartbeatInterval);
+    figures.delivered(2, 1, JSON.stringify({ type: 'ELECTION', election: 4, term: 3 }));
+    figures.sent(2, 1, { type: 'OK', election: 4, term: 3 });
+    beat(3 * UB + 2 * JUDGE_MS);
+    expect(marks).toEqual([]);
+    figures.dispose();
+  });
+
+  it('says who holds the class up by its own coach and clock (issue 24): the answers she owes, the oldest one\'s wait, time electing; stuck past 2 x UB of either', () => {
+    const clock = new ManualClock();
+    const figures = new ClassFigures({ clock, config: () => config, journal: () => {}, onError: (e) => { throw e; } });
+    figures.start(2);
+    const progress = () => figures.info(2)!.progress!;
+    // 000: her start election, ELECTION to 3, is owed from the start.
+    clock.advance(JUDGE_MS);
+    expect(progress()).toEqual({ open: 1, oldestOpenMs: JUDGE_MS, electingMs: null, stuck: false });
+    clock.advance(2 * UB + JUDGE_MS);
+    expect(progress()).toMatchObject({ open: 1, stuck: true });
+    expect(progress().oldestOpenMs).toBeGreaterThan(2 * UB);
+    figures.sent(2, 3, { type: 'ELECTION', election: 1, term: 1 });
+    figures.reported(2, { role: 'electing', coordinator: null, electing: true });
+    // 3 answers OK: the reference now only waits for its COORDINATOR.
+    figures.delivered(2, 3, JSON.stringify({ type: 'OK', election: 1, term: 1 }));
+    clock.advance(JUDGE_MS);
+    expect(progress()).toEqual({ open: 0, oldestOpenMs: null, electingMs: JUDGE_MS, stuck: false });
+    clock.advance(2 * UB);
+    expect(progress()).toMatchObject({ electingMs: JUDGE_MS + 2 * UB, stuck: true });
+    figures.reported(2, { role: 'follower', coordinator: 3, electing: false });
+    expect(progress()).toMatchObject({ electingMs: null });
+    // Her tab gone, the figures stay and the live measure goes with the audit.
+    figures.stop(2);
+    expect(figures.info(2)!.progress).toBeUndefined();
+    figures.dispose();
+  });
+
   it('finds the election her coordinator\'s silence calls for, as her tab\'s detector would', () => {
     const clock = new ManualClock();
     const marks: string[] = [];

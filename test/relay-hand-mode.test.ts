@@ -44,10 +44,12 @@ describe('hand mode at the relay', () => {
     expect(sendsFrom(events, 4)).toEqual([]);
     expect((await h.api('GET', `/api/labs/${lab}`)).body.processes.find((p: { id: number }) => p.id === 4).mode).toBe('hand');
 
-    // She answers one ELECTION: exactly that OK leaves, and the relay counts her click.
+    // Its UB long past, the ELECTION's item has expired (issue 24: an OK for an election that
+    // is over). She answers it all the same: exactly that OK leaves, and the relay counts her click.
     const item = runner!.view().queue.find((q) => q.message?.type === 'ELECTION')!;
+    expect(item.expired).toBe('too late to matter: the election it belonged to is over');
     const ok = item.offers.find((o) => o.key.startsWith('ok-'))!;
-    runner!.act(ok, item);
+    runner!.act(ok);
     await waitFor(async () => sendsFrom(await trace(lab), 4).length === 1, 3000, 'her OK in the trace');
     events = await trace(lab);
     expect(sendsFrom(events, 4).map((e) => `${e.type}->${e.to}`)).toEqual([`OK->${item.from}`]);

@@ -14,10 +14,10 @@ interface BeatHost {
   cancelTimer(name: string): void;
 }
 
-const BEAT = 'auto:heartbeat';
-const SILENCE = 'auto:silence';
-const POLL = 'auto:poll';
-const PONG = 'auto:pong';
+export const BEAT = 'auto:heartbeat';
+export const SILENCE = 'auto:silence';
+export const POLL = 'auto:poll';
+export const PONG = 'auto:pong';
 const USES_DETECTOR: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
 
 /** Whether the algorithm uses the lab's shared detector (the others' heartbeats are their own messages). */

@@ -20,8 +20,8 @@
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
-import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type AnyAlgorithm } from '../algorithms/algorithm.ts';
-import { createRng } from '../sim/rng.ts';
+import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type AnyAlgorithm, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
 import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
 
@@ -42,6 +42,8 @@ interface Suggestion {
   due: number;
   /** Timers the reference set right after this send: they start at her matching send. */
   timers: TimerMark[];
+  /** A COORDINATOR the reference sends as coordinator already (its answer to an ELECTION), not its declaration. */
+  reply?: boolean;
 }
 
 /** A shadow timer as set (its serial tells a timer set again under the same name apart). */
@@ -71,6 +73,13 @@ export interface CoachView {
   suggestions: Suggestion[];
   /** What it would have sent and she let pass (already marked); a late send of hers answers one. */
   late: Suggestion[];
+  /**
+   * The late ones the reference still waits on (its wait after them starts at her send) or that
+   * announce it as coordinator while it still is: still worth sending, and not marked again.
+   */
+  owed: Suggestion[];
+  /** When the view changes by itself next (a shadow timer, a deadline), her clock; null: never. */
+  next: number | null;
   /** Her sends the reference has not made: marked unless it makes the same within UB of hers. */
   pending: { to: ProcessId; type: string; at: number }[];
   deviations: Deviation[];
@@ -96,6 +105,8 @@ interface Shadow {
   deviations: Deviation[];
   /** Her sends the reference had not made (yet): forgiven if it makes the same within UB. */
   ahead: (Deviation & { to: ProcessId; type: string })[];
+  /** Her election sends of the last UB: the same message the reference sends again while hers is on its way is hers. */
+  recent: { to: ProcessId; message: Message; at: number }[];
 }
 
 /** Her sends the reference has not made, waiting at most this many; past it the oldest is marked at once. */
@@ -109,7 +120,7 @@ const MAX_AHEAD = 100;
 export class CoachFold {
   private readonly random: ReturnType<typeof createRng>;
   private readonly ub: number;
-  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [] };
+  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [], recent: [] };
   /** Deviations found, for the one-mark-per-rule-per-click rule (`take` keeps the recent ones). */
   private recent: Deviation[] = [];
   private broken = false;
@@ -120,7 +131,9 @@ export class CoachFold {
     private readonly config: AlgorithmConfig,
     seed: number,
   ) {
-    this.random = createRng(seed);
+    // Each process draws from its own stream of the lab's seed, as in the simulator: tabs sharing
+    // one stream would all time out at once (Raft's randomised election timeouts never split).
+    this.random = createRng(deriveSeed(seed, config.self));
     this.ub = roundTripBound(config.timing);
     try {
       const out = algorithm.init(config, this.ctx(0));
@@ -143,6 +156,7 @@ export class CoachFold {
     const { algorithm, config } = this;
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type)) return;
+      sh.recent = [...sh.recent.filter((r) => r.at + this.ub >= entry.at), { to: a.to, message: a.message, at: entry.at }];
       // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
       const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
       const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
@@ -167,9 +181,13 @@ export class CoachFold {
   view(now: number): CoachView {
     const sh = this.sh;
     this.advance(now);
+    const self = this.config.self;
+    const owed = sh.late.filter((s) => waitedOn(sh, s) || (s.message.type === 'COORDINATOR' && sh.report?.coordinator === self));
     return {
       suggestions: [...sh.open],
       late: [...sh.late],
+      owed,
+      next: nextChange(sh, this.ub),
       pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
       deviations: sh.deviations,
       report: sh.report,
@@ -198,6 +216,7 @@ export class CoachFold {
     let run: Suggestion[] = [];
     let runType: string | null = null;
     let runSent = false;
+    const coordinator = sh.report?.role === 'coordinator';
     for (const e of effects) {
       if (e.kind === 'send') {
         if (isPlumbing(this.algorithm.name, e.message.type)) continue;
@@ -209,7 +228,11 @@ export class CoachFold {
           runSent = true;
           continue;
         }
-        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [] };
+        // Already on its way: she sent this very message to `to` within UB (a COORDINATOR that
+        // crossed the ELECTION it would answer), or the reference owes it already (one send answers both).
+        if (sh.recent.some((r) => r.to === e.to && r.at + this.ub >= at && sameMessage(r.message, e.message))) continue;
+        if (sh.open.some((o) => o.to === e.to && sameMessage(o.message, e.message))) continue;
+        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [], ...(coordinator && e.message.type === 'COORDINATOR' ? { reply: true } : {}) };
         sh.open.push(s);
         run.push(s);
         continue;
@@ -271,7 +294,7 @@ export class CoachFold {
     if (!late.length) return;
     sh.open = sh.open.filter((s) => s.due >= t);
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
-    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
+    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message, s.reply === true), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
   }
 
   private deviate(rule: RuleId, at: number, action: string, click: number | null): void {
@@ -288,6 +311,42 @@ export function coach(algorithm: AnyAlgorithm, config: AlgorithmConfig, history:
   const fold = new CoachFold(algorithm, config, seed);
   for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
   return fold.view(now);
+}
+
+/** The coach over a growing history: folded again only when the history grew or the last fold's next deadline came. */
+export class CoachMemo {
+  private last: { length: number; entry: CoachEntry | undefined; view: CoachView } | null = null;
+
+  get view(): CoachView | null {
+    return this.last?.view ?? null;
+  }
+
+  reset(): void {
+    this.last = null;
+  }
+
+  fold(algorithm: AnyAlgorithm, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+    const entry = history[history.length - 1];
+    const m = this.last;
+    if (m && m.length === history.length && m.entry === entry && (m.view.next === null || now < m.view.next)) return m.view;
+    const view = coach(algorithm, config, history, now, seed);
+    this.last = { length: history.length, entry, view };
+    return view;
+  }
+}
+
+/** A wait of the reference's that starts only at her send of `s` (it does not run without it). */
+function waitedOn(sh: Shadow, s: Suggestion): boolean {
+  return s.timers.some((t) => {
+    const timer = sh.timers.get(t.name);
+    return timer?.serial === t.serial && !timer.armed;
+  });
+}
+
+/** The earliest moment the view changes with no new entry: a shadow timer fires, a deadline passes. */
+function nextChange(sh: Shadow, ub: number): number | null {
+  const times = [...[...sh.timers.values()].filter((t) => t.armed).map((t) => t.at), ...sh.open.map((s) => s.due), ...sh.ahead.map((a) => a.at + ub)];
+  return times.length ? Math.min(...times) : null;
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

@@ -8,6 +8,7 @@ import { bullyTimeouts } from '../algorithms/bully.ts';
 import { parseMessage } from '../algorithms/messages.ts';
 import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
 import type { HandAction } from './coach.ts';
+import { BEAT, POLL, PONG, SILENCE, usesSharedDetector } from './auto-beat.ts';
 
 /** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
 export type HandStep = HandAction | { kind: 'set-timer'; name: string; after: number };
@@ -80,7 +81,7 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     }
     if (m.type === 'OK') {
       const wait = bullyTimeouts(config.timing, config.options).coordinatorTimeout;
-      out.push(offer('wait', 'Wait for COORDINATOR (set the coordinator wait)', [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
+      out.push(offer('wait', `Wait for COORDINATOR (set the coordinator wait, ${seconds(wait)})`, [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
     }
     if (m.type === 'COORDINATOR') out.push(offer(`believe-${from}`, `Believe ${from} is coordinator`, [{ kind: 'believe', coordinator: from }]));
     return out;
@@ -206,8 +207,82 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
     out.push(offer('vote', `Stand for term ${term}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term })));
   }
   if (algorithm !== 'bully') out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
-  out.push(offer('ub', `Set a timeout of UB (${Math.round(ub)} ms)`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
+  out.push(offer('ub', `Set a timeout of UB (${seconds(ub)})`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
   return out.filter((o) => o.steps.every(valid(algorithm)));
+}
+
+/** A duration as the tab says it: seconds, one decimal where it matters. */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Her own timer ran out, in her words. */
+export function timerWords(name: string, after: number): string {
+  if (name === TIMER_UB) return `your UB timeout (${seconds(after)}) ran out: no answer came within UB`;
+  if (name === TIMER_COORDINATOR_WAIT) return `your coordinator wait (${seconds(after)}) ran out: no COORDINATOR came`;
+  return `your timer ${name} (${seconds(after)}) ran out`;
+}
+
+/** The timers of hand mode (hers and her detector toggle's) in her words; any other name as it is. */
+const TIMER_NAMES: Record<string, string> = {
+  [TIMER_UB]: 'your UB timeout',
+  [TIMER_COORDINATOR_WAIT]: 'your coordinator wait',
+  [BEAT]: 'your next heartbeat',
+  [SILENCE]: "the coordinator's silence watch",
+  [POLL]: 'your next poll of the coordinator',
+  [PONG]: "the coordinator's PONG wait",
+};
+
+/** A timer's name as her tab shows it (the Timers panel, the inbox's "fired" lines). */
+export function timerName(name: string): string {
+  const ack = /^her:ack:(\d+):/.exec(name);
+  if (ack) return `the ACK wait for ${ack[1]}`;
+  return TIMER_NAMES[name] ?? name;
+}
+
+/** A countdown in seconds, one decimal (the tab's clock; the documents' bounds are in seconds). */
+export function secondsLeft(ms: number): string {
+  return `${(Math.max(0, Math.ceil(ms / 100)) / 10).toFixed(1)} s`;
+}
+
+/**
+ * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
+ * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
+ */
+export function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boolean): HandCounters {
+  const newer = epoch > c.epoch;
+  const list = newer ? [] : c.activeList;
+  return {
+    ...c,
+    epoch: Math.max(c.epoch, epoch),
+    joined: own ? Math.max(c.joined, epoch) : c.joined,
+    told: newer ? null : c.told,
+    forwarded: newer ? [] : c.forwarded,
+    activeList: own || list.includes(id) ? list : [...list, id],
+  };
+}
+
+/**
+ * Her own send in the active-list ring, in her counters: Elected(x) in this epoch (Elects of
+ * higher ids waiting for her now carry the correction); Elect(j) forwarded in this epoch (copies
+ * of it still waiting are only to be acknowledged).
+ */
+export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
+  if (m.epoch !== c.epoch) return c;
+  if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && (c.told === null || c.told < m.coordinator)) return { ...c, told: m.coordinator };
+  if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self && !c.forwarded.includes(m.id)) return { ...c, forwarded: [...c.forwarded, m.id] };
+  return c;
+}
+
+/** The moves that hold an election of her own, first found first (the top Bully id's: declaring). */
+const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
+
+/** Her move that answers a call for an election (the start, the detector, the instructor): only where the lab's shared detector calls. */
+export function electionMove(algorithm: AlgorithmName, config: AlgorithmConfig | null, c: HandCounters): Offer[] {
+  if (!config || !usesSharedDetector(algorithm)) return [];
+  const all = moves(algorithm, config, c);
+  const move = ELECTION_MOVES.map((k) => all.find((m) => m.key === k)).find((m) => m !== undefined);
+  return move ? [move] : [];
 }
 
 /** The ring's successors of `self` in order, for her "forward to" choice. */

@@ -13,22 +13,13 @@ import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect,
 import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
-import { AutoBeat } from './auto-beat.ts';
-import { coach, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
-import { identify, sameMessage } from './identify.ts';
-import { composed, moves, PERIODIC, replies, successorChoices, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
+import { CoachMemo, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
+import { identify } from './identify.ts';
+import { composed, electionMove, moves, replies, seeElect, sentInRing, successorChoices, timerWords, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import { HandQueue, type QueuedItem } from './hand-queue.ts';
 
-export interface QueuedItem {
-  n: number;
-  at: number;
-  from: ProcessId | null;
-  message: Message | null;
-  note: string;
-  offers: Offer[];
-  done: boolean;
-  /** Times the same heartbeat (or message asking nothing) came from the same sender unanswered: one item, counted. */
-  repeats?: number;
-}
+export type { QueuedItem } from './hand-queue.ts';
 
 interface ShownDeviation extends Deviation {
   text: string;
@@ -47,6 +38,10 @@ export interface HandView {
   clicks: number;
   /** Items pushed out of the queue by newer ones (it keeps QUEUE_LIMIT). */
   dropped: number;
+  /** Items the present made moot before she answered them (hand-queue.ts). */
+  expired: number;
+  /** Her clock when this view was drawn (ms since she started): deadlines are shown as time left. */
+  now: number;
 }
 
 interface HandOptions {
@@ -60,7 +55,6 @@ interface HandOptions {
   onChange?: () => void;
 }
 
-const QUEUE_LIMIT = 60;
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
 const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
@@ -69,12 +63,15 @@ export class HandRunner implements ProcessRunner {
   private config: AlgorithmConfig | null = null;
   private running = false;
   private last: Report = START;
-  private queue: QueuedItem[] = [];
-  private dropped = 0;
+  private readonly items = new HandQueue();
+  /** Coordinators the detector found silent, and when (her clock). */
+  private readonly suspected = new Map<ProcessId, number>();
+  /** When she last changed whom she believes (her clock). */
+  private settledAt: number | null = null;
+  private readonly coachMemo = new CoachMemo();
   private history: CoachEntry[] = [];
   private readonly timers: NamedTimers;
   private t0 = 0;
-  private n = 0;
   private clicks = 0;
   private seq = 0;
   private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
@@ -88,7 +85,10 @@ export class HandRunner implements ProcessRunner {
     this.timers = new NamedTimers(opts.io);
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
-      suspect: (leader) => this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true),
+      suspect: (leader) => {
+        this.suspected.set(leader, this.now());
+        this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true);
+      },
       setTimer: (name, after, fn) => this.timers.set(name, after, fn),
       cancelTimer: (name) => this.timers.cancel(name),
     });
@@ -115,14 +115,16 @@ export class HandRunner implements ProcessRunner {
     this.running = true;
     this.t0 = this.opts.io.now();
     this.history = [];
-    this.queue = [];
-    this.dropped = 0;
+    this.coachMemo.reset();
+    this.items.reset();
+    this.suspected.clear();
+    this.settledAt = null;
     this.sent.clear();
     this.down.clear();
     this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
-    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)');
+    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)', electionMove(this.opts.algorithm.name, this.config, this.counters));
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
     this.scheduleTick();
@@ -146,13 +148,16 @@ export class HandRunner implements ProcessRunner {
       this.record({ kind: 'message', from, message });
       return this.timers.cancel(`her:ack:${from}:${message.seq}`);
     }
+    // The shadow runs the lab's detector: it hears the heartbeats and PONGs the toggle handles.
+    const detector = usesSharedDetector(this.opts.algorithm.name) && (message.type === 'HEARTBEAT' || message.type === 'PONG');
+    if (detector) this.record({ kind: 'message', from, message });
     if (this.autoBeat.hears(from, message)) return;
-    this.record({ kind: 'message', from, message });
+    if (!detector) this.record({ kind: 'message', from, message });
     // Her counters learn only from a message that fits the algorithm's schemas, as the reference
     // does: a peer's epoch or term of 2.5 would otherwise name one no message can carry, and her
     // "Start an election" or "Stand for term" move would vanish. She still sees the message.
     if (composed(this.opts.algorithm.name, message)) {
-      if (message.type === 'ELECT' && typeof message.id === 'number') this.seeElect(message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
+      if (message.type === 'ELECT' && typeof message.id === 'number') this.counters = seeElect(this.counters, message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
       if (this.seeTerm(message)) this.reoffer();
     }
     this.enqueue(from, message, `${message.type} from ${from}`);
@@ -176,12 +181,13 @@ export class HandRunner implements ProcessRunner {
   act(offer: Offer, item?: QueuedItem): void {
     if (!this.running || !this.config) return;
     // A second click on an answered item (before the page redrew) does nothing.
-    if (item && this.queue.find((q) => q.n === item.n)?.done) return;
+    if (item && this.items.done(item.n)) return;
     const click = ++this.clicks;
     const at = this.now();
     const before = this.counters;
     const effects: Effect[] = [];
     let report = this.last;
+    const sent: { to: ProcessId; message: Message }[] = [];
     for (const s of offer.steps) {
       const step = this.resolve(s);
       if (step.kind === 'send') {
@@ -189,11 +195,11 @@ export class HandRunner implements ProcessRunner {
         // reference's numbers when she sends what it would (her start election knows no epoch
         // yet: 0), and the ring answers what it received, not what the offer said.
         const m = step.message;
-        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.seeElect(m.id, m.epoch, true);
-        if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && m.epoch === this.counters.epoch) this.toldWinner(m.coordinator);
-        if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== this.config.self && m.epoch === this.counters.epoch) this.forwardedElect(m.id);
+        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.counters = seeElect(this.counters, m.id, m.epoch, true);
+        this.counters = sentInRing(this.counters, m, this.config.self);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
+        sent.push({ to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
         // 003: the dashboard counts the slave pool by role.
         else if (step.message.type === 'SLAVE_HEARTBEAT' && report.role !== 'slave' && !report.electing) report = { ...report, role: 'slave' };
@@ -206,8 +212,8 @@ export class HandRunner implements ProcessRunner {
     if (offer.key === 'elect' || offer.key === 'vote') this.counters = { ...this.counters, elections: this.counters.elections + 1 };
     const believed = this.last.coordinator;
     if (report !== this.last) effects.push({ kind: 'report', report });
-    // A new array and item, so views that compare by reference see the answer.
-    if (item) this.queue = this.queue.map((q) => (q.n === item.n ? { ...q, done: true } : q));
+    // Her item, and every item this click answered another way (a hint, a batch), are answered.
+    this.items.answer(item?.n ?? null, sent, offer.key);
     execute(this, effects, HandRunner.effects);
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
@@ -216,36 +222,6 @@ export class HandRunner implements ProcessRunner {
     // no longer offers her own Elect).
     if (this.counters !== before || this.last.coordinator !== believed) this.reoffer();
     this.judge(offer.label);
-  }
-
-  /**
-   * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
-   * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
-   */
-  private seeElect(id: ProcessId, epoch: number, own: boolean): void {
-    const c = this.counters;
-    const newer = epoch > c.epoch;
-    const list = newer ? [] : c.activeList;
-    this.counters = {
-      ...c,
-      epoch: Math.max(c.epoch, epoch),
-      joined: own ? Math.max(c.joined, epoch) : c.joined,
-      told: newer ? null : c.told,
-      forwarded: newer ? [] : c.forwarded,
-      activeList: own || list.includes(id) ? list : [...list, id],
-    };
-  }
-
-  /** She sent Elected(x) in this epoch: Elects of higher ids waiting for her now carry the correction. */
-  private toldWinner(x: ProcessId): void {
-    const c = this.counters;
-    if (c.told === null || c.told < x) this.counters = { ...c, told: x };
-  }
-
-  /** She forwarded Elect(j) in this epoch: copies of it still waiting are only to be acknowledged. */
-  private forwardedElect(j: ProcessId): void {
-    const c = this.counters;
-    if (!c.forwarded.includes(j)) this.counters = { ...c, forwarded: [...c.forwarded, j] };
   }
 
   /** What a reply's offers are made from: her counters and whom she believes now. */
@@ -257,14 +233,14 @@ export class HandRunner implements ProcessRunner {
   private reoffer(): void {
     const config = this.config!;
     const counters = this.offerCounters();
-    this.queue = this.queue.map((q) => (q.done || q.from === null || q.message === null ? q : { ...q, offers: replies(this.opts.algorithm.name, config, q.from, q.message, counters) }));
+    this.items.reoffer((from, message) => replies(this.opts.algorithm.name, config, from, message, counters));
   }
 
   /** Raft: the newest term in a message she received or sent is her term from now on; true when it changed. */
   private seeTerm(m: Message): boolean {
-    if (this.opts.algorithm.name !== 'raft' || typeof m.term !== 'number' || !Number.isFinite(m.term) || m.term <= this.counters.term) return false;
-    this.counters = { ...this.counters, term: m.term };
-    return true;
+    const raft = this.opts.algorithm.name === 'raft' && typeof m.term === 'number' && Number.isFinite(m.term) && m.term > this.counters.term;
+    if (raft) this.counters = { ...this.counters, term: m.term as number };
+    return raft;
   }
 
   /** In a ring, passing an election on makes her a participant (the reference's role name). */
@@ -273,23 +249,32 @@ export class HandRunner implements ProcessRunner {
   }
 
   view(): HandView {
-    if (this.view_) return this.view_;
+    if (this.view_ && !this.due()) return this.view_;
+    this.expireItems();
     const config = this.config;
     const c = config ? this.coachNow() : null;
     this.view_ = {
-      queue: this.queue,
+      queue: this.items.items,
       moves: config ? moves(this.opts.algorithm.name, config, this.counters) : [],
       report: this.last,
-      coach: c ?? { suggestions: [], late: [], pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
+      coach: c ?? { suggestions: [], late: [], owed: [], next: null, pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
       successors: config ? successorChoices(config) : [],
       successor: this.counters.successor,
       down: [...this.down],
       autoBeat: this.autoBeat.on,
       clicks: this.clicks,
-      dropped: this.dropped,
+      dropped: this.items.dropped,
+      expired: this.items.expired,
+      now: this.now(),
     };
     return this.view_;
+  }
+
+  /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
+  private due(): boolean {
+    const ub = this.config ? roundTripBound(this.config.timing) : Infinity;
+    return this.running && Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now();
   }
 
   /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
@@ -299,13 +284,26 @@ export class HandRunner implements ProcessRunner {
     return { ...s, message: identify(s.message, s.to, [...c.suggestions, ...c.late], () => 1_000_000 + ++this.seq) };
   }
 
+  /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    const config = this.config!;
-    return coach(this.opts.algorithm, { ...config, detector: 'none' }, this.history, this.now(), this.opts.seed);
+    return this.coachMemo.fold(this.opts.algorithm, this.config!, this.history, this.now(), this.opts.seed);
+  }
+
+  /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
+  private expireItems(): boolean {
+    if (!this.config) return false;
+    const c = this.coachNow();
+    const before = this.items.items;
+    const owed = new Set([...c.suggestions, ...c.owed].map((s) => `${s.to}:${s.message.type}`));
+    const owes = (to: ProcessId, type: string) => owed.has(`${to}:${type}`);
+    const ub = roundTripBound(this.config.timing);
+    this.items.expire({ now: this.now(), ub, self: this.config.self, believes: this.last.coordinator, settledAt: this.settledAt, suspected: this.suspected, owes });
+    return this.items.items !== before;
   }
 
   /** New deviations go to the relay: with her click, or alone when a deadline passed. */
   private judge(action: string | null): void {
+    this.expireItems();
     this.changed();
     const fresh = this.view().deviations.filter((d) => !this.sent.has(key(d)));
     for (const d of fresh) this.sent.add(key(d));
@@ -315,7 +313,10 @@ export class HandRunner implements ProcessRunner {
   private scheduleTick(): void {
     this.tick = this.opts.io.setTimer(() => {
       if (!this.running) return;
-      this.judge(null);
+      // Nothing to judge while the coach's view stands and no item went moot.
+      const before = this.coachMemo.view;
+      const stands = before !== null && this.coachNow() === before;
+      if (this.expireItems() || !stands) this.judge(null);
       this.scheduleTick();
     }, COACH_TICK_MS);
   }
@@ -336,24 +337,16 @@ export class HandRunner implements ProcessRunner {
   private enqueueElect(note: string, detector = false): void {
     // The log says what it was: the detector's silence timer, or the instructor's elect.
     this.opts.listener?.({ kind: 'in', event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' } });
-    if (!detector || !this.coachNow().report?.electing) this.record({ kind: 'elect' });
-    this.enqueue(null, null, note);
+    // The shadow's own detector (the lab's) suspects the same silence: it is not told twice.
+    const shadowDetects = detector && this.config?.detector !== 'none';
+    if (!shadowDetects && !(detector && this.coachNow().report?.electing)) this.record({ kind: 'elect' });
+    this.enqueue(null, null, note, electionMove(this.opts.algorithm.name, this.config, this.counters));
   }
 
   private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
     const config = this.config!;
     const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.offerCounters()) : []), ...extra];
-    const item: QueuedItem = { n: ++this.n, at: this.now(), from, message, note, offers, done: false };
-    // A heartbeat (sent every interval) or a message that asks nothing of her replaces the same
-    // one from the same sender still waiting, counted, instead of pushing out what she must answer.
-    const supersedes = message !== null && (offers.length === 0 || PERIODIC.has(message.type));
-    const i = supersedes ? this.queue.findIndex((q) => !q.done && q.from === from && q.message !== null && sameMessage(q.message, message)) : -1;
-    if (i >= 0) {
-      item.repeats = (this.queue[i]!.repeats ?? 1) + 1;
-      this.queue = this.queue.filter((_, k) => k !== i);
-    }
-    this.queue = [item, ...this.queue];
-    if (this.queue.length > QUEUE_LIMIT) this.dropped += this.queue.splice(QUEUE_LIMIT).length;
+    this.items.push(this.now(), from, message, note, offers);
     this.changed();
   }
 
@@ -378,6 +371,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   private emit(e: { kind: 'report'; report: Report }): void {
+    if (e.report.coordinator !== this.last.coordinator || e.report.electing !== this.last.electing) this.settledAt = this.running ? this.now() : null;
     this.last = e.report;
     this.opts.listener?.(e);
     this.opts.io.report(e.report);
@@ -396,7 +390,7 @@ export class HandRunner implements ProcessRunner {
       h.timers.set(name, after, () => {
         h.opts.listener?.({ kind: 'in', event: { kind: 'timer', name } });
         h.record({ kind: 'timer', name });
-        h.enqueue(null, null, `your timer ${name} fired`);
+        h.enqueue(null, null, timerWords(name, after));
       }),
     cancelTimer: (h, name) => h.timers.cancel(name),
     report: (h, report) => h.emit({ kind: 'report', report }),

@@ -19,8 +19,9 @@ export function identify(message: Message, to: ProcessId, known: readonly { to: 
   // election of epoch 0, though both are Elect(i) to the same successor), else the oldest.
   const same = like.find((g) => sameElection(g.message, message)) ?? like[0];
   const out = { ...message };
-  const fields = same && sameBut(same.message, message) ? IDENTIFYING : ['seq'];
-  for (const f of fields) if (same && same.message[f] !== undefined && f in out) out[f] = same.message[f];
+  // The same send: it carries every number the reference's carries (a term the kit's offer lacks too).
+  const whole = same !== undefined && sameBut(same.message, message);
+  for (const f of whole ? IDENTIFYING : ['seq']) if (same && same.message[f] !== undefined && (whole || f in out)) out[f] = same.message[f];
   if (typeof out.seq === 'number' && !(same && typeof same.message.seq === 'number')) out.seq = ownSeq();
   return out;
 }
@@ -36,9 +37,18 @@ function sameBut(a: Message, b: Message): boolean {
   return fieldsText(a, IDENTIFYING) === fieldsText(b, IDENTIFYING);
 }
 
+/** Each message's whole text, once: the coach compares every new suggestion with the open ones. */
+const wholeText = new WeakMap<Message, string>();
+
 /** The very same message, whatever the order of its fields. */
 export function sameMessage(a: Message, b: Message): boolean {
-  return fieldsText(a, []) === fieldsText(b, []);
+  return a.type === b.type && whole(a) === whole(b);
+}
+
+function whole(m: Message): string {
+  let t = wholeText.get(m);
+  if (t === undefined) wholeText.set(m, (t = fieldsText(m, [])));
+  return t;
 }
 
 /** The same message of the same election: equal in everything but the hop's seq. */

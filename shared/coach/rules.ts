@@ -17,6 +17,7 @@ export const RULES = {
   'bully.elect-higher': { source: '003', text: 'It sends an election message to all machines with a higher ID.' },
   'bully.hold': { source: '000', text: 'The receiver then holds an election, unless it is already holding one.' },
   'bully.declare': { source: '003', text: 'If no reply is received during a time-out period – 2*(transit time) + (processing time) – it sends a coordinator message to all processes with a lower ID; if it receives a reply (it must be from a higher ID), it waits for a coordinator message.' },
+  'bully.announce': { source: '000', text: 'It announces its victory by sending all processes a message telling them that starting immediately it is the new coordinator.' },
   'bully.believe': { source: '000', text: 'A process believes the COORDINATOR of a higher id; a victory message from a lower id starts a new election.' },
   'ring.forward': { source: '002', text: 'Each process adds its own number and forwards to next.' },
   'ring.skip': { source: '002', text: 'Sends to first live successor: faulty systems, those that do not respond in a fixed amount of time, are skipped.' },
@@ -57,12 +58,12 @@ export function unexpectedSendRule(algorithm: AlgorithmName, self: ProcessId, to
   return 'reference.send';
 }
 
-/** The reference sent `message` and she did not within UB. */
-export function missedSendRule(algorithm: AlgorithmName, message: Message): RuleId {
+/** The reference sent `message` and she did not within UB; `reply`: a COORDINATOR it sends as coordinator already. */
+export function missedSendRule(algorithm: AlgorithmName, message: Message, reply = false): RuleId {
   if (algorithm === 'bully') {
     if (message.type === 'OK') return 'bully.answer';
     if (message.type === 'ELECTION') return 'bully.hold';
-    if (message.type === 'COORDINATOR') return 'bully.declare';
+    if (message.type === 'COORDINATOR') return reply ? 'bully.announce' : 'bully.declare';
   }
   if (isRing(algorithm)) {
     if (RING_HOP.has(message.type)) return algorithm === 'ring' ? 'ring.forward' : 'active.forward';

@@ -116,6 +116,20 @@ export interface HandFigures {
   deviations: number;
   /** What her tab reported (`hand` frames): its click count and its coach's marks. Not verified. */
   claimed: { clicks: number; deviations: number };
+  /** While she plays by hand: whether she holds the class up, by the relay's own coach and clock. */
+  progress?: HandProgress;
+}
+
+/** Who holds the class up (issue 24), measured by the relay (server/hand-audit.ts), not her tab. */
+export interface HandProgress {
+  /** Answers the relay's coach says the reference owes and she has not sent. */
+  open: number;
+  /** ms the oldest of them has waited since the reference would have sent it; null: none. */
+  oldestOpenMs: number | null;
+  /** ms her reports have said electing, on the relay's clock; null: not electing. */
+  electingMs: number | null;
+  /** Either of the two past 2 x UB. */
+  stuck: boolean;
 }
 
 export interface LabSnapshot {

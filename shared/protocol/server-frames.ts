@@ -35,6 +35,15 @@ export const ProcessInfoSchema = z.object({
       sends: z.int().min(0).describe('Messages she sent while playing by hand (verified)'),
       deviations: z.int().min(0).describe("Marks of the relay's own coach on what it delivered to her and what she sent (verified)"),
       claimed: z.object({ clicks: z.int().min(0), deviations: z.int().min(0) }).describe("What her tab reported: not verified"),
+      progress: z
+        .object({
+          open: z.int().min(0),
+          oldestOpenMs: z.number().min(0).nullable(),
+          electingMs: z.number().min(0).nullable(),
+          stuck: z.boolean(),
+        })
+        .describe("Whether she holds the class up, by the relay's own coach and clock (verified): answers owed, the oldest's wait, time electing; stuck past 2 x UB")
+        .optional(),
     })
     .optional(),
   findings: z.int().min(0).optional(),

@@ -7,6 +7,7 @@ import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
 import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
 import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
+import { timerName } from '@shared/coach/hand-kit.ts';
 import type { TimerView } from '@shared/sim/named-timers.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 import { DEFAULT_PLAY, type Play } from '@shared/protocol/lab-config.ts';
@@ -134,7 +135,7 @@ export function useLabProcess(opts: {
         return;
       case 'host': {
         const h = e.event;
-        if (h.kind === 'in' && h.event.kind === 'timer') log('in', { peer: null, message: null, note: `timer ${h.event.name} fired`, background: /^fd:|heartbeat/i.test(h.event.name) });
+        if (h.kind === 'in' && h.event.kind === 'timer') log('in', { peer: null, message: null, note: `${timerName(h.event.name)} ran out`, background: /^fd:|heartbeat/i.test(h.event.name) });
         else if (h.kind === 'in' && h.event.kind === 'elect') log('in', { peer: null, message: null, note: 'asked to start an election' });
         else if (h.kind === 'out') log('out', { peer: h.to, message: h.message });
         else if (h.kind === 'report') report.value = h.report;

@@ -17,6 +17,12 @@ export interface BoardRow {
   sends: number;
   deviations: number;
   findings: number;
+  /** Verified, while she plays by hand (null otherwise): answers she owes, the oldest's wait and time electing, in seconds to a tenth. */
+  open: number | null;
+  oldestSeconds: number | null;
+  electingSeconds: number | null;
+  /** She holds the class up: either wait past 2 x UB (the relay's measure). */
+  stuck: boolean;
   /** Claimed by her tab (hand frames): its click count and its coach's marks; null when it claimed nothing. */
   claimedClicks: number | null;
   claimedDeviations: number | null;
@@ -30,11 +36,11 @@ export interface BoardRow {
   trace: string | null;
 }
 
-export const BOARD_KEYS = ['id', 'name', 'mode', 'actions', 'sends', 'deviations', 'findings', 'claims', 'grade'] as const;
+export const BOARD_KEYS = ['id', 'name', 'mode', 'open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'claims', 'grade'] as const;
 export type BoardKey = (typeof BOARD_KEYS)[number];
 
 /** Which columns the relay vouches for, and which only repeat what her tab said (the board's labels and legend). */
-export const VERIFIED_KEYS: readonly BoardKey[] = ['actions', 'sends', 'deviations', 'findings'];
+export const VERIFIED_KEYS: readonly BoardKey[] = ['open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings'];
 export const CLAIMED_KEYS: readonly BoardKey[] = ['claims', 'grade'];
 
 /** Students: human tabs, and any process that played by hand, ran its own code or sent a grade. */
@@ -44,6 +50,7 @@ export function boardRows(lab: string, processes: readonly ProcessInfo[]): Board
     .map((p) => {
       const g = p.claimedGrade;
       const claimed = p.hand && (p.hand.claimed.clicks > 0 || p.hand.claimed.deviations > 0) ? p.hand.claimed : null;
+      const live = p.hand?.progress;
       return {
         id: p.id,
         name: p.name ?? '',
@@ -53,6 +60,10 @@ export function boardRows(lab: string, processes: readonly ProcessInfo[]): Board
         sends: p.hand?.sends ?? 0,
         deviations: p.hand?.deviations ?? 0,
         findings: p.findings ?? 0,
+        open: live?.open ?? null,
+        oldestSeconds: seconds(live?.oldestOpenMs),
+        electingSeconds: seconds(live?.electingMs),
+        stuck: live?.stuck ?? false,
         claimedClicks: claimed?.clicks ?? null,
         claimedDeviations: claimed?.deviations ?? null,
         verdict: g ? (g.pass ? 'pass' : 'fail') : '',
@@ -62,6 +73,22 @@ export function boardRows(lab: string, processes: readonly ProcessInfo[]): Board
       };
     });
 }
+
+/** Seconds to a tenth (a class at a small time scale has UB under a second); null stays null. */
+const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.floor(ms / 100) / 10);
+
+/** The figure a numeric column sorts by; null (not measured, nothing claimed) sorts below every number. */
+const NUMBER: Partial<Record<BoardKey, (r: BoardRow) => number | null>> = {
+  id: (r) => r.id,
+  open: (r) => r.open,
+  oldest: (r) => r.oldestSeconds,
+  electing: (r) => r.electingSeconds,
+  actions: (r) => r.actions,
+  sends: (r) => r.sends,
+  deviations: (r) => r.deviations,
+  findings: (r) => r.findings,
+  claims: (r) => r.claimedClicks,
+};
 
 /** A grade sorts by its pass fraction; ungraded rows come last either way. */
 function gradeValue(r: BoardRow): number | null {
@@ -80,13 +107,15 @@ export function sortRows(rows: readonly BoardRow[], key: BoardKey, descending: b
       else c = dir * (x - y);
       if (x === null || y === null) return c || a.id - b.id;
     } else if (key === 'name' || key === 'mode') c = dir * a[key].localeCompare(b[key]);
-    else if (key === 'claims') c = dir * ((a.claimedClicks ?? -1) - (b.claimedClicks ?? -1));
-    else c = dir * (a[key] - b[key]);
+    else {
+      const f = NUMBER[key]!;
+      c = dir * ((f(a) ?? -1) - (f(b) ?? -1));
+    }
     return c || a.id - b.id;
   });
 }
 
-/** A claimed cell: empty when her tab claimed nothing. */
+/** A claimed or live cell: empty when her tab claimed nothing or nothing is measured. */
 const claim = (v: number | string | null) => (v === null ? '' : v);
 
 // The header says who vouches for each figure: "(verified)" the relay, "(tab claims)" her tab.
@@ -95,6 +124,10 @@ const COLUMNS: [string, (r: BoardRow) => string | number][] = [
   ['name', (r) => r.name],
   ['mode', (r) => r.mode],
   ['status', (r) => r.status],
+  ['open items (verified)', (r) => claim(r.open)],
+  ['oldest unanswered s (verified)', (r) => claim(r.oldestSeconds)],
+  ['time electing s (verified)', (r) => claim(r.electingSeconds)],
+  ['stuck past 2 UB (verified)', (r) => (r.stuck ? 'yes' : '')],
   ['actions (verified)', (r) => r.actions],
   ['sends (verified)', (r) => r.sends],
   ['deviations (verified)', (r) => r.deviations],
