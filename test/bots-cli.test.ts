@@ -48,7 +48,7 @@ describe('npm run bots', () => {
   });
 
   it('joins the bots, shows the coordinator they agree on, and leaves the lab at the end', async () => {
-    await h.api('POST', '/api/labs', { name: 'cli', size: 5, timing: { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 }, fabric: { link: { delay: 2 } } });
+    await h.api('POST', '/api/labs', { name: 'cli', size: 5, timing: { transmission: 30, processing: 5, heartbeatInterval: 250, heartbeatTimeout: 1500 }, fabric: { link: { delay: 2 } } });
     const script = fileURLToPath(new URL('../scripts/bots.ts', import.meta.url));
     const args = ['--import', 'tsx', script, '--url', h.url, '--lab', 'cli', '--ids', '1-4', '--transport', 'ws', '--duration', '2', '--interval', '0.5'];
     const out = await new Promise<string>((resolve, reject) =>
