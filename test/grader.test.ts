@@ -93,6 +93,11 @@ describe('the grader fails what is broken, with the reason', () => {
     expect(parsed.ok && parsed.trace.events.at(-1)).toMatchObject({ kind: 'note' });
   });
 
+  it('ring that skips only one dead successor (002: "send to j + 1" until a live one): with two dead in a row it ends following a dead one', async () => {
+    const f = failing(await gradeFile('ring', brokenModule('ring-skips-one')));
+    expect(f['crash-in-election']!.reason).toMatch(/agreement \(e_i = P\): measured all follow \d, which is down/);
+  });
+
   it('a message the bots would not understand fails the wire-format case', async () => {
     const f = failing(await gradeFile('bully', brokenModule('wrong-wire')));
     expect(f.wire!.reason).toMatch(/OK\.election/);
