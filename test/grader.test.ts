@@ -62,6 +62,17 @@ describe('the grader passes what is right', () => {
   });
 });
 
+describe('the grader checks safety under loss where the documents promise it', () => {
+  it('raft: the loss case checks one leader per term (§5.2, Figure 3: Election Safety holds whatever is lost); the id-ranked ones do not (their timeouts assume every message within T)', () => {
+    const figures = (algorithm: AlgorithmName) => {
+      const r = gradeAll({ algorithm, subject: getAlgorithm(algorithm), compare: false, clock, subjectName: 'reference', exploreMs: 0, wire: null });
+      return r.cases.find((c) => c.id === 'loss-detector')!.figures.map((f) => f.name);
+    };
+    expect(figures('raft')).toContain('safety');
+    expect(figures('bully')).not.toContain('safety');
+  });
+});
+
 describe('the grader fails what is broken, with the reason', () => {
   it('bully that never answers OK: no OK is counted, and the divergence names the OK the reference sends', async () => {
     const f = failing(await gradeFile('bully', brokenModule('bully-never-ok')));
