@@ -7,7 +7,11 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
 import { search } from '@shared/sim/explore-search.ts';
 import { provenWords } from '@shared/sim/explore-verdict.ts';
+import { settleBound } from '@shared/sim/explore-probe.ts';
+import { studentAlgorithm } from '@shared/grader/student.ts';
+import { pathToFileURL } from 'node:url';
 import { parseExploreCli } from '../scripts/explore.ts';
+import { brokenModule } from './fixtures/grader/broken.ts';
 
 const clock = () => performance.now();
 const NO_FAULTS: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
@@ -97,5 +101,17 @@ describe('explore: restart with the state lost', () => {
     const r = search(raftRestart(), { depth: 5, states: 1e9, ms: 600_000, probes: PROBES }, clock);
     expect(r.finding).toBeNull();
     expect(r.probes.run).toBe(PROBES.count);
+  });
+});
+
+describe('explore: agreement where the documents say the election is over', () => {
+  it('explore: a probe checks agreement at the settle bound after the last fault (002: "all processes eventually set e_i = P"), not only at quiescence', async () => {
+    const file = brokenModule('ring-skips-one');
+    const subject = studentAlgorithm(await import(pathToFileURL(file).href), { algorithm: 'ring', url: file, copyState: true });
+    const base = setup('ring', 4, { algorithm: subject, budget: { ...NO_FAULTS, crash: 1 } });
+    const settle = settleBound('ring', base.ids, base.timing)!;
+    const r = search({ ...base, settle }, { depth: 200, states: 2000, ms: 600_000, probes: { ...PROBES, count: 400 } }, clock);
+    expect(r.finding?.by).toBe('probe');
+    expect(r.finding?.violation.message).toMatch(new RegExp(`which is down \\(\\d+ ms after the last fault; the documents' bound is ${Math.round(settle)} ms\\)`));
   });
 });

@@ -62,6 +62,17 @@ describe('the grader passes what is right', () => {
   });
 });
 
+describe('the grader checks safety under loss where the documents promise it', () => {
+  it('raft: the loss case checks one leader per term (§5.2, Figure 3: Election Safety holds whatever is lost); the id-ranked ones do not (their timeouts assume every message within T)', () => {
+    const figures = (algorithm: AlgorithmName) => {
+      const r = gradeAll({ algorithm, subject: getAlgorithm(algorithm), compare: false, clock, subjectName: 'reference', exploreMs: 0, wire: null });
+      return r.cases.find((c) => c.id === 'loss-detector')!.figures.map((f) => f.name);
+    };
+    expect(figures('raft')).toContain('safety');
+    expect(figures('bully')).not.toContain('safety');
+  });
+});
+
 describe('the grader fails what is broken, with the reason', () => {
   it('bully that never answers OK: no OK is counted, and the divergence names the OK the reference sends', async () => {
     const f = failing(await gradeFile('bully', brokenModule('bully-never-ok')));
@@ -91,6 +102,11 @@ describe('the grader fails what is broken, with the reason', () => {
     // The failing run comes back as a trace the replay page reads.
     const parsed = parseTraceFile(f['ring-002']!.trace!);
     expect(parsed.ok && parsed.trace.events.at(-1)).toMatchObject({ kind: 'note' });
+  });
+
+  it('ring that skips only one dead successor (002: "send to j + 1" until a live one): with two dead in a row it ends following a dead one', async () => {
+    const f = failing(await gradeFile('ring', brokenModule('ring-skips-one')));
+    expect(f['crash-in-election']!.reason).toMatch(/agreement \(e_i = P\): measured all follow \d, which is down/);
   });
 
   it('a message the bots would not understand fails the wire-format case', async () => {

@@ -91,7 +91,9 @@ export function gradeExplore(algorithm: AlgorithmName, subject: AnyAlgorithm, ms
   }
 }
 
-function failure(algorithm: AlgorithmName, setup: ExploreSetup, r: SearchResult, base: Pick<CaseResult, 'id' | 'group' | 'title'>, figures: CaseResult['figures'], ms: number): CaseResult {
+type CaseHead = Pick<CaseResult, 'id' | 'group' | 'title'>;
+
+function failure(algorithm: AlgorithmName, setup: ExploreSetup, r: SearchResult, base: CaseHead, figures: CaseResult['figures'], ms: number): CaseResult {
   const f = r.finding!;
   const { trace, worlds } = scheduleTrace(setup, f.actions, f.violation);
   const schedule = f.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(setup, worlds[i]!, worlds[i + 1]!, a)}`);

@@ -64,8 +64,42 @@ export interface FleetStatus {
   /** The coordinator most up processes believe in, and how many believe it. */
   coordinator: ProcessId | null;
   agreeing: number;
-  /** True when every up process reports the same coordinator and none is electing. */
+  /**
+   * True when every up process reports the same coordinator, none is electing, and that
+   * coordinator is not one of the fleet's own processes that crashed or left (agreement means a
+   * live coordinator, as in shared/analysis/properties.ts; one outside the fleet is taken on trust).
+   */
   agreed: boolean;
+}
+
+/** What the fleet's processes report, counted (pure: the fleet passes its processes). */
+export function fleetStatus(processes: readonly Pick<LabProcess, 'status' | 'id' | 'report'>[]): FleetStatus {
+  const s: FleetStatus = { total: processes.length, up: 0, crashed: 0, connecting: 0, gone: 0, electing: 0, coordinator: null, agreeing: 0, agreed: false };
+  const votes = new Map<ProcessId | null, number>();
+  const down = new Set<ProcessId>();
+  for (const p of processes) {
+    if (p.status === 'up') {
+      s.up++;
+      const r = p.report;
+      if (r?.electing) s.electing++;
+      const c = r ? r.coordinator : null;
+      votes.set(c, (votes.get(c) ?? 0) + 1);
+      continue;
+    }
+    // Paused or reconnecting is not down; crashed or gone from the lab is.
+    if (p.id !== null && (p.status === 'crashed' || p.status === 'left')) down.add(p.id);
+    if (p.status === 'crashed') s.crashed++;
+    else if (p.status === 'connecting') s.connecting++;
+    else s.gone++;
+  }
+  for (const [c, n] of votes) {
+    if (c !== null && n > s.agreeing) {
+      s.coordinator = c;
+      s.agreeing = n;
+    }
+  }
+  s.agreed = s.up > 0 && s.agreeing === s.up && s.electing === 0 && s.coordinator !== null && !down.has(s.coordinator);
+  return s;
 }
 
 interface StartResult {
@@ -123,27 +157,7 @@ export class BotFleet {
   }
 
   status(): FleetStatus {
-    const s: FleetStatus = { total: this.processes.length, up: 0, crashed: 0, connecting: 0, gone: 0, electing: 0, coordinator: null, agreeing: 0, agreed: false };
-    const votes = new Map<ProcessId | null, number>();
-    for (const p of this.processes) {
-      if (p.status === 'up') {
-        s.up++;
-        const r = p.report;
-        if (r?.electing) s.electing++;
-        const c = r ? r.coordinator : null;
-        votes.set(c, (votes.get(c) ?? 0) + 1);
-      } else if (p.status === 'crashed') s.crashed++;
-      else if (p.status === 'connecting') s.connecting++;
-      else s.gone++;
-    }
-    for (const [c, n] of votes) {
-      if (c !== null && n > s.agreeing) {
-        s.coordinator = c;
-        s.agreeing = n;
-      }
-    }
-    s.agreed = s.up > 0 && s.agreeing === s.up && s.electing === 0;
-    return s;
+    return fleetStatus(this.processes);
   }
 
   private algorithmsFor(): (name: AlgorithmName) => AnyAlgorithm {

@@ -183,7 +183,8 @@ export class WorldDraft {
   }
 
   done(): World {
-    return { now: this.now, procs: this.procs, pending: this.pending, used: this.used, groups: this.groups, slow: this.slow, nextId: this.nextId, fresh: this.fresh, twoLeadersSince: this.twoLeadersSince };
+    const { now, procs, pending, used, groups, slow, nextId, fresh, twoLeadersSince } = this;
+    return { now, procs, pending, used, groups, slow, nextId, fresh, twoLeadersSince };
   }
 
   // --- the explorer's effect handlers ---------------------------------------------------------
