@@ -5,13 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmConfig, type Effect, type Message, type StepContext } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { createRng } from '@shared/sim/rng.ts';
-import { DEFAULT_JOB, makeToken, solve, type WorkJob } from '@shared/work/work-job.ts';
+import { answerKey, DEFAULT_JOB, makeToken, type WorkJob } from '@shared/work/work-job.ts';
 import { WORK_TYPES } from '@shared/work/work-messages.ts';
 import type { WorkState } from '@shared/work/work-state.ts';
 import { withWork } from '@shared/work/with-work.ts';
 import { mutate, randomJson, reachStates } from './helpers/message-fuzz.ts';
 
 const JOB: WorkJob = { ...DEFAULT_JOB, tasks: 8, size: 100 };
+const KEY = answerKey(JOB);
+const solve = (_job: WorkJob, t: number) => KEY[t]!;
 const ids = [0, 1, 2, 3];
 const ctx: StepContext = { now: 0, random: createRng(1) };
 
@@ -37,6 +39,13 @@ function runningCoordinator() {
   return { alg, state: out.state, effects: out.effects };
 }
 
+describe('work layer: the job', () => {
+  it('task i counts the primes in [i*size, (i+1)*size): 25 below 100, 21 in the next hundred, 16 in the one after', () => {
+    expect(KEY.slice(0, 3)).toEqual([25, 21, 16]);
+    expect(answerKey({ ...JOB, tasks: 1, size: 10_000 })).toEqual([1229]);
+  });
+});
+
 describe('work layer: the coordinator (003 dynamic sharing)', () => {
   it('hands one task to each empty machine and appoints the highest other id as analyser', () => {
     const { state, effects } = runningCoordinator();
@@ -48,7 +57,7 @@ describe('work layer: the coordinator (003 dynamic sharing)', () => {
     const { alg, state } = runningCoordinator();
     const out = deliver(alg, state, 0, { type: 'WORK_RESULT', token: state.newest, task: 5, value: solve(JOB, 5) });
     expect(out.state.c.wrong).toBe(1);
-    expect(out.state.office?.done).toEqual({});
+    expect(out.state.office?.doneCount).toBe(0);
     expect(sends(out.effects)).toEqual([]);
   });
 
@@ -56,7 +65,7 @@ describe('work layer: the coordinator (003 dynamic sharing)', () => {
     const { alg, state } = runningCoordinator();
     const out = deliver(alg, state, 0, { type: 'WORK_RESULT', token: state.newest, task: 0, value: solve(JOB, 0) + 1 });
     expect(out.state.c.wrong).toBe(1);
-    expect(out.state.office?.done).toEqual({});
+    expect(out.state.office?.doneCount).toBe(0);
     expect(out.state.c.reassigned).toBe(1);
   });
 
@@ -78,7 +87,7 @@ describe('work layer: the coordinator (003 dynamic sharing)', () => {
     s = deliver(alg, s, 0, { type: 'WORK_RESULT', token: state.newest, task: -1, value: 0 }).state; // outside the schema
     s = deliver(alg, s, 42, { type: 'WORK_RESULT', token: state.newest, task: 0, value: solve(JOB, 0) }).state; // not a lab id
     expect(s.c.ignored).toBe(2);
-    expect(s.office?.done).toEqual({});
+    expect(s.office?.doneCount).toBe(0);
   });
 });
 

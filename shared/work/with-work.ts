@@ -7,7 +7,8 @@
 import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type Step, type StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
 import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
-import { checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
+import { answerKey, checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
+import { noResults } from './task-results.ts';
 import { isWorkType, WORK_SCHEMAS, WORK_TYPES, type WorkMessage } from './work-messages.ts';
 import { count, ZERO_COUNTERS, type WorkState } from './work-state.ts';
 import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, STATUS_TIMER, type Fx } from './work-worker.ts';
@@ -15,6 +16,8 @@ import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, ST
 const parse = messageParser(WORK_SCHEMAS);
 
 export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorithm<WorkState<S>, Message> {
+  const key = answerKey(job);
+  const none = noResults(job.tasks); // shared by every process's empty store: results are copied on write
   const inner = (out: Step<S, any>, s: WorkState<S>, ctx: StepContext): Step<WorkState<S>, Message> => {
     // The election's own reports are replaced by the composed one (withReports adds it).
     const fx: Fx = out.effects.filter((e: Effect) => e.kind !== 'report');
@@ -27,8 +30,8 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
     init(config: AlgorithmConfig, ctx: StepContext) {
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
-        election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, timing: config.timing, last: election.report(out.state),
-        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: {}, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
+        election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
+        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };
       const step = inner(out, s0, ctx);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
@@ -114,7 +117,7 @@ function work<S>(s: WorkState<S>, event: Extract<AlgorithmEvent, { kind: 'messag
 
 function keep<S>(s: WorkState<S>, task: number, value: number): WorkState<S> {
   // Checked before it is kept, so a forged result never reaches the next office's table.
-  if (!checks(s.job, task, value)) return count(s, 'wrong');
+  if (!checks(s.key, task, value)) return count(s, 'wrong');
   return s.held[task] !== undefined ? s : { ...s, held: { ...s.held, [task]: value } };
 }
 
