@@ -4,7 +4,8 @@
 // untouched; the work layer's (WORK_*, work:*) are its own. After every step the layer reads the
 // election's report: the process that believes itself coordinator (and is not electing) acts
 // as coordinator; every order it gives carries its token.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type Step, type StepContext } from '../algorithms/algorithm.ts';
+import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect } from '../algorithms/algorithm.ts';
+import type { Message, ProcessId, Report, Step, StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
 import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
 import { answerKey, checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
@@ -31,7 +32,8 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
         election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
-        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
+        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {},
+        store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };
       const step = inner(out, s0, ctx);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
@@ -61,7 +63,9 @@ function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   if (workers.length === 0) return s;
   const token = makeToken(1, s.self);
   const analyser = workers[workers.length - 1]!;
-  for (let t = 0; t < s.job.tasks; t++) fx.push({ kind: 'send', to: workers[t % workers.length]!, message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser } });
+  for (let t = 0; t < s.job.tasks; t++) {
+    fx.push({ kind: 'send', to: workers[t % workers.length]!, message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser } });
+  }
   return { ...s, newest: token };
 }
 

@@ -18,7 +18,10 @@ export const SWEEP_TIMER = 'work:sweep';
 /** Take office with `token`: ask everyone what they hold, hand out nothing until they answered. */
 export function takeOffice<S>(s: Ws<S>, token: number, fx: Fx): Ws<S> {
   const done = fromRecord(s.job.tasks, s.held, Object.fromEntries(entries(s.store)));
-  const office: Office = { token, phase: 'gathering', analyser: null, queued: [], running: {}, since: {}, boots: {}, done, doneCount: entries(done).length, givenTo: [], heard: {}, storedBy: {} };
+  const office: Office = {
+    token, phase: 'gathering', analyser: null, queued: [], running: {}, since: {}, boots: {},
+    done, doneCount: entries(done).length, givenTo: [], heard: {}, storedBy: {},
+  };
   for (const to of s.ids) if (to !== s.self) fx.push({ kind: 'send', to, message: { type: 'WORK_HOLD', token, boot: s.boot } });
   // The answers' round trip, twice: a late answer is still merged when it comes.
   fx.push({ kind: 'set-timer', name: GATHER_TIMER, after: 2 * roundTripBound(s.timing) });
@@ -153,7 +156,12 @@ function rebooted<S>(s: Ws<S>, from: ProcessId, boot: number): Ws<S> {
 /** A worker busy with a task this office did not give (an earlier office's): it counts as running there. */
 function adopt<S>(s: Ws<S>, w: ProcessId, task: number, now: number): Ws<S> {
   const o = s.office!;
-  return withOffice(s, { running: { ...o.running, [w]: task }, since: { ...o.since, [w]: now }, queued: o.queued.filter((t) => t !== task), givenTo: given(o.givenTo, task, w, s.ids.length) });
+  return withOffice(s, {
+    running: { ...o.running, [w]: task },
+    since: { ...o.since, [w]: now },
+    queued: o.queued.filter((t) => t !== task),
+    givenTo: given(o.givenTo, task, w, s.ids.length),
+  });
 }
 
 export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
@@ -162,7 +170,8 @@ export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: 
   // This token was given out before by an earlier life of this process (a crash forgets it; it
   // is not kept on disk): take office again with a newer one, so no two offices share a token.
   if (m.reused && typeof s0.last.term !== 'number') return takeOffice(leaveOffice(s0, fx), makeToken(epochOf(o.token) + 1, s0.self), fx);
-  let s = rebooted(withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...(o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {}) }), from, m.boot);
+  const gathering = o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {};
+  let s = rebooted(withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...gathering }), from, m.boot);
   for (const [t, v] of m.held) {
     if (!checks(s.key, t, v)) s = count(s, 'wrong');
     else s = record(s, t, v, fx);

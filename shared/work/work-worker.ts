@@ -28,7 +28,7 @@ export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: Proce
   if (s0.office) return count(s0, 'ignored'); // a coordinator in office takes no orders
   const fenced = fence(s0, m.token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
-  let s = m.token >= s0.newest ? { ...fenced, boss: from } : fenced;
+  const s = m.token >= s0.newest ? { ...fenced, boss: from } : fenced;
   const order: Order = { task: m.task, token: m.token, from, reportTo: m.reportTo };
   const known = s.held[m.task];
   if (known !== undefined) {
@@ -40,8 +40,7 @@ export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: Proce
   if (!s.running) return start(s, order, fx);
   // Busy (a second coordinator's order, or static sharing's whole share): queue, bounded by the job.
   if (s.queue.length >= s.job.tasks) return count(s, 'dropped');
-  s = { ...s, queue: [...s.queue, order] };
-  return s;
+  return { ...s, queue: [...s.queue, order] };
 }
 
 function start<S>(s: WorkState<S>, order: Order, fx: Fx): WorkState<S> {
@@ -83,7 +82,8 @@ export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
 export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
   const to = s.last.coordinator ?? s.boss;
-  if (to !== null && to !== s.self && !s.office) fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
+  if (to === null || to === s.self || s.office) return s;
+  fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
   return s;
 }
 
@@ -106,7 +106,11 @@ export function onHold<S>(s0: WorkState<S>, m: Msg<'WORK_HOLD'>, from: ProcessId
   fx.push({
     kind: 'send',
     to: from,
-    message: { type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, boot: s.boot, reused, held: Object.entries(held).map(([t, v]) => [Number(t), v]), stored: entries(s.store).map(([t]) => t) },
+    message: {
+      type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, boot: s.boot, reused,
+      held: Object.entries(held).map(([t, v]) => [Number(t), v]),
+      stored: entries(s.store).map(([t]) => t),
+    },
   });
   return s;
 }
