@@ -8,7 +8,8 @@ import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent,
 import type { Message, ProcessId, Report, Step, StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
 import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
-import { answerKey, checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
+import type { Workload } from '../protocol/lab-config.ts';
+import { answerKey, checks, epochOf, jobOf, makeToken, type WorkJob } from './work-job.ts';
 import { noResults } from './task-results.ts';
 import { isWorkType, WORK_SCHEMAS, WORK_TYPES, type WorkMessage } from './work-messages.ts';
 import { count, ZERO_COUNTERS, type WorkState } from './work-state.ts';
@@ -50,6 +51,11 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
       return reportOf(s);
     },
   });
+}
+
+/** The election alone, or with the lab's workload over it (what a bot or a tab runs). */
+export function withWorkload<S>(election: Algorithm<S, any>, workload: Workload | undefined): Algorithm<any, any> {
+  return workload ? withWork(election, jobOf(workload)) : election;
 }
 
 function reportOf<S>(s: WorkState<S>): Report {

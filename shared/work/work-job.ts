@@ -3,6 +3,7 @@
 // is counted once, so a wrong or forged result is detected (a real job would check a
 // certificate instead).
 import type { ProcessId } from '../algorithms/algorithm.ts';
+import type { Workload } from '../protocol/lab-config.ts';
 
 type Sharing = 'static' | 'dynamic';
 
@@ -22,8 +23,12 @@ export interface WorkJob {
 
 export const DEFAULT_JOB: WorkJob = { tasks: 12, size: 1000, taskMs: 400, sharing: 'dynamic', fencing: true, slow: {} };
 
-/** The largest job a lab may state: every table the layer keeps is bounded by it. */
-export const MAX_TASKS = 100_000;
+/** A lab's workload (shared/protocol/lab-config.ts) as the layer's job. */
+export function jobOf(w: Workload): WorkJob {
+  const slow: Record<ProcessId, number> = {};
+  for (const s of w.slow) slow[s.id] = s.factor;
+  return { tasks: w.tasks, size: w.size, taskMs: w.taskMs, sharing: w.sharing, fencing: w.fencing, slow };
+}
 
 export const isTask = (job: WorkJob, t: number): boolean => Number.isInteger(t) && t >= 0 && t < job.tasks;
 

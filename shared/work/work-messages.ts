@@ -2,7 +2,7 @@
 // the algorithms): what a peer may send the work layer. Lists are bounded by the largest job.
 import { z } from 'zod';
 import { CountSchema, IdSchema, type MessageSchemas } from '../algorithms/messages.ts';
-import { MAX_TASKS } from './work-job.ts';
+import { MAX_TASKS } from '../protocol/lab-config.ts';
 
 const Token = CountSchema;
 const Task = z.int().min(0).max(MAX_TASKS - 1);
