@@ -80,6 +80,16 @@ describe('work layer: the coordinator (003 dynamic sharing)', () => {
     expect(sends(twice.effects).filter((m) => m.type === 'WORK_STORE')).toEqual([]);
   });
 
+  it('an order or a status naming a task outside the job is counted as wrong; nothing is computed or adopted', () => {
+    const worker = start(0);
+    const w = deliver(worker.alg, worker.state, 3, { type: 'WORK_ASSIGN', token: 1, task: 99, reportTo: 3 });
+    expect([w.state.running, w.state.c.wrong, w.effects.filter((e) => e.kind === 'set-timer')]).toEqual([null, 1, []]);
+    const { alg, state } = runningCoordinator();
+    const c = deliver(alg, state, 1, { type: 'WORK_HELD', token: state.newest, task: 99, boot: 0, reused: false, held: [], stored: [] });
+    expect(c.state.office?.running[1]).toBe(1); // still the task it was given
+    expect(c.state.c.wrong).toBe(1);
+  });
+
   it('unknown task ids and ids outside the lab are ignored and counted, never kept', () => {
     const { alg, state } = runningCoordinator();
     let s = deliver(alg, state, 0, { type: 'WORK_RESULT', token: state.newest, task: 99, value: 0 }).state; // in the schema's range, not in the job

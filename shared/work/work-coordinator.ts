@@ -155,6 +155,7 @@ function rebooted<S>(s: Ws<S>, from: ProcessId, boot: number): Ws<S> {
 
 /** A worker busy with a task this office did not give (an earlier office's): it counts as running there. */
 function adopt<S>(s: Ws<S>, w: ProcessId, task: number, now: number): Ws<S> {
+  if (!isTask(s.job, task)) return count(s, 'wrong');
   const o = s.office!;
   return withOffice(s, {
     running: { ...o.running, [w]: task },

@@ -1,6 +1,6 @@
 // A worker and the analyser: obey orders (fenced by token), compute, hold results, keep them.
 import type { Effect, ProcessId } from '../algorithms/algorithm.ts';
-import { checks, taskTime } from './work-job.ts';
+import { checks, isTask, taskTime } from './work-job.ts';
 import type { WorkMessage } from './work-messages.ts';
 import { entries, has, withResult } from './task-results.ts';
 import { count, type Order, type WorkState } from './work-state.ts';
@@ -26,6 +26,7 @@ function fence<S>(s: WorkState<S>, token: number, from: ProcessId, fx: Fx): Work
 
 export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: ProcessId, fx: Fx): WorkState<S> {
   if (s0.office) return count(s0, 'ignored'); // a coordinator in office takes no orders
+  if (!isTask(s0.job, m.task)) return count(s0, 'wrong'); // in the schema's range, not in this job
   const fenced = fence(s0, m.token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
   const s = m.token >= s0.newest ? { ...fenced, boss: from } : fenced;
