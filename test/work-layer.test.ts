@@ -6,7 +6,8 @@ import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmConfig, type Effect, typ
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { answerKey, DEFAULT_JOB, makeToken, type WorkJob } from '@shared/work/work-job.ts';
-import { WORK_TYPES } from '@shared/work/work-messages.ts';
+import { parseMessage } from '@shared/algorithms/messages.ts';
+import { WORK_SCHEMAS, WORK_TYPES } from '@shared/work/work-messages.ts';
 import type { WorkState } from '@shared/work/work-state.ts';
 import { withWork } from '@shared/work/with-work.ts';
 import { mutate, randomJson, reachStates } from './helpers/message-fuzz.ts';
@@ -80,7 +81,7 @@ describe('work layer: the coordinator (003 dynamic sharing)', () => {
     expect(sends(twice.effects).filter((m) => m.type === 'WORK_STORE')).toEqual([]);
   });
 
-  it('an order or a status naming a task outside the job is counted as wrong; nothing is computed or adopted', () => {
+  it('an order or an answer naming a task outside the job is counted as wrong; nothing is computed or adopted', () => {
     const worker = start(0);
     const w = deliver(worker.alg, worker.state, 3, { type: 'WORK_ASSIGN', token: 1, task: 99, reportTo: 3 });
     expect([w.state.running, w.state.c.wrong, w.effects.filter((e) => e.kind === 'set-timer')]).toEqual([null, 1, []]);
@@ -156,7 +157,7 @@ describe('work layer: bad input (issue 27, 8)', () => {
   });
 
   for (const name of ALGORITHM_NAMES) {
-    it(`${name} with work: step never throws on random JSON or mutated work messages, and every send fits a schema's type`, () => {
+    it(`${name} with work: step never throws on random JSON or mutated work messages, and every work message it sends fits its schema`, () => {
       const alg = withWork(getAlgorithm(name), JOB);
       const reached = reachStates(alg, 11, 4, 4, 250);
       const own = reached[0]!.sent.filter((m) => WORK_TYPES.includes(m.type));
@@ -166,7 +167,12 @@ describe('work layer: bad input (issue 27, 8)', () => {
         const { state } = reached[k % reached.length]!;
         const message = k % 3 === 0 ? randomJson(r) : mutate(own[k % own.length]!, r, WORK_TYPES);
         const out = alg.step(state, { kind: 'message', from: k % 5, message: message as Message }, ctx);
-        for (const e of out.effects) if (e.kind === 'send') expect(alg.messageTypes).toContain(e.message.type);
+        for (const e of out.effects) {
+          if (e.kind !== 'send') continue;
+          expect(alg.messageTypes).toContain(e.message.type);
+          // What the layer sends fits its own schemas (a result with no value would not).
+          if (WORK_TYPES.includes(e.message.type)) expect(parseMessage(WORK_SCHEMAS, e.message), JSON.stringify(e.message)).not.toBeNull();
+        }
       }
     });
   }
