@@ -6,6 +6,7 @@ import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmConfig, type Effect, typ
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { answerKey, DEFAULT_JOB, makeToken, type WorkJob } from '@shared/work/work-job.ts';
+import { compileCheck } from '@shared/algorithms/message-check.ts';
 import { parseMessage } from '@shared/algorithms/messages.ts';
 import { WORK_SCHEMAS, WORK_TYPES } from '@shared/work/work-messages.ts';
 import type { WorkState } from '@shared/work/work-state.ts';
@@ -35,7 +36,7 @@ function deliver(alg: ReturnType<typeof start>['alg'], s: WorkState, from: numbe
 function runningCoordinator() {
   const { alg, state } = start(3);
   let s = state;
-  for (const w of [0, 1, 2]) s = deliver(alg, s, w, { type: 'WORK_HELD', token: s.newest, task: null, boot: 0, reused: false, held: [], stored: [] }).state;
+  for (const w of [0, 1, 2]) s = deliver(alg, s, w, { type: 'WORK_HELD', token: s.newest, task: -1, boot: 0, reused: false, held: [], stored: [] }).state;
   const out = alg.step(s, { kind: 'timer', name: 'work:gather' }, { ...ctx, now: 300 });
   return { alg, state: out.state, effects: out.effects };
 }
@@ -176,4 +177,23 @@ describe('work layer: bad input (issue 27, 8)', () => {
       }
     });
   }
+
+  it('the hot path\'s fast checks of the work messages answer as their zod schemas do (test/message-check.test.ts\'s rule)', () => {
+    const r = createRng(9);
+    const sent = [...new Set(reachStates(withWork(getAlgorithm('bully'), JOB), 4, 2, 4, 200).flatMap((x) => x.sent))].filter((m) => WORK_TYPES.includes(m.type));
+    const edges = [0, -0, -1, 1.5, 2 ** 53, null, true, '1', [], [[1, 2]], [[1]], [[1, 2, 3]], [[1, -1]], Array.from({ length: 20_001 }, () => 1)];
+    const keys = ['token', 'task', 'value', 'boot', 'held', 'stored', 'reused', 'reportTo', 'newest'];
+    const candidates: unknown[] = [...sent];
+    for (const m of sent) for (let k = 0; k < 6; k++) candidates.push(mutate(m, r, WORK_TYPES));
+    for (const m of sent) for (const key of keys) for (const v of edges) candidates.push({ ...m, [key]: v });
+    // WORK_HELD (one per process per office, rare) carries [task, value] pairs, a tuple the fast
+    // check does not read: zod parses it. Every frequent message has a fast check.
+    for (const type of WORK_TYPES.filter((t) => t !== 'WORK_HELD')) expect(compileCheck(WORK_SCHEMAS[type as keyof typeof WORK_SCHEMAS]), type).not.toBeNull();
+    for (const c of candidates) {
+      const type = (c as { type?: string } | null)?.type;
+      const schema = typeof type === 'string' && Object.hasOwn(WORK_SCHEMAS, type) ? WORK_SCHEMAS[type as keyof typeof WORK_SCHEMAS] : null;
+      const z = schema?.safeParse(c);
+      expect(parseMessage(WORK_SCHEMAS, c), JSON.stringify(c)?.slice(0, 200)).toEqual(z?.success ? z.data : null);
+    }
+  });
 });

@@ -32,7 +32,7 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
     init(config: AlgorithmConfig, ctx: StepContext) {
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
-        election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
+        election: out.state, self: config.self, boot: Math.max(0, Math.floor(ctx.now)), ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
         newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {},
         store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };

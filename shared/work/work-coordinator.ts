@@ -4,7 +4,7 @@
 // hold ("what do you hold?"). Every order carries the office's token.
 import { roundTripBound, type ProcessId, type StepContext } from '../algorithms/algorithm.ts';
 import { checks, epochOf, isTask, makeToken } from './work-job.ts';
-import type { WorkMessage } from './work-messages.ts';
+import { NONE, type WorkMessage } from './work-messages.ts';
 import { entries, fromRecord, has, withResult } from './task-results.ts';
 import { count, type Office, type WorkState } from './work-state.ts';
 import type { Fx } from './work-worker.ts';
@@ -133,9 +133,9 @@ export function onStatus<S>(s0: Ws<S>, m: Msg<'WORK_STATUS'>, from: ProcessId, c
   s = rebooted(s, from, m.boot);
   const mine = s.office!.running[from];
   // An empty machine we think busy lost the order, unless the status left before the order arrived.
-  const lost = m.task === null && ctx.now - (o.since[from] ?? 0) > roundTripBound(s0.timing);
+  const lost = m.task === NONE && ctx.now - (o.since[from] ?? 0) > roundTripBound(s0.timing);
   if (mine !== undefined && m.task !== mine && lost) s = requeue(s, from);
-  if (m.task !== null && s.office!.running[from] === undefined && !has(o.done, m.task)) s = adopt(s, from, m.task, ctx.now);
+  if (m.task !== NONE && s.office!.running[from] === undefined && !has(o.done, m.task)) s = adopt(s, from, m.task, ctx.now);
   // It has not heard this office's question (it restarted, or it was cut off): ask it now.
   if (m.token < o.token) fx.push({ kind: 'send', to: from, message: { type: 'WORK_HOLD', token: o.token, boot: s0.boot } });
   if (s.office!.phase === 'running' && s.office!.analyser === null) s = appoint(s, fx);
@@ -177,7 +177,7 @@ export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: 
     if (!checks(s.key, t, v)) s = count(s, 'wrong');
     else s = record(s, t, v, fx);
   }
-  if (m.task !== null && !has(s.office!.done, m.task)) s = adopt(s, from, m.task, ctx.now);
+  if (m.task !== NONE && !has(s.office!.done, m.task)) s = adopt(s, from, m.task, ctx.now);
   if (s.office!.phase === 'running' && s.office!.analyser === null) s = appoint(s, fx);
   return assign(s, ctx.now, fx);
 }

@@ -1,7 +1,7 @@
 // A worker and the analyser: obey orders (fenced by token), compute, hold results, keep them.
 import type { Effect, ProcessId } from '../algorithms/algorithm.ts';
 import { checks, isTask, taskTime } from './work-job.ts';
-import type { WorkMessage } from './work-messages.ts';
+import { NONE, type WorkMessage } from './work-messages.ts';
 import { entries, has, withResult } from './task-results.ts';
 import { count, type Order, type WorkState } from './work-state.ts';
 
@@ -84,7 +84,7 @@ export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
   const to = s.last.coordinator ?? s.boss;
   if (to === null || to === s.self || s.office) return s;
-  fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
+  fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? NONE, boot: s.boot } });
   return s;
 }
 
@@ -108,7 +108,7 @@ export function onHold<S>(s0: WorkState<S>, m: Msg<'WORK_HOLD'>, from: ProcessId
     kind: 'send',
     to: from,
     message: {
-      type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, boot: s.boot, reused,
+      type: 'WORK_HELD', token: m.token, task: s.running?.task ?? NONE, boot: s.boot, reused,
       held: Object.entries(held).map(([t, v]) => [Number(t), v]),
       stored: entries(s.store).map(([t]) => t),
     },
