@@ -2,6 +2,8 @@
 // Validated at the REST boundary like every lab setting, published in the OpenAPI, and run by
 // the relay's server-side bots over the election (shared/work/with-work.ts, `withWorkload`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
+import { nodeChannel } from '@shared/lab-client/node-channel.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 import openapi from '../docs/openapi.json' with { type: 'json' };
 
@@ -57,5 +59,16 @@ describe('lab option workload', () => {
     const alone = (p: Proc) => p.report?.coordinator === 3 && p.report.detail?.['work'] === undefined;
     await waitFor(async () => (await processes(lab)).filter(alone).length === 4, 10_000, 'the election alone agreeing on 3');
     expect((await byType(lab))['WORK_ASSIGN']).toBe(sent);
+  });
+
+  it('remote processes over WebSocket get the workload in their config frame and run the job', async () => {
+    const lab = 'work-remote';
+    expect((await h.api('POST', '/api/labs', { name: lab, size: 3, timing: TIMING, fabric: { link: { delay: 5, jitter: 0 } }, workload: { ...WORKLOAD, sharing: 'static', slow: [] } })).status).toBe(201);
+    const fleet = new BotFleet({ lab, channel: () => nodeChannel(h.url, 'ws'), count: 3 });
+    expect((await fleet.start()).joined).toEqual([0, 1, 2]);
+    // Static sharing: the coordinator 2 splits the job between 0 and 1, results go to 1.
+    await waitFor(async () => ((await byType(lab))['WORK_RESULT'] ?? 0) >= WORKLOAD.tasks, 15_000, 'every result sent');
+    expect((await byType(lab))['WORK_ASSIGN']).toBe(WORKLOAD.tasks);
+    fleet.stop();
   });
 });

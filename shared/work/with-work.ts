@@ -38,7 +38,6 @@ export function withWork<S>(election: Algorithm<S, any>, job: WorkJob): Algorith
       };
       const step = inner(out, s0, ctx);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
-      else if (config.initialCoordinator === config.self) step.state = shareStatically(step.state, step.effects);
       return step;
     },
     step(s0, event, ctx) {
@@ -63,7 +62,11 @@ function reportOf<S>(s: WorkState<S>): Report {
   return { ...s.last, detail: { ...s.last.detail, work: role, token: s.newest } };
 }
 
-/** Static sharing (003's baseline): the first coordinator splits the job up front, once; nothing is ever reassigned. */
+/**
+ * Static sharing (003's baseline): a coordinator that has seen no token (no share reached it, so
+ * as far as it knows the job was never split) splits it up front; nothing is ever reassigned.
+ * A coordinator that restarts has forgotten the split and splits the job again from the start.
+ */
 function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   const workers = s.ids.filter((id) => id !== s.self);
   if (workers.length === 0) return s;
@@ -79,7 +82,7 @@ function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
 function sync<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   const chosen = s.last.coordinator === s.self && !s.last.electing;
   if (!chosen) return leaveOffice(s, fx);
-  if (s.job.sharing === 'static') return s;
+  if (s.job.sharing === 'static') return s.newest === 0 ? shareStatically(s, fx) : s;
   if (s.office && !(s.job.fencing && s.office.token < s.newest)) return s;
   // Raft's term is the token's epoch (one leader per term); the others bump past the newest seen.
   const epoch = typeof s.last.term === 'number' ? s.last.term : epochOf(s.newest) + 1;
