@@ -8,7 +8,11 @@
 //   here too, so the ratio says what the simulator adds to the loop it cannot avoid;
 // - the explorer on `npm run explore -- --algorithm ring --nodes 4 --faults slow`, as distinct
 //   states per second (the CLI's limits: it stops at its 300,000-state bound).
-// --quick (CI): 200 processes and a 20,000-state bound; the figures are printed, never asserted.
+// - 003's work schedule (shared/work/) over Bully: 1,000 processes and 10,000 tasks, dynamic
+//   sharing with fencing (`npm run simulate -- --algorithm bully --nodes 1000 --tasks 10000`),
+//   beside the election alone over the same virtual time;
+// --quick (CI): 200 processes (2,000 tasks) and a 20,000-state bound; the figures are printed,
+// never asserted.
 // --reductions: what duplicate-state detection saves, as state counts with it and without it (a
 // plain tree search over the same actions, bounded in count and time); a minute or two.
 // Targets (issue 11): the worst case in under 1 s (at least 1,000,000 events/s), the explorer at
@@ -25,6 +29,9 @@ import { createRng } from '@shared/sim/rng.ts';
 import { handleHelp, usageError } from '../scripts/cli.ts';
 import { parseExploreCli } from '../scripts/explore.ts';
 import { specFor } from '../scripts/simulate.ts';
+import { DEFAULT_JOB } from '@shared/work/work-job.ts';
+import { simulateWork, workHorizon } from '@shared/work/work-sim.ts';
+import { getAlgorithm } from '@shared/algorithms/registry.ts';
 
 interface CoreBench {
   quick: boolean;
@@ -32,12 +39,27 @@ interface CoreBench {
   bareLoop: { events: number; wallMs: number; eventsPerSecond: number };
   /** Simulator wall time over the bare loop's, for the same number of events. */
   ratio: number;
+  work: { processes: number; tasks: number; completed: number; events: number; messages: number; wallMs: number; aloneEvents: number; aloneWallMs: number };
   explorer: { args: string[]; states: number; transitions: number; depth: number; stoppedBy: string; wallMs: number; statesPerSecond: number };
   targets: { name: string; target: string; value: string; met: boolean }[];
 }
 
-const FULL = { processes: 1000, states: 300_000 };
-const QUICK = { processes: 200, states: 20_000 };
+const FULL = { processes: 1000, tasks: 10_000, states: 300_000 };
+const QUICK = { processes: 200, tasks: 2_000, states: 20_000 };
+
+/** The work schedule over Bully (no fault), and the election alone over the same virtual time. */
+function workRun(n: number, tasks: number): CoreBench['work'] {
+  const ids = Array.from({ length: n }, (_, i) => i);
+  const job = { ...DEFAULT_JOB, tasks };
+  const spec = { algorithm: getAlgorithm('bully'), ids, seed: 1, until: workHorizon(job, ids), trace: false };
+  let started = performance.now();
+  const w = simulateWork(spec, job);
+  const wallMs = performance.now() - started;
+  started = performance.now();
+  const alone = simulate(spec);
+  const aloneWallMs = performance.now() - started;
+  return { processes: n, tasks, completed: w.tasks.completed, events: w.result.events, messages: w.result.messages.total, wallMs, aloneEvents: alone.events, aloneWallMs };
+}
 
 /** The simulator on the Bully worst case with n processes, trace off (as `npm run simulate` runs it). */
 function simulatorRun(n: number): CoreBench['simulator'] {
@@ -89,6 +111,7 @@ function runCoreBench(quick: boolean): CoreBench {
   simulatorRun(50);
   const simulator = simulatorRun(size.processes);
   const bare = bareLoop(simulator.events);
+  const work = workRun(size.processes, size.tasks);
   explorerRun(2000);
   const explorer = explorerRun(size.states);
   const full = !quick;
@@ -97,6 +120,7 @@ function runCoreBench(quick: boolean): CoreBench {
     simulator,
     bareLoop: bare,
     ratio: simulator.wallMs / bare.wallMs,
+    work,
     explorer,
     targets: [
       { name: 'simulator wall time, 1,000-process worst case', target: '< 1000 ms', value: `${fmt(simulator.wallMs)} ms`, met: full && simulator.wallMs < 1000 },
@@ -111,11 +135,13 @@ const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
 function report(b: CoreBench): string[] {
   const s = b.simulator;
   const e = b.explorer;
+  const w = b.work;
   return [
     `bench:core${b.quick ? ' --quick' : ''}: node ${process.version}, ${cpus().length} cpus (${cpus()[0]?.model ?? 'unknown'})`,
     `simulator: bully worst case, ${s.processes} processes (crash ${s.processes - 1}, 0 detects): ${fmt(s.events)} events (${fmt(s.messages)} messages) in ${fmt(s.wallMs)} ms: ${fmt(s.eventsPerSecond)} events/s`,
     `bare event loop, same ${fmt(b.bareLoop.events)} events: ${fmt(b.bareLoop.wallMs)} ms: ${fmt(b.bareLoop.eventsPerSecond)} events/s`,
     `simulator / bare loop: ${b.ratio.toFixed(1)}x the time`,
+    `work schedule: bully, ${w.processes} processes, ${fmt(w.tasks)} tasks (${fmt(w.completed)} completed): ${fmt(w.events)} events (${fmt(w.messages)} messages) in ${fmt(w.wallMs)} ms; the election alone, same virtual time: ${fmt(w.aloneEvents)} events in ${fmt(w.aloneWallMs)} ms`,
     `explorer: ${e.args.join(' ')}: ${fmt(e.states)} states, ${fmt(e.transitions)} transitions, depth ${e.depth}, stopped by ${e.stoppedBy}, in ${fmt(e.wallMs)} ms: ${fmt(e.statesPerSecond)} states/s`,
     ...b.targets.map((t) => `target ${t.name}: ${t.target}: ${t.value}${b.quick ? ' (quick run: the targets are for the full run)' : t.met ? ' (met)' : ' (missed)'}`),
   ];
@@ -184,8 +210,9 @@ function reductions(): string[] {
 const USAGE = `Usage: npm run bench:core -- [--quick] [--json] [--reductions] [--restart]
 
 The simulator on the 1,000-process Bully worst case beside a bare event loop over as many events,
-and the explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
-  --quick        200 processes and a 20,000-state bound (CI)
+the work schedule at 1,000 processes and 10,000 tasks beside the election alone, and the
+explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
+  --quick        200 processes (2,000 tasks) and a 20,000-state bound (CI)
   --json         the figures as JSON
   --reductions   also the explorer's state counts with and without duplicate-state detection
   --restart      also every algorithm at N = 4 with one crash and one restart, 10 s each

@@ -5,7 +5,8 @@
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { SimulationSpec } from '@shared/sim/simulator.ts';
 import type { WorkAudit } from '@shared/work/work-audit.ts';
-import { DEFAULT_JOB, MAX_TASKS, type WorkJob } from '@shared/work/work-job.ts';
+import { MAX_TASKS } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_JOB, type WorkJob } from '@shared/work/work-job.ts';
 import { workHorizon, workSpec } from '@shared/work/work-sim.ts';
 
 export const WORK_USAGE = `  --tasks K            run 003's work schedule: K tasks (count the primes in 1,000 numbers each)

@@ -23,6 +23,7 @@ export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<
     fabric: mergeFabric(DEFAULT_FABRIC, body.fabric ?? {}),
     seed: body.seed ?? randomSeed(),
     ...(body.limits ? { limits: { ...DEFAULT_LIMITS, ...body.limits } } : {}),
+    ...(body.workload ? { workload: body.workload } : {}),
   });
 }
 
@@ -33,8 +34,11 @@ export function updatedLabConfig(config: LabConfig, body: UpdateLab): Result<Lab
   const ring = body.ring ?? (idsChanged ? ids : config.ring);
   const bad = checkRing(ring, ids);
   if (bad) return bad;
+  const { workload: _old, ...rest } = config;
+  const workload = body.workload === undefined ? config.workload : body.workload;
   return ok({
-    ...config,
+    ...rest,
+    ...(workload ? { workload } : {}),
     algorithm: body.algorithm ?? config.algorithm,
     ids,
     ring: [...ring],
@@ -85,6 +89,7 @@ export function processConfigOf(config: LabConfig): ProcessConfig {
     detector: config.detector,
     options: config.options,
     seed: config.seed,
+    ...(config.workload ? { workload: config.workload } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
 // a ProcessHost with real timers, sends and reports through the relay, obeys crashed /
 // recovered / restart / elect, and after a dropped connection rejoins with its resume token.
 import { io as ioClient, type Socket } from 'socket.io-client';
-import type { AlgorithmName, Message, ProcessId, Report, AnyAlgorithm } from '../algorithms/algorithm.ts';
+import type { AlgorithmName, AnyAlgorithm, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import { withWorkload } from '../work/with-work.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
 import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
@@ -387,7 +388,7 @@ export class LabProcess {
       random: createRng(deriveSeed(config.seed, id)),
     };
     const listener = this.opts.onEvent ? (event: HostEvent) => this.emit({ kind: 'host', event }) : undefined;
-    this.host = this.runner ? this.runner(config, io, listener) : new ProcessHost((this.opts.algorithms ?? getAlgorithm)(config.algorithm), io, listener);
+    this.host = this.runner ? this.runner(config, io, listener) : new ProcessHost(withWorkload((this.opts.algorithms ?? getAlgorithm)(config.algorithm), config.workload), io, listener);
     this.host.start(algorithmConfig(config, id));
   }
 

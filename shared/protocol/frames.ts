@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
-import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
+import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, WorkloadSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
 import { DisplayNameSchema } from './display-name.ts';
 import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME, MAX_HAND_ACTION_CHARS } from './class-play.ts';
 import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
@@ -68,6 +68,8 @@ export const ProcessConfigSchema = z.object({
   detector: DetectorSchema,
   options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
   seed: z.int(),
+  /** The lab's work schedule (docs/WORK_SCHEDULE.md); absent: the election alone. */
+  workload: WorkloadSchema.optional(),
 });
 export type ProcessConfig = z.infer<typeof ProcessConfigSchema>;
 

@@ -95,6 +95,25 @@ const LimitsSchema = z
 export type Limits = z.infer<typeof LimitsSchema>;
 export const DEFAULT_LIMITS: Limits = { maxHeld: 1_000_000, maxHeldBytes: 256 * 2 ** 20 };
 
+/** The largest job a lab may state: every table of the work layer is bounded by it (shared/work/). */
+export const MAX_TASKS = 20_000;
+
+/**
+ * 003's work schedule run by the lab's processes (docs/WORK_SCHEDULE.md): task i counts the
+ * primes in [i*size, (i+1)*size) and takes taskMs x the machine's slow factor.
+ */
+export const WorkloadSchema = z
+  .object({
+    tasks: z.int().min(1).max(MAX_TASKS),
+    size: z.int().min(1).max(1000),
+    taskMs: z.int().min(1).max(600_000),
+    sharing: z.enum(['static', 'dynamic']),
+    fencing: z.boolean(),
+    slow: z.array(z.object({ id: ProcessIdSchema, factor: z.number().min(0.1).max(100) }).strict()).max(5000),
+  })
+  .strict();
+export type Workload = z.infer<typeof WorkloadSchema>;
+
 export const LabConfigSchema = z
   .object({
     name: LabName,
@@ -112,6 +131,8 @@ export const LabConfigSchema = z
     joinCode: z.string().regex(/^[CFHJKRSTXYZ]{6}$/).optional(),
     /** Hand play (shared/protocol/class-play.ts); absent: every tab runs the lab's algorithm. */
     play: PlaySchema.optional(),
+    /** The work schedule the processes run over the election; absent: the election alone. */
+    workload: WorkloadSchema.optional(),
   })
   .strict();
 
@@ -129,6 +150,8 @@ export const CreateLabSchema = z
     fabric: FabricPatchSchema.optional(),
     seed: z.int().min(0).max(2 ** 32 - 1).optional(),
     limits: LimitsSchema.partial().strict().optional(),
+    /** null: the election alone again. */
+    workload: WorkloadSchema.nullable().optional(),
   })
   .strict();
 

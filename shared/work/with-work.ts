@@ -4,10 +4,13 @@
 // untouched; the work layer's (WORK_*, work:*) are its own. After every step the layer reads the
 // election's report: the process that believes itself coordinator (and is not electing) acts
 // as coordinator; every order it gives carries its token.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type Report, type Step, type StepContext } from '../algorithms/algorithm.ts';
+import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type AnyAlgorithm, type Effect } from '../algorithms/algorithm.ts';
+import type { Message, Report, Step, StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
 import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
-import { checks, epochOf, makeToken, type WorkJob } from './work-job.ts';
+import type { Workload } from '../protocol/lab-config.ts';
+import { answerKey, checks, epochOf, jobOf, makeToken, type WorkJob } from './work-job.ts';
+import { noResults } from './task-results.ts';
 import { isWorkType, WORK_SCHEMAS, WORK_TYPES, type WorkMessage } from './work-messages.ts';
 import { count, ZERO_COUNTERS, type WorkState } from './work-state.ts';
 import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, STATUS_TIMER, type Fx } from './work-worker.ts';
@@ -15,6 +18,8 @@ import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, ST
 const parse = messageParser(WORK_SCHEMAS);
 
 export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: WorkJob): Algorithm<WorkState<S>, Message> {
+  const key = answerKey(job);
+  const none = noResults(job.tasks); // shared by every process's empty store: results are copied on write
   const inner = (out: Step<S, M>, s: WorkState<S>): Step<WorkState<S>, Message> => {
     // The election's own reports are replaced by the composed one (withReports adds it).
     const fx: Fx = (out.effects as Effect[]).filter((e) => e.kind !== 'report');
@@ -27,12 +32,12 @@ export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: W
     init(config: AlgorithmConfig, ctx: StepContext) {
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
-        election: out.state, self: config.self, boot: ctx.now, ids: config.ids, job, timing: config.timing, last: election.report(out.state),
-        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {}, store: {}, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
+        election: out.state, self: config.self, boot: Math.max(0, Math.floor(ctx.now)), ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
+        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {},
+        store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
       };
       const step = inner(out, s0);
       if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
-      else if (config.initialCoordinator === config.self) step.state = shareStatically(step.state, step.effects);
       return step;
     },
     step(s0, event, ctx) {
@@ -47,18 +52,29 @@ export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: W
   });
 }
 
+/** The election alone, or with the lab's workload over it (what a bot or a tab runs). */
+export function withWorkload(election: AnyAlgorithm, workload: Workload | undefined): AnyAlgorithm {
+  return workload ? withWork(election, jobOf(workload)) : election;
+}
+
 function reportOf<S>(s: WorkState<S>): Report {
   const role = s.office ? 'coordinator' : s.storeSize > 0 ? 'analyser' : 'worker';
   return { ...s.last, detail: { ...s.last.detail, work: role, token: s.newest } };
 }
 
-/** Static sharing (003's baseline): the first coordinator splits the job up front, once; nothing is ever reassigned. */
+/**
+ * Static sharing (003's baseline): a coordinator that has seen no token (no share reached it, so
+ * as far as it knows the job was never split) splits it up front; nothing is ever reassigned.
+ * A coordinator that restarts has forgotten the split and splits the job again from the start.
+ */
 function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   const workers = s.ids.filter((id) => id !== s.self);
   if (workers.length === 0) return s;
   const token = makeToken(1, s.self);
   const analyser = workers[workers.length - 1]!;
-  for (let t = 0; t < s.job.tasks; t++) fx.push({ kind: 'send', to: workers[t % workers.length]!, message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser } });
+  for (let t = 0; t < s.job.tasks; t++) {
+    fx.push({ kind: 'send', to: workers[t % workers.length]!, message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser } });
+  }
   return { ...s, newest: token };
 }
 
@@ -66,7 +82,7 @@ function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
 function sync<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   const chosen = s.last.coordinator === s.self && !s.last.electing;
   if (!chosen) return leaveOffice(s, fx);
-  if (s.job.sharing === 'static') return s;
+  if (s.job.sharing === 'static') return s.newest === 0 ? shareStatically(s, fx) : s;
   if (s.office && !(s.job.fencing && s.office.token < s.newest)) return s;
   // Raft's term is the token's epoch (one leader per term); the others bump past the newest seen.
   const epoch = typeof s.last.term === 'number' ? s.last.term : epochOf(s.newest) + 1;
@@ -114,7 +130,7 @@ function work<S>(s: WorkState<S>, event: Extract<AlgorithmEvent, { kind: 'messag
 
 function keep<S>(s: WorkState<S>, task: number, value: number): WorkState<S> {
   // Checked before it is kept, so a forged result never reaches the next office's table.
-  if (!checks(s.job, task, value)) return count(s, 'wrong');
+  if (!checks(s.key, task, value)) return count(s, 'wrong');
   return s.held[task] !== undefined ? s : { ...s, held: { ...s.held, [task]: value } };
 }
 

@@ -3,6 +3,7 @@
 // process (a crash loses a process's own counters, not the audit's), and at the end a result
 // counts as completed only if a live process keeps it as analyser.
 import type { ProcessId } from '../algorithms/algorithm.ts';
+import { entries } from './task-results.ts';
 import { ZERO_COUNTERS, type WorkCounters, type WorkState } from './work-state.ts';
 
 /** What `npm run simulate -- --tasks K --json` prints as `tasks`. */
@@ -53,7 +54,7 @@ export class WorkAudit {
 
   figures(): TaskFigures {
     const kept = new Set<number>();
-    for (const s of this.latest.values()) if (s) for (const t of Object.keys(s.store)) kept.add(Number(t));
+    for (const s of this.latest.values()) if (s) for (const [t] of entries(s.store)) kept.add(t);
     let makespan: number | null = null;
     for (const t of kept) makespan = Math.max(makespan ?? 0, this.storedAt.get(t) ?? 0);
     return {
@@ -72,7 +73,7 @@ export class WorkAudit {
   /** Results kept more than once by one analyser: 0 by construction (keyed by task), checked by the tests. */
   countedTwice(): number {
     let n = 0;
-    for (const s of this.latest.values()) if (s) n += s.storeSize - Object.keys(s.store).length;
+    for (const s of this.latest.values()) if (s) n += s.storeSize - entries(s.store).length;
     return n;
   }
 }

@@ -4,7 +4,8 @@
 // hold ("what do you hold?"). Every order carries the office's token.
 import { roundTripBound, type ProcessId, type StepContext } from '../algorithms/algorithm.ts';
 import { checks, epochOf, isTask, makeToken } from './work-job.ts';
-import type { WorkMessage } from './work-messages.ts';
+import { NONE, type WorkMessage } from './work-messages.ts';
+import { entries, fromRecord, has, withResult } from './task-results.ts';
 import { count, type Office, type WorkState } from './work-state.ts';
 import type { Fx } from './work-worker.ts';
 
@@ -16,8 +17,11 @@ export const SWEEP_TIMER = 'work:sweep';
 
 /** Take office with `token`: ask everyone what they hold, hand out nothing until they answered. */
 export function takeOffice<S>(s: Ws<S>, token: number, fx: Fx): Ws<S> {
-  const done: Record<number, number> = { ...s.held, ...s.store };
-  const office: Office = { token, phase: 'gathering', analyser: null, queued: [], running: {}, since: {}, boots: {}, done, doneCount: Object.keys(done).length, givenTo: {}, heard: {}, storedBy: {} };
+  const done = fromRecord(s.job.tasks, s.held, Object.fromEntries(entries(s.store)));
+  const office: Office = {
+    token, phase: 'gathering', analyser: null, queued: [], running: {}, since: {}, boots: {},
+    done, doneCount: entries(done).length, givenTo: [], heard: {}, storedBy: {},
+  };
   for (const to of s.ids) if (to !== s.self) fx.push({ kind: 'send', to, message: { type: 'WORK_HOLD', token, boot: s.boot } });
   // The answers' round trip, twice: a late answer is still merged when it comes.
   fx.push({ kind: 'set-timer', name: GATHER_TIMER, after: 2 * roundTripBound(s.timing) });
@@ -29,7 +33,7 @@ export function takeOffice<S>(s: Ws<S>, token: number, fx: Fx): Ws<S> {
 export function leaveOffice<S>(s: Ws<S>, fx: Fx): Ws<S> {
   if (!s.office) return s;
   fx.push({ kind: 'cancel-timer', name: GATHER_TIMER }, { kind: 'cancel-timer', name: SWEEP_TIMER });
-  return { ...s, held: { ...s.held, ...s.office.done }, office: null };
+  return { ...s, held: { ...s.held, ...Object.fromEntries(entries(s.office.done)) }, office: null };
 }
 
 const withOffice = <S>(s: Ws<S>, o: Partial<Office>): Ws<S> => ({ ...s, office: { ...s.office!, ...o } });
@@ -39,7 +43,7 @@ export function onGather<S>(s: Ws<S>, ctx: StepContext, fx: Fx): Ws<S> {
   if (!o || o.phase !== 'gathering') return s;
   const busy = new Set(Object.values(o.running));
   const queued: number[] = [];
-  for (let t = 0; t < s.job.tasks; t++) if (o.done[t] === undefined && !busy.has(t)) queued.push(t);
+  for (let t = 0; t < s.job.tasks; t++) if (!has(o.done, t) && !busy.has(t)) queued.push(t);
   const s1 = withOffice(s, { phase: 'running', queued });
   return assign(appoint(s1, fx), ctx.now, fx);
 }
@@ -50,31 +54,39 @@ function appoint<S>(s: Ws<S>, fx: Fx): Ws<S> {
   const live = Object.keys(o.heard).map(Number).filter((id) => id !== s.self);
   if (live.length === 0) return withOffice(s, { analyser: null, storedBy: {} });
   const analyser = Math.max(...live);
-  const has = new Set(o.storedBy[analyser] ?? (analyser === o.analyser ? Object.keys(o.done).map(Number) : []));
-  for (const [t, v] of Object.entries(o.done)) {
-    if (!has.has(Number(t))) fx.push({ kind: 'send', to: analyser, message: { type: 'WORK_STORE', token: o.token, task: Number(t), value: v } });
+  const kept = new Set(o.storedBy[analyser] ?? (analyser === o.analyser ? entries(o.done).map(([t]) => t) : []));
+  for (const [t, v] of entries(o.done)) {
+    if (!kept.has(t)) fx.push({ kind: 'send', to: analyser, message: { type: 'WORK_STORE', token: o.token, task: t, value: v } });
   }
   return withOffice(s, { analyser, storedBy: {} });
 }
 
-/** Hands the next queued task to every empty machine heard from. */
-function assign<S>(s: Ws<S>, now: number, fx: Fx): Ws<S> {
+/** Hands the next queued task to every empty machine heard from (or among `only`: the one just heard). */
+function assign<S>(s: Ws<S>, now: number, fx: Fx, only?: ProcessId): Ws<S> {
   const o = s.office!;
   if (o.phase !== 'running' || o.queued.length === 0) return s;
-  const queued = [...o.queued];
+  const candidates = only === undefined ? Object.keys(o.heard).map(Number) : o.heard[only] === undefined ? [] : [only];
+  const idle = candidates.filter((w) => w !== s.self && o.running[w] === undefined);
+  if (idle.length === 0) return s; // the common case: copy nothing
+  const handed = idle.slice(0, o.queued.length);
   const running = { ...o.running };
-  const givenTo = { ...o.givenTo };
   const since = { ...o.since };
-  for (const key of Object.keys(o.heard)) {
-    const w = Number(key);
-    if (w === s.self || running[w] !== undefined || queued.length === 0) continue;
-    const task = queued.shift()!;
+  let givenTo = o.givenTo;
+  handed.forEach((w, i) => {
+    const task = o.queued[i]!;
     running[w] = task;
     since[w] = now;
-    givenTo[task] = [...(givenTo[task] ?? []).filter((x) => x !== w), w].slice(-s.ids.length);
+    givenTo = given(givenTo, task, w, s.ids.length);
     fx.push({ kind: 'send', to: w, message: { type: 'WORK_ASSIGN', token: o.token, task, reportTo: s.self } });
-  }
-  return withOffice(s, { queued, running, givenTo, since });
+  });
+  return withOffice(s, { queued: o.queued.slice(handed.length), running, givenTo, since });
+}
+
+/** givenTo with `w` added for `task` (each list bounded by the lab's size). */
+function given(list: Office['givenTo'], task: number, w: ProcessId, max: number): Office['givenTo'] {
+  const out = list.slice();
+  out[task] = [...(list[task] ?? []).filter((x) => x !== w), w].slice(-max);
+  return out;
 }
 
 /** A worker's task goes back to the front of the queue (it crashed, or came back empty). */
@@ -84,17 +96,17 @@ function requeue<S>(s: Ws<S>, w: ProcessId): Ws<S> {
   if (task === undefined) return s;
   const running = { ...o.running };
   delete running[w];
-  if (o.done[task] !== undefined) return withOffice(s, { running });
+  if (has(o.done, task)) return withOffice(s, { running });
   return count(withOffice(s, { running, queued: [task, ...o.queued] }), 'reassigned');
 }
 
 /** A checked result joins the table and goes to the analyser; the worker is empty again. */
 function record<S>(s: Ws<S>, task: number, value: number, fx: Fx): Ws<S> {
   const o = s.office!;
-  if (o.done[task] !== undefined) return s;
+  if (has(o.done, task)) return s;
   if (o.analyser !== null) fx.push({ kind: 'send', to: o.analyser, message: { type: 'WORK_STORE', token: o.token, task, value } });
   const queued = o.queued.includes(task) ? o.queued.filter((t) => t !== task) : o.queued;
-  return withOffice(s, { done: { ...o.done, [task]: value }, doneCount: o.doneCount + 1, queued });
+  return withOffice(s, { done: withResult(o.done, task, value), doneCount: o.doneCount + 1, queued });
 }
 
 export function onResult<S>(s0: Ws<S>, m: Msg<'WORK_RESULT'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
@@ -104,15 +116,15 @@ export function onResult<S>(s0: Ws<S>, m: Msg<'WORK_RESULT'>, from: ProcessId, c
   const earlier = m.token < o.token || o.phase === 'gathering';
   const given = isTask(s0.job, m.task) && (earlier || (o.givenTo[m.task]?.includes(from) ?? false));
   if (!given) return count(s0, 'wrong'); // never given to it: ignored
-  if (!checks(s0.job, m.task, m.value)) return assign(o.running[from] === m.task ? requeue(count(s0, 'wrong'), from) : count(s0, 'wrong'), ctx.now, fx);
+  if (!checks(s0.key, m.task, m.value)) return assign(o.running[from] === m.task ? requeue(count(s0, 'wrong'), from) : count(s0, 'wrong'), ctx.now, fx);
   let s = withOffice(s0, { heard: { ...o.heard, [from]: ctx.now } });
   if (o.running[from] === m.task) {
     const running = { ...o.running };
     delete running[from];
     s = withOffice(s, { running });
   }
-  s = o.done[m.task] !== undefined ? count(s, 'duplicates') : record(s, m.task, m.value, fx);
-  return assign(s, ctx.now, fx);
+  s = has(o.done, m.task) ? count(s, 'duplicates') : record(s, m.task, m.value, fx);
+  return assign(s, ctx.now, fx, from);
 }
 
 export function onStatus<S>(s0: Ws<S>, m: Msg<'WORK_STATUS'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
@@ -121,29 +133,36 @@ export function onStatus<S>(s0: Ws<S>, m: Msg<'WORK_STATUS'>, from: ProcessId, c
   s = rebooted(s, from, m.boot);
   const mine = s.office!.running[from];
   // An empty machine we think busy lost the order, unless the status left before the order arrived.
-  const lost = m.task === null && ctx.now - (o.since[from] ?? 0) > roundTripBound(s0.timing);
+  const lost = m.task === NONE && ctx.now - (o.since[from] ?? 0) > roundTripBound(s0.timing);
   if (mine !== undefined && m.task !== mine && lost) s = requeue(s, from);
-  if (m.task !== null && s.office!.running[from] === undefined && o.done[m.task] === undefined) s = adopt(s, from, m.task, ctx.now);
+  if (m.task !== NONE && s.office!.running[from] === undefined && !has(o.done, m.task)) s = adopt(s, from, m.task, ctx.now);
   // It has not heard this office's question (it restarted, or it was cut off): ask it now.
   if (m.token < o.token) fx.push({ kind: 'send', to: from, message: { type: 'WORK_HOLD', token: o.token, boot: s0.boot } });
   if (s.office!.phase === 'running' && s.office!.analyser === null) s = appoint(s, fx);
-  return assign(s, ctx.now, fx);
+  return assign(s, ctx.now, fx, from);
 }
 
 /** A new boot: the machine restarted empty. Its task goes back; if it was the analyser, its results went with it: appoint anew. */
 function rebooted<S>(s: Ws<S>, from: ProcessId, boot: number): Ws<S> {
   const o = s.office!;
   const before = o.boots[from];
+  if (before === boot) return s;
   const s1 = withOffice(s, { boots: { ...o.boots, [from]: boot } });
-  if (before === undefined || before === boot) return s1;
+  if (before === undefined) return s1;
   const s2 = requeue(s1, from);
   return from === o.analyser ? withOffice(s2, { analyser: null }) : s2;
 }
 
 /** A worker busy with a task this office did not give (an earlier office's): it counts as running there. */
 function adopt<S>(s: Ws<S>, w: ProcessId, task: number, now: number): Ws<S> {
+  if (!isTask(s.job, task)) return count(s, 'wrong');
   const o = s.office!;
-  return withOffice(s, { running: { ...o.running, [w]: task }, since: { ...o.since, [w]: now }, queued: o.queued.filter((t) => t !== task), givenTo: { ...o.givenTo, [task]: [...(o.givenTo[task] ?? []), w].slice(-s.ids.length) } });
+  return withOffice(s, {
+    running: { ...o.running, [w]: task },
+    since: { ...o.since, [w]: now },
+    queued: o.queued.filter((t) => t !== task),
+    givenTo: given(o.givenTo, task, w, s.ids.length),
+  });
 }
 
 export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
@@ -152,12 +171,13 @@ export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: 
   // This token was given out before by an earlier life of this process (a crash forgets it; it
   // is not kept on disk): take office again with a newer one, so no two offices share a token.
   if (m.reused && typeof s0.last.term !== 'number') return takeOffice(leaveOffice(s0, fx), makeToken(epochOf(o.token) + 1, s0.self), fx);
-  let s = rebooted(withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...(o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {}) }), from, m.boot);
+  const gathering = o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {};
+  let s = rebooted(withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...gathering }), from, m.boot);
   for (const [t, v] of m.held) {
-    if (!checks(s.job, t, v)) s = count(s, 'wrong');
+    if (!checks(s.key, t, v)) s = count(s, 'wrong');
     else s = record(s, t, v, fx);
   }
-  if (m.task !== null && s.office!.done[m.task] === undefined) s = adopt(s, from, m.task, ctx.now);
+  if (m.task !== NONE && !has(s.office!.done, m.task)) s = adopt(s, from, m.task, ctx.now);
   if (s.office!.phase === 'running' && s.office!.analyser === null) s = appoint(s, fx);
   return assign(s, ctx.now, fx);
 }

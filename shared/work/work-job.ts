@@ -1,8 +1,9 @@
 // The job of 003's work schedule: K independent tasks with checkable results, and the fencing
-// token every order carries. Pure: a task is "count the primes in [a, b)", so whoever holds the
-// job can check a result by counting again (cheap at these sizes; a real job would check a
+// token every order carries. Pure: a task is "count the primes in [a, b)"; the job's answer key
+// is counted once, so a wrong or forged result is detected (a real job would check a
 // certificate instead).
 import type { ProcessId } from '../algorithms/algorithm.ts';
+import type { Workload } from '../protocol/lab-config.ts';
 
 type Sharing = 'static' | 'dynamic';
 
@@ -22,8 +23,12 @@ export interface WorkJob {
 
 export const DEFAULT_JOB: WorkJob = { tasks: 12, size: 1000, taskMs: 400, sharing: 'dynamic', fencing: true, slow: {} };
 
-/** The largest job a lab may state: every table the layer keeps is bounded by it. */
-export const MAX_TASKS = 100_000;
+/** A lab's workload (shared/protocol/lab-config.ts) as the layer's job. */
+export function jobOf(w: Workload): WorkJob {
+  const slow: Record<ProcessId, number> = {};
+  for (const s of w.slow) slow[s.id] = s.factor;
+  return { tasks: w.tasks, size: w.size, taskMs: w.taskMs, sharing: w.sharing, fencing: w.fencing, slow };
+}
 
 export const isTask = (job: WorkJob, t: number): boolean => Number.isInteger(t) && t >= 0 && t < job.tasks;
 
@@ -33,24 +38,25 @@ export function taskTime(job: WorkJob, self: ProcessId): number {
   return job.taskMs * (typeof f === 'number' && f > 0 ? f : 1);
 }
 
-/** The task's answer: the primes in [a, b). */
-export function solve(job: WorkJob, task: number): number {
-  const a = task * job.size;
-  const b = a + job.size;
-  let n = 0;
-  for (let x = Math.max(2, a); x < b; x++) if (isPrime(x)) n++;
-  return n;
+/**
+ * Every task's answer (the primes in [i*size, (i+1)*size)), computed once when the layer is
+ * composed (withWork) with a sieve: a worker's computing is modelled by virtual time, and every
+ * check is then a lookup, not a recount.
+ */
+export function answerKey(job: WorkJob): readonly number[] {
+  const end = job.tasks * job.size;
+  const composite = new Uint8Array(end + 1);
+  const key = new Array<number>(job.tasks).fill(0);
+  for (let x = 2; x < end; x++) {
+    if (composite[x]) continue;
+    key[Math.floor(x / job.size)]!++;
+    for (let m = x * x; m < end; m += x) composite[m] = 1;
+  }
+  return key;
 }
 
-function isPrime(x: number): boolean {
-  if (x < 4) return x >= 2;
-  if (x % 2 === 0 || x % 3 === 0) return false;
-  for (let d = 5; d * d <= x; d += 6) if (x % d === 0 || x % (d + 2) === 0) return false;
-  return true;
-}
-
-/** True when `value` is task's answer (a wrong or forged result is refused by this). */
-export const checks = (job: WorkJob, task: number, value: number): boolean => isTask(job, task) && solve(job, task) === value;
+/** True when `value` is the task's answer in `key` (a wrong or forged result is refused by this). */
+export const checks = (key: readonly number[], task: number, value: number): boolean => Number.isInteger(task) && key[task] === value;
 
 // A token is (epoch, coordinator id) in one number: epochs order offices, the id breaks a tie
 // between two coordinators that took office in the same epoch on two sides of a partition.

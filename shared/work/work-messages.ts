@@ -2,21 +2,26 @@
 // the algorithms): what a peer may send the work layer. Lists are bounded by the largest job.
 import { z } from 'zod';
 import { CountSchema, IdSchema, type MessageSchemas } from '../algorithms/messages.ts';
-import { MAX_TASKS } from './work-job.ts';
+import { MAX_TASKS } from '../protocol/lab-config.ts';
+
+/** No task: an empty machine's `task` in WORK_STATUS and WORK_HELD. */
+export const NONE = -1;
 
 const Token = CountSchema;
 const Task = z.int().min(0).max(MAX_TASKS - 1);
 const Value = CountSchema;
-/** When the sender last started (its clock): a new value means it crashed and lost its state. */
-const Boot = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
+/** When the sender last started (its clock, whole ms): a new value means it crashed and lost its state. */
+const Boot = CountSchema;
+/** The task a machine runs, or NONE (-1) when it is empty: a plain integer, so the hot path's fast check reads it. */
+const Running = z.int().min(NONE).max(MAX_TASKS - 1);
 
 export const WORK_SCHEMAS = {
   /** Coordinator -> worker: compute `task`; send the result to `reportTo` (the coordinator, or in static sharing the analyser). */
   WORK_ASSIGN: z.object({ type: z.literal('WORK_ASSIGN'), token: Token, task: Task, reportTo: IdSchema }),
   /** Worker -> coordinator (static: -> analyser): the answer; also "I am empty". */
   WORK_RESULT: z.object({ type: z.literal('WORK_RESULT'), token: Token, task: Task, value: Value }),
-  /** Worker -> coordinator, every heartbeat interval: alive (since `boot`), and busy with `task` or empty (null). */
-  WORK_STATUS: z.object({ type: z.literal('WORK_STATUS'), token: Token, task: Task.nullable(), boot: Boot }),
+  /** Worker -> coordinator, every heartbeat interval: alive (since `boot`), and busy with `task` or empty (-1). */
+  WORK_STATUS: z.object({ type: z.literal('WORK_STATUS'), token: Token, task: Running, boot: Boot }),
   /** Coordinator -> analyser: keep this result. */
   WORK_STORE: z.object({ type: z.literal('WORK_STORE'), token: Token, task: Task, value: Value }),
   /** A coordinator taking office -> everyone: "what do you hold?" */
@@ -25,7 +30,7 @@ export const WORK_SCHEMAS = {
   WORK_HELD: z.object({
     type: z.literal('WORK_HELD'),
     token: Token,
-    task: Task.nullable(),
+    task: Running,
     boot: Boot,
     /** This token came before from another life of the asker (a crash forgot it): it must take a newer one. */
     reused: z.boolean(),

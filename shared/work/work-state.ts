@@ -2,6 +2,7 @@
 // so it is bounded by the job and the lab, never by the number of messages.
 import type { ProcessId, Report, Timing } from '../algorithms/algorithm.ts';
 import type { WorkJob } from './work-job.ts';
+import type { Results } from './task-results.ts';
 
 /** What the audit and the dashboard count; each only grows during one life of a process. */
 export interface WorkCounters {
@@ -46,10 +47,10 @@ export interface Office {
   /** Worker -> when its running task was given (or found running). */
   since: Record<ProcessId, number>;
   /** Task -> its checked value: the coordinator's copy of every result. */
-  done: Record<number, number>;
+  done: Results;
   doneCount: number;
   /** Task -> the workers it was ever given to (a result from anyone else is "never given"). */
-  givenTo: Record<number, ProcessId[]>;
+  givenTo: readonly (readonly ProcessId[])[];
   /** Worker -> its boot as last heard: a new one means it restarted empty. */
   boots: Record<ProcessId, number>;
   /** Worker -> when it was last heard (ctx.now); absent: presumed crashed. */
@@ -65,6 +66,8 @@ export interface WorkState<S = unknown> {
   boot: number;
   ids: readonly ProcessId[];
   job: WorkJob;
+  /** The job's answers (answerKey): shared by every state, never copied. */
+  key: readonly number[];
   timing: Timing;
   /** The election's last report, read after every step: who believes itself coordinator. */
   last: Report;
@@ -79,7 +82,7 @@ export interface WorkState<S = unknown> {
   /** Results this process computed or received, until the job ends. */
   held: Record<number, number>;
   /** As analyser: the results kept, keyed by task; `storeSize` of them; the last one added. */
-  store: Record<number, number>;
+  store: Results;
   storeSize: number;
   lastStored: number | null;
   /** The task finished in this step, for the audit (null otherwise). */

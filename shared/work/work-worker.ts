@@ -1,7 +1,8 @@
 // A worker and the analyser: obey orders (fenced by token), compute, hold results, keep them.
 import type { Effect, ProcessId } from '../algorithms/algorithm.ts';
-import { checks, solve, taskTime } from './work-job.ts';
-import type { WorkMessage } from './work-messages.ts';
+import { checks, isTask, taskTime } from './work-job.ts';
+import { NONE, type WorkMessage } from './work-messages.ts';
+import { entries, has, withResult } from './task-results.ts';
 import { count, type Order, type WorkState } from './work-state.ts';
 
 export type Fx = Effect[];
@@ -25,9 +26,10 @@ function fence<S>(s: WorkState<S>, token: number, from: ProcessId, fx: Fx): Work
 
 export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: ProcessId, fx: Fx): WorkState<S> {
   if (s0.office) return count(s0, 'ignored'); // a coordinator in office takes no orders
+  if (!isTask(s0.job, m.task)) return count(s0, 'wrong'); // in the schema's range, not in this job
   const fenced = fence(s0, m.token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
-  let s = m.token >= s0.newest ? { ...fenced, boss: from } : fenced;
+  const s = m.token >= s0.newest ? { ...fenced, boss: from } : fenced;
   const order: Order = { task: m.task, token: m.token, from, reportTo: m.reportTo };
   const known = s.held[m.task];
   if (known !== undefined) {
@@ -39,8 +41,7 @@ export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: Proce
   if (!s.running) return start(s, order, fx);
   // Busy (a second coordinator's order, or static sharing's whole share): queue, bounded by the job.
   if (s.queue.length >= s.job.tasks) return count(s, 'dropped');
-  s = { ...s, queue: [...s.queue, order] };
-  return s;
+  return { ...s, queue: [...s.queue, order] };
 }
 
 function start<S>(s: WorkState<S>, order: Order, fx: Fx): WorkState<S> {
@@ -67,7 +68,7 @@ function sendResult<S>(s: WorkState<S>, o: Order, value: number, fx: Fx): void {
 export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
   const o = s0.running;
   if (!o) return s0;
-  const value = solve(s0.job, o.task);
+  const value = s0.key[o.task]!;
   let s: WorkState<S> = { ...count(s0, 'computed'), running: null, held: { ...s0.held, [o.task]: value }, lastDone: o.task };
   sendResult(s, o, value, fx);
   const [next, ...rest] = s.queue;
@@ -82,7 +83,8 @@ export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
 export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
   const to = s.last.coordinator ?? s.boss;
-  if (to !== null && to !== s.self && !s.office) fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? null, boot: s.boot } });
+  if (to === null || to === s.self || s.office) return s;
+  fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? NONE, boot: s.boot } });
   return s;
 }
 
@@ -90,9 +92,9 @@ export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
 export function onStore<S>(s0: WorkState<S>, token: number, task: number, value: number, from: ProcessId, fx: Fx): WorkState<S> {
   const fenced = fence(s0, token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
-  if (!checks(s0.job, task, value)) return count(fenced, 'wrong');
-  if (fenced.store[task] !== undefined) return count(fenced, 'duplicates');
-  return { ...fenced, store: { ...fenced.store, [task]: value }, storeSize: fenced.storeSize + 1, lastStored: task };
+  if (!checks(s0.key, task, value)) return count(fenced, 'wrong');
+  if (has(fenced.store, task)) return count(fenced, 'duplicates');
+  return { ...fenced, store: withResult(fenced.store, task, value), storeSize: fenced.storeSize + 1, lastStored: task };
 }
 
 /** "What do you hold?": the task running, every result held or kept; the asker becomes the boss. */
@@ -101,11 +103,15 @@ export function onHold<S>(s0: WorkState<S>, m: Msg<'WORK_HOLD'>, from: ProcessId
   if (!fenced) return count(s0, 'staleRefused');
   const reused = m.token === s0.newest && s0.askedBy !== null && s0.askedBy !== m.boot;
   const s = m.token >= s0.newest ? { ...fenced, askedBy: m.boot, ...(s0.office ? {} : { boss: from }) } : fenced;
-  const held = { ...s.held, ...s.store, ...(s.office?.done ?? {}) };
+  const held = { ...s.held, ...Object.fromEntries(entries(s.store)), ...Object.fromEntries(s.office ? entries(s.office.done) : []) };
   fx.push({
     kind: 'send',
     to: from,
-    message: { type: 'WORK_HELD', token: m.token, task: s.running?.task ?? null, boot: s.boot, reused, held: Object.entries(held).map(([t, v]) => [Number(t), v]), stored: Object.keys(s.store).map(Number) },
+    message: {
+      type: 'WORK_HELD', token: m.token, task: s.running?.task ?? NONE, boot: s.boot, reused,
+      held: Object.entries(held).map(([t, v]) => [Number(t), v]),
+      stored: entries(s.store).map(([t]) => t),
+    },
   });
   return s;
 }
