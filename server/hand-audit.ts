@@ -8,7 +8,8 @@
 // the belief changes in her reports; moves that arrive within CLICK_WINDOW_MS of the first are
 // one click, so the coach marks a rule once per click as it does in the tab.
 // Bounded: the fold is fed one entry at a time and keeps no history (coach.ts CoachFold: the
-// shadow's state, its open suggestions, at most 50 late ones and 100 sends of hers ahead of it),
+// shadow's state, its open suggestions, at most 50 late ones, 100 sends of hers ahead of it and
+// 100 of her sends of the last UB),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
 // deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
 import { roundTripBound, type AlgorithmConfig, type AnyAlgorithm, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';

@@ -49,6 +49,10 @@ describe('ring painting', () => {
     const one = recorder();
     paintCentre(one.paint, l, { beliefs: [{ coordinator: 3, count: 3 }, { coordinator: 2, count: 1 }], up: 4, groups: [[-1, 3]] });
     expect(one.texts).toEqual(['coordinator', '3', '3 of 4 up believe it', 'others: 2: 1']);
+    // A coordinator that is down is named so (issue 24: the projector showed a crashed 11 as believed).
+    const gone = recorder();
+    paintCentre(gone.paint, l, { beliefs: [{ coordinator: 11, count: 7, down: true }], up: 11, groups: [[-1, 11]] });
+    expect(gone.texts).toEqual(['coordinator', '11', 'down: 7 of 11 up still believe it']);
     const split = recorder();
     paintCentre(split.paint, l, { beliefs: [{ coordinator: 1, count: 2 }, { coordinator: 3, count: 2 }], up: 4, groups: [[0, 1], [1, 3]] });
     expect(split.texts).toEqual(['coordinator by group', 'group 1: 1', 'group 2: 3']);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '@shared/algorithms/algorithm.ts';
+import type { ProcessInfo } from '@shared/protocol/frames.ts';
+import { beliefs } from '../client/src/utils/process-look.ts';
 import { whoDisagrees, type Believer } from '../client/src/utils/who-disagrees.ts';
 
 const report = (coordinator: number | null, electing = false): Report => ({ role: electing ? 'electing' : 'follower', coordinator, electing });
@@ -50,5 +52,27 @@ describe('who disagrees', () => {
     const a = whoDisagrees([up(1, 1), up(2, 1), up(3, 3), up(4, 3)]);
     expect(a.consensus.get(-1)).toBe(3);
     expect([...a.disagree].sort()).toEqual([1, 2]);
+  });
+
+  // Issue 24, a class of 30 by hand: the projector said "coordinator none" and put warning halos
+  // on the 8 students who correctly believed 29 while the rest still elected.
+  it('most still electing (believing nobody), a few following the live new coordinator: those few are the view, nobody is flagged, the lab is not settled', () => {
+    const electing = (id: number): Believer => ({ id, status: 'up', report: report(null, true), group: null });
+    const a = whoDisagrees([...[1, 2, 3, 4, 5].map(electing), up(6, 8), up(7, 8), up(8, 8), { id: 9, status: 'crashed', report: null, group: null }]);
+    expect(a.consensus.get(-1)).toBe(8);
+    expect([...a.disagree]).toEqual([]);
+    expect([...a.stale]).toEqual([]);
+    expect(a.settled).toBe(false);
+  });
+});
+
+describe('the headline belief', () => {
+  const info = (id: number, coordinator: number | null, status: ProcessInfo['status'] = 'up'): ProcessInfo => ({ id, name: null, status, kind: 'bot', transport: 'server', report: report(coordinator), group: null });
+  it('names a live coordinator before one that is down, and any before nobody; a crashed one is marked down, never presented as leading', () => {
+    // 7 of 11 still believe the crashed 11, 2 already follow 10, 2 elect.
+    const procs = [...[1, 2, 3, 4, 5, 6, 7].map((id) => info(id, 11)), info(8, 10), info(9, 10), info(10, null), info(12, null), info(11, 11, 'crashed')];
+    expect(beliefs(procs)).toEqual([{ coordinator: 10, count: 2 }, { coordinator: 11, count: 7, down: true }, { coordinator: null, count: 2 }]);
+    // Everyone still on the crashed one (the detector has not fired): it heads the list, marked down.
+    expect(beliefs([info(1, 11), info(2, 11), info(11, 11, 'crashed')])[0]).toEqual({ coordinator: 11, count: 2, down: true });
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Message } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { coach, CoachFold, explain, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
+import { coach, CoachFold, explain, MAX_RECENT, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
 
 const ids = [1, 2, 3, 4, 5, 6, 7];
 const UB = roundTripBound(DEFAULT_TIMING); // 210 ms
@@ -237,5 +237,25 @@ describe('coach: the fold fed one entry at a time (the relay, server/hand-audit.
       taken.push(...fold.take().map(key));
       expect(taken.sort()).toEqual(whole);
     }
+  });
+});
+
+describe('the coach\'s memory of her recent sends', () => {
+  const config: AlgorithmConfig = { self: 7, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none' };
+  const act = (at: number, click: number, action: HandAction): CoachEntry => ({ kind: 'action', at, click, action });
+  /** She declares at 10 (COORDINATOR to every lower id), sends `flood` more within UB, then 2's ELECTION comes. */
+  const owedAfter = (flood: number) => {
+    const h: CoachEntry[] = [act(10, 1, { kind: 'declare' }), ...[1, 2, 3, 4, 5, 6].map((to) => act(10, 1, { kind: 'send', to, message: { type: 'COORDINATOR', term: 1 } }))];
+    for (let i = 0; i < flood; i++) h.push(act(11, 2 + i, { kind: 'send', to: 3, message: { type: 'OK', election: i + 1 } }));
+    h.push({ kind: 'event', at: 20, event: { kind: 'message', from: 2, message: { type: 'ELECTION', election: 9, term: 1 } } });
+    return coach(getAlgorithm('bully'), config, h, 20, 1).suggestions.map((s) => `${s.message.type}->${s.to}`);
+  };
+
+  it('her COORDINATOR to 2 still on its way answers the one the reference owes 2\'s ELECTION (one send answers both)', () => {
+    expect(owedAfter(0)).toEqual(['OK->2']);
+  });
+
+  it(`keeps at most MAX_RECENT (${MAX_RECENT}) of them: a tab flooding sends within UB costs bounded memory, and past it the reference's same send is owed again`, () => {
+    expect(owedAfter(MAX_RECENT)).toEqual(['OK->2', 'COORDINATOR->2']);
   });
 });

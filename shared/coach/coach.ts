@@ -111,6 +111,12 @@ interface Shadow {
 
 /** Her sends the reference has not made, waiting at most this many; past it the oldest is marked at once. */
 const MAX_AHEAD = 100;
+/**
+ * Her election sends of the last UB kept to recognise the same send of the reference's, at most
+ * this many: a tab flooding sends within UB costs the relay's coach bounded memory and time (past
+ * it the oldest is forgotten, and the reference's same send is owed again).
+ */
+export const MAX_RECENT = 100;
 
 /**
  * The fold, one entry at a time: her tab folds her whole history at each look (`coach`), the
@@ -156,7 +162,7 @@ export class CoachFold {
     const { algorithm, config } = this;
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type)) return;
-      sh.recent = [...sh.recent.filter((r) => r.at + this.ub >= entry.at), { to: a.to, message: a.message, at: entry.at }];
+      sh.recent = [...sh.recent.filter((r) => r.at + this.ub >= entry.at), { to: a.to, message: a.message, at: entry.at }].slice(-MAX_RECENT);
       // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
       const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
       const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);

@@ -80,9 +80,26 @@ export function mainGroup(processes: Iterable<{ group: number | null; status: st
   return best;
 }
 
-/** How many up processes believe in each coordinator, most first: the dashboard's headline. */
-export function beliefs(processes: Iterable<ProcessInfo>): { coordinator: ProcessId | null; count: number }[] {
+export interface Belief {
+  coordinator: ProcessId | null;
+  count: number;
+  /** The process believed in is not up (crashed or gone): the headline says so. */
+  down?: boolean;
+}
+
+/**
+ * How many up processes believe in each coordinator: the dashboard's headline is the first. A
+ * live coordinator comes before one that is down, and any before nobody (issue 24: a projector
+ * said "coordinator none" while the first students already followed the new one, and named a
+ * crashed coordinator as if it led); most believers first within each.
+ */
+export function beliefs(processes: Iterable<ProcessInfo>): Belief[] {
+  const list = [...processes];
+  const up = new Set(list.filter((p) => p.status === 'up').map((p) => p.id));
   const counts = new Map<ProcessId | null, number>();
-  for (const p of processes) if (p.status === 'up' && p.report) counts.set(p.report.coordinator, (counts.get(p.report.coordinator) ?? 0) + 1);
-  return [...counts].map(([coordinator, count]) => ({ coordinator, count })).sort((a, b) => b.count - a.count || (b.coordinator ?? -1) - (a.coordinator ?? -1));
+  for (const p of list) if (p.status === 'up' && p.report) counts.set(p.report.coordinator, (counts.get(p.report.coordinator) ?? 0) + 1);
+  const rank = (b: Belief) => (b.coordinator === null ? 2 : b.down ? 1 : 0);
+  return [...counts]
+    .map(([coordinator, count]) => ({ coordinator, count, ...(coordinator !== null && !up.has(coordinator) ? { down: true } : {}) }))
+    .sort((a, b) => rank(a) - rank(b) || b.count - a.count || (b.coordinator ?? -1) - (a.coordinator ?? -1));
 }

@@ -221,8 +221,8 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
 }
 
 export interface Headline {
-  /** Beliefs of up processes, most held first. */
-  beliefs: { coordinator: ProcessId | null; count: number }[];
+  /** Beliefs of up processes, the headline first (process-look.ts `beliefs`); `down`: the one believed is not up. */
+  beliefs: { coordinator: ProcessId | null; count: number; down?: boolean }[];
   up: number;
   /** Each partition group's consensus (group index, coordinator); empty or one when not partitioned. */
   groups: [number, ProcessId | null][];
@@ -291,7 +291,8 @@ export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
   ctx.font = `700 ${big}px system-ui, sans-serif`;
   ctx.fillText(lead.coordinator === null ? 'none' : String(lead.coordinator), l.cx, l.cy);
   ctx.font = `${big * 0.34}px system-ui, sans-serif`;
-  ctx.fillText(`${lead.count} of ${h.up} up believe it`, l.cx, l.cy + big * 0.8);
+  // A coordinator that is down is never presented as leading: its believers are named as stale.
+  ctx.fillText(lead.down ? `down: ${lead.count} of ${h.up} up still believe it` : `${lead.count} of ${h.up} up believe it`, l.cx, l.cy + big * 0.8);
   if (h.beliefs.length > 1) {
     const rest = h.beliefs.slice(1, 4).map((b) => `${b.coordinator ?? 'none'}: ${b.count}`).join('  ');
     ctx.fillStyle = '#7a2d5a';

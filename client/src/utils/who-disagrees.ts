@@ -1,6 +1,8 @@
 // Who disagrees about the coordinator. Within each partition group (the whole lab when there is
 // no partition) the coordinator most up processes believe in is the group's view; a process that
-// believes otherwise disagrees. A belief in a process that is down, or on the other side of a
+// believes in another disagrees. A process that believes in nobody (it is electing) is
+// undecided, not disagreeing, and does not make the view: when most of a class is still electing
+// and a few already follow the new coordinator, those few are right (issue 24). A belief in a process that is down, or on the other side of a
 // partition, is stale even when everyone shares it. The lab is settled when nobody is electing,
 // nobody disagrees and nothing is stale: the end of an election.
 import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
@@ -15,7 +17,7 @@ export interface Believer {
 }
 
 export interface Agreement {
-  /** Each group's majority coordinator (key -1: no partition). null: most believe in none. */
+  /** Each group's majority coordinator among those who name one (key -1: no partition). null: nobody names one. */
   consensus: Map<number, ProcessId | null>;
   /** Up processes whose coordinator differs from their group's majority. */
   disagree: Set<ProcessId>;
@@ -43,12 +45,13 @@ export function whoDisagrees(processes: Iterable<Believer>): Agreement {
   const electing = new Set<ProcessId>();
   let settled = true;
   for (const [key, members] of groups) {
-    const majority = mostCommon(members.map((p) => p.report!.coordinator));
+    const named = members.map((p) => p.report!.coordinator).filter((c) => c !== null);
+    const majority = named.length ? mostCommon(named) : null;
     consensus.set(key, majority);
     for (const p of members) {
       const c = p.report!.coordinator;
       if (p.report!.electing) electing.add(p.id);
-      if (c !== majority) disagree.add(p.id);
+      if (c !== null && c !== majority) disagree.add(p.id);
       if (c === null) {
         settled = false;
         continue;
