@@ -38,3 +38,10 @@ export const LessonViewSchema = z
 
 export type LessonView = z.infer<typeof LessonViewSchema>;
 export type LessonPhase = (typeof PHASES)[number];
+
+/** GET /api/labs/:lab/demo: whether the demo loop (shared/lessons/demo-loop.ts) drives the lab. */
+export const DemoStatusSchema = z.union([
+  z.object({ running: z.literal(true), everyMs: z.number().positive(), crashed: z.int().min(0).nullable().describe('The id the loop crashed and will recover next') }).strict(),
+  z.object({ running: z.literal(false) }).strict(),
+]);
+export type DemoStatus = z.infer<typeof DemoStatusSchema>;
