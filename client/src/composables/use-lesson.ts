@@ -2,7 +2,7 @@
 // open (answers arrive from every phone; one small GET a second per page is the whole cost), and
 // for the instructor the shipped lessons and her moves. Stale answers are dropped by a version
 // counter; failures are state, never thrown.
-import { onScopeDispose, ref, shallowRef, type Ref } from 'vue';
+import { onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import { publicApi, useInstructorApi, type LessonSummary } from './use-api.ts';
@@ -33,16 +33,25 @@ export function useLesson(lab: Ref<string>, token: Ref<string | null> = ref(null
   return { view, none, error, refresh };
 }
 
+/** The relay's shipped lessons (titles and questions; the reveals need the token), read once. */
+export function useLessonCatalog() {
+  const catalog = shallowRef<LessonSummary[]>([]);
+  const error = ref<string | null>(null);
+  void publicApi.lessons().then((res) => {
+    if (res.ok) catalog.value = res.data.lessons;
+    else error.value = res.message;
+  });
+  return { catalog, error };
+}
+
 /** The instructor's lesson controls: pick a shipped lesson, then start, lock, run, reveal, next. */
 export function useLessonControl(lab: Ref<string>, token: Ref<string | null>) {
   const lesson = useLesson(lab, token);
   const api = useInstructorApi(token);
-  const catalog = shallowRef<LessonSummary[]>([]);
+  const { catalog, error: catalogError } = useLessonCatalog();
   const feedback = ref('');
-
-  void publicApi.lessons().then((res) => {
-    if (res.ok) catalog.value = res.data.lessons;
-    else feedback.value = `Lessons: ${res.message}`;
+  watch(catalogError, (e) => {
+    if (e) feedback.value = `Lessons: ${e}`;
   });
 
   async function begin(id: string): Promise<void> {
