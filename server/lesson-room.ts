@@ -2,7 +2,7 @@
 // and the class's answers, one stored per student (process id) and step. Students only answer;
 // every move of the lesson is the instructor's (server/lesson-api.ts).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import { act, beginLesson, currentStep, lessonView, refuseAnswer, type LessonAction, type LessonProgress } from '@shared/lessons/lesson-class.ts';
+import { act, beginLesson, currentStep, lessonView, refuseAnswer, scoreStep, type LessonAction, type LessonProgress, type StudentScore } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import { runStep } from '@shared/lessons/lesson-runner.ts';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
@@ -17,13 +17,15 @@ const MAX_LESSON_TRACE_CHARS = 2 * 2 ** 20;
 class LessonRoom {
   private answers = new Map<ProcessId, number>();
   private changes = new Map<ProcessId, number>();
+  /** Each student's answers and correct answers over the lesson's revealed steps (the class board). */
+  private scores = new Map<ProcessId, StudentScore>();
   /** The current step's run as a trace file; 'too-large' when it was over the bound and not kept. */
   private trace: string | 'too-large' | null = null;
 
   constructor(private progress: LessonProgress) {}
 
   view(instructor: boolean): LessonView {
-    return lessonView(this.progress, this.answers, instructor);
+    return lessonView(this.progress, this.answers, instructor, this.scores);
   }
 
   /** An instructor's move; `run` runs the step in the relay's own simulator (deterministic). */
@@ -35,6 +37,7 @@ class LessonRoom {
       const text = outcome.trace();
       this.trace = text.length <= MAX_LESSON_TRACE_CHARS ? text : 'too-large';
     }
+    if (action === 'reveal') this.scores = scoreStep(this.scores, this.answers, next.measured);
     if (next.step !== this.progress.step || next.phase === 'done') this.trace = null;
     if (next.step !== this.progress.step) {
       this.answers = new Map();

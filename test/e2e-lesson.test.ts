@@ -75,6 +75,12 @@ describe('a lesson in class', () => {
     }
     await expect.poll(() => instructor.getByTestId('lesson-measured').textContent(), { timeout: 10_000 }).toContain('Measured: 6');
     toDocs(await screenshot(instructor, 'lesson-instructor-1400'), 'lesson-instructor-1400');
+    // The class board: each student's revealed answer counted, and correct for the three who said 6.
+    const board = instructor.getByTestId('class-board');
+    const correctCells = board.getByTestId('board-correct');
+    await expect.poll(async () => (await correctCells.allTextContents()).sort().join(','), { timeout: 15_000 }).toBe('0,1,1,1');
+    expect((await board.locator('td[data-col="answers"]').allTextContents()).sort().join(',')).toBe('1,1,1,1');
+    toDocs(await screenshotOf(board, 'class-board-lesson-1400'), 'class-board-lesson-1400');
 
     // The projector: one bar per id, 6 marked as measured with its three answers, 7 with one.
     await expect.poll(() => projector.getByTestId('measured-mark').count(), { timeout: 10_000 }).toBe(1);
@@ -110,6 +116,9 @@ describe('a lesson in class', () => {
     await instructorPhone.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
     await instructorPhone.getByTestId('lesson-measured').waitFor({ timeout: 15_000 });
     expect(await instructorPhone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const phoneBoard = instructorPhone.getByTestId('class-board');
+    await expect.poll(async () => (await phoneBoard.getByTestId('board-correct').allTextContents()).sort().join(','), { timeout: 15_000 }).toBe('0,1,1,1');
+    toDocs(await screenshotOf(phoneBoard, 'class-board-lesson-390'), 'class-board-lesson-390');
     // The page is long at 390 px: the lesson's card alone.
     toDocs(await screenshotOf(instructorPhone.locator('section', { has: instructorPhone.locator('#lesson-title') }), 'lesson-instructor-390'), 'lesson-instructor-390');
     expect(errors).toEqual([]);

@@ -123,6 +123,11 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
     expect(shown.body).toMatchObject({ phase: 'revealed', answered: 20, measured: 6, expected: 6, answers: histogram, cites: { document: '000' } });
     expect(shown.body.answers).toEqual({ '4': 4, '5': 4, '6': 8, '7': 4 });
     expect(shown.body.byStudent).toBeUndefined();
+    expect(shown.body.scores).toBeUndefined();
+    // The class board's figures: per student, one answer so far, correct when it was the measured 6.
+    const scores = (await lesson(lab, 'test-token-0123')).body.scores as Record<string, { answered: number; correct: number }>;
+    expect(Object.keys(scores)).toHaveLength(20);
+    students.forEach(({ id }, i) => expect(scores[String(id)]).toEqual({ answered: 1, correct: finalOf(i) === 6 ? 1 : 0 }));
     expect((await h.api('GET', `/api/labs/${lab}/lesson/trace`, undefined, { token: null })).status).toBe(200);
   });
 

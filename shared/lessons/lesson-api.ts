@@ -33,6 +33,10 @@ export const LessonViewSchema = z
     explain: z.string().optional(),
     cites: z.object({ document: z.string(), rule: z.string() }).optional(),
     byStudent: z.record(z.string(), z.number()).optional().describe('Instructor only (with the token): each answer by process id'),
+    scores: z
+      .record(z.string(), z.object({ answered: z.int().min(0), correct: z.int().min(0) }).strict())
+      .optional()
+      .describe("Instructor only: by process id, the lesson's revealed steps she answered and how many of those matched the relay's measured value"),
   })
   .strict();
 
