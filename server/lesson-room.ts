@@ -22,10 +22,19 @@ class LessonRoom {
   /** The current step's run as a trace file; 'too-large' when it was over the bound and not kept. */
   private trace: string | 'too-large' | null = null;
 
-  constructor(private progress: LessonProgress) {}
+  /** When the current question opened, by the relay's clock. */
+  private openedAt: number | null = null;
+
+  constructor(
+    private progress: LessonProgress,
+    private readonly now: () => number,
+  ) {}
 
   view(instructor: boolean): LessonView {
-    return lessonView(this.progress, this.answers, instructor, this.scores);
+    const view = lessonView(this.progress, this.answers, instructor, this.scores);
+    // Elapsed, not a deadline: the relay's clock is monotonic and no browser shares it.
+    if (this.progress.phase === 'open' && this.openedAt !== null) view.openForMs = Math.max(0, Math.round(this.now() - this.openedAt));
+    return view;
   }
 
   /** An instructor's move; `run` runs the step in the relay's own simulator (deterministic). */
@@ -37,6 +46,7 @@ class LessonRoom {
       const text = outcome.trace();
       this.trace = text.length <= MAX_LESSON_TRACE_CHARS ? text : 'too-large';
     }
+    if (next.phase === 'open' && this.progress.phase !== 'open') this.openedAt = this.now();
     if (action === 'reveal') this.scores = scoreStep(this.scores, this.answers, next.measured);
     if (next.step !== this.progress.step || next.phase === 'done') this.trace = null;
     if (next.step !== this.progress.step) {
@@ -83,7 +93,7 @@ export class LessonRooms {
   begin(lab: Lab, lesson: Lesson, step = 0): ErrorFrame | null {
     const progress = beginLesson(lesson, step);
     if ('type' in progress) return progress;
-    this.rooms.set(lab, new LessonRoom(progress));
+    this.rooms.set(lab, new LessonRoom(progress, () => lab.deps.clock.now()));
     return null;
   }
 

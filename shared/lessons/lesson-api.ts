@@ -27,6 +27,7 @@ export const LessonViewSchema = z
     phase: z.enum(PHASES),
     answers: z.record(z.string(), z.int().min(0)).describe('Answer value -> how many gave it; empty until the reveal (the instructor sees it always)'),
     answered: z.int().min(0).describe('Students who have answered this step'),
+    openForMs: z.number().min(0).optional().describe("While the question is open: how long it has been open, by the relay's clock (the projector's countdown or elapsed time)"),
     measured: z.number().nullable().optional().describe("The run's result; from the reveal on (the instructor: once it ran)"),
     expected: z.number().optional(),
     formula: z.string().optional(),
