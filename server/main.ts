@@ -92,7 +92,14 @@ relay.server.listen(port, host, () => {
     'Students open (join lab "demo"):',
     ...[`http://localhost:${port}/lab/demo`, ...lan.map((a) => `http://${a}:${port}/lab/demo`)].map((u) => `  ${u}`),
     '',
-    ...(demoLive ? ['The demo lab runs server bots; its coordinator is crashed and recovered every 30 s', 'until you use any control on the instructor page.', ''] : []),
+    ...(demoLive
+      ? [
+          'The demo lab runs server bots; its coordinator is crashed and recovered every 30 s',
+          'until you use any control on the instructor page. The bots hold its ids: remove them',
+          '(instructor page, "Remove server bots") before students join it.',
+          '',
+        ]
+      : []),
     'Instructor (keep this token to yourself):',
     `  http://localhost:${port}/lab/demo/instructor?token=${encodeURIComponent(token)}`,
     fromEnv ? '  token from ELECTION_LAB_TOKEN' : '  token generated; set ELECTION_LAB_TOKEN to choose one',
