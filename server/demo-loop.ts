@@ -23,7 +23,7 @@ interface Loop {
 export class DemoLoops {
   private readonly loops = new Map<string, Loop>();
 
-  constructor(private readonly labs: Labs) {}
+  constructor(private readonly labs: Pick<Labs, 'get'>) {}
 
   /** Starts (or restarts) the loop on a lab: a crash, then a recovery, each `everyMs / 2` later. */
   start(lab: Lab, everyMs = DEMO_PERIOD_MS): void {
@@ -51,8 +51,10 @@ export class DemoLoops {
     return loop ? { running: true, everyMs: loop.everyMs, crashed: loop.state.crashed } : { running: false };
   }
 
+  /** The relay is closing: the timers go, and nothing is recovered (the trace ends as the lab was). */
   closeAll(): void {
-    for (const name of [...this.loops.keys()]) this.stop(name);
+    for (const loop of this.loops.values()) loop.lab.deps.clock.clearTimeout(loop.timer);
+    this.loops.clear();
   }
 
   private arm(loop: Loop): void {
