@@ -13,6 +13,7 @@ import { errorHandler, parseBody, requireToken, sendError, tokenCheck } from './
 import { botRoutes, type ServerBots } from './bots.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import type { Counters } from './counters.ts';
+import { demoRoutes, type DemoLoops } from './demo-loop.ts';
 import type { Lab } from './lab.ts';
 import * as control from './lab-control.ts';
 import { lessonRoutes } from './lesson-api.ts';
@@ -35,6 +36,8 @@ interface ApiDeps {
   cluster?: Cluster;
   /** The shipped lessons and each lab's lesson (server/lesson-api.ts). */
   lessons: { catalog: LessonCatalog; rooms: LessonRooms };
+  /** The demo loops; any instructor request on a lab stops its loop. */
+  demo: DemoLoops;
 }
 
 export function createApi(deps: ApiDeps): Router {
@@ -86,6 +89,7 @@ export function createApi(deps: ApiDeps): Router {
       res.json({ clustered: true, ...cluster.status(), relays: await cluster.relays().catch(() => []) });
     });
   } else api.get('/cluster', (_req, res) => void res.json({ clustered: false, relays: [] }));
+  api.use(demoRoutes(deps.demo, { labs, counters, auth, isInstructor: tokenCheck(deps.token) }));
 
   const localSummary = (lab: Lab) => {
     const counts = { up: 0, crashed: 0, absent: 0 };

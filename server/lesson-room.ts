@@ -2,7 +2,7 @@
 // and the class's answers, one stored per student (process id) and step. Students only answer;
 // every move of the lesson is the instructor's (server/lesson-api.ts).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import { act, beginLesson, currentStep, lessonView, refuseAnswer, type LessonAction, type LessonProgress } from '@shared/lessons/lesson-class.ts';
+import { act, beginLesson, currentStep, lessonView, refuseAnswer, scoreStep, type LessonAction, type LessonProgress, type StudentScore } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import { runStep } from '@shared/lessons/lesson-runner.ts';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
@@ -17,13 +17,24 @@ const MAX_LESSON_TRACE_CHARS = 2 * 2 ** 20;
 class LessonRoom {
   private answers = new Map<ProcessId, number>();
   private changes = new Map<ProcessId, number>();
+  /** Each student's answers and correct answers over the lesson's revealed steps (the class board). */
+  private scores = new Map<ProcessId, StudentScore>();
   /** The current step's run as a trace file; 'too-large' when it was over the bound and not kept. */
   private trace: string | 'too-large' | null = null;
 
-  constructor(private progress: LessonProgress) {}
+  /** When the current question opened, by the relay's clock. */
+  private openedAt: number | null = null;
+
+  constructor(
+    private progress: LessonProgress,
+    private readonly now: () => number,
+  ) {}
 
   view(instructor: boolean): LessonView {
-    return lessonView(this.progress, this.answers, instructor);
+    const view = lessonView(this.progress, this.answers, instructor, this.scores);
+    // Elapsed, not a deadline: the relay's clock is monotonic and no browser shares it.
+    if (this.progress.phase === 'open' && this.openedAt !== null) view.openForMs = Math.max(0, Math.round(this.now() - this.openedAt));
+    return view;
   }
 
   /** An instructor's move; `run` runs the step in the relay's own simulator (deterministic). */
@@ -35,6 +46,8 @@ class LessonRoom {
       const text = outcome.trace();
       this.trace = text.length <= MAX_LESSON_TRACE_CHARS ? text : 'too-large';
     }
+    if (next.phase === 'open' && this.progress.phase !== 'open') this.openedAt = this.now();
+    if (action === 'reveal') this.scores = scoreStep(this.scores, this.answers, next.measured);
     if (next.step !== this.progress.step || next.phase === 'done') this.trace = null;
     if (next.step !== this.progress.step) {
       this.answers = new Map();
@@ -80,7 +93,7 @@ export class LessonRooms {
   begin(lab: Lab, lesson: Lesson, step = 0): ErrorFrame | null {
     const progress = beginLesson(lesson, step);
     if ('type' in progress) return progress;
-    this.rooms.set(lab, new LessonRoom(progress));
+    this.rooms.set(lab, new LessonRoom(progress, () => lab.deps.clock.now()));
     return null;
   }
 

@@ -1,6 +1,7 @@
 // Entry point: `npm start`. Reads PORT (3000), HOST (0.0.0.0, so a classroom network can join),
 // ELECTION_LAB_TOKEN (generated and printed when unset) and DATA_DIR (./data); builds the relay,
-// listens, makes sure a lab named `demo` exists (8 ids running bully), and prints the URLs.
+// listens, opens a lab named `demo` (8 ids running bully, filled with server bots, its coordinator
+// crashed and recovered every half minute until an instructor takes over), and prints the URLs.
 // With REDIS_URL the relay joins a cluster (RELAY_ID, PUBLIC_URL, LEASE_MS; docs/SCALING.md).
 // Limits come from the environment too (README's table).
 import { randomBytes } from 'node:crypto';
@@ -8,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { installLastLine } from './last-line.ts';
+import { openDemoLab } from './demo-lab.ts';
 import { createRelay } from './relay.ts';
 
 const port = Number(process.env['PORT'] ?? 3000);
@@ -59,10 +61,18 @@ const relay = await createRelay({
   net: { ...(perIp !== undefined ? { maxConnectionsPerIp: perIp } : {}), ...(origins?.length ? { allowedOrigins: origins } : {}) },
 });
 installLastLine(process, relay.counters, console.error);
-const demoExists = relay.cluster ? (await relay.cluster.directory.config('demo').catch(() => null)) !== null : relay.labs.get('demo') !== undefined;
-if (!demoExists) {
-  const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });
-  if (!demo.ok) console.error('could not create the demo lab:', demo.error.message);
+// A lone relay opens the demo lab alive (server/demo-lab.ts). In a cluster the demo lab may live
+// on another relay: this one only makes it when no relay has it, and leaves it still.
+let demoLive = false;
+if (relay.cluster) {
+  if ((await relay.cluster.directory.config('demo').catch(() => null)) === null) {
+    const demo = await relay.labs.create({ name: 'demo', algorithm: 'bully', size: 8 });
+    if (!demo.ok) console.error('could not create the demo lab:', demo.error.message);
+  }
+} else {
+  const demo = await openDemoLab(relay);
+  if (demo.error) console.error('could not open the demo lab:', demo.error);
+  else demoLive = true;
 }
 
 relay.server.on('error', (err) => {
@@ -82,6 +92,14 @@ relay.server.listen(port, host, () => {
     'Students open (join lab "demo"):',
     ...[`http://localhost:${port}/lab/demo`, ...lan.map((a) => `http://${a}:${port}/lab/demo`)].map((u) => `  ${u}`),
     '',
+    ...(demoLive
+      ? [
+          'The demo lab runs server bots; its coordinator is crashed and recovered every 30 s',
+          'until you use any control on the instructor page. The bots hold its ids: remove them',
+          '(instructor page, "Remove server bots") before students join it.',
+          '',
+        ]
+      : []),
     'Instructor (keep this token to yourself):',
     `  http://localhost:${port}/lab/demo/instructor?token=${encodeURIComponent(token)}`,
     fromEnv ? '  token from ELECTION_LAB_TOKEN' : '  token generated; set ELECTION_LAB_TOKEN to choose one',

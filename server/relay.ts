@@ -14,6 +14,7 @@ import { ServerBots } from './bots.ts';
 import { preciseTimers, realClock, type Clock } from './clock.ts';
 import type { Conn } from './conn.ts';
 import { Counters } from './counters.ts';
+import { DemoLoops } from './demo-loop.ts';
 import { LabListHub } from './lab-list.ts';
 import { loadLessons } from './lesson-catalog.ts';
 import { LessonRooms } from './lesson-room.ts';
@@ -73,6 +74,8 @@ export interface Relay {
   labs: Labs;
   counters: Counters;
   bots: ServerBots | null;
+  /** The demo loops (server/demo-loop.ts); server/demo-lab.ts starts the demo lab's. */
+  demo: DemoLoops;
   cluster: Cluster | null;
   /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */
   session(conn: Conn): Session;
@@ -174,14 +177,16 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   });
 
   const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession, ...(opts.botRegistry ? { registry: opts.botRegistry } : {}) });
+  const demo = new DemoLoops(labs);
   const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
-  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, lessons, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
+  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, lessons, demo, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
   const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
   serveClient(app, clientDir, locate);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      demo.closeAll();
       bots?.closeAll();
       ws.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
@@ -190,5 +195,5 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       await cluster?.close();
     })());
 
-  return { app, server, io, labs, counters, bots, cluster, session: newSession, close };
+  return { app, server, io, labs, counters, bots, demo, cluster, session: newSession, close };
 }

@@ -1,5 +1,5 @@
 // The class board (client/src/utils/class-board.ts): every student with her mode, the relay's
-// verified figures (moves, sends, deviations, findings), her tab's claims (clicks, marks, grade)
+// verified figures (moves, sends, deviations, findings, lesson answers and correct ones), her tab's claims (clicks, marks, grade)
 // kept apart and labelled, sorting, and CSV export.
 import { describe, expect, it } from 'vitest';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
@@ -40,7 +40,7 @@ describe('class board', () => {
   });
 
   it('names every column as verified or claimed, and the grade only as a claim', () => {
-    expect([...VERIFIED_KEYS].sort()).toEqual(['actions', 'deviations', 'electing', 'findings', 'oldest', 'open', 'sends']);
+    expect([...VERIFIED_KEYS].sort()).toEqual(['actions', 'answers', 'correct', 'deviations', 'electing', 'findings', 'oldest', 'open', 'sends']);
     expect([...CLAIMED_KEYS].sort()).toEqual(['claims', 'grade']);
   });
 
@@ -58,12 +58,22 @@ describe('class board', () => {
     const csv = boardCsv(boardRows('l', processes));
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(
-      'id,name,mode,status,open items (verified),oldest unanswered s (verified),time electing s (verified),stuck past 2 UB (verified),actions (verified),sends (verified),deviations (verified),findings (verified),clicks (tab claims),deviations (tab claims),grade (tab claims),score (tab claims),first failing case (tab claims)',
+      'id,name,mode,status,open items (verified),oldest unanswered s (verified),time electing s (verified),stuck past 2 UB (verified),actions (verified),sends (verified),deviations (verified),findings (verified),lesson answers (verified),lesson correct (verified),clicks (tab claims),deviations (tab claims),grade (tab claims),score (tab claims),first failing case (tab claims)',
     );
-    expect(lines[1]).toBe('1,Ada,hand,up,,,,,7,8,2,1,400,0,,,');
-    expect(lines[3]).toBe(`3,"'=HYPERLINK(""x"")",auto,absent,,,,,0,0,0,0,,,pass,13 of 13,`);
-    expect(lines[5]).toBe('5,Eve,hand,up,15,47.9,61.2,yes,3,4,0,0,,,,,');
+    expect(lines[1]).toBe('1,Ada,hand,up,,,,,7,8,2,1,0,0,400,0,,,');
+    expect(lines[3]).toBe(`3,"'=HYPERLINK(""x"")",auto,absent,,,,,0,0,0,0,0,0,,,pass,13 of 13,`);
+    expect(lines[5]).toBe('5,Eve,hand,up,15,47.9,61.2,yes,3,4,0,0,0,0,,,,,');
     expect(lines).toHaveLength(8);
     expect(csv.endsWith('\r\n')).toBe(true);
+  });
+
+  it('carries each student\'s lesson answers and correct answers from the relay\'s lesson scores, into the CSV, and sorts by them', () => {
+    // Id 0 is a bot that the board would leave out; a score makes it a student (it answered).
+    const scores = { '0': { answered: 2, correct: 0 }, '1': { answered: 3, correct: 2 }, '4': { answered: 3, correct: 3 } };
+    const rows = boardRows('l', processes, scores);
+    expect(rows.map((r) => [r.id, r.answers, r.correct])).toEqual([[0, 2, 0], [1, 3, 2], [2, 0, 0], [3, 0, 0], [4, 3, 3], [5, 0, 0], [6, 0, 0]]);
+    expect(sortRows(rows, 'correct', true).map((r) => r.id)).toEqual([4, 1, 0, 2, 3, 5, 6]);
+    expect(sortRows(rows, 'answers', true).map((r) => r.id)).toEqual([1, 4, 0, 2, 3, 5, 6]);
+    expect(boardCsv(rows).split('\r\n')[2]).toBe('1,Ada,hand,up,,,,,7,8,2,1,3,2,400,0,,,');
   });
 });

@@ -67,7 +67,34 @@ describe('a lesson in class', () => {
     await expect.poll(() => projector.getByTestId('board-answered').textContent(), { timeout: 10_000 }).toBe(`${ANSWERS.length} answered`);
     // Before the reveal the class sees a count only, no bars.
     expect(await projector.getByTestId('answer-bar').count()).toBe(0);
+    // The question's 60 s count down on the projector (lessons/bully-figure-6-20.json, step 1).
+    const clockText = () => projector.getByTestId('board-clock').textContent();
+    await expect.poll(clockText, { timeout: 10_000 }).toMatch(/^0:[0-5]\d left$/);
+    const before = Number(/0:(\d\d)/.exec((await clockText())!)![1]);
+    await expect.poll(async () => Number(/0:(\d\d)/.exec((await clockText()) ?? '')?.[1] ?? 99), { timeout: 10_000 }).toBeLessThan(before);
     toDocs(await screenshot(projector, 'lesson-projector-open-1400'), 'lesson-projector-open-1400');
+    const projectorPhoneOpen = await phone.newPage();
+    await projectorPhoneOpen.goto(`${base}/lab/${LAB}/projector`);
+    await projectorPhoneOpen.getByTestId('board-clock').waitFor({ timeout: 15_000 });
+    toDocs(await screenshot(projectorPhoneOpen, 'lesson-projector-open-390'), 'lesson-projector-open-390');
+    await projectorPhoneOpen.close();
+
+    // The join page (the QR code's link) shows the open question and its clock before she joins; answering needs joining.
+    const code = ((await (await api('GET', `/api/labs/${LAB}`)).json()) as { joinCode: string }).joinCode;
+    for (const [context, size] of [[phone, 390], [desk, 1400]] as const) {
+      const joiner = await context.newPage();
+      errors.push(...watchErrors(joiner));
+      await joiner.goto(`${base}/join/${code}`);
+      const card = joiner.getByTestId('question-card');
+      await card.waitFor({ timeout: 15_000 });
+      expect(await card.textContent()).toContain('Which process becomes coordinator?');
+      await expect.poll(() => joiner.getByTestId('question-clock').textContent(), { timeout: 10_000 }).toMatch(/^0:[0-5]\d left$/);
+      expect(await joiner.getByTestId('answer-state').textContent()).toContain('Join the lab to answer');
+      expect(await joiner.locator('[data-answer="6"]').isDisabled()).toBe(true);
+      toDocs(await screenshot(joiner, `lesson-join-${size}`), `lesson-join-${size}`);
+      await joiner.close();
+    }
+    await expect.poll(() => students[0]!.getByTestId('question-clock').textContent(), { timeout: 10_000 }).toMatch(/left$/);
 
     for (const [action, next] of [['lock', 'locked'], ['run', 'ran'], ['reveal', 'revealed']] as const) {
       await instructor.getByTestId(`lesson-${action}`).click();
@@ -75,6 +102,12 @@ describe('a lesson in class', () => {
     }
     await expect.poll(() => instructor.getByTestId('lesson-measured').textContent(), { timeout: 10_000 }).toContain('Measured: 6');
     toDocs(await screenshot(instructor, 'lesson-instructor-1400'), 'lesson-instructor-1400');
+    // The class board: each student's revealed answer counted, and correct for the three who said 6.
+    const board = instructor.getByTestId('class-board');
+    const correctCells = board.getByTestId('board-correct');
+    await expect.poll(async () => (await correctCells.allTextContents()).sort().join(','), { timeout: 15_000 }).toBe('0,1,1,1');
+    expect((await board.locator('td[data-col="answers"]').allTextContents()).sort().join(',')).toBe('1,1,1,1');
+    toDocs(await screenshotOf(board, 'class-board-lesson-1400'), 'class-board-lesson-1400');
 
     // The projector: one bar per id, 6 marked as measured with its three answers, 7 with one.
     await expect.poll(() => projector.getByTestId('measured-mark').count(), { timeout: 10_000 }).toBe(1);
@@ -110,6 +143,9 @@ describe('a lesson in class', () => {
     await instructorPhone.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
     await instructorPhone.getByTestId('lesson-measured').waitFor({ timeout: 15_000 });
     expect(await instructorPhone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const phoneBoard = instructorPhone.getByTestId('class-board');
+    await expect.poll(async () => (await phoneBoard.getByTestId('board-correct').allTextContents()).sort().join(','), { timeout: 15_000 }).toBe('0,1,1,1');
+    toDocs(await screenshotOf(phoneBoard, 'class-board-lesson-390'), 'class-board-lesson-390');
     // The page is long at 390 px: the lesson's card alone.
     toDocs(await screenshotOf(instructorPhone.locator('section', { has: instructorPhone.locator('#lesson-title') }), 'lesson-instructor-390'), 'lesson-instructor-390');
     expect(errors).toEqual([]);

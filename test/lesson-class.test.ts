@@ -1,7 +1,7 @@
 // The phases of a lesson step (issue 28: predict, run, reveal) and what each answer and view
 // may be, as pure functions (shared/lessons/lesson-class.ts).
 import { describe, expect, it } from 'vitest';
-import { act, beginLesson, lessonView, refuseAnswer, type LessonProgress } from '@shared/lessons/lesson-class.ts';
+import { act, beginLesson, lessonView, refuseAnswer, scoreStep, type LessonProgress } from '@shared/lessons/lesson-class.ts';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
 import { loadLessons } from '../server/lesson-catalog.ts';
 
@@ -66,5 +66,21 @@ describe('the view', () => {
     const ran = after(begin(fig), 'start', 'lock', 'run');
     expect(lessonView(ran, answers, true)).toMatchObject({ byStudent: { '1': 6, '2': 6, '3': 5 }, measured: 6 });
     expect(lessonView(after(ran, 'reveal'), answers, false).byStudent).toBeUndefined();
+  });
+});
+
+describe('scores over a lesson (the class board)', () => {
+  it('count each revealed answer, and a correct one when it equals the measured value; a run that measured nothing scores none', () => {
+    const one = scoreStep(new Map(), new Map([[1, 6], [2, 7]]), 6);
+    expect([...one]).toEqual([[1, { answered: 1, correct: 1 }], [2, { answered: 1, correct: 0 }]]);
+    const two = scoreStep(one, new Map([[2, 15], [3, 14]]), 15);
+    expect(Object.fromEntries(two)).toEqual({ 1: { answered: 1, correct: 1 }, 2: { answered: 2, correct: 1 }, 3: { answered: 1, correct: 0 } });
+    expect(scoreStep(two, new Map([[1, 0]]), null).get(1)).toEqual({ answered: 2, correct: 1 });
+    // The earlier map is not changed (the room keeps the new one).
+    expect(one.get(2)).toEqual({ answered: 1, correct: 0 });
+    // Only the instructor's view carries them.
+    const ran = after(begin(fig), 'start', 'lock', 'run', 'reveal');
+    expect(lessonView(ran, new Map(), true, two).scores).toEqual({ 1: { answered: 1, correct: 1 }, 2: { answered: 2, correct: 1 }, 3: { answered: 1, correct: 0 } });
+    expect(lessonView(ran, new Map(), false, two).scores).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { MAX_ANSWER_CHANGES } from '../server/lesson-room.ts';
-import { connect, joinAs, startRelay, type FrameClient, type Harness } from './helpers/relay-harness.ts';
+import { connect, joinAs, startRelay, type FrameClient, type Harness, waitFor } from './helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -68,7 +68,11 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
       }),
     );
     const open = await lesson(lab);
-    expect(open.body).toMatchObject({ phase: 'open', step: 0, answered: 20, answers: {} });
+    expect(open.body).toMatchObject({ phase: 'open', step: 0, answered: 20, answers: {}, question: { seconds: 60 } });
+    // How long the question has been open, by the relay's clock: the projector's countdown grows from it.
+    const first = open.body.openForMs as number;
+    expect(first).toBeGreaterThanOrEqual(0);
+    await waitFor(async () => ((await lesson(lab)).body.openForMs as number) > first, 5000, 'openForMs growing');
     expect(open.body.byStudent).toBeUndefined();
     expect(open.body.measured).toBeUndefined();
     const mine = await lesson(lab, 'test-token-0123');
@@ -103,7 +107,9 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
   it('the instructor locks, runs and reveals: the histogram is exact and the measured winner is 6', async () => {
     expect((await move(lab, 'reveal')).body).toMatchObject({ code: 'LESSON_PHASE' });
     expect((await h.api('POST', `/api/labs/${lab}/lesson/lock`, undefined, { token: null })).status).toBe(401);
-    expect((await move(lab, 'lock')).body.phase).toBe('locked');
+    const locked = (await move(lab, 'lock')).body;
+    expect(locked.phase).toBe('locked');
+    expect(locked.openForMs).toBeUndefined();
     expect(await answer(students[3]!.c, 0, 7, 'late')).toMatchObject({ code: 'LESSON_CLOSED' });
     expect((await move(lab, 'run')).body).toMatchObject({ phase: 'ran', measured: 6 });
     // The run's trace: the instructor's once it ran, the class's only after the reveal.
@@ -123,6 +129,11 @@ describe('a class of 20 answers Figure 6-20 over ws and socket.io', () => {
     expect(shown.body).toMatchObject({ phase: 'revealed', answered: 20, measured: 6, expected: 6, answers: histogram, cites: { document: '000' } });
     expect(shown.body.answers).toEqual({ '4': 4, '5': 4, '6': 8, '7': 4 });
     expect(shown.body.byStudent).toBeUndefined();
+    expect(shown.body.scores).toBeUndefined();
+    // The class board's figures: per student, one answer so far, correct when it was the measured 6.
+    const scores = (await lesson(lab, 'test-token-0123')).body.scores as Record<string, { answered: number; correct: number }>;
+    expect(Object.keys(scores)).toHaveLength(20);
+    students.forEach(({ id }, i) => expect(scores[String(id)]).toEqual({ answered: 1, correct: finalOf(i) === 6 ? 1 : 0 }));
     expect((await h.api('GET', `/api/labs/${lab}/lesson/trace`, undefined, { token: null })).status).toBe(200);
   });
 

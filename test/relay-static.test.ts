@@ -1,6 +1,6 @@
 // The relay serves the built dashboard with a fallback to index.html for client-side routes, an
 // explanatory page when there is no build, and `npm start`'s entry point prints its URLs, makes
-// the `demo` lab and writes its files on SIGTERM.
+// the `demo` lab alive (server bots, the demo loop) and writes its files on SIGTERM.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -44,7 +44,7 @@ describe('static dashboard', () => {
 });
 
 describe('server/main.ts', () => {
-  it('prints the student and instructor URLs, creates the demo lab, and writes its files on SIGTERM', async () => {
+  it('prints the student and instructor URLs, opens the demo lab alive, and writes its files on SIGTERM', async () => {
     const data = await mkdtemp(join(tmpdir(), 'relay-main-'));
     dirs.push(data);
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
@@ -64,10 +64,21 @@ describe('server/main.ts', () => {
       const base = `http://127.0.0.1:${instructor![2]}`;
       const labs = (await (await fetch(`${base}/api/labs`)).json()) as { name: string; algorithm: string; size: number }[];
       expect(labs).toEqual([expect.objectContaining({ name: 'demo', algorithm: 'bully', size: 8 })]);
+      // The demo lab starts alive (issue 28, item 7): eight server bots agree on 7, and the demo loop runs.
+      const agreed = Date.now() + 15_000;
+      let coordinators: Record<string, number> = {};
+      while (coordinators['7'] !== 8 && Date.now() < agreed) {
+        coordinators = ((await (await fetch(`${base}/api/labs/demo/stats`)).json()) as { coordinators: Record<string, number> }).coordinators;
+        if (coordinators['7'] !== 8) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(coordinators).toEqual({ '7': 8 });
+      expect(await (await fetch(`${base}/api/labs/demo/demo`)).json()).toMatchObject({ running: true, everyMs: 30_000 });
+      expect(out).toMatch(/crashed and recovered every 30 s/);
       const unauth = await fetch(`${base}/api/labs/demo/pause`, { method: 'POST', headers: { authorization: 'Bearer nope' } });
       expect(unauth.status).toBe(401);
       const ok = await fetch(`${base}/api/labs/demo/pause`, { method: 'POST', headers: { authorization: 'Bearer main-test-token' } });
       expect(ok.status).toBe(200);
+      expect(await (await fetch(`${base}/api/labs/demo/demo`)).json()).toEqual({ running: false });
     } finally {
       child.kill('SIGTERM');
     }

@@ -27,14 +27,26 @@ export const LessonViewSchema = z
     phase: z.enum(PHASES),
     answers: z.record(z.string(), z.int().min(0)).describe('Answer value -> how many gave it; empty until the reveal (the instructor sees it always)'),
     answered: z.int().min(0).describe('Students who have answered this step'),
+    openForMs: z.number().min(0).optional().describe("While the question is open: how long it has been open, by the relay's clock (the projector's countdown or elapsed time)"),
     measured: z.number().nullable().optional().describe("The run's result; from the reveal on (the instructor: once it ran)"),
     expected: z.number().optional(),
     formula: z.string().optional(),
     explain: z.string().optional(),
     cites: z.object({ document: z.string(), rule: z.string() }).optional(),
     byStudent: z.record(z.string(), z.number()).optional().describe('Instructor only (with the token): each answer by process id'),
+    scores: z
+      .record(z.string(), z.object({ answered: z.int().min(0), correct: z.int().min(0) }).strict())
+      .optional()
+      .describe("Instructor only: by process id, the lesson's revealed steps she answered and how many of those matched the relay's measured value"),
   })
   .strict();
 
 export type LessonView = z.infer<typeof LessonViewSchema>;
 export type LessonPhase = (typeof PHASES)[number];
+
+/** GET /api/labs/:lab/demo: whether the demo loop (shared/lessons/demo-loop.ts) drives the lab. */
+export const DemoStatusSchema = z.union([
+  z.object({ running: z.literal(true), everyMs: z.number().positive(), crashed: z.int().min(0).nullable().describe('The id the loop crashed and will recover next') }).strict(),
+  z.object({ running: z.literal(false) }).strict(),
+]);
+export type DemoStatus = z.infer<typeof DemoStatusSchema>;

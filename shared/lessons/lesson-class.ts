@@ -86,8 +86,27 @@ function tally(answers: Iterable<number>): Record<string, number> {
   return out;
 }
 
-/** What the class sees; `instructor` adds the answers by name and the result once it ran. */
-export function lessonView(p: LessonProgress, answers: ReadonlyMap<ProcessId, number>, instructor: boolean): LessonView {
+/** One student's record over the lesson's revealed steps (the class board's columns). */
+export interface StudentScore {
+  answered: number;
+  correct: number;
+}
+
+/**
+ * At a reveal: each student who answered the step counts one answer, and one correct answer when
+ * hers is the value the relay's own run measured (a step whose run measured nothing has none).
+ */
+export function scoreStep(scores: ReadonlyMap<ProcessId, StudentScore>, answers: ReadonlyMap<ProcessId, number>, measured: number | null): Map<ProcessId, StudentScore> {
+  const out = new Map(scores);
+  for (const [id, value] of answers) {
+    const s = out.get(id) ?? { answered: 0, correct: 0 };
+    out.set(id, { answered: s.answered + 1, correct: s.correct + (measured !== null && value === measured ? 1 : 0) });
+  }
+  return out;
+}
+
+/** What the class sees; `instructor` adds the answers by name, each student's score and the result once it ran. */
+export function lessonView(p: LessonProgress, answers: ReadonlyMap<ProcessId, number>, instructor: boolean, scores: ReadonlyMap<ProcessId, StudentScore> = new Map()): LessonView {
   const s = currentStep(p);
   const shown = p.phase === 'revealed' || p.phase === 'done';
   const view: LessonView = {
@@ -103,6 +122,9 @@ export function lessonView(p: LessonProgress, answers: ReadonlyMap<ProcessId, nu
   if (shown || (instructor && p.phase === 'ran')) {
     Object.assign(view, { measured: p.measured, expected: s.reveal.expected, explain: s.reveal.explain, cites: s.reveal.cites, ...(s.reveal.formula ? { formula: s.reveal.formula } : {}) });
   }
-  if (instructor) view.byStudent = Object.fromEntries([...answers].map(([id, v]) => [String(id), v]));
+  if (instructor) {
+    view.byStudent = Object.fromEntries([...answers].map(([id, v]) => [String(id), v]));
+    view.scores = Object.fromEntries([...scores].map(([id, s]) => [String(id), { ...s }]));
+  }
   return view;
 }

@@ -37,10 +37,12 @@ const SetupSchema = z
 const ChoiceSchema = z.object({ label: Text(80), value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER) }).strict();
 
 /** What the class is asked before the run; every answer is a number (a count, a choice's value or an id). */
+/** Optional time to answer, in seconds: the projector counts it down (the instructor still locks). */
+const Seconds = { seconds: z.int().min(5).max(3600).optional() };
 const QuestionSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('number'), text: Text(300), min: z.int().min(0).max(MAX_ANSWER).optional(), max: z.int().min(0).max(MAX_ANSWER).optional() }).strict(),
-  z.object({ kind: z.literal('choice'), text: Text(300), choices: z.array(ChoiceSchema).min(2).max(MAX_CHOICES) }).strict(),
-  z.object({ kind: z.literal('process'), text: Text(300) }).strict(),
+  z.object({ kind: z.literal('number'), text: Text(300), min: z.int().min(0).max(MAX_ANSWER).optional(), max: z.int().min(0).max(MAX_ANSWER).optional(), ...Seconds }).strict(),
+  z.object({ kind: z.literal('choice'), text: Text(300), choices: z.array(ChoiceSchema).min(2).max(MAX_CHOICES), ...Seconds }).strict(),
+  z.object({ kind: z.literal('process'), text: Text(300), ...Seconds }).strict(),
 ]);
 
 const TimedId = z.object({ id: ProcessIdSchema, at: At }).strict();

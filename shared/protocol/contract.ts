@@ -8,7 +8,7 @@ import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, Partit
 import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
 import { LabSnapshotSchema, ProcessInfoSchema, ServerFrameSchema } from './server-frames.ts';
 import { LessonSchema } from '../lessons/lesson-schema.ts';
-import { LessonViewSchema, SetLessonSchema } from '../lessons/lesson-api.ts';
+import { DemoStatusSchema, LessonViewSchema, SetLessonSchema } from '../lessons/lesson-api.ts';
 import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
 
 const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
@@ -84,6 +84,7 @@ export function buildOpenApi(): Json {
         ProcessInfo: toJson(ProcessInfoSchema, 'output'),
         SetLesson: toJson(SetLessonSchema),
         LessonView: toJson(LessonViewSchema.nullable(), 'output'),
+        DemoStatus: toJson(DemoStatusSchema, 'output'),
       },
     },
     paths: {
@@ -112,6 +113,10 @@ export function buildOpenApi(): Json {
       '/api/labs/{lab}/reset': { post: change('Reset the lab') },
       '/api/labs/{lab}/step': { post: change('Deliver or drop one held message while paused', body('Step')) },
       '/api/labs/{lab}/bots': { post: change('Start server-side bots', body('Bots')), delete: change('Stop the server-side bots') },
+      '/api/labs/{lab}/demo': {
+        get: read("Whether the demo loop drives the lab (npm start's demo lab: its coordinator crashed and recovered every `everyMs`); any instructor request on the lab stops it", [labParam], [], 'DemoStatus'),
+        delete: change('Stop the demo loop (a process it crashed is recovered)'),
+      },
       '/api/lessons': { get: read('The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json; without the instructor token each step has its title and question only); `refused`: files left out, with the fields that failed', []) },
       '/api/labs/{lab}/lesson': {
         get: read("The lab's lesson as the class sees it (JSON null when it runs none); with the instructor token also each answer by process id (byStudent)", [labParam], [], 'LessonView'),

@@ -94,6 +94,8 @@ export const publicApi = {
   /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
   lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
   /** The lesson step's run as a trace file (from the reveal on; with the token, once it ran). */
+  /** Whether the demo loop drives the lab (checked with DemoStatusSchema by use-demo.ts). */
+  demo: (lab: string) => request<unknown>('GET', `/api/labs/${enc(lab)}/demo`),
   lessonTraceText: (lab: string) => textOf(`/api/labs/${enc(lab)}/lesson/trace`),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
@@ -145,6 +147,7 @@ export function useInstructorApi(token: Ref<string | null>) {
     removeBots: (name: string) => call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
     beginLesson: (name: string, lesson: string) => call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
+    stopDemo: (name: string) => call<unknown>('DELETE', `${lab(name)}/demo`),
     lessonAction: (name: string, action: LessonAction) => call<LessonView>('POST', `${lab(name)}/lesson/${action}`),
     /** Downloads go through fetch so the token travels in a header, never in a link. */
     async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {

@@ -1,9 +1,11 @@
 // The class board (the instructor page): every student's process with its name, mode (auto, by
 // hand, her own code), the checker findings that named her, and, by who vouches for them
 // (docs/RELIABILITY.md, "What the board vouches for"): her moves, sends and deviations from the
-// reference as the relay counted and judged them (verified), and what her tab reported: its click
+// reference as the relay counted and judged them (verified), her lesson answers and how many
+// matched the relay's own run (verified: the relay stores them and measures), and what her tab reported: its click
 // count, its coach's marks and her latest grade (claimed; the relay never re-runs her module).
 // Pure: rows from the relay's lab view, sorting, and CSV export.
+import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
 import { csvText } from './csv.ts';
 
@@ -23,6 +25,9 @@ export interface BoardRow {
   electingSeconds: number | null;
   /** She holds the class up: either wait past 2 x UB (the relay's measure). */
   stuck: boolean;
+  /** Verified: the lesson's revealed steps she answered, and the answers equal to the relay's measured value. */
+  answers: number;
+  correct: number;
   /** Claimed by her tab (hand frames): its click count and its coach's marks; null when it claimed nothing. */
   claimedClicks: number | null;
   claimedDeviations: number | null;
@@ -36,17 +41,20 @@ export interface BoardRow {
   trace: string | null;
 }
 
-export const BOARD_KEYS = ['id', 'name', 'mode', 'open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'claims', 'grade'] as const;
+export const BOARD_KEYS = ['id', 'name', 'mode', 'open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'answers', 'correct', 'claims', 'grade'] as const;
 export type BoardKey = (typeof BOARD_KEYS)[number];
 
 /** Which columns the relay vouches for, and which only repeat what her tab said (the board's labels and legend). */
-export const VERIFIED_KEYS: readonly BoardKey[] = ['open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings'];
+export const VERIFIED_KEYS: readonly BoardKey[] = ['open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'answers', 'correct'];
 export const CLAIMED_KEYS: readonly BoardKey[] = ['claims', 'grade'];
 
-/** Students: human tabs, and any process that played by hand, ran its own code or sent a grade. */
-export function boardRows(lab: string, processes: readonly ProcessInfo[]): BoardRow[] {
+/** The lesson's scores by process id (the instructor's lesson view). */
+export type LessonScores = NonNullable<LessonView['scores']>;
+
+/** Students: human tabs, and any process that played by hand, ran its own code, sent a grade or answered a lesson question. */
+export function boardRows(lab: string, processes: readonly ProcessInfo[], scores: LessonScores = {}): BoardRow[] {
   return processes
-    .filter((p) => p.kind === 'human' || p.mode === 'hand' || p.mode === 'code' || p.hand || p.claimedGrade)
+    .filter((p) => p.kind === 'human' || p.mode === 'hand' || p.mode === 'code' || p.hand || p.claimedGrade || scores[String(p.id)])
     .map((p) => {
       const g = p.claimedGrade;
       const claimed = p.hand && (p.hand.claimed.clicks > 0 || p.hand.claimed.deviations > 0) ? p.hand.claimed : null;
@@ -64,6 +72,8 @@ export function boardRows(lab: string, processes: readonly ProcessInfo[]): Board
         oldestSeconds: seconds(live?.oldestOpenMs),
         electingSeconds: seconds(live?.electingMs),
         stuck: live?.stuck ?? false,
+        answers: scores[String(p.id)]?.answered ?? 0,
+        correct: scores[String(p.id)]?.correct ?? 0,
         claimedClicks: claimed?.clicks ?? null,
         claimedDeviations: claimed?.deviations ?? null,
         verdict: g ? (g.pass ? 'pass' : 'fail') : '',
@@ -87,6 +97,8 @@ const NUMBER: Partial<Record<BoardKey, (r: BoardRow) => number | null>> = {
   sends: (r) => r.sends,
   deviations: (r) => r.deviations,
   findings: (r) => r.findings,
+  answers: (r) => r.answers,
+  correct: (r) => r.correct,
   claims: (r) => r.claimedClicks,
 };
 
@@ -132,6 +144,8 @@ const COLUMNS: [string, (r: BoardRow) => string | number][] = [
   ['sends (verified)', (r) => r.sends],
   ['deviations (verified)', (r) => r.deviations],
   ['findings (verified)', (r) => r.findings],
+  ['lesson answers (verified)', (r) => r.answers],
+  ['lesson correct (verified)', (r) => r.correct],
   ['clicks (tab claims)', (r) => claim(r.claimedClicks)],
   ['deviations (tab claims)', (r) => claim(r.claimedDeviations)],
   ['grade (tab claims)', (r) => r.verdict],
