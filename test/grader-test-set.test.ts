@@ -48,6 +48,12 @@ describe('the grader test set', () => {
     expect(r.cases.filter((c) => !c.pass).map((c) => `${c.id}: ${c.reason}`), KNOWN_GAPS[name]).toEqual([]);
   });
 
+  it.each(['bully', 'ring'] as const)('%s is explored with a crash and a restart with the state lost too (003: "a process holds an election on start or re-start"; 002)', async (algorithm) => {
+    const r = await grade(algorithm, correctModule(algorithm));
+    const labs = r.cases.find((c) => c.id === 'explore')!.proofs!.map((p) => p.lab);
+    expect(labs).toEqual([expect.stringMatching(/with one crash \(/), expect.stringMatching(/with one crash and one restart with its state lost/)]);
+  });
+
   it('every variant differs from its correct module by its marked line alone', () => {
     for (const name of Object.keys(BUGS) as BugName[]) {
       const src = bugSource(name).split('\n');
