@@ -10,10 +10,11 @@
 //   settled within the checker's bounds after the last fault).
 import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
 import { checkerProfile } from '../analysis/checker-profiles.ts';
+import { emergentOptions } from '../algorithms/emergent-state.ts';
 import { detectorsFor, expectedFor, expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
 import type { SimulationSpec } from '../sim/simulator.ts';
 
-export type CaseGroup = 'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss';
+export type CaseGroup = 'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss' | 'partition';
 
 export interface GradeCase {
   id: string;
@@ -28,6 +29,10 @@ export interface GradeCase {
   liveness: { from: number; bound: number; formula: string };
   /** Who must end up coordinator, where the documents say (null: any one agreed live process). */
   winner: ProcessId | null;
+  /** Safety from this time on only (a partition: each side may elect its own until it heals). */
+  safetyFrom?: number;
+  /** The emergent slave pool at the end (slaves and candidates among the live), within [min, max]. */
+  pool?: { min: number; max: number; formula: string };
 }
 
 const T = DEFAULT_TIMING.transmission;
@@ -239,8 +244,34 @@ function lossWithDetector(algorithm: AlgorithmName): GradeCase {
   };
 }
 
+/**
+ * Emergent only: a partition that heals (003, Uniqueness: "multi-master situations should be
+ * avoided or detected and resolved speedily"; Operation ii: the pool "remains approximately
+ * constant"). 7 leads with slaves 3..6; {0..4} and {5, 6, 7} are cut apart at t=1000, so the
+ * first side elects a master of its own and refills its pool; at t=8000 the cut heals. Then
+ * the lower master must yield (two masters for at most the checker's overlap) and the merged
+ * pool, larger than poolMax, must shrink back by demotion.
+ */
+function partitionHeals(): GradeCase {
+  const ids = range(8);
+  const heal = 8000;
+  const { options } = emergentOptions({ initialPool: 4 }, TIMING);
+  return {
+    id: 'partition-heals',
+    group: 'partition',
+    title: `a partition that heals: 7 leads, {0..4} and {5, 6, 7} cut apart at t=1000, healed at t=${heal}`,
+    spec: { ids, timing: TIMING, link: { delay: T }, options: { initialPool: 4 }, partitions: [{ at: 1000, groups: [range(5), range(3, 5)] }, { at: heal, groups: null }], until: 20_000 },
+    safety: true,
+    safetyFrom: heal,
+    liveness: afterFault('emergent', ids, heal, true),
+    winner: null,
+    pool: { min: options.poolMin, max: options.poolMax, formula: 'poolMin..poolMax (003, Operation ii: "If a slave registers there are too many slaves it drops back into an idle state")' },
+  };
+}
+
 /** Every case for `algorithm`, in the order the report lists them. */
 export function casesFor(algorithm: AlgorithmName): GradeCase[] {
   const counts = [4, 6, 8].flatMap((n) => (['worst', 'best'] as const).map((c) => countsCase(algorithm, n, c)));
-  return [example(algorithm), ...counts, crashDuringElection(algorithm), recovery(algorithm), twoInitiators(algorithm), lossWithDetector(algorithm)];
+  const partition = algorithm === 'emergent' ? [partitionHeals()] : [];
+  return [example(algorithm), ...counts, crashDuringElection(algorithm), recovery(algorithm), twoInitiators(algorithm), lossWithDetector(algorithm), ...partition];
 }

@@ -4,7 +4,9 @@
 // checked"). Raft gets two labs: 4 processes all up (a wrong quorum elects two leaders of one
 // term, Raft §5.2) and 5 all up with one crash and one restart with the state lost (a vote given
 // twice in a term, Figure 2: votedFor is persistent). The others keep the lab of 4 whose
-// coordinator crashed, 0..2 noticing within T, with one more crash for the id-ranked ones.
+// coordinator crashed, 0..2 noticing within T, with one more crash for the id-ranked ones, and
+// for Bully and the ring a second lab with a crash and a restart (a lower coordinator believed
+// shows there).
 import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
 import type { ExploreSetup, FaultBudget } from '../sim/explore-world.ts';
@@ -47,8 +49,16 @@ function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSe
   if (algorithm === 'raft') {
     return [lab(algorithm, subject, 4, true, [0, 2], NO_FAULTS), lab(algorithm, subject, 5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 })];
   }
-  const crash = algorithm === 'emergent' ? 0 : 1;
-  return [lab(algorithm, subject, 4, false, [0, 1, 2], { ...NO_FAULTS, crash })];
+  if (algorithm === 'emergent') return [lab(algorithm, subject, 4, false, [0, 1, 2], NO_FAULTS)];
+  const crash = { ...NO_FAULTS, crash: 1 };
+  const first = lab(algorithm, subject, 4, false, [0, 1, 2], crash);
+  // Bully and the ring: then a crash and a restart with the state lost, where the documents say
+  // what a process back up does (003: "A process holds an election on start or re-start"; 002:
+  // "a new election may have to be held"). It may hear the result of an election held without
+  // it, naming a lower id: believing it leaves all following one below the highest live id. (001
+  // says nothing of a restart, so the active-list ring keeps the one lab.)
+  if (algorithm === 'ring-active-list') return [first];
+  return [first, lab(algorithm, subject, 4, false, [0, 1, 2], { ...crash, restart: 1 })];
 }
 
 export function asFault(err: unknown): FaultInfo {

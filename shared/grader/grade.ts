@@ -96,8 +96,14 @@ function judge(kase: GradeCase, name: AlgorithmName, run: SimulationResult, coun
   }
   const profile = checkerProfile({ algorithm: name, ids: kase.spec.ids, timing: DEFAULT_TIMING });
   if (kase.safety) {
-    const v = safetyOverTime(run.trace, profile.bounds.overlap);
-    figures.push({ name: 'safety', measured: v ?? 'never two leaders at once', expected: `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}`, pass: v === null });
+    const v = safetyOverTime(run.trace, profile.bounds.overlap, kase.safetyFrom);
+    const from = kase.safetyFrom ? ` from t=${kase.safetyFrom} on` : '';
+    figures.push({ name: 'safety', measured: v ?? 'never two leaders at once', expected: `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}${from}`, pass: v === null });
+  }
+  if (kase.pool) {
+    const { min, max, formula } = kase.pool;
+    const size = run.live.filter((id) => ['slave', 'candidate'].includes(run.reports[id]?.role ?? '')).length;
+    figures.push({ name: 'slave pool at the end', measured: `${size} slaves`, expected: `${min} to ${max} (${formula})`, pass: size >= min && size <= max });
   }
   const agreement = checkAgreement(name, run.live, run.reports);
   const believed = [...new Set(run.live.map((id) => run.reports[id]?.coordinator ?? null))];
@@ -139,7 +145,7 @@ function settledAt(trace: readonly TraceEvent[], live: readonly ProcessId[]): nu
 }
 
 /** Two live leaders (of one term, where there are terms) for longer than `overlap` ms: the first such, described. */
-function safetyOverTime(trace: readonly TraceEvent[], overlap: number): string | null {
+function safetyOverTime(trace: readonly TraceEvent[], overlap: number, from = 0): string | null {
   const reports = new Map<ProcessId, Report>();
   const live = new Set<ProcessId>();
   let since: number | null = null;
@@ -155,7 +161,7 @@ function safetyOverTime(trace: readonly TraceEvent[], overlap: number): string |
     } else continue;
     const v = checkSafety([...live], Object.fromEntries(reports));
     if (v && since === null) {
-      since = e.t;
+      since = Math.max(e.t, from);
       who = v.message;
     } else if (!v) since = null;
   }
