@@ -102,7 +102,7 @@ describe('hand mode', () => {
     const board = await h.desk.newPage();
     await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
     const row = board.getByTestId('board-row-5');
-    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada(?:\s+stuck)?\s+by hand\s+(?:\d+|—)\s+(?:[\d.]+|—)\s+(?:[\d.]+|—)\s+\d+\s+\d+\s+1\s+\d+\s+\d+ clicks?,\s+1 mark(?!s)/);
+    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^5\s+Ada(?:\s+stuck)?\s+by hand\s+(?:\d+|—)\s+(?:[\d.]+|—)\s+(?:[\d.]+|—)\s+\d+\s+\d+\s+1\s+\d+(?:\s+\d+){2}\s+\d+ clicks?,\s+1 mark(?!s)/);
     const [, actions, sends] = /by hand\s+(?:\d+|—)\s+(?:[\d.]+|—)\s+(?:[\d.]+|—)\s+(\d+)\s+(\d+)/.exec(await row.innerText())!.map(Number);
     expect(actions).toBeGreaterThanOrEqual(6);
     expect(sends).toBe(sendsFrom(await trace(lab), 5).length);
@@ -202,7 +202,7 @@ describe('hand mode', () => {
     await until(() => agree(lab, 6, 5), 10_000, 'the ring agrees on 6 again');
     const board = await h.desk.newPage();
     await board.goto(`${h.base}/lab/${lab}/instructor?token=${TOKEN}`);
-    await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada(?:\s+stuck)?\s+by hand\s+(?:\d+|—)\s+(?:[\d.]+|—)\s+(?:[\d.]+|—)\s+\d+\s+\d+\s+1\s+\d+\s+\d+ clicks?,\s+1 mark(?!s)/);
+    await expect.poll(() => board.getByTestId('board-row-3').innerText(), { timeout: 10_000 }).toMatch(/^3\s+Ada(?:\s+stuck)?\s+by hand\s+(?:\d+|—)\s+(?:[\d.]+|—)\s+(?:[\d.]+|—)\s+\d+\s+\d+\s+1\s+\d+(?:\s+\d+){2}\s+\d+ clicks?,\s+1 mark(?!s)/);
     await board.close();
     expect(errors).toEqual([]);
     await page.close();
@@ -231,7 +231,7 @@ describe('hand mode', () => {
     // Actions 0, sends 0 (the relay's count); the relay's coach marks the start election she never held; the tab's 400 clicks, apart.
     // Issue 24: by the relay's own coach she owes that election's 2 ELECTIONs, and past 2 x UB
     // (440 ms here) unanswered she is highlighted as holding the class up; she never reported electing.
-    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^1\s+Eve\s+stuck\s+by hand\s+2\s+[\d.]+\s+—\s+0\s+0\s+[1-9]\d*\s+\d+\s+400 clicks,\s+0 marks/);
+    await expect.poll(() => row.innerText(), { timeout: 10_000 }).toMatch(/^1\s+Eve\s+stuck\s+by hand\s+2\s+[\d.]+\s+—\s+0\s+0\s+[1-9]\d*\s+\d+(?:\s+\d+){2}\s+400 clicks,\s+0 marks/);
     expect(await row.getAttribute('data-stuck')).toBe('true');
     expect(await row.getByTestId('board-stuck').getAttribute('title')).toContain('past 2 x UB');
     const gradeCell = row.locator('td[data-col="grade"]');

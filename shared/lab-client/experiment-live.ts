@@ -40,6 +40,14 @@ export function fetchDeps(url: string, token: string): LiveDeps {
 }
 
 const POLL_MS = 50;
+/**
+ * M on a live relay: at least 100 ms, and T. In the simulator a hop takes exactly T; here the
+ * relay's timers and the bots' event loops add milliseconds to each hop, and a loaded machine
+ * stalls for hundreds. With the simulator's M = 10 ms an OK sent back at once reached its elector
+ * after UB = 2T + M (seen: 2,015 ms against 2,010 at T = 1 s; and 527 ms for a 250 ms hop during
+ * a stall), and the elector declared as well: 6 COORDINATORs where the documents count N - 2 = 3.
+ */
+export const liveProcessingMs = (T: number): number => Math.max(100, T);
 
 export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Promise<RunRow> {
   const started = deps.clock();
@@ -51,7 +59,7 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
     if (out.status >= 300) throw new Error(`${what}: HTTP ${out.status} ${out.text.slice(0, 200)}`);
     return out;
   };
-  await expect(deps.api('POST', '/api/labs', { name: labName, algorithm: p.algorithm, ids, detector: p.detector, timing: { ...DEFAULT_TIMING, transmission: T }, fabric: { link: { delay: p.delay, jitter: p.jitter } }, seed: p.seed }), 'create lab');
+  await expect(deps.api('POST', '/api/labs', { name: labName, algorithm: p.algorithm, ids, detector: p.detector, timing: { ...DEFAULT_TIMING, transmission: T, processing: liveProcessingMs(T) }, fabric: { link: { delay: p.delay, jitter: p.jitter } }, seed: p.seed }), 'create lab');
   try {
     await expect(deps.api('POST', `${lab}/bots`, { count: p.n, ids }), 'start bots');
     const first = await firstCoordinator(p, deps, lab, ids);
