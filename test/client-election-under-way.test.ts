@@ -3,7 +3,7 @@
 // (issue 24). Whoever witnesses an election under way (the relay, its checker, the live
 // processes' reports, the page's own tracker) makes it say so, with how long it has run.
 import { describe, expect, it } from 'vitest';
-import { electionUnderWay, type UnderWayInput } from '../client/src/utils/election-under-way.ts';
+import { electionUnderWay, noElectionText, type UnderWayInput } from '../client/src/utils/election-under-way.ts';
 
 const proc = (id: number, electing: boolean | null, status = 'up') => ({ id, status, report: electing === null ? null : { electing } });
 const settled = [proc(0, false), proc(1, false), proc(2, false)];
@@ -54,5 +54,19 @@ describe('electionUnderWay', () => {
 
   it('a crashed process that last reported electing is no witness', () => {
     expect(electionUnderWay({ ...base, processes: [proc(0, false), proc(1, true, 'crashed')] })).toBeNull();
+  });
+});
+
+describe('noElectionText', () => {
+  it('"No election yet" only when the relay says none has run; before its answer, only what this page knows', () => {
+    expect(noElectionText({ now: 9000, election: { active: false, startedAt: null, endedAt: null, duration: null } })).toBe('No election yet.');
+    expect(noElectionText(null)).toBe('No election since this page opened.');
+  });
+
+  it('a page opened after the class elected (the projector put up late) says when the last election ended and how long it took', () => {
+    expect(noElectionText({ now: 95_000, election: { active: false, startedAt: 40_000, endedAt: 52_000, duration: 12_000 } })).toBe(
+      'No election since this page opened; the last one ended 43 s ago, after 12 s (Replay shows it).',
+    );
+    expect(noElectionText({ now: 5000, election: { active: false, startedAt: 1000 } })).toBe('No election since this page opened (Replay shows it).');
   });
 });

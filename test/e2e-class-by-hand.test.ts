@@ -6,7 +6,8 @@
 // class elects 10 and agrees. Midway through the second election every student stops clicking
 // and a dashboard opened during that stall says an election has been running for so long (it
 // said "No election yet" beside a late-election finding). The class board shows twelve students
-// by hand with nothing left open and nobody stuck; the projector's ring names 10. Screenshots of
+// by hand with nothing left open and nobody stuck; the projector's ring names 10, and its
+// diagram's caption says when the last election ended (it said "No election yet"). Screenshots of
 // the busiest student's tab, the class board and the projector at 390 and 1,400 px go to
 // test/screenshots/ (docs/screenshots/ with UPDATE_SCREENSHOTS=1).
 //
@@ -167,14 +168,15 @@ describe('a class of twelve plays Bully by hand', () => {
     // The class goes on and agrees on 10.
     const crashElection = await playUntil(10, live, 'the election after 11 crashed');
 
-    // The busiest live student: the most messages the relay counted her send (10 answers every
-    // lower id's ELECTION and then declares to them all).
+    // The busiest live student: the most election messages she sent (her tab's heartbeats left
+    // out): 10, who answers every lower id's ELECTION and then declares to them all.
     const snapshot = await json<LabSnapshot>(`/api/labs/${LAB}`);
-    const sends = new Map(snapshot.processes.map((p) => [p.id, p.hand?.sends ?? 0]));
+    const sent = new Map<number, number>();
+    for (const e of await trace()) if (e.kind === 'send' && !isBackgroundType(e.type)) sent.set(e.from, (sent.get(e.from) ?? 0) + 1);
     const actions = new Map(snapshot.processes.map((p) => [p.id, p.hand?.actions ?? 0]));
-    const busiest = live.reduce((a, b) => ((sends.get(b) ?? 0) > (sends.get(a) ?? 0) ? b : a));
+    const busiest = live.reduce((a, b) => ((sent.get(b) ?? 0) > (sent.get(a) ?? 0) ? b : a));
     const marks = snapshot.processes.reduce((s, p) => s + (p.hand?.deviations ?? 0), 0);
-    console.info(`class of ${N} by hand: tabs open in ${opened} ms; start election agreed ${startElection} ms after; after the crash agreed ${crashElection} ms after the stall; ${clicked.length} clicks (${batches.length} batch answers, the largest ${batchSize}); busiest ${busiest} with ${sends.get(busiest)} sends in ${actions.get(busiest)} actions; ${marks} marks in all`);
+    console.info(`class of ${N} by hand: tabs open in ${opened} ms; start election agreed ${startElection} ms after; after the crash agreed ${crashElection} ms after the stall; ${clicked.length} clicks (${batches.length} batch answers, the largest ${batchSize}); busiest ${busiest}: ${sent.get(busiest)} election messages in ${actions.get(busiest)} actions; ${marks} marks in all`);
     const tab = students[busiest]!;
     await expect.poll(() => tab.getByTestId('hint').first().textContent()).toMatch(/^Nothing to do: (you follow 10|you are the coordinator)/);
     expect(await tab.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
@@ -193,7 +195,7 @@ describe('a class of twelve plays Bully by hand', () => {
       expect(await row.textContent()).toContain('by hand');
     }
     await expect.poll(() => board.locator('tr[data-stuck]').count(), { timeout: 20_000 }).toBe(0);
-    expect(Number(await board.getByTestId(`board-row-${busiest}`).locator('[data-col="sends"]').textContent())).toBe(sends.get(busiest));
+    expect(Number(await board.getByTestId(`board-row-${busiest}`).locator('[data-col="actions"]').textContent())).toBe(actions.get(busiest));
     await board.scrollIntoViewIfNeeded();
     toDocs(await screenshotOf(board, 'class-by-hand-board-1400'), 'class-by-hand-board-1400');
     await instructor.setViewportSize({ width: 390, height: 844 });
@@ -206,6 +208,8 @@ describe('a class of twelve plays Bully by hand', () => {
       const projector = await open(`/lab/${LAB}/projector`, width);
       const ring = projector.locator('[role="img"]').first();
       await expect.poll(() => ring.getAttribute('aria-label'), { timeout: 20_000 }).toMatch(/12 processes in ring order, 11 up; coordinator 10(;|$)/);
+      // Opened after both elections: its diagram's caption says when the last one ended, not "No election yet".
+      await expect.poll(() => projector.locator('figure.space-time figcaption').textContent(), { timeout: 20_000 }).toMatch(/No election since this page opened; the last one ended \d+(\.\d)? s ago/);
       expect(await projector.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       toDocs(await screenshot(projector, `class-by-hand-projector-${width}`), `class-by-hand-projector-${width}`);
       await projector.close();

@@ -3,7 +3,7 @@
 import { computed, ref, type Ref } from 'vue';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { LabObserver } from './use-lab-observer.ts';
-import { electionUnderWay, type UnderWay } from '../utils/election-under-way.ts';
+import { electionUnderWay, noElectionText, type UnderWay } from '../utils/election-under-way.ts';
 import { statsVsTheory, type StatsTable, type Theory } from '../utils/stats-vs-theory.ts';
 
 export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | null> = ref(null)) {
@@ -39,5 +39,8 @@ export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | 
     return electionUnderWay({ current: m.tracker.current, processes: m.list(), relay: observer.stats.value, checker: m.findings.election, now: m.now });
   });
 
-  return { knownTypes, table, note, underWay };
+  /** What to say when there is no election window to show: the one under way, else the relay's last one, else none yet. */
+  const idle = computed(() => underWay.value?.text ?? noElectionText(observer.stats.value));
+
+  return { knownTypes, table, note, underWay, idle };
 }

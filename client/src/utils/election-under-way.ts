@@ -11,11 +11,17 @@ export interface UnderWayInput {
   current: { start: number } | null;
   processes: Iterable<{ id: ProcessId; status: string; report: { electing: boolean } | null }>;
   /** The relay's own view (GET /stats): its clock and its election; null before the first poll. */
-  relay: { now: number; election: { active: boolean; startedAt: number | null } } | null;
+  relay: RelayElection | null;
   /** The live checker's election episode; null when unknown. */
   checker: { active: boolean; since: number | null } | null;
   /** Relay ms of the latest event this page saw. */
   now: number;
+}
+
+/** What GET /stats says of the lab's election (the one in progress or the last one). */
+export interface RelayElection {
+  now: number;
+  election: { active: boolean; startedAt: number | null; endedAt?: number | null; duration?: number | null };
 }
 
 export interface UnderWay {
@@ -51,6 +57,19 @@ export function electionUnderWay(i: UnderWayInput): UnderWay | null {
   const who = electing.length ? `${electing.length} of ${up} live processes report electing` : 'no live process reports electing any more';
   const counted = seenStart ? '' : ' It began before this page opened: its messages are not counted here.';
   return { electing, up, since, forMs, seenStart, text: `${running}: ${who}.${counted}` };
+}
+
+/**
+ * What a page with no election to show says (none under way): "No election yet" only when the
+ * relay says so; a page opened after the class's elections says when the last one ended.
+ */
+export function noElectionText(relay: RelayElection | null): string {
+  if (!relay) return 'No election since this page opened.';
+  const { startedAt, endedAt, duration } = relay.election;
+  if (startedAt === null) return 'No election yet.';
+  const ago = endedAt === null || endedAt === undefined ? '' : `; the last one ended ${seconds(Math.max(0, relay.now - endedAt))} ago`;
+  const took = duration === null || duration === undefined ? '' : `, after ${seconds(duration)}`;
+  return `No election since this page opened${ago}${took} (Replay shows it).`;
 }
 
 function seconds(ms: number): string {
