@@ -117,7 +117,7 @@ afterAll(async () => {
 afterEach(async (ctx) => {
   if (ctx.task.result?.state !== 'fail') return;
   for (const [i, page] of pages.entries()) await screenshot(page, `failed-class-by-hand-${i}`).catch(() => {});
-});
+}, 180_000); // up to sixteen long full-page screenshots on a loaded machine
 
 describe('a class of twelve plays Bully by hand', () => {
   it('twelve phone tabs hold the start election and, after the coordinator crashes, the next, by the coach and its batch answers; the class board and the projector show it', async () => {
@@ -180,6 +180,11 @@ describe('a class of twelve plays Bully by hand', () => {
     const tab = students[busiest]!;
     await expect.poll(() => tab.getByTestId('hint').first().textContent()).toMatch(/^Nothing to do: (you follow 10|you are the coordinator)/);
     expect(await tab.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Once the new coordinator has sent more than a log's worth (100) of heartbeats, her outbox
+    // (heartbeats hidden) still lists her COORDINATOR messages: it used to show none.
+    const beats = async () => (await trace()).filter((e) => e.kind === 'send' && e.from === 10 && isBackgroundType(e.type)).length;
+    await expect.poll(beats, { timeout: 60_000 }).toBeGreaterThan(120);
+    await expect.poll(() => students[10]!.getByRole('region', { name: 'Outbox' }).textContent()).toContain('COORDINATOR');
     toDocs(await screenshot(tab, 'class-by-hand-student-390'), 'class-by-hand-student-390');
     await tab.setViewportSize({ width: 1400, height: 1000 });
     toDocs(await screenshot(tab, 'class-by-hand-student-1400'), 'class-by-hand-student-1400');
