@@ -160,9 +160,18 @@ describe('a class of twelve plays Bully by hand', () => {
     const dashboard = await open(`/lab/${LAB}`, 1400);
     await expect
       .poll(() => dashboard.getByTestId('election-under-way').textContent(), { timeout: 30_000 })
-      .toMatch(/^An election has been running for \d+(\.\d)? s: \d+ of 11 live processes report electing\. It began before this page opened/);
+      .toMatch(/^An election has been running for \d+(\.\d)?\ss: \d+ of 11 live processes report electing\. It began before this page opened/);
     expect(await dashboard.getByTestId('no-election').count()).toBe(0);
     toDocs(await screenshot(dashboard, 'dashboard-election-under-way'), 'dashboard-election-under-way');
+    // And on a phone, opened afresh (the ring's canvas is sized when the page lays out), still in
+    // the stall: the same line, nothing wider than the screen.
+    await dashboard.setViewportSize({ width: 390, height: 844 });
+    await dashboard.reload();
+    const underWay = dashboard.getByTestId('election-under-way');
+    await expect.poll(() => underWay.textContent(), { timeout: 30_000 }).toMatch(/^An election has been running for/);
+    await expect.poll(() => dashboard.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    await underWay.scrollIntoViewIfNeeded();
+    toDocs(await screenshotOf(dashboard.locator('section.stats'), 'dashboard-election-under-way-390'), 'dashboard-election-under-way-390');
     await dashboard.close();
 
     // The class goes on and agrees on 10.
@@ -214,7 +223,7 @@ describe('a class of twelve plays Bully by hand', () => {
       const ring = projector.locator('[role="img"]').first();
       await expect.poll(() => ring.getAttribute('aria-label'), { timeout: 20_000 }).toMatch(/12 processes in ring order, 11 up; coordinator 10(;|$)/);
       // Opened after both elections: its diagram's caption says when the last one ended, not "No election yet".
-      await expect.poll(() => projector.locator('figure.space-time figcaption').textContent(), { timeout: 20_000 }).toMatch(/No election since this page opened; the last one ended \d+(\.\d)? s ago/);
+      await expect.poll(() => projector.locator('figure.space-time figcaption').textContent(), { timeout: 20_000 }).toMatch(/No election since this page opened; the last one ended \d+(\.\d)?\ss ago/);
       expect(await projector.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       toDocs(await screenshot(projector, `class-by-hand-projector-${width}`), `class-by-hand-projector-${width}`);
       await projector.close();

@@ -72,6 +72,7 @@ export function noElectionText(relay: RelayElection | null): string {
   return `No election since this page opened${ago}${took} (Replay shows it).`;
 }
 
+/** "1.7 s", "75 s", with a no-break space: a narrow panel never puts the unit on a line of its own. */
 function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}\u00a0s` : `${Math.round(ms / 1000)}\u00a0s`;
 }
