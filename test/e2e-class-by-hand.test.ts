@@ -146,12 +146,14 @@ describe('a class of twelve plays Bully by hand', () => {
 
     // 11 crashes. The detector tells the tabs; the students click until an election is under way,
     // then all stop: the class stalls.
+    const beforeCrash = (await stats()).now;
     expect((await api('POST', `/api/labs/${LAB}/processes/11/crash`)).status).toBe(200);
     const crashedAt = Date.now();
     const live = IDS.filter((id) => id !== 11);
     for (let i = 0; i < PHASE_ROUNDS && Date.now() - crashedAt < PHASE_MS; i++) {
       const s = await stats();
-      if (s.election.active) break;
+      // The relay's own record: an election that began after the crash (not the start election's).
+      if (s.election.active && (s.election.startedAt ?? -1) >= beforeCrash) break;
       await round(live);
       await sleep(300);
     }
