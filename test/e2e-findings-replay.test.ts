@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseExploreCli, runExplore } from '../scripts/explore.ts';
 import type { Relay } from '../server/relay.ts';
-import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
+import { launchBrowser, screenshot, screenshotOf, toDocs, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from './helpers/served-relay.ts';
 
 const TOKEN = 'e2e-findings-token';
@@ -74,13 +74,24 @@ describe('findings, replay and the sweep in the browser', () => {
     for (const id of [3, 7]) await expect.poll(() => dashboard.locator(`tr[data-process="${id}"]`).textContent()).toContain('split brain');
     await expect.poll(() => dashboard.locator('[data-role="coordinator"] .n').textContent()).toBe('2');
     await screenshot(dashboard, 'dashboard-split-brain');
+    // The instructor panel shows the same findings, from the same book (issue 24: "the instructor
+    // panel shows the findings"): the split brain in force and its count, at 1,400 and 390 px.
+    const instructor = await open('instructor', `/lab/${LAB}/instructor?token=${TOKEN}`);
+    const panel = instructor.getByTestId('findings');
+    await expect.poll(() => panel.getByTestId('split-brain').first().textContent(), { timeout: 20_000 }).toContain('3 and 7');
+    await expect.poll(() => panel.locator('[data-kind="safety"] .n').first().textContent()).not.toBe('0');
+    await expect.poll(() => panel.locator('.recent li[data-kind="safety"]').first().textContent()).toContain('split brain: 3 and 7');
+    toDocs(await screenshotOf(panel, 'instructor-findings-1400'), 'instructor-findings-1400');
+    await instructor.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => instructor.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    toDocs(await screenshotOf(panel, 'instructor-findings-390'), 'instructor-findings-390');
     // Healed: 7 bullies 3 and the split brain is over; the count stays.
     expect((await api('DELETE', `/api/labs/${LAB}/partition`)).status).toBeLessThan(300);
     await expect.poll(() => dashboard.getByTestId('split-brain').count(), { timeout: 20_000 }).toBe(0);
     await expect.poll(() => dashboard.getByTestId('consensus').textContent(), { timeout: 20_000 }).toBe(`coordinator ${N - 1} (${N} of ${N})`);
     expect(await dashboard.locator('[data-kind="safety"] .n').first().textContent()).not.toBe('0');
     await screenshot(dashboard, 'dashboard-healed');
-  }, 60_000);
+  }, 90_000);
 
   it('replay: a trace from `npm run simulate -- --trace` uploaded and scrubbed to the end shows the coordinators the simulator reported', async () => {
     const file = join(dataDir, 'bully-8.jsonl');

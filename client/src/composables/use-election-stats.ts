@@ -3,6 +3,7 @@
 import { computed, ref, type Ref } from 'vue';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { LabObserver } from './use-lab-observer.ts';
+import { electionUnderWay, noElectionText, type UnderWay } from '../utils/election-under-way.ts';
 import { statsVsTheory, type StatsTable, type Theory } from '../utils/stats-vs-theory.ts';
 
 export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | null> = ref(null)) {
@@ -28,5 +29,18 @@ export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | 
     return skipped ? `The relay left ${skipped} message events out of its batches during this election (it samples under load): counts here may be low; GET /api/labs/:lab/stats has exact totals.` : null;
   });
 
-  return { knownTypes, table, note };
+  /**
+   * An election under way by any witness (the relay, its checker, the processes' reports), also
+   * one that began before this page opened and so has no window of its own here.
+   */
+  const underWay = computed<UnderWay | null>(() => {
+    void observer.slowVersion.value;
+    const m = observer.model.value;
+    return electionUnderWay({ current: m.tracker.current, processes: m.list(), relay: observer.stats.value, checker: m.findings.election, now: m.now });
+  });
+
+  /** What to say when there is no election window to show: the one under way, else the relay's last one, else none yet. */
+  const idle = computed(() => underWay.value?.text ?? noElectionText(observer.stats.value));
+
+  return { knownTypes, table, note, underWay, idle };
 }

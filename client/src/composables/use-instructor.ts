@@ -9,7 +9,8 @@ import { useInstructorApi, type ApiResult } from './use-api.ts';
 import { useLabObserver } from './use-lab-observer.ts';
 
 export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
-  const observer = useLabObserver(lab);
+  // Stats on: the relay's checker summary once a second, for the findings panel.
+  const observer = useLabObserver(lab, { stats: true });
   const api = useInstructorApi(token);
   const feedback = ref('');
   const unauthorized = ref(false);

@@ -10,6 +10,8 @@ import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent,
 import { timerName } from '@shared/coach/hand-kit.ts';
 import type { TimerView } from '@shared/sim/named-timers.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import { mergeLog } from '../utils/message-log.ts';
+import { isBackgroundType } from '../utils/message-style.ts';
 import { DEFAULT_PLAY, type Play } from '@shared/protocol/lab-config.ts';
 
 export interface LogEntry {
@@ -20,7 +22,7 @@ export interface LogEntry {
   message: Message | null;
   /** Timer or elect events in the inbox: what fired. */
   note?: string;
-  /** Failure-detector timers: hidden with the heartbeats. */
+  /** Heartbeats, polls and failure-detector timers: hidden with the heartbeats, kept apart (utils/message-log.ts). */
   background?: boolean;
 }
 
@@ -88,7 +90,8 @@ export function useLabProcess(opts: {
   function log(box: 'in' | 'out', entry: Omit<LogEntry, 'n' | 'at'>): void {
     const list = pending[box];
     list.push({ ...entry, n: ++counter, at: performance.now() - t0 });
-    if (list.length > 2 * LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
+    // Unpublished entries (a tab in the background publishes late): cut to each kind's budget.
+    if (list.length > 4 * LOG_LIMIT) pending[box] = mergeLog([], list, LOG_LIMIT).reverse();
     publishTimer ??= setTimeout(publish, PUBLISH_MS);
   }
 
@@ -98,9 +101,8 @@ export function useLabProcess(opts: {
       const fresh = pending[box];
       if (!fresh.length) continue;
       pending[box] = [];
-      const next = [...fresh.slice(-LOG_LIMIT).reverse(), ...target.value];
-      if (next.length > LOG_LIMIT) next.length = LOG_LIMIT;
-      target.value = next;
+      // Heartbeats and election messages each keep their own last LOG_LIMIT (utils/message-log.ts).
+      target.value = mergeLog(target.value, fresh, LOG_LIMIT);
     }
   }
 
@@ -121,7 +123,7 @@ export function useLabProcess(opts: {
         error.value = e.error.message;
         return;
       case 'deliver':
-        log('in', { peer: e.from, message: e.message });
+        log('in', { peer: e.from, message: e.message, background: isBackgroundType(e.message.type) });
         return;
       case 'moved':
         followMoved(e.url);
@@ -137,7 +139,7 @@ export function useLabProcess(opts: {
         const h = e.event;
         if (h.kind === 'in' && h.event.kind === 'timer') log('in', { peer: null, message: null, note: `${timerName(h.event.name)} ran out`, background: /^fd:|heartbeat/i.test(h.event.name) });
         else if (h.kind === 'in' && h.event.kind === 'elect') log('in', { peer: null, message: null, note: 'asked to start an election' });
-        else if (h.kind === 'out') log('out', { peer: h.to, message: h.message });
+        else if (h.kind === 'out') log('out', { peer: h.to, message: h.message, background: isBackgroundType(h.message.type) });
         else if (h.kind === 'report') report.value = h.report;
         else if (h.kind === 'started') {
           restarts.value++;
