@@ -1,11 +1,11 @@
-// npx tsx bench/fence-bench.ts: what reserving numbers on disk costs (server/lab-fence.ts,
+// npx tsx bench/fence-bench.ts: what reserving numbers on disk costs (server/lab/lab-fence.ts,
 // docs/RELIABILITY.md "Numbers never go back"). Times `reserve` (the epoch check and the
 // record's write in place) in a data folder under the system's temp directory, and prints the
 // cost per call and per number handed out (a call covers NUMBER_BLOCK numbers).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fencePath, LabFence, NUMBER_BLOCK } from '../server/lab-fence.ts';
+import { fencePath, LabFence, NUMBER_BLOCK } from '../server/lab/lab-fence.ts';
 
 const CALLS = 2000;
 const dir = await mkdtemp(join(tmpdir(), 'fence-bench-'));

@@ -1,11 +1,11 @@
-// npm run bench:hand-audit [-- --students N]: what the relay's own coach costs (server/hand-audit.ts,
+// npm run bench:hand-audit [-- --students N]: what the relay's own coach costs (server/lab/hand-audit.ts,
 // docs/RELIABILITY.md "What the board vouches for"). N hand-played students in a Bully lab of N + 1
 // ids, each fed 600 entries (ELECTIONs delivered and her OKs, 5 ms apart: a flood a peer could
 // cause); prints what an entry costs (the fold is fed one at a time), what a look costs (the relay
 // looks at each student every 500 ms; median and worst of 20 rounds), and the heap per student.
 import { parseArgs } from 'node:util';
-import { ClassFigures } from '../server/class-figures.ts';
-import type { Clock } from '../server/clock.ts';
+import { ClassFigures } from '../server/lab/class-figures.ts';
+import type { Clock } from '../server/clock/clock.ts';
 import { handleHelp, usageError } from '../scripts/cli.ts';
 
 const USAGE = `Usage: npm run bench:hand-audit -- [--students N]

@@ -11,7 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { handleHelp, progressLine, usageError } from '../scripts/cli.ts';
-import { DEFAULT_RATE_LIMITS } from '../server/rate-limit.ts';
+import { DEFAULT_RATE_LIMITS } from '../server/lab/rate-limit.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel, type BotTransport } from '@shared/lab-client/node-channel.ts';
 import { startServer, stopServer } from './bench-phases.ts';

@@ -3,7 +3,7 @@
 // connections instead of exiting. Hosts contain algorithm exceptions before this (ProcessHost);
 // this is for what nobody foresaw. Installed by the entry point only (server/main.ts).
 import type { EventEmitter } from 'node:events';
-import type { Counters } from './counters.ts';
+import type { Counters } from './lab/counters.ts';
 
 export function installLastLine(target: EventEmitter, counters: Counters, log: (...args: unknown[]) => void): void {
   let lastLog = 0;

@@ -42,7 +42,7 @@ const diskBudgetBytes = wholeFromEnv('DISK_BUDGET_BYTES');
 const traceMaxPendingBytes = wholeFromEnv('TRACE_MAX_PENDING_BYTES');
 // A test and bench hook: a disk that falls behind, on the real write path.
 const traceWriteMsPerMiB = wholeFromEnv('TRACE_WRITE_MS_PER_MIB');
-// Message bytes a second; bursts of four seconds' worth (server/rate-limit.ts).
+// Message bytes a second; bursts of four seconds' worth (server/lab/rate-limit.ts).
 const bytesPerSecond = (name: string) => {
   const rate = wholeFromEnv(name);
   return rate === undefined || rate === 0 ? undefined : { rate, burst: 4 * rate };

@@ -8,24 +8,24 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
 import type { AlgorithmName, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
-import { createApi } from './api.ts';
+import { createApi } from './http/api.ts';
 import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
-import { ServerBots } from './bots.ts';
-import { preciseTimers, realClock, type Clock } from './clock.ts';
-import type { Conn } from './conn.ts';
-import { Counters } from './counters.ts';
-import { DemoLoops } from './demo-loop.ts';
-import { LabListHub } from './lab-list.ts';
-import { loadLessons } from './lesson-catalog.ts';
-import { LessonRooms } from './lesson-room.ts';
-import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './net-guard.ts';
-import { Labs } from './labs.ts';
-import type { ObserverOptions } from './observers.ts';
-import { AddressBuckets, DEFAULT_BYTE_LIMITS, DEFAULT_RATE_LIMITS, type ByteLimits, type RateLimits } from './rate-limit.ts';
-import { Session } from './session.ts';
-import { serveClient } from './static.ts';
-import { createSocketIo } from './transport-socketio.ts';
-import { WsTransport } from './transport-ws.ts';
+import { ServerBots } from './lab/bots.ts';
+import { preciseTimers, realClock, type Clock } from './clock/clock.ts';
+import type { Conn } from './lab/conn.ts';
+import { Counters } from './lab/counters.ts';
+import { DemoLoops } from './lab/demo-loop.ts';
+import { LabListHub } from './lab/lab-list.ts';
+import { loadLessons } from './lab/lesson-catalog.ts';
+import { LessonRooms } from './lab/lesson-room.ts';
+import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './transport/net-guard.ts';
+import { Labs } from './lab/labs.ts';
+import type { ObserverOptions } from './lab/observers.ts';
+import { AddressBuckets, DEFAULT_BYTE_LIMITS, DEFAULT_RATE_LIMITS, type ByteLimits, type RateLimits } from './lab/rate-limit.ts';
+import { Session } from './lab/session.ts';
+import { serveClient } from './http/static.ts';
+import { createSocketIo } from './transport/transport-socketio.ts';
+import { WsTransport } from './transport/transport-ws.ts';
 
 export interface RelayOptions {
   dataDir: string;
@@ -58,7 +58,7 @@ export interface RelayOptions {
   bots?: boolean;
   /** The server-side bots' algorithms (default: the registry); tests pass one that throws. */
   botRegistry?: (name: AlgorithmName) => AnyAlgorithm;
-  /** Per-IP connection cap, the first-request deadline, allowed browser origins (server/net-guard.ts). */
+  /** Per-IP connection cap, the first-request deadline, allowed browser origins (server/transport/net-guard.ts). */
   net?: Partial<NetLimits>;
   /** The lesson files' folder (default: lessons/ beside server/); a missing folder: no lessons. */
   lessonsDir?: string;
@@ -74,7 +74,7 @@ export interface Relay {
   labs: Labs;
   counters: Counters;
   bots: ServerBots | null;
-  /** The demo loops (server/demo-loop.ts); server/demo-lab.ts starts the demo lab's. */
+  /** The demo loops (server/lab/demo-loop.ts); server/demo-lab.ts starts the demo lab's. */
   demo: DemoLoops;
   cluster: Cluster | null;
   /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */

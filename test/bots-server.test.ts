@@ -1,4 +1,4 @@
-// Server-side bots (server/bots.ts): the instructor tops up a lab from the control API.
+// Server-side bots (server/lab/bots.ts): the instructor tops up a lab from the control API.
 // Issue: "POST /api/labs/:lab/bots with a count, DELETE to remove them". The bots run the same
 // LabProcess as a tab over an in-process session, so they elect like any process (000: the
 // highest live id becomes coordinator).

@@ -14,7 +14,7 @@ const processes: ProcessInfo[] = [
   { ...base, id: 2, name: 'Bo', kind: 'human', mode: 'code', claimedGrade: grade(false, 11) },
   { ...base, id: 3, name: '=HYPERLINK("x")', kind: null, status: 'absent', claimedGrade: grade(true, 13) },
   { ...base, id: 4, name: 'Di', kind: 'human' },
-  // Issue 24: the relay's live measure of who holds the class up (server/hand-audit.ts).
+  // Issue 24: the relay's live measure of who holds the class up (server/lab/hand-audit.ts).
   { ...base, id: 5, name: 'Eve', kind: 'human', mode: 'hand', hand: { ...hand(3, 0), progress: { open: 15, oldestOpenMs: 47_900, electingMs: 61_200, stuck: true } } },
   { ...base, id: 6, name: 'Fay', kind: 'human', mode: 'hand', hand: { ...hand(2, 0), progress: { open: 0, oldestOpenMs: null, electingMs: null, stuck: false } } },
 ];

@@ -196,7 +196,7 @@ describe('coach: Raft and the emergent algorithm, against the reference itself',
   });
 });
 
-describe('coach: the fold fed one entry at a time (the relay, server/hand-audit.ts)', () => {
+describe('coach: the fold fed one entry at a time (the relay, server/lab/hand-audit.ts)', () => {
   it('finds the same deviations as the whole fold, however often it is looked at in between', () => {
     const bully = getAlgorithm('bully');
     let seed = 7;

@@ -1,9 +1,9 @@
-// The demo loop's timers on the relay's clock (server/demo-loop.ts), on a manual clock: one timer
+// The demo loop's timers on the relay's clock (server/lab/demo-loop.ts), on a manual clock: one timer
 // per loop, a tick every half period, none left after the relay closes, and a removed lab's loop
 // ends at its next tick.
 import { describe, expect, it } from 'vitest';
-import { DemoLoops } from '../server/demo-loop.ts';
-import type { Lab } from '../server/lab.ts';
+import { DemoLoops } from '../server/lab/demo-loop.ts';
+import type { Lab } from '../server/lab/lab.ts';
 import { manualLab, tempDir } from './helpers/relay-lab.ts';
 
 const dir = tempDir('demo-loop-');

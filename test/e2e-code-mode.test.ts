@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../server/relay.ts';
-import { SANDBOX_CSP } from '../server/static.ts';
+import { SANDBOX_CSP } from '../server/http/static.ts';
 import { brokenSource } from './fixtures/grader/broken.ts';
 import { launchBrowser, toDocs, screenshot, UNLABELLED_CONTROLS, watchErrors } from './helpers/browser.ts';
 import { waitFor } from './helpers/relay-harness.ts';

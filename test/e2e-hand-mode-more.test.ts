@@ -74,7 +74,7 @@ async function declareIsMarked(page: Page, lab: string, rule: string): Promise<v
   await believe(page, 6);
   await until(() => agree(lab, 6, 6), 10_000, `${lab}: the lab agrees on 6 again`);
 }
-/** The relay's own coach (server/hand-audit.ts) journals the same marks as her tab shows. */
+/** The relay's own coach (server/lab/hand-audit.ts) journals the same marks as her tab shows. */
 async function relayAgrees(page: Page, lab: string, self: number): Promise<void> {
   const tab = async () => (await marks(page).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-rule') ?? ''))).sort().join(',');
   const relay = async () => (await trace(lab)).flatMap((e) => (e.kind === 'deviation' && e.node === self ? [e.rule] : [])).sort().join(',');

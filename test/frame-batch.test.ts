@@ -1,11 +1,11 @@
-// The relay's outgoing WebSocket frames (server/frame-batch.ts): encoded at once into one shared
+// The relay's outgoing WebSocket frames (server/transport/frame-batch.ts): encoded at once into one shared
 // buffer, written once per tick per connection, read back by ws's own frame parser (the client
 // side of RFC 6455: unmasked text frames, 7-, 16- and 64-bit lengths, UTF-8).
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 // ws's own frame parser, as a client uses it (exported by ws, not declared in its typings).
 import * as wsModule from 'ws';
-import { ARENA_BYTES, FrameArena, FrameBatch, textFrame } from '../server/frame-batch.ts';
+import { ARENA_BYTES, FrameArena, FrameBatch, textFrame } from '../server/transport/frame-batch.ts';
 
 interface FrameParser {
   on(event: 'message', fn: (data: Buffer, isBinary: boolean) => void): void;

@@ -1,11 +1,11 @@
-// The relay checks every frame before it touches state (server/frame-check.ts). Its hot path, the
+// The relay checks every frame before it touches state (server/lab/frame-check.ts). Its hot path, the
 // `send` frame every message travels in, is checked by hand without zod's copy; the schema stays
 // the source of truth: on valid, mutated and random frames, what checkFrame accepts and returns
 // must be exactly what the frame schema's parse accepts and returns.
 import { describe, expect, it } from 'vitest';
 import { ClientFrameSchema } from '@shared/protocol/frames.ts';
 import { createRng } from '@shared/sim/rng.ts';
-import { checkFrame } from '../server/frame-check.ts';
+import { checkFrame } from '../server/lab/frame-check.ts';
 
 const VALUES: unknown[] = [0, 1, 7, -1, 1.5, 1_000_000, 1_000_001, 2 ** 53, NaN, '', 'x', 'y'.repeat(64), 'y'.repeat(65), 'ELECTION', 't'.repeat(32), 't'.repeat(33), null, true, [], [1], {}, { type: 'OK' }, { type: '' }, { type: 3 }];
 

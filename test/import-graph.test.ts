@@ -1,7 +1,10 @@
 // The shape of shared/ (docs/ARCHITECTURE.md): its imports, type-only ones included, form no
 // circle; nothing in it imports the relay (server/) or the browser app (client/); and only
 // shared/lab-client/, the one room that does I/O, imports an I/O module (socket.io-client, ws,
-// node:*). Read with TypeScript's own import scanner, so every import form counts.
+// node:*). And the rooms of server/ (each room's README.md) import one way: transport/ never
+// imports http/, lab/ never imports transport/ or http/, trace/ and clock/ import no other room of
+// the relay, and no room imports the entry points at the top (main.ts, relay.ts). Read with
+// TypeScript's own import scanner, so every import form counts.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -77,5 +80,69 @@ describe('shared/ imports', () => {
 
   it('the circle finder finds circles', () => {
     expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
+  });
+});
+
+/** The room of a path under server/ ('server/lab/lab.ts' -> 'lab'), or 'top' for a file directly in server/. */
+function roomOf(path: string): string {
+  const parts = path.split('/');
+  return parts.length > 2 ? parts[1]! : 'top';
+}
+
+/** Imports from server/ rooms that break a rule: `file -> import (rule)`. */
+function wrongWays(graph: Map<string, string[]>): string[] {
+  const FORBIDDEN: Record<string, string[]> = {
+    transport: ['http', 'top'],
+    lab: ['transport', 'http', 'top'],
+    trace: ['clock', 'transport', 'http', 'lab', 'cluster', 'top'],
+    clock: ['trace', 'transport', 'http', 'lab', 'cluster', 'top'],
+    http: ['top'],
+    cluster: ['transport', 'http', 'top'],
+  };
+  const wrong: string[] = [];
+  for (const [from, tos] of graph) {
+    const room = roomOf(from);
+    if (room === 'top') continue;
+    for (const to of tos) {
+      if (!to.startsWith('server/')) continue;
+      const into = roomOf(to);
+      // trace/ may read the clock if it needs it; nothing under server/ reaches the entry points.
+      if (room === 'trace' && into === 'clock') continue;
+      const forbidden = FORBIDDEN[room] ?? ['top'];
+      if (forbidden.includes(into)) wrong.push(`${from} -> ${to} (${room}/ may not import ${into === 'top' ? to : `${into}/`})`);
+    }
+  }
+  return wrong;
+}
+
+describe('server/ rooms', () => {
+  const files = sources('server');
+  const graph = new Map(files.map((f) => [f, importsOf(f).local]));
+
+  it('are the ones the READMEs describe, and each has its README', () => {
+    const rooms = new Set(files.map(roomOf));
+    expect([...rooms].sort()).toEqual(['clock', 'cluster', 'http', 'lab', 'top', 'trace', 'transport']);
+    expect(files.filter((f) => roomOf(f) === 'top').sort()).toEqual(['server/demo-lab.ts', 'server/last-line.ts', 'server/main.ts', 'server/relay.ts']);
+    for (const room of rooms) if (room !== 'top') expect(statSync(join(root, 'server', room, 'README.md')).isFile(), room).toBe(true);
+  });
+
+  it('import one way: transport/ not http/, lab/ neither, trace/ and clock/ no other room, none the entry points', () => {
+    expect(wrongWays(graph)).toEqual([]);
+  });
+
+  it('the direction check finds a wrong import', () => {
+    const g = new Map([
+      ['server/lab/lab.ts', ['server/transport/cork.ts', 'server/trace/trace-store.ts']],
+      ['server/transport/transport-ws.ts', ['server/http/api.ts', 'server/lab/session.ts']],
+      ['server/trace/trace-store.ts', ['server/clock/clock.ts']],
+      ['server/clock/clock.ts', ['server/trace/trace-store.ts']],
+      ['server/http/api.ts', ['server/relay.ts', 'server/lab/lab.ts']],
+    ]);
+    expect(wrongWays(g)).toEqual([
+      'server/lab/lab.ts -> server/transport/cork.ts (lab/ may not import transport/)',
+      'server/transport/transport-ws.ts -> server/http/api.ts (transport/ may not import http/)',
+      'server/clock/clock.ts -> server/trace/trace-store.ts (clock/ may not import trace/)',
+      'server/http/api.ts -> server/relay.ts (http/ may not import server/relay.ts)',
+    ]);
   });
 });

@@ -3,7 +3,7 @@
 // rate per address that lets a class behind one NAT in and keeps a script from trying codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, newJoinCode, normalizeJoinCode } from '@shared/protocol/join-code.ts';
-import { AddressBuckets, JOIN_LOOKUP_LIMITS } from '../server/rate-limit.ts';
+import { AddressBuckets, JOIN_LOOKUP_LIMITS } from '../server/lab/rate-limit.ts';
 import { startRelay, type Harness } from './helpers/relay-harness.ts';
 
 describe('join codes', () => {

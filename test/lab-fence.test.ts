@@ -1,14 +1,14 @@
-// The fence record (server/lab-fence.ts): numbers reserved on disk before use, a newer epoch
+// The fence record (server/lab/lab-fence.ts): numbers reserved on disk before use, a newer epoch
 // fencing off an older writer, a trace store that refuses to write once fenced, and a reset that
 // keeps the old marks until the old trace has moved away.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fencePath, LabFence, NUMBER_BLOCK, readFence } from '../server/lab-fence.ts';
-import { TraceStore } from '../server/trace-store.ts';
-import { Lab } from '../server/lab.ts';
-import { newLabConfig } from '../server/lab-settings.ts';
+import { fencePath, LabFence, NUMBER_BLOCK, readFence } from '../server/lab/lab-fence.ts';
+import { TraceStore } from '../server/trace/trace-store.ts';
+import { Lab } from '../server/lab/lab.ts';
+import { newLabConfig } from '../server/lab/lab-settings.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { act, beginLesson, lessonView, refuseAnswer, scoreStep, type LessonProgress } from '@shared/lessons/lesson-class.ts';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
-import { loadLessons } from '../server/lesson-catalog.ts';
+import { loadLessons } from '../server/lab/lesson-catalog.ts';
 
 const lessons = loadLessons(new URL('../lessons/', import.meta.url).pathname).lessons;
 const fig = lessons.find((l) => l.id === 'bully-figure-6-20')!;

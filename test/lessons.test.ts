@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseLesson, type Lesson } from '@shared/lessons/lesson-schema.ts';
 import { MAX_LESSON_EVENTS, runStep } from '@shared/lessons/lesson-runner.ts';
-import { loadLessons } from '../server/lesson-catalog.ts';
+import { loadLessons } from '../server/lab/lesson-catalog.ts';
 
 const dir = new URL('../lessons/', import.meta.url).pathname;
 const catalog = loadLessons(dir);

@@ -1,4 +1,4 @@
-// The trace's unwritten lines are held as UTF-8 bytes off the JavaScript heap (server/line-chunks.ts):
+// The trace's unwritten lines are held as UTF-8 bytes off the JavaScript heap (server/trace/line-chunks.ts):
 // what comes out must be exactly the lines that went in, each followed by a newline, whatever
 // their characters and lengths, and a chunk handed out is never written into again. The trace
 // store counts lines toward its cap from the moment they arrive until they are in the file.
@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LineChunks } from '../server/line-chunks.ts';
-import { TraceStore } from '../server/trace-store.ts';
+import { LineChunks } from '../server/trace/line-chunks.ts';
+import { TraceStore } from '../server/trace/trace-store.ts';
 
 const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
 

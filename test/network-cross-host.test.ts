@@ -12,10 +12,10 @@ import { DEFAULT_LINK, type FabricConfig } from '@shared/protocol/lab-config.ts'
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { simulate } from '@shared/sim/simulator.ts';
-import { Lab } from '../server/lab.ts';
-import { partition } from '../server/lab-control.ts';
-import { newLabConfig } from '../server/lab-settings.ts';
-import { TraceStore } from '../server/trace-store.ts';
+import { Lab } from '../server/lab/lab.ts';
+import { partition } from '../server/lab/lab-control.ts';
+import { newLabConfig } from '../server/lab/lab-settings.ts';
+import { TraceStore } from '../server/trace/trace-store.ts';
 import { FakeConn, tempDir } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 

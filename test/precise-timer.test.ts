@@ -1,4 +1,4 @@
-// The fabric's precise wake-ups (server/precise-timer.ts): a worker sleeps to a fraction of a ms
+// The fabric's precise wake-ups (server/clock/precise-timer.ts): a worker sleeps to a fraction of a ms
 // and wakes the event loop. What must hold whatever the machine's load: a wake-up never runs
 // before its time, runs once, in deadline order, not at all once cleared; a scheduler on the real
 // clock serves held messages in due order and never early; and a pending wake-up holds the
@@ -6,9 +6,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { realClock } from '../server/clock.ts';
-import { PreciseTimers } from '../server/precise-timer.ts';
-import { Scheduler } from '../server/scheduler.ts';
+import { realClock } from '../server/clock/clock.ts';
+import { PreciseTimers } from '../server/clock/precise-timer.ts';
+import { Scheduler } from '../server/lab/scheduler.ts';
 
 const run = promisify(execFile);
 
@@ -73,7 +73,7 @@ describe('precise timers', () => {
 
   it('hold the process open while a wake-up is pending, and not after it is cleared', async () => {
     const script = (clear: boolean) =>
-      `const { PreciseTimers } = await import(${JSON.stringify(new URL('../server/precise-timer.ts', import.meta.url).href)});
+      `const { PreciseTimers } = await import(${JSON.stringify(new URL('../server/clock/precise-timer.ts', import.meta.url).href)});
        const t = new PreciseTimers();
        const w = t.set(() => console.log('woke'), ${clear ? 60_000 : 300});
        ${clear ? 't.clear(w);' : ''}`;

@@ -11,8 +11,8 @@ describe('profile summaries', () => {
     const s = summarizeProfile({
       nodes: [
         { id: 1, callFrame: frame('(root)', ''), children: [2, 3, 4] },
-        { id: 2, callFrame: frame('send', 'server/lab.ts', 9) },
-        { id: 3, callFrame: frame('deliver', 'server/lab.ts', 40) },
+        { id: 2, callFrame: frame('send', 'server/lab/lab.ts', 9) },
+        { id: 3, callFrame: frame('deliver', 'server/lab/lab.ts', 40) },
         { id: 4, callFrame: frame('(idle)', '') },
       ],
       samples: [2, 2, 3, 4],
@@ -20,15 +20,15 @@ describe('profile summaries', () => {
     });
     expect(s.total).toBe(10);
     expect(s.idleShare).toBe(20);
-    expect(s.functions[0]).toMatchObject({ name: 'send', where: 'server/lab.ts:10', amount: 6, share: 60 });
-    expect(s.files[0]).toMatchObject({ name: 'server/lab.ts', amount: 8, share: 80 });
+    expect(s.functions[0]).toMatchObject({ name: 'send', where: 'server/lab/lab.ts:10', amount: 6, share: 60 });
+    expect(s.files[0]).toMatchObject({ name: 'server/lab/lab.ts', amount: 8, share: 80 });
   });
 
   it('rank bytes allocated by function and file, nested callers included', () => {
     const node = (f: ReturnType<typeof frame>, selfSize: number, children: unknown[] = []) => ({ callFrame: f, selfSize, children });
     const s = summarizeHeapProfile({
       head: node(frame('(root)', ''), 0, [
-        node(frame('onText', 'server/session.ts'), 1_000_000, [node(frame('send', 'server/lab.ts'), 3_000_000, [node(frame('send', 'server/lab.ts'), 1_000_000)])]),
+        node(frame('onText', 'server/lab/session.ts'), 1_000_000, [node(frame('send', 'server/lab/lab.ts'), 3_000_000, [node(frame('send', 'server/lab/lab.ts'), 1_000_000)])]),
         node(frame('frame', 'node_modules/ws/lib/sender.js'), 5_000_000),
       ]) as never,
     });

@@ -8,9 +8,9 @@ import type { Socket as NetSocket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { io as ioClient } from 'socket.io-client';
 import WebSocket from 'ws';
-import type { Conn } from '../server/conn.ts';
-import { ObserverHub } from '../server/observers.ts';
-import { TraceStore } from '../server/trace-store.ts';
+import type { Conn } from '../server/lab/conn.ts';
+import { ObserverHub } from '../server/lab/observers.ts';
+import { TraceStore } from '../server/trace/trace-store.ts';
 import { FakeConn, offer, tempDir } from './helpers/relay-lab.ts';
 import { startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 

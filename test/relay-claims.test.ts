@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DEVIATION_EVENTS } from '@shared/protocol/class-play.ts';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { ClassFigures } from '../server/class-figures.ts';
-import { JUDGE_MS } from '../server/hand-audit.ts';
+import { ClassFigures } from '../server/lab/class-figures.ts';
+import { JUDGE_MS } from '../server/lab/hand-audit.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 import { joinAs, labTrace, SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ALGORITHM_NAMES, type AlgorithmName, type AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { Counters } from '../server/counters.ts';
+import { Counters } from '../server/lab/counters.ts';
 import { installLastLine } from '../server/last-line.ts';
 import { connect, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 

@@ -1,4 +1,4 @@
-// `npm start`'s demo lab (server/demo-lab.ts, server/demo-loop.ts; issue 28 item 7): it starts
+// `npm start`'s demo lab (server/demo-lab.ts, server/lab/demo-loop.ts; issue 28 item 7): it starts
 // alive, with server bots and a coordinator within seconds; the loop crashes the coordinator and
 // recovers it; and any instructor request on the lab hands it over to the person (the loop stops
 // and recovers what it crashed).

@@ -7,8 +7,8 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ObserverHub } from '../server/observers.ts';
-import { loadTail } from '../server/trace-tail.ts';
+import { ObserverHub } from '../server/lab/observers.ts';
+import { loadTail } from '../server/trace/trace-tail.ts';
 import { connect, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 import { offer } from './helpers/relay-lab.ts';
 

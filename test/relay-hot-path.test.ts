@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '@shared/sim/rng.ts';
-import { realClock } from '../server/clock.ts';
-import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
-import { ClockBook, type Stamp } from '../server/logical-clocks.ts';
-import { MAX_CORKED, TickCork } from '../server/cork.ts';
-import { StatsTracker } from '../server/stats.ts';
+import { realClock } from '../server/clock/clock.ts';
+import { LiveClocks, type LiveStamp } from '../server/trace/live-clocks.ts';
+import { ClockBook, type Stamp } from '../server/trace/logical-clocks.ts';
+import { MAX_CORKED, TickCork } from '../server/transport/cork.ts';
+import { StatsTracker } from '../server/lab/stats.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
 

@@ -67,7 +67,7 @@ describe('kill -9 under traffic', () => {
 
   // Issue 23: past its size cap a trace is lean (message events are counted, not written), so
   // the file's last event is far behind the numbers observers saw. The fence record
-  // (server/lab-fence.ts) reserves numbers on disk in blocks before they are used.
+  // (server/lab/lab-fence.ts) reserves numbers on disk in blocks before they are used.
   it('reuses no sequence number or message id an observer saw, with a lean trace', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'kill9-lean-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// Observers of the lab list (server/lab-list.ts): `observe-labs` over either transport, then a
+// Observers of the lab list (server/lab/lab-list.ts): `observe-labs` over either transport, then a
 // `labs-changed` frame whenever a lab is created or removed, so the home page need not poll.
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, startRelay, type Harness } from './helpers/relay-harness.ts';

@@ -4,7 +4,7 @@
 // frame, and nothing a student sends moves the lesson.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
-import { MAX_ANSWER_CHANGES } from '../server/lesson-room.ts';
+import { MAX_ANSWER_CHANGES } from '../server/lab/lesson-room.ts';
 import { connect, joinAs, startRelay, type FrameClient, type Harness, waitFor } from './helpers/relay-harness.ts';
 
 let h: Harness;

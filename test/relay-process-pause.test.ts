@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { LabProcess, wsChannel } from '@shared/lab-client/lab-client.ts';
 import type { ErrorFrame } from '@shared/protocol/errors.ts';
-import * as control from '../server/lab-control.ts';
+import * as control from '../server/lab/lab-control.ts';
 import { FakeConn, manualLab, tempDir } from './helpers/relay-lab.ts';
 import { delivered, joinAs, labTrace, SAFE_TIMING, startRelay, waitFor, type Harness } from './helpers/relay-harness.ts';
 

@@ -6,8 +6,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Conn } from '../server/conn.ts';
-import { FULL_ALLOWANCE } from '../server/trace-store.ts';
+import type { Conn } from '../server/lab/conn.ts';
+import { FULL_ALLOWANCE } from '../server/trace/trace-store.ts';
 import { parseTrace, startRelay, type Harness } from './helpers/relay-harness.ts';
 
 const harnesses: Harness[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { SHIVIZ_REGEX } from '../server/shiviz.ts';
+import { SHIVIZ_REGEX } from '../server/trace/shiviz.ts';
 import { connect, delivered, joinAs, sleep, startRelay, waitFor } from './helpers/relay-harness.ts';
 
 const dirs: string[] = [];

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FABRIC, DEFAULT_LINK } from '@shared/protocol/lab-config.ts';
 import { createRng } from '@shared/sim/rng.ts';
-import { ClockBook } from '../server/logical-clocks.ts';
-import { Fabric } from '../server/fabric.ts';
-import { ObserverHub } from '../server/observers.ts';
-import { Scheduler } from '../server/scheduler.ts';
+import { ClockBook } from '../server/trace/logical-clocks.ts';
+import { Fabric } from '../server/lab/fabric.ts';
+import { ObserverHub } from '../server/lab/observers.ts';
+import { Scheduler } from '../server/lab/scheduler.ts';
 import { FakeConn, manualLab, offer, tempDir } from './helpers/relay-lab.ts';
 import { ManualClock } from './helpers/manual-clock.ts';
 

@@ -1,4 +1,4 @@
-// The relay's hand-written JSON (server/wire-encode.ts) against the schemas: for generated
+// The relay's hand-written JSON (server/trace/wire-encode.ts) against the schemas: for generated
 // inputs (ids, times, awkward type strings, payloads, clocks of labs large and small) every
 // fast-path output parses with its zod schema and is, to the character, what JSON.stringify
 // writes for the same object, so the trace file, the observers' batches and the deliver frames
@@ -8,9 +8,9 @@ import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts
 import { DeliverFrameSchema, EventsFrameSchema } from '@shared/protocol/frames.ts';
 import { TraceEventSchema, type TraceEvent } from '@shared/protocol/trace.ts';
 import { createRng, type Random } from '@shared/sim/rng.ts';
-import type { EventBody } from '../server/lab.ts';
-import { LiveClocks, type LiveStamp } from '../server/live-clocks.ts';
-import { clocksText, deliverFrame, eventsFrame, messageHeadMaxBytes, putMessageHead, traceLine, vectorKey } from '../server/wire-encode.ts';
+import type { EventBody } from '../server/lab/lab.ts';
+import { LiveClocks, type LiveStamp } from '../server/trace/live-clocks.ts';
+import { clocksText, deliverFrame, eventsFrame, messageHeadMaxBytes, putMessageHead, traceLine, vectorKey } from '../server/trace/wire-encode.ts';
 
 const CHARS = ['A', 'z', '_', '-', ' ', '"', '\\', '/', 'é', '€', '\u2028', '\n', '\t', '😀', '\u0001'];
 

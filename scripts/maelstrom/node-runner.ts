@@ -11,7 +11,7 @@ import { parseMessage } from '@shared/algorithms/messages.ts';
 import { MAX_FRAME_BYTES, type ProcessConfig } from '@shared/protocol/frames.ts';
 import { electLine, initLine, messageLine, nodeName, readNodeLine, type LineContext, type MaelstromLine } from '@shared/protocol/maelstrom.ts';
 import { FAULT_WINDOW_MS, MAX_FAULTS, type HostEvent, type HostIO, type ProcessRunner } from '@shared/sim/process-host.ts';
-import { DEFAULT_RATE_LIMITS, TokenBucket } from '../../server/rate-limit.ts';
+import { DEFAULT_RATE_LIMITS, TokenBucket } from '../../server/lab/rate-limit.ts';
 import { LineReader, type LineEvent } from './line-reader.ts';
 
 /** A stderr line of the node longer than this is not shown (its length is). */

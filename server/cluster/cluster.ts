@@ -4,16 +4,16 @@
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import type { LabConfig } from '@shared/protocol/lab-config.ts';
-import type { Lab } from '../lab.ts';
-import { LabStateSchema, type LabState } from '../lab-state.ts';
+import type { Lab } from '../lab/lab.ts';
+import { LabStateSchema, type LabState } from '../lab/lab-state.ts';
 import { KEYS } from './keys.ts';
-import type { Labs, LabsCluster } from '../labs.ts';
+import type { Labs, LabsCluster } from '../lab/labs.ts';
 import { Directory, type RelayInfo } from './directory.ts';
 import { acquire, fencedHSet, holder, release, type Lease } from './lease.ts';
 import { LeaseKeeper, monoNow } from './lease-keeper.ts';
-import type { WriteGuard } from '../trace-store.ts';
+import type { WriteGuard } from '../trace/trace-store.ts';
 import { connectRedis, type RedisLink } from './redis-link.ts';
-import { fencePath, readFence } from '../lab-fence.ts';
+import { fencePath, readFence } from '../lab/lab-fence.ts';
 
 export interface ClusterOptions {
   redisUrl: string;

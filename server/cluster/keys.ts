@@ -8,7 +8,7 @@ export const KEYS = {
   lease: (lab: string) => `elab:lease:${lab}`,
   /** Counter: the lab's fencing epoch; every new owner takes the next one. */
   epoch: (lab: string) => `elab:epoch:${lab}`,
-  /** Hash: lab name -> the instructor's state (crashed ids, partition, pause; server/lab-state.ts). */
+  /** Hash: lab name -> the instructor's state (crashed ids, partition, pause; server/lab/lab-state.ts). */
   state: 'elab:state',
   /** Pub/sub channel: a relay announces directory changes (lab created, removed, moved). */
   changes: 'elab:changes',

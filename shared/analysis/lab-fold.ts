@@ -4,7 +4,7 @@
 // events through `foldEvent`, so a lab looks the same live and replayed. Pure, no I/O.
 //
 // Status rules (docs/PROTOCOL.md, "Observers and the trace"), the relay's own
-// (server/process-table.ts `statusOf`: crashed, else up while connected, else absent):
+// (server/lab/process-table.ts `statusOf`: crashed, else up while connected, else absent):
 // - `report`: up, with that report (only live processes report).
 // - `crash`: crashed, no report. `recover`: up, no report (it restarts from scratch).
 // - `pause`: paused (still up, its report kept: a stopped process keeps its memory); `resume`,

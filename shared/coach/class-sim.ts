@@ -60,7 +60,7 @@ const MAX_ENTRIES = 2_000_000;
 
 type Entry = { at: number } & ({ kind: 'timer'; handle: number } | { kind: 'deliver'; from: ProcessId; to: ProcessId; message: Message } | { kind: 'look'; id: ProcessId });
 
-/** The lab's timing at `scale` (as the relay scales it for every process: server/lab-settings.ts). */
+/** The lab's timing at `scale` (as the relay scales it for every process: server/lab/lab-settings.ts). */
 function scaledTiming(scale: number, t: Timing = DEFAULT_TIMING): Timing {
   return { transmission: t.transmission * scale, processing: t.processing * scale, heartbeatInterval: t.heartbeatInterval * scale, heartbeatTimeout: t.heartbeatTimeout * scale };
 }

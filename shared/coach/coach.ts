@@ -120,7 +120,7 @@ export const MAX_RECENT = 100;
 
 /**
  * The fold, one entry at a time: her tab folds her whole history at each look (`coach`), the
- * relay keeps one per hand-played process and feeds it as events happen (server/hand-audit.ts),
+ * relay keeps one per hand-played process and feeds it as events happen (server/lab/hand-audit.ts),
  * taking the deviations found since its last look. Entries come in time order.
  */
 export class CoachFold {

@@ -47,7 +47,7 @@ const POLL_MS = 50;
  * after UB = 2T + M (seen: 2,015 ms against 2,010 at T = 1 s; and 527 ms for a 250 ms hop during
  * a stall), and the elector declared as well: 6 COORDINATORs where the documents count N - 2 = 3.
  */
-export const liveProcessingMs = (T: number): number => Math.max(100, T);
+const liveProcessingMs = (T: number): number => Math.max(100, T);
 
 export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Promise<RunRow> {
   const started = deps.clock();

@@ -107,7 +107,7 @@ export interface ProcessInfo {
 /**
  * A hand-played student's figures. `actions`, `sends` and `deviations` are the relay's own: her
  * moves and messages as it received them, and the marks of the coach it runs on what it delivered
- * to her and what she sent (server/hand-audit.ts). `claimed` is what her tab reported.
+ * to her and what she sent (server/lab/hand-audit.ts). `claimed` is what her tab reported.
  */
 export interface HandFigures {
   /** Her moves (sends other than the shared detector's, changes of belief); those within 20 ms are one. */
@@ -122,7 +122,7 @@ export interface HandFigures {
   progress?: HandProgress;
 }
 
-/** Who holds the class up (issue 24), measured by the relay (server/hand-audit.ts), not her tab. */
+/** Who holds the class up (issue 24), measured by the relay (server/lab/hand-audit.ts), not her tab. */
 export interface HandProgress {
   /** Answers the relay's coach says the reference owes and she has not sent. */
   open: number;
@@ -242,7 +242,7 @@ export type ServerFrame =
   | { type: 'answered'; step: number; value: number; ref?: string | number }
   | ErrorFrame;
 
-// The relay writes these two frames by hand on its hot path (server/wire-encode.ts); as schemas a
+// The relay writes these two frames by hand on its hot path (server/trace/wire-encode.ts); as schemas a
 // test holds that text to them. The assertions keep them and ServerFrame in step.
 export const DeliverFrameSchema = z.object({ type: z.literal('deliver'), from: ProcessIdSchema, msg: z.int().min(0), message: MessageSchema }).strict();
 export const EventsFrameSchema = z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }).strict();

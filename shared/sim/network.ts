@@ -1,5 +1,5 @@
 // The network model: one definition of what happens to a message between two processes, used by
-// the relay's fabric (server/fabric.ts), the simulator and the explorer. Pure: time comes in as
+// the relay's fabric (server/lab/fabric.ts), the simulator and the explorer. Pure: time comes in as
 // an argument and randomness as a generator the host seeds (shared/sim/rng.ts), so the same rules,
 // seed and sends give the same fates in every host.
 //

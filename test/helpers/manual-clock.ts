@@ -1,8 +1,8 @@
 // The one hand-driven clock of the tests: time moves only when the test says, and due timers fire
-// in order. It is the relay's `Clock` (server/clock.ts) and, through `setTimeout`/`clearTimeout`,
+// in order. It is the relay's `Clock` (server/clock/clock.ts) and, through `setTimeout`/`clearTimeout`,
 // a process host's timers (HostIO's setTimer/clearTimer). `armed` counts the timers ever set: the
 // relay promises one timer per lab, not one per message.
-import type { Clock } from '../../server/clock.ts';
+import type { Clock } from '../../server/clock/clock.ts';
 
 export class ManualClock implements Clock {
   private t = 0;

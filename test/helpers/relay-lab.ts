@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
-import { newConnId, type Conn } from '../../server/conn.ts';
-import { Lab } from '../../server/lab.ts';
-import type { ObserverHub } from '../../server/observers.ts';
-import { newLabConfig } from '../../server/lab-settings.ts';
-import { TraceStore } from '../../server/trace-store.ts';
+import { newConnId, type Conn } from '../../server/lab/conn.ts';
+import { Lab } from '../../server/lab/lab.ts';
+import type { ObserverHub } from '../../server/lab/observers.ts';
+import { newLabConfig } from '../../server/lab/lab-settings.ts';
+import { TraceStore } from '../../server/trace/trace-store.ts';
 import { ManualClock } from './manual-clock.ts';
 
 /** A connection that records every frame; `full` makes it report itself backed up. */

@@ -7,10 +7,10 @@ import { fail, ok, type Result } from '@shared/protocol/errors.ts';
 import { LabConfigSchema, type CreateLab, type LabConfig } from '@shared/protocol/lab-config.ts';
 import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
-import { DiskBudget } from './disk-budget.ts';
-import { DEFAULT_TRACE_MAX_BYTES, TraceStore, type WriteGuard } from './trace-store.ts';
+import { DiskBudget } from '../trace/disk-budget.ts';
+import { DEFAULT_TRACE_MAX_BYTES, TraceStore, type WriteGuard } from '../trace/trace-store.ts';
 import { applyState, readState, stateOf, statePath, StateWriter, type LabState } from './lab-state.ts';
-import { loadTail } from './trace-tail.ts';
+import { loadTail } from '../trace/trace-tail.ts';
 import { fencePath, LabFence, readFence } from './lab-fence.ts';
 import { newJoinCode } from '@shared/protocol/join-code.ts';
 

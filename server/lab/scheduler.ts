@@ -3,7 +3,7 @@
 // setTimeout per message). The queue runs on its own "fabric time", which stands still while
 // the lab is paused, so a held message keeps the delay it had left when the lab resumes.
 import { EventQueue, type DistributiveOmit, type Timed } from '@shared/sim/event-queue.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 
 /** At most this many entries per timer pass; the rest go in the next pass so I/O is not starved. */
 const MAX_BATCH = 20_000;
@@ -123,7 +123,7 @@ export class Scheduler<T extends Timed> {
     this.disarm();
     this.timerAt = head.at;
     const wait = head.at - this.now();
-    // To the fraction of a ms where the clock can (the real one: server/precise-timer.ts); else
+    // To the fraction of a ms where the clock can (the real one: server/clock/precise-timer.ts); else
     // whole ms, rounded up. Either way never before it is due (a timer that fires early re-arms).
     this.timer = this.clock.setPreciseTimeout ? this.clock.setPreciseTimeout(this.onTimer, wait) : this.clock.setTimeout(this.onTimer, Math.max(0, Math.ceil(wait)));
   }

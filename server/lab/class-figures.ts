@@ -10,7 +10,7 @@ import { MAX_DEVIATION_EVENTS } from '@shared/protocol/class-play.ts';
 import type { HandFigures, ProcessConfig } from '@shared/protocol/frames.ts';
 import { algorithmConfig } from '@shared/sim/process-host.ts';
 import type { Deviation } from '@shared/coach/coach.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 import { HandAudit } from './hand-audit.ts';
 
 interface FiguresDeps {

@@ -17,7 +17,7 @@ import { AutoBeat, usesSharedDetector } from '@shared/coach/auto-beat.ts';
 import { CoachFold, explain, type CoachView, type Deviation, type HandAction } from '@shared/coach/coach.ts';
 import type { HandProgress } from '@shared/protocol/frames.ts';
 import { NamedTimers } from '@shared/sim/named-timers.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 
 /** Moves that reach the relay within this many ms of the first are one click. */
 const CLICK_WINDOW_MS = 20;

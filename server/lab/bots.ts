@@ -2,17 +2,14 @@
 // from the panel (POST /api/labs/:lab/bots {count, ids?}; DELETE removes them). They are the
 // same BotFleet / LabProcess a headless bot or a browser tab runs, over an in-process channel:
 // each bot gets a relay session of its own, so it is joined, rate-limited, stamped, delayed,
-// crashed and traced exactly like a remote process (its transport shows as 'server').
-import express, { type RequestHandler, type Router } from 'express';
+// crashed and traced exactly like a remote process (its transport shows as 'server'). Their REST
+// routes are in server/http/bot-routes.ts.
 import type { AlgorithmName, ProcessId, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { BotsSchema } from '@shared/protocol/lab-config.ts';
 import type { ChannelFactory } from '@shared/lab-client/lab-client.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
-import { parseBody, sendError } from './api-util.ts';
 import { newConnId, type Conn } from './conn.ts';
-import type { Counters } from './counters.ts';
 import type { Labs } from './labs.ts';
 import type { Session } from './session.ts';
 
@@ -117,28 +114,4 @@ export class ServerBots {
   closeAll(): void {
     for (const name of [...this.fleets.keys()]) this.stop(name);
   }
-}
-
-/** The REST routes: GET (open), POST and DELETE (instructor) /labs/:lab/bots. Mount inside /api, after express.json(). */
-export function botRoutes(bots: ServerBots, opts: { counters: Counters; auth: RequestHandler }): Router {
-  const r = express.Router();
-  const { counters, auth } = opts;
-  r.get('/labs/:lab/bots', (req, res) => {
-    const lab = String(req.params['lab']);
-    if (!bots.hasLab(lab)) return sendError(res, counters, 'UNKNOWN_LAB');
-    res.json({ lab, ids: bots.list(lab) });
-  });
-  r.post('/labs/:lab/bots', auth, async (req, res) => {
-    const body = parseBody(BotsSchema, req, res, counters);
-    if (!body) return;
-    const started = await bots.start(String(req.params['lab']), body);
-    if (!started.ok) return sendError(res, counters, started.error);
-    res.status(201).json(started.value);
-  });
-  r.delete('/labs/:lab/bots', auth, (req, res) => {
-    const lab = String(req.params['lab']);
-    if (!bots.hasLab(lab)) return sendError(res, counters, 'UNKNOWN_LAB');
-    res.json({ lab, stopped: bots.stop(lab) });
-  });
-  return r;
 }

@@ -1,13 +1,10 @@
 // The demo lab's loop (shared/lessons/demo-loop.ts) on the relay's clock: a tick every half
 // period crashes the agreed coordinator or recovers it, with the instructor's own controls
 // (lab-control.ts), so the trace, the dashboard and the processes see an ordinary crash. A person
-// takes over by any instructor action on the lab (server/api.ts stops the loop first).
+// takes over by any instructor action on the lab (server/http/demo-routes.ts stops the loop first).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { DEMO_PERIOD_MS, demoStart, demoTick, type DemoState } from '@shared/lessons/demo-loop.ts';
 import type { DemoStatus } from '@shared/lessons/lesson-api.ts';
-import express, { type RequestHandler, type Router } from 'express';
-import { sendError } from './api-util.ts';
-import type { Counters } from './counters.ts';
 import type { Lab } from './lab.ts';
 import { crash, recover } from './lab-control.ts';
 import type { Labs } from './labs.ts';
@@ -81,30 +78,4 @@ function liveReports(lab: Lab): { id: ProcessId; coordinator: ProcessId | null }
     .list()
     .filter((e) => statusOf(e) === 'up' && e.report)
     .map((e) => ({ id: e.id, coordinator: e.report!.coordinator }));
-}
-
-/**
- * GET /labs/:lab/demo (open) and DELETE (instructor), and the hand-over: any other instructor
- * request on a lab (a POST, PUT or DELETE with the token) stops its loop before it is handled, so
- * the loop never crashes a process under the hands of the person who just took the controls.
- * Mount inside /api before the lab routes, after express.json().
- */
-export function demoRoutes(demo: DemoLoops, opts: { labs: Labs; counters: Counters; auth: RequestHandler; isInstructor: (req: express.Request) => boolean }): Router {
-  const r = express.Router();
-  r.use('/labs/:lab', (req, _res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && opts.isInstructor(req)) demo.stop(String(req.params['lab']));
-    next();
-  });
-  r.get('/labs/:lab/demo', (req, res) => {
-    const name = String(req.params['lab']);
-    if (!opts.labs.get(name)) return sendError(res, opts.counters, 'UNKNOWN_LAB');
-    res.json(demo.status(name));
-  });
-  // The stop itself happened in the hand-over above; this answers what is left.
-  r.delete('/labs/:lab/demo', opts.auth, (req, res) => {
-    const name = String(req.params['lab']);
-    if (!opts.labs.get(name)) return sendError(res, opts.counters, 'UNKNOWN_LAB');
-    res.json(demo.status(name));
-  });
-  return r;
 }

@@ -10,18 +10,20 @@ import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
 import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
 import { errorHandler, parseBody, requireToken, sendError, tokenCheck } from './api-util.ts';
-import { botRoutes, type ServerBots } from './bots.ts';
-import type { Cluster } from './cluster/cluster.ts';
-import type { Counters } from './counters.ts';
-import { demoRoutes, type DemoLoops } from './demo-loop.ts';
-import type { Lab } from './lab.ts';
-import * as control from './lab-control.ts';
+import type { ServerBots } from '../lab/bots.ts';
+import { botRoutes } from './bot-routes.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import type { Counters } from '../lab/counters.ts';
+import type { DemoLoops } from '../lab/demo-loop.ts';
+import { demoRoutes } from './demo-routes.ts';
+import type { Lab } from '../lab/lab.ts';
+import * as control from '../lab/lab-control.ts';
 import { lessonRoutes } from './lesson-api.ts';
-import type { LessonCatalog } from './lesson-catalog.ts';
-import type { LessonRooms } from './lesson-room.ts';
-import type { Labs } from './labs.ts';
-import { statusOf } from './process-table.ts';
-import { AddressBuckets, JOIN_LOOKUP_LIMITS } from './rate-limit.ts';
+import type { LessonCatalog } from '../lab/lesson-catalog.ts';
+import type { LessonRooms } from '../lab/lesson-room.ts';
+import type { Labs } from '../lab/labs.ts';
+import { statusOf } from '../lab/process-table.ts';
+import { AddressBuckets, JOIN_LOOKUP_LIMITS } from '../lab/rate-limit.ts';
 import { sendTrace } from './trace-http.ts';
 
 interface ApiDeps {
@@ -34,7 +36,7 @@ interface ApiDeps {
   bots?: ServerBots;
   /** Set when this relay is one of a cluster (REDIS_URL). */
   cluster?: Cluster;
-  /** The shipped lessons and each lab's lesson (server/lesson-api.ts). */
+  /** The shipped lessons and each lab's lesson (server/http/lesson-api.ts). */
   lessons: { catalog: LessonCatalog; rooms: LessonRooms };
   /** The demo loops; any instructor request on a lab stops its loop. */
   demo: DemoLoops;

@@ -7,11 +7,11 @@ import { SetLessonBodySchema } from '@shared/lessons/lesson-api.ts';
 import { parseLesson, type Lesson } from '@shared/lessons/lesson-schema.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
 import { parseBody, sendError } from './api-util.ts';
-import type { Counters } from './counters.ts';
-import type { Lab } from './lab.ts';
-import type { LessonCatalog } from './lesson-catalog.ts';
-import type { LessonRooms } from './lesson-room.ts';
-import type { Labs } from './labs.ts';
+import type { Counters } from '../lab/counters.ts';
+import type { Lab } from '../lab/lab.ts';
+import type { LessonCatalog } from '../lab/lesson-catalog.ts';
+import type { LessonRooms } from '../lab/lesson-room.ts';
+import type { Labs } from '../lab/labs.ts';
 
 interface LessonDeps {
   labs: Labs;

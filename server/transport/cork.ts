@@ -2,7 +2,7 @@
 // often several to one peer, and a system call per frame was the relay's largest cost. A
 // connection corks its TCP socket at its first frame of a tick and uncorks it on the next tick;
 // order is kept. (Raw WebSocket connections encode their frames into one buffer instead,
-// server/frame-batch.ts: engine.io owns socket.io's framing, so it keeps this cork.)
+// server/transport/frame-batch.ts: engine.io owns socket.io's framing, so it keeps this cork.)
 //
 // Bounded: past MAX_CORKED frames in one tick the socket is flushed and corked again. Every
 // frame held corked is alive until the flush, and a burst of hundreds of them (a read that

@@ -1,6 +1,6 @@
 // The relay's lesson state, one room per lab: the lesson's progress (shared/lessons/lesson-class.ts)
 // and the class's answers, one stored per student (process id) and step. Students only answer;
-// every move of the lesson is the instructor's (server/lesson-api.ts).
+// every move of the lesson is the instructor's (server/http/lesson-api.ts).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { act, beginLesson, currentStep, lessonView, refuseAnswer, scoreStep, type LessonAction, type LessonProgress, type StudentScore } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';

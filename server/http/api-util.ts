@@ -5,8 +5,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { ERRORS, errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
-import type { Counters } from './counters.ts';
-import { issuePaths } from './frame-check.ts';
+import type { Counters } from '../lab/counters.ts';
+import { issuePaths } from '../lab/frame-check.ts';
 
 export function sendError(res: Response, counters: Counters, error: ErrorFrame | ErrorCode): void {
   const frame = typeof error === 'string' ? errorFrame(error) : error;

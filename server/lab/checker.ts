@@ -7,7 +7,7 @@ import type { ProcessConfig } from '@shared/protocol/frames.ts';
 import { createChecker, type Checker, type CheckerSummary, type Finding, type FindingKind } from '@shared/analysis/checker.ts';
 import { RECENT_FINDINGS } from '@shared/protocol/finding.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 
 interface LabCheckerDeps {
   clock: Clock;

@@ -5,9 +5,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { newConnId, type Conn } from './conn.ts';
+import { newConnId, type Conn } from '../lab/conn.ts';
 import { FrameArena, FrameBatch } from './frame-batch.ts';
-import type { Session } from './session.ts';
+import type { Session } from '../lab/session.ts';
 
 interface WsTransportOptions {
   newSession: (conn: Conn) => Session;
@@ -43,7 +43,7 @@ class WsConn implements Conn {
     private readonly onGone?: (frames: number) => void,
   ) {}
 
-  /** Encoded now, written with the rest of this tick's frames to this peer (server/frame-batch.ts). */
+  /** Encoded now, written with the rest of this tick's frames to this peer (server/transport/frame-batch.ts). */
   sendText(json: string): void {
     if (this.ws.readyState !== WebSocket.OPEN) return this.onGone?.(1);
     if (this.backlog() > CUT_OFF_FACTOR * this.maxBacklog) {

@@ -4,10 +4,10 @@
 // The caps belong to the id until the lab is reset, so leaving and rejoining does not start
 // them over.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 import { Counters } from './counters.ts';
 import { TokenBucket, type RateLimits } from './rate-limit.ts';
-import type { TraceStore } from './trace-store.ts';
+import type { TraceStore } from '../trace/trace-store.ts';
 
 /** Why a message was refused before anything was recorded (the sender is told; `refused` counts it). */
 export type SendRefusal = 'too-large' | 'address-budget' | 'lab-budget' | 'trace-behind';

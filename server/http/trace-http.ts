@@ -5,10 +5,10 @@ import { createReadStream } from 'node:fs';
 import type { Request, Response } from 'express';
 import { errorFrame } from '@shared/protocol/errors.ts';
 import { sendError } from './api-util.ts';
-import type { Counters } from './counters.ts';
-import type { Lab } from './lab.ts';
-import { shivizLines } from './shiviz.ts';
-import { exists, readTrace } from './trace-store.ts';
+import type { Counters } from '../lab/counters.ts';
+import type { Lab } from '../lab/lab.ts';
+import { shivizLines } from '../trace/shiviz.ts';
+import { exists, readTrace } from '../trace/trace-store.ts';
 
 export async function sendTrace(lab: Lab, req: Request, res: Response, counters: Counters): Promise<void> {
   const format = req.query['format'] ?? 'jsonl';

@@ -4,7 +4,7 @@
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
 import { MAX_FRAME_BYTES, type ClientFrame, type ServerFrame } from '@shared/protocol/frames.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock/clock.ts';
 import { sendFrame, type Conn } from './conn.ts';
 import type { Counters } from './counters.ts';
 import { binaryRefused, checkFrame, decodeText, tooLarge } from './frame-check.ts';

@@ -14,7 +14,7 @@ export interface Clock {
 type Immediate = ReturnType<typeof setImmediate>;
 type Timeout = ReturnType<typeof setTimeout>;
 
-/** One worker for the whole relay (server/precise-timer.ts), started by the relay or the first precise timer. */
+/** One worker for the whole relay (server/clock/precise-timer.ts), started by the relay or the first precise timer. */
 let precise: PreciseTimers | null = null;
 
 export function preciseTimers(): PreciseTimers {

@@ -5,7 +5,7 @@
 // and pass.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Counters } from './counters.ts';
+import type { Counters } from '../lab/counters.ts';
 
 export interface NetLimits {
   /** Open TCP connections from one address (default 512). */

@@ -12,7 +12,7 @@
 // had an observer see an event that is then lost, or whose sequence number is then reused.
 import { errorFrame } from '@shared/protocol/errors.ts';
 import { sendFrame, type Conn } from './conn.ts';
-import { eventsFrame } from './wire-encode.ts';
+import { eventsFrame } from '../trace/wire-encode.ts';
 
 interface Observer {
   conn: Conn;

@@ -11,8 +11,8 @@ import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame 
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
 import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
-import type { Clock } from './clock.ts';
-import { LiveClocks, type LiveStamp } from './live-clocks.ts';
+import type { Clock } from '../clock/clock.ts';
+import { LiveClocks, type LiveStamp } from '../trace/live-clocks.ts';
 import { LabChecker } from './checker.ts';
 import { ClassFigures } from './class-figures.ts';
 import { sendFrame, type Conn } from './conn.ts';
@@ -25,11 +25,11 @@ import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats.ts';
 import { LabIntake, type SendRefusal } from './lab-intake.ts';
 import type { RateLimits, TokenBucket } from './rate-limit.ts';
-import { TraceGate } from './trace-gate.ts';
-import type { TraceStore } from './trace-store.ts';
+import { TraceGate } from '../trace/trace-gate.ts';
+import type { TraceStore } from '../trace/trace-store.ts';
 import type { LabFence } from './lab-fence.ts';
-import type { TraceTail } from './trace-tail.ts';
-import { deliverFrame, messageHeadMaxBytes, putMessageHead, scratch, traceLine } from './wire-encode.ts';
+import type { TraceTail } from '../trace/trace-tail.ts';
+import { deliverFrame, messageHeadMaxBytes, putMessageHead, scratch, traceLine } from '../trace/wire-encode.ts';
 
 /** A message the relay holds until it is due. */
 interface Held {
@@ -81,7 +81,7 @@ export class Lab {
   /** Six letters a class types to join (issued by Labs, unique on the relay). */
   joinCode = '';
   readonly observers: ObserverHub;
-  /** The live checker: watches every journaled event and journals its findings (server/checker.ts). */
+  /** The live checker: watches every journaled event and journals its findings (server/lab/checker.ts). */
   readonly checker: LabChecker;
   /** Which events the trace still writes (trace-gate.ts); what the lab takes in (lab-intake.ts). */
   readonly gate: TraceGate;

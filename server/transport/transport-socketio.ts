@@ -6,10 +6,10 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
 import { Server, type ServerOptions, type Socket } from 'socket.io';
 import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '@shared/protocol/frames.ts';
-import { newConnId, type Conn } from './conn.ts';
+import { newConnId, type Conn } from '../lab/conn.ts';
 import { TickCork } from './cork.ts';
 import { CUT_OFF_FACTOR } from './transport-ws.ts';
-import type { Session } from './session.ts';
+import type { Session } from '../lab/session.ts';
 
 interface SocketIoOptions {
   newSession: (conn: Conn) => Session;
@@ -18,7 +18,7 @@ interface SocketIoOptions {
   /** Or bytes queued (engine.io's buffer and its WebSocket's), as for raw WebSocket peers. */
   maxBacklogBytes: number;
   maxPayload: number;
-  /** Browsers from other origins are refused (server/net-guard.ts). */
+  /** Browsers from other origins are refused (server/transport/net-guard.ts). */
   allowRequest?: (req: IncomingMessage) => boolean;
   /** Counts refusals by kind ('ORIGIN_NOT_ALLOWED', 'cut-off'). */
   onRefused?: (what: string) => void;
@@ -49,7 +49,7 @@ class SocketIoConn implements Conn {
   readonly address: string;
 
   /**
-   * Frames leave in one write per tick over WebSocket (server/cork.ts); polling is left alone.
+   * Frames leave in one write per tick over WebSocket (server/transport/cork.ts); polling is left alone.
    * engine.io queues packets while its previous write is unconfirmed and sends the queue on
    * 'flush', from a write callback, not from sendText: that burst is corked too.
    */
@@ -82,7 +82,7 @@ class SocketIoConn implements Conn {
     if (!this.socket.connected) return this.onGone?.();
     const engine = this.engine;
     if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog || this.backlogBytes() > CUT_OFF_FACTOR * this.maxBacklogBytes) {
-      // Not reading (server/transport-ws.ts says why).
+      // Not reading (server/transport/transport-ws.ts says why).
       this.onCutOff?.();
       this.socket.disconnect(true);
       return;
