@@ -104,3 +104,36 @@ describe('the Work panel: who holds what, the token and the analyser', () => {
     expect(b.view(10)).toMatchObject({ wrong: 0, duplicates: 0, holders: [{ task: 0, held: [] }, { task: 1, held: [] }] });
   });
 });
+
+describe('the Work panel across a reconfigure', () => {
+  it("the new job's first orders, sent before the snapshot with its workload arrives, are counted once it does", () => {
+    const { r, workload } = run('work-coordinator-crash-bully');
+    const b = new WorkBoard(null);
+    b.observe({ seq: 0, t: 0, kind: 'control', action: 'reconfigure', restart: true });
+    for (const e of r.result.trace) b.observe(e);
+    expect(b.view(0)).toBeNull();
+    b.setWorkload(workload);
+    const v = b.view(end(r.result.trace))!;
+    expect([v.completed, v.fromStart, v.lostNow]).toEqual([r.tasks.total, true, 0]);
+  });
+});
+
+describe('the Work panel of a page opened mid-job', () => {
+  it('counts from its opening, says so, and after reading the relay trace counts the whole job', () => {
+    const { r, workload } = run('work-coordinator-crash-bully');
+    const trace = r.result.trace;
+    const crash = trace.find((e) => e.kind === 'crash')!;
+    const b = new WorkBoard(workload);
+    // The page opens after the crash: it sees only the rest.
+    for (const e of trace) if (e.seq > crash.seq) b.observe(e);
+    const partial = b.view(end(trace))!;
+    expect(partial.fromStart).toBe(false);
+    // The job seems to begin with the new office's first order.
+    expect(partial.since).toBeGreaterThan(crash.t);
+    // The relay's trace, fetched a little later (it holds what the page saw too).
+    expect(b.catchUp(trace)).toBe(true);
+    const whole = b.view(end(trace))!;
+    expect([whole.fromStart, whole.since, whole.completed, whole.lostNow, whole.duplicates]).toEqual([true, 0, r.tasks.total, 0, r.tasks.duplicates]);
+    expect(whole.token).toEqual(partial.token);
+  });
+});

@@ -43,8 +43,8 @@ export class LabModel {
     const clockRestarted = this.config !== null && s.now < this.now - 1000;
     const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
-    this.work.setWorkload(s.config.workload);
     if (restarted) this.work.reset();
+    this.work.setWorkload(s.config.workload);
     this.lab.processes.clear();
     for (const p of s.processes) this.lab.processes.set(p.id, { ...p });
     this.lab.partition = s.partition;

@@ -73,20 +73,52 @@ export class WorkBoard {
   private fromStart = false;
   private sawWork = false;
   private key: readonly number[] = [];
+  /** Since a reconfigure, until the snapshot with its workload: the events to read then (bounded). */
+  private awaiting: TraceEvent[] | null = null;
+  /** Events observed live, for catchUp (bounded: past it, the page keeps counting from its opening). */
+  private log: TraceEvent[] | null = [];
+  private replaying = false;
   private keyFor = '';
 
   constructor(private workload: Workload | null = null) {
     this.setWorkload(workload);
   }
 
-  /** The lab's workload (a reconfigure may change it: the job starts again). */
+  /**
+   * The lab's workload, from a snapshot. After a reconfigure the relay's next snapshot brings the
+   * new one; the events in between (the new job's first orders) were held and are read now.
+   */
   setWorkload(w: Workload | null | undefined): void {
     const sig = w ? JSON.stringify(w) : '';
-    if (sig === this.keyFor) return;
-    this.workload = w ?? null;
-    this.keyFor = sig;
-    this.key = w ? answerKey(jobOf(w)) : [];
+    const held = this.awaiting;
+    this.awaiting = null;
+    if (sig !== this.keyFor || held) {
+      this.workload = w ?? null;
+      this.keyFor = sig;
+      this.key = w ? answerKey(jobOf(w)) : [];
+      this.reset();
+    }
+    for (const e of held ?? []) this.observe(e);
+  }
+
+  /**
+   * A page opened mid-job: fold the relay's trace from the start (GET /api/labs/:lab/trace), the
+   * events before the first seen live, then those seen live again. False when it cannot (no
+   * workload, or too many live events were seen to keep).
+   */
+  catchUp(history: readonly TraceEvent[]): boolean {
+    if (!this.workload || !this.log || this.awaiting) return false;
+    const live = this.log;
+    const first = live[0]?.seq ?? Infinity;
     this.reset();
+    this.replaying = true;
+    try {
+      for (const e of history) if (e.seq < first) this.observe(e);
+      for (const e of live) this.observe(e);
+    } finally {
+      this.replaying = false;
+    }
+    return true;
   }
 
   get active(): boolean {
@@ -112,6 +144,23 @@ export class WorkBoard {
   }
 
   observe(e: TraceEvent): void {
+    if (!this.replaying && this.log) {
+      if (this.log.length < MAX_PENDING) this.log.push(e);
+      else this.log = null;
+    }
+    if (e.kind === 'control' && e.action === 'reconfigure' && this.replaying) {
+      this.reset(); // the workload in force is the latest, set after it
+      return;
+    }
+    if (e.kind === 'control' && e.action === 'reconfigure') {
+      this.reset();
+      this.awaiting = [];
+      return;
+    }
+    if (this.awaiting) {
+      if (this.awaiting.length < MAX_PENDING) this.awaiting.push(e);
+      return;
+    }
     if (!this.workload) return;
     switch (e.kind) {
       case 'send':
@@ -137,7 +186,7 @@ export class WorkBoard {
         this.down.delete(e.node);
         return;
       case 'control':
-        if (e.action === 'reset' || e.action === 'reconfigure') this.reset();
+        if (e.action === 'reset') this.reset();
         return;
       default:
     }
