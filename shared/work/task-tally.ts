@@ -21,7 +21,7 @@ export interface TaskFigures {
 }
 
 export const TALLIED = ['reassigned', 'wrong', 'staleRefused', 'staleAccepted', 'computed'] as const;
-export type Tallied = (typeof TALLIED)[number];
+type Tallied = (typeof TALLIED)[number];
 
 export class TaskTally {
   private readonly sums: Record<Tallied, number> = { reassigned: 0, wrong: 0, staleRefused: 0, staleAccepted: 0, computed: 0 };
@@ -30,10 +30,6 @@ export class TaskTally {
 
   add(k: Tallied, n = 1): void {
     this.sums[k] += Math.max(0, n);
-  }
-
-  get(k: Tallied): number {
-    return this.sums[k];
   }
 
   /** A machine finished computing `task` (a second computation of a task is duplicate work). */

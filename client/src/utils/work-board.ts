@@ -121,10 +121,6 @@ export class WorkBoard {
     return true;
   }
 
-  get active(): boolean {
-    return this.workload !== null;
-  }
-
   reset(): void {
     this.tally = new TaskTally();
     this.pending.clear();
