@@ -41,16 +41,14 @@ describe('the Work panel folded from the trace agrees with the simulator audit',
     ['work-analyser-crash', (s) => s.replace('work tasks=6', 'work sharing=static tasks=6')],
   ];
   for (const [name, change] of cases) {
-    it(`${name}${change ? ' (static)' : ''}: completed, lost, duplicates, stale orders refused and accepted`, () => {
+    it(`${name}${change ? ' (static)' : ''}: completed, lost, duplicates, reassignments, wrong, makespan, stale orders refused and accepted`, () => {
       const { r, workload } = run(name, change);
       const v = board(r.result.trace, workload).view(end(r.result.trace))!;
-      expect({ completed: v.completed, lost: v.lostNow, duplicates: v.duplicates, staleRefused: v.staleRefused, staleAccepted: v.staleAccepted }).toEqual({
-        completed: r.tasks.completed,
-        lost: r.tasks.lost,
-        duplicates: r.tasks.duplicates,
-        staleRefused: r.tasks.staleRefused,
-        staleAccepted: r.tasks.staleAccepted,
-      });
+      const pick = (f: typeof r.tasks) => ({ completed: f.completed, lost: f.lost, duplicates: f.duplicates, staleRefused: f.staleRefused, staleAccepted: f.staleAccepted, wrong: f.wrong, makespanMs: f.makespanMs });
+      expect(pick({ ...v, lost: v.lostNow })).toEqual(pick(r.tasks));
+      // Reassignments are seen as orders given again; the audit counts the coordinators' requeues.
+      // They agree but in the partition with fencing on (4 here, 3 in the audit), where two offices overlap.
+      if (name !== 'work-bully-partition-fencing-on') expect(v.reassigned).toBe(r.tasks.reassigned);
     });
   }
 });

@@ -208,7 +208,8 @@ export class WorkBoard {
         if (m['type'] === 'WORK_STORE' && token >= this.office.token) this.analyser = to;
         if (m['type'] === 'WORK_ASSIGN') {
           const before = this.lastOrderedTo.get(task);
-          if (before !== undefined && before !== to && !this.keptLive().has(task)) this.tally.add('reassigned');
+          // Ordered before, not kept yet, and that order is gone: its machine crashed (even if it is back) or answered empty.
+          if (before !== undefined && !this.orders.get(before)?.includes(task) && !this.keptLive().has(task)) this.tally.add('reassigned');
           this.lastOrderedTo.set(task, to);
         }
         return;
