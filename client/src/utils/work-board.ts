@@ -209,7 +209,7 @@ export class WorkBoard {
         if (m['type'] === 'WORK_ASSIGN') {
           const before = this.lastOrderedTo.get(task);
           // Ordered before, not kept yet, and that order is gone: its machine crashed (even if it is back) or answered empty.
-          if (before !== undefined && !this.orders.get(before)?.includes(task) && !this.keptLive().has(task)) this.tally.add('reassigned');
+          if (before !== undefined && !this.orders.get(before)?.includes(task) && !this.isKeptLive(task)) this.tally.add('reassigned');
           this.lastOrderedTo.set(task, to);
         }
         return;
@@ -295,10 +295,20 @@ export class WorkBoard {
     return s;
   }
 
-  private keptLive(): Set<number> {
+  private isKeptLive(task: number): boolean {
+    for (const [id, ts] of this.kept) if (!this.down.has(id) && ts.has(task)) return true;
+    return false;
+  }
+
+  /** Tasks whose result some live process holds in `map`. */
+  private live(map: Map<ProcessId, Set<number>>): Set<number> {
     const out = new Set<number>();
-    for (const [id, ts] of this.kept) if (!this.down.has(id)) for (const t of ts) out.add(t);
+    for (const [id, ts] of map) if (!this.down.has(id)) for (const t of ts) out.add(t);
     return out;
+  }
+
+  private keptLive(): Set<number> {
+    return this.live(this.kept);
   }
 
   /** The panel's figures at relay time `now`; `reports`: the processes' latest reports (claims). */
@@ -324,17 +334,18 @@ export class WorkBoard {
     };
     let lostNow = 0;
     const downed = (id: ProcessId | undefined) => id !== undefined && this.down.has(id);
-    const isLost = (t: number, who: { kept: ProcessId[]; held: ProcessId[] }) =>
+    // One pass over what the live processes hold, not one per task: a job may have 20,000 tasks.
+    const held = this.live(this.held);
+    const isLost = (t: number) =>
       !kept.has(t) &&
       (w.sharing === 'static'
         ? this.keptByCrashed.has(t) || (this.tally.wasComputed(t) ? downed(this.resultTo.get(t)) : downed(this.lastOrderedTo.get(t)))
-        : this.tally.wasComputed(t) && who.held.length === 0);
+        : this.tally.wasComputed(t) && !held.has(t));
     const holders: WorkView['holders'] = [];
     for (let t = 0; t < w.tasks; t++) {
-      const who = holdersOf(t);
-      const lost = isLost(t, who);
+      const lost = isLost(t);
       if (lost) lostNow++;
-      if (t < HOLDER_ROWS) holders.push({ task: t, state: kept.has(t) ? 'done' : busy.has(t) ? 'running' : lost ? 'lost' : 'queued', ...who });
+      if (t < HOLDER_ROWS) holders.push({ task: t, state: kept.has(t) ? 'done' : busy.has(t) ? 'running' : lost ? 'lost' : 'queued', ...holdersOf(t) });
     }
     const span = f.makespanMs !== null && f.completed === w.tasks ? f.makespanMs : this.since === null ? null : now - this.since;
     const coordinators: WorkView['claims']['coordinators'] = [];
