@@ -114,3 +114,15 @@ describe('election tracker', () => {
     expect(m.now).toBe(3); // the relay's timeline restarted
   });
 });
+
+describe('election tracker with a work schedule (issue 27)', () => {
+  it("a settled lab's task orders and results open no election window; the election's figures leave them out", () => {
+    const m = new LabModel();
+    m.applySnapshot(snapshotOf(ids));
+    const send = (seq: number, type: string): TraceEvent => ({ seq, t: seq * 10, kind: 'send', msg: seq, from: 4, to: 0, type, message: { type, token: 1, task: 0, reportTo: 4 } });
+    m.applyEvents([send(1, 'WORK_ASSIGN'), send(2, 'WORK_STORE'), send(3, 'WORK_HOLD')]);
+    expect(m.tracker.shown).toBeNull();
+    const fig = windowFigures({ serial: 1, start: 0, end: 10, trigger: '', sent: { ELECTION: 3, WORK_ASSIGN: 5 }, dropped: 0, delivered: 0, latencySum: 0, sawElecting: true, events: [], truncated: 0, sampledOut: 0 }, 10);
+    expect([fig.electionMessages, fig.backgroundMessages]).toEqual([3, 5]);
+  });
+});

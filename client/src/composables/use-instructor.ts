@@ -64,6 +64,8 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     paused,
     createLab: (body: Omit<CreateLab, 'name'>) => run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })).then((ok) => ok && observer.refresh()),
     updateLab: (body: UpdateLab) => run('Applied the algorithm settings; every process restarts', api.updateLab(name(), body)),
+    setWorkload: (body: Pick<UpdateLab, 'workload'>) =>
+      run(body.workload ? `Set the workload: ${body.workload.tasks} tasks, ${body.workload.sharing} sharing, fencing ${body.workload.fencing ? 'on' : 'off'}; every process restarts` : 'Removed the workload; every process restarts', api.updateLab(name(), body)),
     setFabric: (patch: FabricPatch) => run('Applied the network settings', api.setFabric(name(), patch)),
     setPlay: (patch: PlayPatch) => run('Applied the play settings; the tabs switch now', api.setPlay(name(), patch)),
     partition: (groups: ProcessId[][]) => run(`Partitioned into ${groups.length} groups`, api.partition(name(), groups)),

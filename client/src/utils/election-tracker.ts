@@ -5,7 +5,7 @@
 // trace events in order and says when the lab is settled.
 
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { isBackgroundType } from './message-style.ts';
+import { isOutsideElection } from './message-style.ts';
 
 export interface ElectionWindow {
   /** Counts elections seen since the dashboard opened. */
@@ -51,7 +51,7 @@ export class ElectionTracker {
   preRoll: number;
 
   constructor(opts: TrackerOptions = {}) {
-    this.isBackground = opts.isBackground ?? isBackgroundType;
+    this.isBackground = opts.isBackground ?? isOutsideElection;
     this.preRoll = opts.preRoll ?? 5000;
     this.maxEvents = opts.maxEvents ?? 20_000;
   }
@@ -194,7 +194,7 @@ export interface WindowFigures {
   backgroundMessages: number;
 }
 
-export function windowFigures(w: ElectionWindow, now: number, isBackground: (type: string) => boolean = isBackgroundType): WindowFigures {
+export function windowFigures(w: ElectionWindow, now: number, isBackground: (type: string) => boolean = isOutsideElection): WindowFigures {
   let electionMessages = 0;
   let backgroundMessages = 0;
   for (const [type, n] of Object.entries(w.sent)) {

@@ -13,6 +13,7 @@ import { groupOf } from '@shared/sim/network.ts';
 import { ElectionTracker } from './election-tracker.ts';
 import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';
+import { WorkBoard } from './work-board.ts';
 
 export class LabModel {
   config: LabConfig | null = null;
@@ -26,6 +27,8 @@ export class LabModel {
   readonly tracker = new ElectionTracker();
   /** The live checker's findings and split brain (trace events, corrected by the relay's summary). */
   readonly findings = new FindingsBook();
+  /** The work schedule's tasks and results, from the trace's WORK_* messages (the Work panel). */
+  readonly work = new WorkBoard();
   /** A process joined that the snapshot did not know: ask for a new one (name and kind). */
   needsSnapshot = false;
   private agreementCache: Agreement | null = null;
@@ -40,6 +43,8 @@ export class LabModel {
     const clockRestarted = this.config !== null && s.now < this.now - 1000;
     const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
+    if (restarted) this.work.reset();
+    this.work.setWorkload(s.config.workload);
     this.lab.processes.clear();
     for (const p of s.processes) this.lab.processes.set(p.id, { ...p });
     this.lab.partition = s.partition;
@@ -112,6 +117,7 @@ export class LabModel {
       const known = this.lab.processes.get(e.node);
       if (!known || known.kind === null) this.needsSnapshot = true;
     }
+    this.work.observe(e);
     const change = foldEvent(this.lab, e);
     switch (change) {
       case 'messages':

@@ -26,8 +26,12 @@ export type Shape = (typeof SHAPES)[number];
 export const NEUTRAL = '#7a7a7a';
 /** Failure-detector and keep-alive traffic: heartbeats of every kind, polls and their answers. */
 export function isBackgroundType(type: string): boolean {
-  return type.includes('HEARTBEAT') || type === 'PING' || type === 'PONG';
+  return type.includes('HEARTBEAT') || type === 'PING' || type === 'PONG' || type === 'WORK_STATUS';
 }
+/** The work schedule's message types (they carry no election: the tracker and the stats leave them out). */
+export const isWorkMessageType = (type: string): boolean => Object.hasOwn(WORK_LOOK, type);
+/** Not an election message: background chatter, or the work schedule's. */
+export const isOutsideElection = (type: string): boolean => isBackgroundType(type) || isWorkMessageType(type);
 const BACKGROUND_ORDER = ['HEARTBEAT', 'PING', 'PONG'];
 
 export interface MessageStyle {
@@ -36,7 +40,28 @@ export interface MessageStyle {
   shape: Shape;
   /** Heartbeats and polls: drawn smaller and grey, hideable. */
   background: boolean;
+  /** 003's work schedule: a task order, a result, or the office's bookkeeping (drawn thicker). */
+  work?: 'task' | 'result' | 'office';
+  /** The marker is drawn as an outline (a task: work still to do), not filled. */
+  hollow?: boolean;
 }
+
+/**
+ * The work schedule's messages (shared/work/work-messages.ts) look the same under every
+ * algorithm, apart from its election messages: colours outside the election palette (brown
+ * orders, dark violet results), a thicker line, and an outlined square for a task against a filled
+ * diamond for a result, so neither rests on colour. The status beat is background like a heartbeat.
+ */
+export const WORK_COLOURS = { task: '#8c510a', result: '#5e3c99', office: '#3b3b3b' } as const;
+const WORK_LOOK: Record<string, Omit<MessageStyle, 'type'>> = {
+  WORK_ASSIGN: { color: WORK_COLOURS.task, shape: 'square', background: false, work: 'task', hollow: true },
+  WORK_RESULT: { color: WORK_COLOURS.result, shape: 'diamond', background: false, work: 'result' },
+  WORK_STORE: { color: WORK_COLOURS.result, shape: 'diamond', background: false, work: 'result', hollow: true },
+  WORK_HOLD: { color: WORK_COLOURS.office, shape: 'circle', background: false, work: 'office', hollow: true },
+  WORK_HELD: { color: WORK_COLOURS.office, shape: 'circle', background: false, work: 'office' },
+  WORK_REFUSED: { color: WORK_COLOURS.office, shape: 'cross', background: false, work: 'office' },
+  WORK_STATUS: { color: NEUTRAL, shape: 'triangle', background: true },
+};
 
 /**
  * The style of a message type. `known` is the algorithm's `messageTypes` list: a type's place in
@@ -44,8 +69,10 @@ export interface MessageStyle {
  * slot from a hash of their name, past the known ones.
  */
 export function messageStyle(type: string, known: readonly string[] = []): MessageStyle {
+  const w = Object.hasOwn(WORK_LOOK, type) ? WORK_LOOK[type] : undefined;
+  if (w) return { type, ...w };
   const background = isBackgroundType(type);
-  const foreground = known.filter((t) => !isBackgroundType(t));
+  const foreground = known.filter((t) => !isBackgroundType(t) && !Object.hasOwn(WORK_LOOK, t));
   let slot = foreground.indexOf(type);
   if (slot < 0) slot = foreground.length + (hash(type) % 11);
   if (background) {

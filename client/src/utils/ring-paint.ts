@@ -312,11 +312,12 @@ export function paintFlights(ctx: Paint, l: RingLayout, frame: FlightFrame, styl
     const p = flightPoint(l, a, b, f);
     tracePath(ctx, s.shape, p.x, p.y, s.background ? r * 0.7 : r);
     ctx.globalAlpha = s.background ? 0.55 : 1;
-    ctx.fillStyle = s.color;
+    ctx.fillStyle = s.hollow ? '#ffffff' : s.color;
     ctx.fill();
     if (!s.background) {
-      ctx.strokeStyle = '#1b1b1b';
-      ctx.lineWidth = 0.75;
+      // A hollow marker (a task order) is outlined in its colour, thickly; the others in black.
+      ctx.strokeStyle = s.hollow ? s.color : '#1b1b1b';
+      ctx.lineWidth = s.hollow ? 2 : 0.75;
       ctx.stroke();
     }
     ctx.globalAlpha = 1;

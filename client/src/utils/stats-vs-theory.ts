@@ -5,7 +5,7 @@
 import type { Expectation } from '@shared/analysis/formulas.ts';
 import type { ElectionWindow } from './election-tracker.ts';
 import { windowFigures } from './election-tracker.ts';
-import { isBackgroundType } from './message-style.ts';
+import { isOutsideElection } from './message-style.ts';
 
 export type Verdict = 'within' | 'below' | 'above' | 'n/a';
 
@@ -54,7 +54,7 @@ export function verdict(observed: number, best: number | null, worst: number | n
  */
 export function statsVsTheory(w: ElectionWindow, now: number, known: readonly string[], theory: Theory | null, transmission: number): StatsTable {
   const counted = new Set(Object.keys(theory?.worst.messages ?? {}));
-  const inTable = (t: string) => counted.has(t) || !isBackgroundType(t);
+  const inTable = (t: string) => counted.has(t) || !isOutsideElection(t);
   const types = known.filter(inTable);
   for (const t of [...counted, ...Object.keys(w.sent)]) if (inTable(t) && !types.includes(t)) types.push(t);
 

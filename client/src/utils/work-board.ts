@@ -1,0 +1,379 @@
+// The Work panel's figures (issue 27; 003's work schedule), folded from what the dashboard
+// already receives: the relay's trace of WORK_* messages, crashes and recoveries, and the
+// processes' reports (their `detail.work` role and `token`, shown as their claims). The
+// bookkeeping of the figures is the simulator audit's own (shared/work/task-tally.ts); this only
+// says which trace event feeds it. Plain object, no Vue; state is bounded by the job's tasks, the
+// lab's ids and the messages in flight.
+import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import type { Workload } from '@shared/protocol/lab-config.ts';
+import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { answerKey, checks, epochOf, jobOf } from '@shared/work/work-job.ts';
+import { isWorkType } from '@shared/work/work-messages.ts';
+import { TaskTally, type TaskFigures } from '@shared/work/task-tally.ts';
+
+/** Work messages sent and not yet delivered or dropped, by message id (oldest forgotten past this). */
+const MAX_PENDING = 20_000;
+/** Rows of "results and who holds them" a panel lists. */
+export const HOLDER_ROWS = 24;
+
+type Sent = { from: ProcessId; to: ProcessId; m: Record<string, unknown> };
+
+export interface WorkView extends TaskFigures {
+  sharing: Workload['sharing'];
+  fencing: boolean;
+  /** Tasks neither kept by a live analyser nor running on a live machine. */
+  queued: number;
+  /** Live machine -> the task it works on (the first order it holds), by id. */
+  running: { id: ProcessId; task: number; waiting: number }[];
+  /**
+   * Tasks whose result no live process can still hand in. Dynamic sharing: computed, and every
+   * holder crashed since (a new office reassigns them). Static sharing, which never reassigns nor
+   * asks: kept by an analyser that crashed, sent to one that is down, or ordered to a machine
+   * that is down (003's problems 3 and 4).
+   */
+  lostNow: number;
+  /** Completed per second over elapsedMs. */
+  throughput: number | null;
+  /** From the job's first order to the last result kept once all are done, else to now. */
+  elapsedMs: number | null;
+  /** The newest token on an order in the trace, its sender and epoch (fact). */
+  token: { token: number; epoch: number; by: ProcessId } | null;
+  /** The process the newest office last sent a result to keep (fact). */
+  analyser: ProcessId | null;
+  /** What the processes say of themselves (their reports): claims. */
+  claims: { coordinators: { id: ProcessId; token: number }[]; analysers: ProcessId[] };
+  /** Per task (first HOLDER_ROWS): done or not, and the live processes holding its result. */
+  holders: { task: number; state: 'done' | 'running' | 'queued' | 'lost'; kept: ProcessId[]; held: ProcessId[] }[];
+  /** Relay ms of the job's first order seen; null: none yet. */
+  since: number | null;
+  /** False when the first work message this page saw was not the job's first order: it opened mid-job, earlier events are not counted. */
+  fromStart: boolean;
+}
+
+export class WorkBoard {
+  private tally = new TaskTally();
+  private pending = new Map<number, Sent>();
+  private readonly down = new Set<ProcessId>();
+  /** Tasks whose result each process holds (computed, or received as coordinator). */
+  private held = new Map<ProcessId, Set<number>>();
+  /** Tasks each process keeps as analyser. */
+  private kept = new Map<ProcessId, Set<number>>();
+  /** Tasks each live analyser that crashed had kept (static sharing's loss). */
+  private keptByCrashed = new Set<number>();
+  /** Orders each worker holds, in order: the first is the one it runs. */
+  private orders = new Map<ProcessId, number[]>();
+  /** The newest token each process has seen (as the layer fences). */
+  private newest = new Map<ProcessId, number>();
+  private lastOrderedTo = new Map<number, ProcessId>();
+  /** Where each task's latest result was sent (static sharing: the analyser its order named). */
+  private resultTo = new Map<number, ProcessId>();
+  private office: { token: number; by: ProcessId } | null = null;
+  private analyser: ProcessId | null = null;
+  private since: number | null = null;
+  private fromStart = false;
+  private sawWork = false;
+  private key: readonly number[] = [];
+  /** Since a reconfigure, until the snapshot with its workload: the events to read then (bounded). */
+  private awaiting: TraceEvent[] | null = null;
+  /** Events observed live, for catchUp (bounded: past it, the page keeps counting from its opening). */
+  private log: TraceEvent[] | null = [];
+  private replaying = false;
+  private keyFor = '';
+
+  constructor(private workload: Workload | null = null) {
+    this.setWorkload(workload);
+  }
+
+  /**
+   * The lab's workload, from a snapshot. After a reconfigure the relay's next snapshot brings the
+   * new one; the events in between (the new job's first orders) were held and are read now.
+   */
+  setWorkload(w: Workload | null | undefined): void {
+    const sig = w ? JSON.stringify(w) : '';
+    const held = this.awaiting;
+    this.awaiting = null;
+    if (sig !== this.keyFor || held) {
+      this.workload = w ?? null;
+      this.keyFor = sig;
+      this.key = w ? answerKey(jobOf(w)) : [];
+      this.reset();
+    }
+    for (const e of held ?? []) this.observe(e);
+  }
+
+  /**
+   * A page opened mid-job: fold the relay's trace from the start (GET /api/labs/:lab/trace), the
+   * events before the first seen live, then those seen live again. False when it cannot (no
+   * workload, or too many live events were seen to keep).
+   */
+  catchUp(history: readonly TraceEvent[]): boolean {
+    if (!this.workload || !this.log || this.awaiting) return false;
+    const live = this.log;
+    const first = live[0]?.seq ?? Infinity;
+    this.reset();
+    this.replaying = true;
+    try {
+      for (const e of history) if (e.seq < first) this.observe(e);
+      for (const e of live) this.observe(e);
+    } finally {
+      this.replaying = false;
+    }
+    return true;
+  }
+
+  reset(): void {
+    this.tally = new TaskTally();
+    this.pending.clear();
+    this.down.clear();
+    this.held.clear();
+    this.kept.clear();
+    this.keptByCrashed.clear();
+    this.orders.clear();
+    this.newest.clear();
+    this.lastOrderedTo.clear();
+    this.resultTo.clear();
+    this.office = null;
+    this.analyser = null;
+    this.since = null;
+    this.fromStart = false;
+    this.sawWork = false;
+  }
+
+  observe(e: TraceEvent): void {
+    if (!this.replaying && this.log) {
+      if (this.log.length < MAX_PENDING) this.log.push(e);
+      else this.log = null;
+    }
+    if (e.kind === 'control' && e.action === 'reconfigure' && this.replaying) {
+      this.reset(); // the workload in force is the latest, set after it
+      return;
+    }
+    if (e.kind === 'control' && e.action === 'reconfigure') {
+      this.reset();
+      this.awaiting = [];
+      return;
+    }
+    if (this.awaiting) {
+      if (this.awaiting.length < MAX_PENDING) this.awaiting.push(e);
+      return;
+    }
+    if (!this.workload) return;
+    switch (e.kind) {
+      case 'send':
+        if (isWorkType(e.type)) this.sent(e.msg, e.from, e.to, e.message as Record<string, unknown>, e.t);
+        return;
+      case 'deliver': {
+        const s = this.pending.get(e.msg);
+        if (!s) return;
+        this.pending.delete(e.msg);
+        this.delivered(s, e.t);
+        return;
+      }
+      case 'drop':
+        this.pending.delete(e.msg);
+        return;
+      case 'crash':
+      case 'leave':
+        this.lose(e.node);
+        this.down.add(e.node);
+        return;
+      case 'recover':
+      case 'join':
+        this.down.delete(e.node);
+        return;
+      case 'control':
+        if (e.action === 'reset') this.reset();
+        return;
+      default:
+    }
+  }
+
+  private sent(msg: number, from: ProcessId, to: ProcessId, m: Record<string, unknown>, t: number): void {
+    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
+    this.pending.set(msg, { from, to, m });
+    const token = num(m['token']);
+    const task = num(m['task']);
+    if (!this.sawWork) {
+      // The job's first order: the first office's "what do you hold?", or static sharing's split from task 0.
+      this.sawWork = true;
+      this.fromStart = this.workload!.sharing === 'static' ? m['type'] === 'WORK_ASSIGN' && task === 0 : m['type'] === 'WORK_HOLD';
+    }
+    switch (m['type']) {
+      case 'WORK_HOLD':
+      case 'WORK_ASSIGN':
+      case 'WORK_STORE':
+        this.since ??= t;
+        this.see(from, token);
+        if (!this.office || token > this.office.token) this.office = { token, by: from };
+        if (m['type'] === 'WORK_STORE' && token >= this.office.token) this.analyser = to;
+        if (m['type'] === 'WORK_ASSIGN') {
+          const before = this.lastOrderedTo.get(task);
+          // Ordered before, not kept yet, and that order is gone: its machine crashed (even if it is back) or answered empty.
+          if (before !== undefined && !this.orders.get(before)?.includes(task) && !this.isKeptLive(task)) this.tally.add('reassigned');
+          this.lastOrderedTo.set(task, to);
+        }
+        return;
+      case 'WORK_RESULT': {
+        if (!checks(this.key, task, num(m['value']))) {
+          this.tally.add('wrong');
+          return;
+        }
+        const mine = this.set(this.held, from);
+        // A result for a task it did not hold yet: it computed it (a resend after a rebuild is not a computation).
+        if (!mine.has(task)) {
+          this.tally.computed(task);
+          mine.add(task);
+        }
+        this.resultTo.set(task, to);
+        const o = this.orders.get(from);
+        if (o) this.orders.set(from, o.filter((x) => x !== task));
+        return;
+      }
+      case 'WORK_REFUSED':
+        this.tally.add('staleRefused');
+        return;
+      default:
+    }
+  }
+
+  private delivered(s: Sent, t: number): void {
+    const { to, m } = s;
+    if (this.down.has(to)) return;
+    const token = num(m['token']);
+    const task = num(m['task']);
+    const type = m['type'];
+    // Static sharing has no office: a result goes straight to the analyser, which fences and keeps it.
+    const stores = type === 'WORK_STORE' || (type === 'WORK_RESULT' && this.workload!.sharing === 'static');
+    const order = stores || type === 'WORK_ASSIGN' || type === 'WORK_HOLD';
+    const fencing = this.workload!.fencing;
+    if (order) {
+      const stale = token < (this.newest.get(to) ?? 0);
+      if (stale && fencing) return; // refused: its WORK_REFUSED is counted when sent
+      if (stale) this.tally.add('staleAccepted');
+      this.see(to, token);
+    } else if (fencing) this.see(to, type === 'WORK_REFUSED' ? num(m['newest']) : token);
+    switch (type) {
+      case 'WORK_ASSIGN': {
+        if (this.held.get(to)?.has(task)) return; // answered from what it holds
+        const o = this.orders.get(to) ?? [];
+        if (!o.includes(task)) this.orders.set(to, [...o, task]);
+        return;
+      }
+      case 'WORK_STORE':
+      case 'WORK_RESULT':
+        if (!checks(this.key, task, num(m['value']))) return;
+        if (stores) {
+          this.set(this.kept, to).add(task);
+          this.tally.stored(task, t);
+          return;
+        }
+        this.set(this.held, to).add(task);
+        return;
+      case 'WORK_HELD':
+        if (Array.isArray(m['held'])) for (const p of m['held'] as unknown[]) if (Array.isArray(p) && checks(this.key, num(p[0]), num(p[1]))) this.set(this.held, to).add(num(p[0]));
+        return;
+      default:
+    }
+  }
+
+  /** A crash or a leave: the process's results, orders and tokens go with it. */
+  private lose(id: ProcessId): void {
+    for (const t of this.kept.get(id) ?? []) this.keptByCrashed.add(t);
+    this.held.delete(id);
+    this.kept.delete(id);
+    this.orders.delete(id);
+    this.newest.delete(id);
+  }
+
+  private see(id: ProcessId, token: number): void {
+    if (token > (this.newest.get(id) ?? 0)) this.newest.set(id, token);
+  }
+
+  private set(map: Map<ProcessId, Set<number>>, id: ProcessId): Set<number> {
+    let s = map.get(id);
+    if (!s) map.set(id, (s = new Set()));
+    return s;
+  }
+
+  private isKeptLive(task: number): boolean {
+    for (const [id, ts] of this.kept) if (!this.down.has(id) && ts.has(task)) return true;
+    return false;
+  }
+
+  /** Tasks whose result some live process holds in `map`. */
+  private live(map: Map<ProcessId, Set<number>>): Set<number> {
+    const out = new Set<number>();
+    for (const [id, ts] of map) if (!this.down.has(id)) for (const t of ts) out.add(t);
+    return out;
+  }
+
+  private keptLive(): Set<number> {
+    return this.live(this.kept);
+  }
+
+  /** The panel's figures at relay time `now`; `reports`: the processes' latest reports (claims). */
+  view(now: number, reports: Iterable<{ id: ProcessId; status: string; report: Report | null }> = []): WorkView | null {
+    const w = this.workload;
+    if (!w) return null;
+    const kept = this.keptLive();
+    const f = this.tally.figures(w.tasks, kept, this.since ?? 0);
+    const running: WorkView['running'] = [];
+    const busy = new Set<number>();
+    for (const [id, o] of this.orders) {
+      if (this.down.has(id) || o.length === 0) continue;
+      running.push({ id, task: o[0]!, waiting: o.length - 1 });
+      if (!kept.has(o[0]!)) busy.add(o[0]!);
+    }
+    running.sort((a, b) => a.id - b.id);
+    const holdersOf = (t: number) => {
+      const k: ProcessId[] = [];
+      const h: ProcessId[] = [];
+      for (const [id, ts] of this.kept) if (!this.down.has(id) && ts.has(t)) k.push(id);
+      for (const [id, ts] of this.held) if (!this.down.has(id) && ts.has(t)) h.push(id);
+      return { kept: k.sort((a, b) => a - b), held: h.sort((a, b) => a - b) };
+    };
+    let lostNow = 0;
+    const downed = (id: ProcessId | undefined) => id !== undefined && this.down.has(id);
+    // One pass over what the live processes hold, not one per task: a job may have 20,000 tasks.
+    const held = this.live(this.held);
+    const isLost = (t: number) =>
+      !kept.has(t) &&
+      (w.sharing === 'static'
+        ? this.keptByCrashed.has(t) || (this.tally.wasComputed(t) ? downed(this.resultTo.get(t)) : downed(this.lastOrderedTo.get(t)))
+        : this.tally.wasComputed(t) && !held.has(t));
+    const holders: WorkView['holders'] = [];
+    for (let t = 0; t < w.tasks; t++) {
+      const lost = isLost(t);
+      if (lost) lostNow++;
+      if (t < HOLDER_ROWS) holders.push({ task: t, state: kept.has(t) ? 'done' : busy.has(t) ? 'running' : lost ? 'lost' : 'queued', ...holdersOf(t) });
+    }
+    const span = f.makespanMs !== null && f.completed === w.tasks ? f.makespanMs : this.since === null ? null : now - this.since;
+    const coordinators: WorkView['claims']['coordinators'] = [];
+    const analysers: ProcessId[] = [];
+    for (const p of reports) {
+      if (p.status !== 'up' || !p.report?.detail) continue;
+      const role = p.report.detail['work'];
+      const token = p.report.detail['token'];
+      if (role === 'coordinator') coordinators.push({ id: p.id, token: typeof token === 'number' ? token : 0 });
+      else if (role === 'analyser') analysers.push(p.id);
+    }
+    return {
+      ...f,
+      sharing: w.sharing,
+      fencing: w.fencing,
+      queued: Math.max(0, w.tasks - kept.size - busy.size),
+      running,
+      lostNow,
+      throughput: span !== null && span > 0 ? (f.completed * 1000) / span : null,
+      elapsedMs: span,
+      token: this.office ? { ...this.office, epoch: epochOf(this.office.token) } : null,
+      analyser: this.analyser,
+      claims: { coordinators, analysers },
+      holders,
+      since: this.since,
+      fromStart: this.fromStart,
+    };
+  }
+}
+
+const num = (x: unknown): number => (typeof x === 'number' ? x : -1);
