@@ -12,6 +12,8 @@ import { studentAlgorithm, type WireProblem } from '@shared/grader/student.ts';
 import { BUGS, bugModule, bugSource, correctModule, KNOWN_GAPS, type BugName } from './fixtures/modules/broken-set.ts';
 
 const COUNTS = { states: 30_000, probes: 400 };
+/** Bounded by counts, not time: the limit only stops a hang (a loaded CI machine took 22 s for one). */
+const HANG_MS = 120_000;
 
 async function grade(algorithm: AlgorithmName, file: string): Promise<GradeReport> {
   const url = pathToFileURL(file).href;
@@ -31,7 +33,7 @@ describe('the grader test set', () => {
     const explore = r.cases.find((c) => c.id === 'explore')!;
     expect(explore.proofs!.length).toBeGreaterThan(0);
     for (const p of explore.proofs!) expect(p.exhaustive || p.probes.run === COUNTS.probes).toBe(true);
-  });
+  }, HANG_MS);
 
   const caught = (Object.keys(BUGS) as BugName[]).filter((n) => !(n in KNOWN_GAPS));
   const gaps = Object.keys(KNOWN_GAPS) as BugName[];
@@ -42,18 +44,18 @@ describe('the grader test set', () => {
     expect(r.pass).toBe(false);
     const reasons = r.cases.filter((c) => !c.pass).map((c) => c.reason ?? '');
     expect(reasons.some((x) => bug.reason.test(x)), reasons.join('\n')).toBe(true);
-  });
+  }, HANG_MS);
 
   it.each(gaps)('known gap: %s still passes (a grader that catches it flips this: move it out of KNOWN_GAPS)', async (name) => {
     const r = await grade(BUGS[name].algorithm, bugModule(name));
     expect(r.cases.filter((c) => !c.pass).map((c) => `${c.id}: ${c.reason}`), KNOWN_GAPS[name]).toEqual([]);
-  });
+  }, HANG_MS);
 
   it.each(['bully', 'ring'] as const)('%s is explored with a crash and a restart with the state lost too (003: "a process holds an election on start or re-start"; 002)', async (algorithm) => {
     const r = await grade(algorithm, correctModule(algorithm));
     const labs = r.cases.find((c) => c.id === 'explore')!.proofs!.map((p) => p.lab);
     expect(labs).toEqual([expect.stringMatching(/with one crash \(/), expect.stringMatching(/with one crash and one restart with its state lost/)]);
-  });
+  }, HANG_MS);
 
   it('every variant differs from its correct module by its marked line alone', () => {
     for (const name of Object.keys(BUGS) as BugName[]) {
