@@ -2,7 +2,7 @@
 // Issue 24's property over many seeded classes (shared/coach/class-check.ts): by default the
 // issue's 200 classes per algorithm, N from 4 to 40, think 1-6 s, up to 10% of students with one
 // mistake. Prints, per algorithm, how many classes held the property, the first violations, and
-// the wall time; `npm test` runs a few of the same classes (test/class-sim.test.ts).
+// the wall time; `npm test` runs a few of the same classes (test/unit/class-sim.test.ts).
 import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { classViolations, propertySpec } from '@shared/coach/class-check.ts';

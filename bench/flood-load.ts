@@ -2,7 +2,7 @@
 // sends `bytes`-byte messages at `rate` a second, to an id nobody holds (journaled with its
 // payload, then dropped as receiver-gone), while one more connection observes the lab. The
 // relay's RSS is sampled from /proc meanwhile (its peak is the kernel's VmHWM). Used by
-// `npm run bench:flood` and test/relay-load-bound.test.ts. Talks to 127.0.0.1 only; bounded in time.
+// `npm run bench:flood` and test/relay/relay-load-bound.test.ts. Talks to 127.0.0.1 only; bounded in time.
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 

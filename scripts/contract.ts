@@ -1,5 +1,5 @@
 // npm run contract: writes docs/schema.json and docs/openapi.json from the zod schemas. The relay
-// serves the same text; test/contract.test.ts fails until the checked-in files are regenerated.
+// serves the same text; test/relay/contract.test.ts fails until the checked-in files are regenerated.
 import { writeFileSync } from 'node:fs';
 import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
 import { handleHelp, usageError } from './cli.ts';

@@ -10,7 +10,7 @@
 // every 100 ms, younger than four leases): a relay whose loop is stuck that long lets its leases
 // run out, as a dead one would (a takeover then comes up to five leases after it got stuck).
 // Four leases, because a flooded relay's loop was measured up to 3.1 s late at a 1.5 s lease
-// (test/cluster-fencing.test.ts) while it went on serving.
+// (test/cluster/cluster-fencing.test.ts) while it went on serving.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { RENEW, leaseValue, type Lease } from './lease.ts';

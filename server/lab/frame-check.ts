@@ -71,7 +71,7 @@ export function checkFrame(raw: unknown): Result<ClientFrame> {
  * The hot path's frame (every message a process sends), checked by hand by the rules of its
  * schema (frames.ts: strict; `to` an id; `message` an object whose `type` is 1 to 32 characters;
  * `ref` a string of at most 64 or an integer) without zod's copy of it. What this does not accept
- * goes to zod, which says why; test/frame-check.test.ts holds the two to the same answers.
+ * goes to zod, which says why; test/unit/frame-check.test.ts holds the two to the same answers.
  */
 function sendFrame(raw: Record<string, unknown>): ClientFrame | null {
   for (const k in raw) if (k !== 'type' && k !== 'to' && k !== 'message' && k !== 'ref') return null;

@@ -4,7 +4,7 @@
 // Each function writes exactly what JSON.stringify would write for the object of its schema,
 // field order included: the trace event schema (shared/protocol/trace.ts) and the frame schemas
 // `DeliverFrameSchema` and `EventsFrameSchema` (shared/protocol/frames.ts).
-// test/wire-encode.test.ts holds every function to that over generated inputs; anything not on
+// test/unit/wire-encode.test.ts holds every function to that over generated inputs; anything not on
 // the hot path is written with JSON.stringify.
 //
 // The send and deliver lines (two per message) are written as bytes straight into the trace's

@@ -4,7 +4,7 @@
 // zod's own JSON Schema of it, into a plain check of the same fields, the same way, building the
 // same result (known fields only, in the schema's order; arrays copied): about 75 ns. The schema
 // stays the one source of truth: a schema using anything not read here (a pattern, a union, a
-// strict object...) gets no fast check and is parsed by zod, and test/message-check.test.ts holds
+// strict object...) gets no fast check and is parsed by zod, and test/unit/message-check.test.ts holds
 // every algorithm's fast checks to zod's answers on valid, mutated and random messages.
 import { z } from 'zod';
 import type { Message } from './algorithm.ts';

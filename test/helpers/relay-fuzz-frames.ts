@@ -52,7 +52,7 @@ export function validFrame(r: Random, labs: readonly string[]): Record<string, u
     case 5:
       return { type: 'unobserve', lab: pick(r, labs) };
     case 6:
-      // A lesson answer: the fuzzed lab runs a lesson with step 0 open (test/relay-fuzz.test.ts).
+      // A lesson answer: the fuzzed lab runs a lesson with step 0 open (test/relay/relay-fuzz.test.ts).
       return { type: 'answer', step: pick(r, [0, 0, 1, 19]), value: pick(r, [id, 6, 2.5, 1e6, -3]) };
     default:
       return { type: 'ping', ref: randomString(r, 5) };

@@ -1,8 +1,8 @@
 // Scenario scripts (etcd raft's testdata style): a few lines of setup and steps, run in the
 // deterministic simulator, and the whole trace it gives, one line per event, in the same file
-// after a separator line `----`. test/scenario-scripts.test.ts runs every test/scenarios/*.txt
+// after a separator line `----`. test/unit/scenario-scripts.test.ts runs every test/scenarios/*.txt
 // (the older whole-trace snapshots, *.trace.txt, excepted) and compares the trace;
-// `UPDATE_SCENARIOS=1 npx vitest run test/scenario-scripts.test.ts` writes the traces afresh, to
+// `UPDATE_SCENARIOS=1 npx vitest run test/unit/scenario-scripts.test.ts` writes the traces afresh, to
 // be reviewed as a diff.
 //
 // Setup (before the first step):
