@@ -110,8 +110,10 @@ describe('a cluster of three relays on one Redis', () => {
     }, LEASE_MS * 4, 'takeover');
     const takeover = Date.now() - killedAt;
     // The last renewal was at most a third of a lease before the kill, and the others are waiting
-    // for the lease to run out: the takeover comes within the lease time (plus the test's polling).
-    expect(takeover).toBeLessThan(LEASE_MS + 300);
+    // for the lease to run out: the takeover comes once the lease ran out, not a lease later. The
+    // bound leaves the test's polling of two relays room on a loaded machine (it took 1,847 ms
+    // against a bound of lease + 300 ms once at load 7); `npm run bench:cluster` measures the time.
+    expect(takeover).toBeLessThan(2 * LEASE_MS);
 
     // The bots come back with their ids on the new owner (0 still crashed), and elect again after a crash there.
     await waitFor(agreeOn(5, 5), 15_000, 'the bots back on the new owner');
