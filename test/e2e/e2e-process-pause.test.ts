@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, toDocs, watchErrors } from '../helpers/browser.ts';
+import { launchBrowser, screenshot, toDocs, openPage } from '../helpers/browser.ts';
 import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'e2e-token';
@@ -20,13 +20,7 @@ let browser: Browser;
 let context: BrowserContext;
 const errors: string[][] = [];
 
-async function open(path: string, width: number): Promise<Page> {
-  const page = await context.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  errors.push(watchErrors(page));
-  await page.goto(base + path);
-  return page;
-}
+const open = (path: string, width: number): Promise<Page> => openPage(context, base + path, width, errors);
 
 beforeAll(async () => {
   ({ relay, base, dataDir, api } = await startServedRelay('election-lab-e2e-pause-', TOKEN));

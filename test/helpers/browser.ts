@@ -2,7 +2,7 @@
 // (never a downloaded browser), and a place for screenshots (test/screenshots/, gitignored).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 export const SCREENSHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
@@ -51,6 +51,15 @@ export function watchErrors(page: Page): string[] {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   return errors;
+}
+
+/** Opens `url` in a new page `width` px wide whose errors go to `errors` (one list per page). */
+export async function openPage(context: BrowserContext, url: string, width: number, errors: string[][]): Promise<Page> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height: 900 });
+  errors.push(watchErrors(page));
+  await page.goto(url);
+  return page;
 }
 
 /**
