@@ -1,10 +1,12 @@
 // ESLint flat config (`npm run lint`, run first by `npm test`): typescript-eslint's recommended
 // rules for the TypeScript and eslint-plugin-vue's recommended rules for the components. The
-// rules here catch mistakes; layout is .editorconfig's job, so the plugin's layout rules are off.
+// rules here catch mistakes; layout is Prettier's job (`npm run format`, checked by `npm run lint`),
+// so eslint-config-prettier turns every layout rule off, last.
 import js from '@eslint/js';
 import pluginVue from 'eslint-plugin-vue';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import prettierConfig from 'eslint-config-prettier';
 
 export default tseslint.config(
   {
@@ -29,12 +31,15 @@ export default tseslint.config(
   {
     rules: {
       // `const { type: _t, ...rest } = m` leaves a field out on purpose: a leading _ says so.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
-      // Layout, not correctness: templates keep short elements on one line.
-      'vue/max-attributes-per-line': 'off',
-      'vue/singleline-html-element-content-newline': 'off',
-      'vue/html-self-closing': 'off',
-      'vue/html-indent': 'off',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
     },
   },
   {
@@ -53,4 +58,5 @@ export default tseslint.config(
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  prettierConfig,
 );

@@ -28,6 +28,11 @@ export default defineConfig({
     // on a loaded 2-core CI machine (a click, an API call and a redraw took longer and failed
     // e2e-classroom). A poll that can never succeed still fails, only later.
     expect: { poll: { timeout: 10_000 } },
-    projects: [room('unit'), room('relay'), room('cluster'), room('e2e', { globalSetup: ['test/global-setup.ts'] })],
+    projects: [
+      room('unit'),
+      room('relay'),
+      room('cluster'),
+      room('e2e', { globalSetup: ['test/global-setup.ts'] }),
+    ],
   },
 });

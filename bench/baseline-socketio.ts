@@ -15,7 +15,9 @@ export async function startBaselineSocketIo(): Promise<BaselineServer> {
     socket.on('frame', (f: { type?: string; id?: number; to?: number; message?: unknown }) => {
       if (typeof f !== 'object' || f === null) return;
       if (f.type === 'send' && self >= 0) {
-        byId.get(f.to as number)?.emit('frame', { type: 'deliver', from: self, msg: nextMsg++, message: f.message });
+        byId
+          .get(f.to as number)
+          ?.emit('frame', { type: 'deliver', from: self, msg: nextMsg++, message: f.message });
       } else if (f.type === 'join' && typeof f.id === 'number') {
         self = f.id;
         byId.set(self, socket);

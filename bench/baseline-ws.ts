@@ -27,7 +27,9 @@ export async function startBaselineWs(): Promise<BaselineServer> {
       }
       if (f.type === 'send' && self >= 0) {
         const target = byId.get(f.to as number);
-        target?.send(JSON.stringify({ type: 'deliver', from: self, msg: nextMsg++, message: f.message }));
+        target?.send(
+          JSON.stringify({ type: 'deliver', from: self, msg: nextMsg++, message: f.message }),
+        );
       } else if (f.type === 'join' && typeof f.id === 'number') {
         self = f.id;
         byId.set(self, ws);

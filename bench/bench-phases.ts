@@ -50,8 +50,14 @@ export interface Latency extends Omit<LatencyResult, 'samples'> {
 }
 
 /** `args`: extra arguments for server-child.ts (the relay takes option overrides as JSON). */
-export function startServer(kind: ServerKind, nodeArgs: string[] = [], args: string[] = []): Promise<ChildHandle> {
-  return startChild('./server-child.ts', [kind, ...args], { nodeArgs: ['--expose-gc', ...nodeArgs] });
+export function startServer(
+  kind: ServerKind,
+  nodeArgs: string[] = [],
+  args: string[] = [],
+): Promise<ChildHandle> {
+  return startChild('./server-child.ts', [kind, ...args], {
+    nodeArgs: ['--expose-gc', ...nodeArgs],
+  });
 }
 
 /** Stops a server child cleanly (so a CPU profile gets written). */
@@ -64,8 +70,18 @@ const urlOf = (server: ChildHandle): string => `http://127.0.0.1:${String(server
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 /** A lab for the load's ids: no detector (the load is not an algorithm), the given link rules. */
-export function benchLab(name: string, size: number, link: { delay: number; jitter: number }): CreateLab {
-  return { name, size, algorithm: 'bully', detector: 'none', fabric: { link: { ...link, loss: 0, duplicate: 0 } } };
+export function benchLab(
+  name: string,
+  size: number,
+  link: { delay: number; jitter: number },
+): CreateLab {
+  return {
+    name,
+    size,
+    algorithm: 'bully',
+    detector: 'none',
+    fabric: { link: { ...link, loss: 0, duplicate: 0 } },
+  };
 }
 
 /** One server and the load's connections to it (`gen` names the set in the load process). */
@@ -76,27 +92,65 @@ export interface Target {
 }
 
 /** Makes the lab (on the relay; the baselines have none) and connects `n` processes that join it. */
-export async function openTarget(load: ChildHandle, server: ChildHandle, gen: string, transport: Transport, lab: string, n: number, link = { delay: 0, jitter: 0 }, report = false): Promise<Target> {
+export async function openTarget(
+  load: ChildHandle,
+  server: ChildHandle,
+  gen: string,
+  transport: Transport,
+  lab: string,
+  n: number,
+  link = { delay: 0, jitter: 0 },
+  report = false,
+): Promise<Target> {
   await server.request({ cmd: 'lab', body: benchLab(lab, n, link) });
-  const r = await load.request<{ connected: number }>({ cmd: 'connect', gen, url: urlOf(server), transport, lab, ids: range(n), report });
+  const r = await load.request<{ connected: number }>({
+    cmd: 'connect',
+    gen,
+    url: urlOf(server),
+    transport,
+    lab,
+    ids: range(n),
+    report,
+  });
   if (r.connected !== n) throw new Error(`connected ${r.connected} of ${n}`);
   return { load, server, gen };
 }
 
-export const closeTarget = (t: Target): Promise<unknown> => t.load.request({ cmd: 'close', gen: t.gen });
+export const closeTarget = (t: Target): Promise<unknown> =>
+  t.load.request({ cmd: 'close', gen: t.gen });
 
 export async function throughputRound(t: Target, p: BenchParams): Promise<Throughput> {
   await t.server.request({ cmd: 'cpu-mark' });
-  const r = await t.load.request<ThroughputResult>({ cmd: 'throughput', gen: t.gen, durationMs: p.throughputMs, warmupMs: p.warmupMs, window: p.window });
+  const r = await t.load.request<ThroughputResult>({
+    cmd: 'throughput',
+    gen: t.gen,
+    durationMs: p.throughputMs,
+    warmupMs: p.warmupMs,
+    window: p.window,
+  });
   const { cpu } = await t.server.request<{ cpu: number }>({ cmd: 'cpu' });
   return { ...r, serverCpu: cpu };
 }
 
 type Slice = LatencyResult & { serverCpu: number; stalls: Stalls };
 
-export async function latencySlice(t: Target, rate: number, durationMs: number, warmupMs: number, subtractMs = 0): Promise<Slice> {
+export async function latencySlice(
+  t: Target,
+  rate: number,
+  durationMs: number,
+  warmupMs: number,
+  subtractMs = 0,
+): Promise<Slice> {
   await t.server.request({ cmd: 'cpu-mark' });
-  const r = await t.load.request<LatencyResult>({ cmd: 'latency', gen: t.gen, rate, durationMs, warmupMs, subtractMs, keepSamples: true });
+  const r = await t.load.request<LatencyResult>({
+    cmd: 'latency',
+    gen: t.gen,
+    rate,
+    durationMs,
+    warmupMs,
+    subtractMs,
+    keepSamples: true,
+  });
   const { cpu, stalls } = await t.server.request<{ cpu: number; stalls: Stalls }>({ cmd: 'cpu' });
   return { ...r, serverCpu: cpu, stalls };
 }
@@ -142,16 +196,37 @@ export interface Memory {
 }
 
 /** RSS of a fresh server before and after `n` processes join and report their state (a full GC before each reading). */
-export async function measureMemory(load: ChildHandle, kind: ServerKind, transport: Transport, n: number, nodeArgs: string[] = []): Promise<Memory> {
+export async function measureMemory(
+  load: ChildHandle,
+  kind: ServerKind,
+  transport: Transport,
+  n: number,
+  nodeArgs: string[] = [],
+): Promise<Memory> {
   const server = await startServer(kind, nodeArgs);
   try {
     const lab = `mem-${transport}`;
     // One connection and back first, so lazily loaded code is already in the "before" figure.
     await closeTarget(await openTarget(load, server, 'mem', transport, lab, 1));
-    const before = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
-    const t = await openTarget(load, server, 'mem', transport, lab, n, { delay: 0, jitter: 0 }, true);
+    const before = await server.request<{ rss: number; heapUsed: number }>({
+      cmd: 'usage',
+      gc: true,
+    });
+    const t = await openTarget(
+      load,
+      server,
+      'mem',
+      transport,
+      lab,
+      n,
+      { delay: 0, jitter: 0 },
+      true,
+    );
     await sleep(200);
-    const after = await server.request<{ rss: number; heapUsed: number }>({ cmd: 'usage', gc: true });
+    const after = await server.request<{ rss: number; heapUsed: number }>({
+      cmd: 'usage',
+      gc: true,
+    });
     await closeTarget(t);
     return {
       processes: n,

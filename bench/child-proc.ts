@@ -8,11 +8,18 @@ export interface ChildHandle {
   proc: ChildProcess;
   /** The first message the child sent (its `ready` report). */
   ready: Record<string, unknown>;
-  request<T = Record<string, unknown>>(msg: Record<string, unknown>, timeoutMs?: number): Promise<T>;
+  request<T = Record<string, unknown>>(
+    msg: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<T>;
   kill(): Promise<void>;
 }
 
-export async function startChild(script: string, args: string[], opts: { nodeArgs?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ChildHandle> {
+export async function startChild(
+  script: string,
+  args: string[],
+  opts: { nodeArgs?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ChildHandle> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const proc = fork(path, args, {
     execArgv: ['--import', 'tsx', ...(opts.nodeArgs ?? [])],
@@ -46,9 +53,16 @@ export async function startChild(script: string, args: string[], opts: { nodeArg
   };
 }
 
-function once(proc: ChildProcess, timeoutMs: number, what: string): Promise<Record<string, unknown>> {
+function once(
+  proc: ChildProcess,
+  timeoutMs: number,
+  what: string,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`${what}: no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onMessage = (m: unknown): void => {
       const msg = m as Record<string, unknown>;
       if (msg.error) done(new Error(`${what}: ${String(msg.error)}`));
@@ -68,7 +82,9 @@ function once(proc: ChildProcess, timeoutMs: number, what: string): Promise<Reco
 }
 
 /** In a child: answer each request from the parent with `handler`'s result (or `{error}`). */
-export function serveParent(handler: (msg: Record<string, unknown>) => Promise<Record<string, unknown>>): void {
+export function serveParent(
+  handler: (msg: Record<string, unknown>) => Promise<Record<string, unknown>>,
+): void {
   process.on('message', (m) => {
     handler(m as Record<string, unknown>).then(
       (reply) => process.send?.(reply),

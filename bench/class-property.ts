@@ -25,9 +25,22 @@ function main(): void {
   handleHelp(argv, USAGE);
   let values;
   try {
-    values = parseArgs({ args: argv, options: { classes: { type: 'string', default: '200' }, algorithm: { type: 'string' }, 'max-n': { type: 'string', default: '40' } }, strict: true }).values;
-    if (values.algorithm !== undefined && !ALGORITHM_NAMES.includes(values.algorithm as AlgorithmName)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
-    if (!(Number(values.classes) >= 1) || !(Number(values['max-n']) >= 4)) throw new Error('--classes must be at least 1 and --max-n at least 4');
+    values = parseArgs({
+      args: argv,
+      options: {
+        classes: { type: 'string', default: '200' },
+        algorithm: { type: 'string' },
+        'max-n': { type: 'string', default: '40' },
+      },
+      strict: true,
+    }).values;
+    if (
+      values.algorithm !== undefined &&
+      !ALGORITHM_NAMES.includes(values.algorithm as AlgorithmName)
+    )
+      throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+    if (!(Number(values.classes) >= 1) || !(Number(values['max-n']) >= 4))
+      throw new Error('--classes must be at least 1 and --max-n at least 4');
   } catch (e) {
     usageError('bench:class', USAGE, e);
   }
@@ -42,11 +55,16 @@ function main(): void {
       const spec = propertySpec(algorithm, i, Number(values['max-n']));
       line.step(`${algorithm}: class ${i + 1}/${classes} (${spec.students} students)`);
       const v = classViolations(runClass(spec));
-      if (v.length) bad.push(`  class ${i} (--students ${spec.students} --think ${spec.think[0]}-${spec.think[1]}s --mistakes ${spec.mistakes} --seed ${spec.seed}): ${v.join('; ')}`);
+      if (v.length)
+        bad.push(
+          `  class ${i} (--students ${spec.students} --think ${spec.think[0]}-${spec.think[1]}s --mistakes ${spec.mistakes} --seed ${spec.seed}): ${v.join('; ')}`,
+        );
     }
     line.done();
     failed ||= bad.length > 0;
-    console.log(`${algorithm}: ${classes - bad.length} of ${classes} classes hold the property, ${((performance.now() - started) / 1000).toFixed(1)} s wall time`);
+    console.log(
+      `${algorithm}: ${classes - bad.length} of ${classes} classes hold the property, ${((performance.now() - started) / 1000).toFixed(1)} s wall time`,
+    );
     for (const b of bad.slice(0, 5)) console.log(b);
   }
   process.exit(failed ? 1 : 0);

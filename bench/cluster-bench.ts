@@ -14,7 +14,13 @@ import { parseArgs } from 'node:util';
 import { BotFleet } from '@shared/lab-client/bot-fleet.ts';
 import { nodeChannel } from '@shared/lab-client/node-channel.ts';
 import { progressLine } from '../scripts/cli.ts';
-import { clusterApi, freePort, redisOn, startRelayProc, type RelayProc } from '../scripts/cluster/procs.ts';
+import {
+  clusterApi,
+  freePort,
+  redisOn,
+  startRelayProc,
+  type RelayProc,
+} from '../scripts/cluster/procs.ts';
 
 const USAGE = `Usage: npm run bench:cluster -- [--quick] [--labs N] [--seconds S] [--help]
   --quick      a short run (fewer labs, 4 s of measurement)
@@ -22,7 +28,14 @@ const USAGE = `Usage: npm run bench:cluster -- [--quick] [--labs N] [--seconds S
   --seconds S  measurement window per setting (default 10)`;
 let values;
 try {
-  ({ values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, labs: { type: 'string' }, seconds: { type: 'string' }, help: { type: 'boolean', default: false } } }));
+  ({ values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      labs: { type: 'string' },
+      seconds: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  }));
 } catch (err) {
   console.error(`${(err as Error).message}\n\n${USAGE}`);
   process.exit(2);
@@ -66,10 +79,19 @@ async function rssOf(pid: number | undefined): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(cond: () => Promise<boolean> | boolean, ms: number, what: string): Promise<number> {
+async function until(
+  cond: () => Promise<boolean> | boolean,
+  ms: number,
+  what: string,
+): Promise<number> {
   const t0 = Date.now();
   while (Date.now() - t0 < ms) {
-    if (await Promise.resolve().then(cond).catch(() => false)) return Date.now() - t0;
+    if (
+      await Promise.resolve()
+        .then(cond)
+        .catch(() => false)
+    )
+      return Date.now() - t0;
     await sleep(50);
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -77,17 +99,29 @@ async function until(cond: () => Promise<boolean> | boolean, ms: number, what: s
 
 async function delivered(relays: RelayProc[], labs: string[]): Promise<number> {
   let sum = 0;
-  for (const lab of labs) sum += (await api(relays[0]!.url, 'GET', `/api/labs/${lab}/stats?links=0`)).body.messages.delivered as number;
+  for (const lab of labs)
+    sum += (await api(relays[0]!.url, 'GET', `/api/labs/${lab}/stats?links=0`)).body.messages
+      .delivered as number;
   return sum;
 }
 
 /** Labs of server-side bots, created round-robin through `relays`; messages/s over the window. */
-async function throughput(relays: RelayProc[], tag: string): Promise<{ perSecond: number; rss: number[]; cpuPerK: number }> {
+async function throughput(
+  relays: RelayProc[],
+  tag: string,
+): Promise<{ perSecond: number; rss: number[]; cpuPerK: number }> {
   const labs = Array.from({ length: LABS }, (_, i) => `${tag}-${i}`);
   for (const [i, lab] of labs.entries()) {
     const via = relays[i % relays.length]!.url;
-    const made = await api(via, 'POST', '/api/labs', { name: lab, size: SIZE, algorithm: 'bully', timing: TIMING, fabric: { link: { delay: 2, jitter: 1 } } });
-    if (made.status !== 201) throw new Error(`create ${lab}: ${made.status} ${JSON.stringify(made.body)}`);
+    const made = await api(via, 'POST', '/api/labs', {
+      name: lab,
+      size: SIZE,
+      algorithm: 'bully',
+      timing: TIMING,
+      fabric: { link: { delay: 2, jitter: 1 } },
+    });
+    if (made.status !== 201)
+      throw new Error(`create ${lab}: ${made.status} ${JSON.stringify(made.body)}`);
     const bots = await api(via, 'POST', `/api/labs/${lab}/bots`, { count: SIZE });
     if (bots.status !== 201) throw new Error(`bots ${lab}: ${bots.status}`);
   }
@@ -104,7 +138,8 @@ async function throughput(relays: RelayProc[], tag: string): Promise<{ perSecond
   const cpu1 = await Promise.all(relays.map((r) => cpuMsOf(r.child.pid)));
   const perSecond = ((after - before) * 1000) / (Date.now() - t0);
   // Relay CPU per 1,000 messages (the bots run inside the relays, so this includes them).
-  const cpuPerK = (cpu1.reduce((s, v, i) => s + v - cpu0[i]!, 0) * 1000) / Math.max(1, after - before);
+  const cpuPerK =
+    (cpu1.reduce((s, v, i) => s + v - cpu0[i]!, 0) * 1000) / Math.max(1, after - before);
   const rss = await Promise.all(relays.map((r) => rssOf(r.child.pid)));
   for (const lab of labs) await api(relays[0]!.url, 'DELETE', `/api/labs/${lab}`);
   return { perSecond, rss, cpuPerK };
@@ -115,32 +150,71 @@ const started: RelayProc[] = [];
 const redis = redisOn(await freePort(), dataDir);
 try {
   // One relay, no Redis: the baseline.
-  const single = await startRelayProc({ id: 'single', port: await freePort(), dataDir: join(dataDir, 'single'), token: TOKEN });
+  const single = await startRelayProc({
+    id: 'single',
+    port: await freePort(),
+    dataDir: join(dataDir, 'single'),
+    token: TOKEN,
+  });
   started.push(single);
   const one = await throughput([single], 'one');
   await single.kill('SIGTERM');
 
   await redis.start();
   const relays: RelayProc[] = [];
-  for (const id of ['A', 'B', 'C']) relays.push(await startRelayProc({ id, port: await freePort(), dataDir: join(dataDir, 'cluster'), token: TOKEN, redisUrl: redis.url, leaseMs: LEASE_MS }));
+  for (const id of ['A', 'B', 'C'])
+    relays.push(
+      await startRelayProc({
+        id,
+        port: await freePort(),
+        dataDir: join(dataDir, 'cluster'),
+        token: TOKEN,
+        redisUrl: redis.url,
+        leaseMs: LEASE_MS,
+      }),
+    );
   started.push(...relays);
   const three = await throughput(relays, 'three');
 
   // Failover: a lab made on A, bots connected through B and C; A is killed.
   progress('failover');
   const [a, b, c] = relays as [RelayProc, RelayProc, RelayProc];
-  await api(a.url, 'POST', '/api/labs', { name: 'fo', size: 6, algorithm: 'bully', timing: { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 400 } });
+  await api(a.url, 'POST', '/api/labs', {
+    name: 'fo',
+    size: 6,
+    algorithm: 'bully',
+    timing: { transmission: 30, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 400 },
+  });
   const urls = relays.map((r) => r.url);
-  const fleet = new BotFleet({ lab: 'fo', count: 6, ids: [0, 1, 2, 3, 4, 5], channel: () => nodeChannel(b.url, 'ws'), follow: (u) => nodeChannel(u, 'ws'), relays: urls });
+  const fleet = new BotFleet({
+    lab: 'fo',
+    count: 6,
+    ids: [0, 1, 2, 3, 4, 5],
+    channel: () => nodeChannel(b.url, 'ws'),
+    follow: (u) => nodeChannel(u, 'ws'),
+    relays: urls,
+  });
   await fleet.start();
-  const agreed = (leader: number, up: number) => async () => (await api(c.url, 'GET', '/api/labs/fo/stats?links=0')).body.coordinators[String(leader)] === up;
+  const agreed = (leader: number, up: number) => async () =>
+    (await api(c.url, 'GET', '/api/labs/fo/stats?links=0')).body.coordinators[String(leader)] ===
+    up;
   await until(agreed(5, 6), 15_000, 'agreement before the kill');
   const killed = Date.now();
   await a.kill('SIGKILL');
-  const owned = await until(async () => {
-    for (const r of [b, c]) if ((await api(r.url, 'GET', '/api/cluster')).body.owned.some((o: { lab: string }) => o.lab === 'fo')) return true;
-    return false;
-  }, 20_000, 'takeover');
+  const owned = await until(
+    async () => {
+      for (const r of [b, c])
+        if (
+          (await api(r.url, 'GET', '/api/cluster')).body.owned.some(
+            (o: { lab: string }) => o.lab === 'fo',
+          )
+        )
+          return true;
+      return false;
+    },
+    20_000,
+    'takeover',
+  );
   await until(agreed(5, 6), 20_000, 'the bots back on the new owner');
   const rejoined = Date.now() - killed;
   fleet.stop();

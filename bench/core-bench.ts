@@ -35,12 +35,35 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 
 interface CoreBench {
   quick: boolean;
-  simulator: { processes: number; events: number; messages: number; wallMs: number; eventsPerSecond: number };
+  simulator: {
+    processes: number;
+    events: number;
+    messages: number;
+    wallMs: number;
+    eventsPerSecond: number;
+  };
   bareLoop: { events: number; wallMs: number; eventsPerSecond: number };
   /** Simulator wall time over the bare loop's, for the same number of events. */
   ratio: number;
-  work: { processes: number; tasks: number; completed: number; events: number; messages: number; wallMs: number; aloneEvents: number; aloneWallMs: number };
-  explorer: { args: string[]; states: number; transitions: number; depth: number; stoppedBy: string; wallMs: number; statesPerSecond: number };
+  work: {
+    processes: number;
+    tasks: number;
+    completed: number;
+    events: number;
+    messages: number;
+    wallMs: number;
+    aloneEvents: number;
+    aloneWallMs: number;
+  };
+  explorer: {
+    args: string[];
+    states: number;
+    transitions: number;
+    depth: number;
+    stoppedBy: string;
+    wallMs: number;
+    statesPerSecond: number;
+  };
   targets: { name: string; target: string; value: string; met: boolean }[];
 }
 
@@ -51,24 +74,59 @@ const QUICK = { processes: 200, tasks: 2_000, states: 20_000 };
 function workRun(n: number, tasks: number): CoreBench['work'] {
   const ids = Array.from({ length: n }, (_, i) => i);
   const job = { ...DEFAULT_JOB, tasks };
-  const spec = { algorithm: getAlgorithm('bully'), ids, seed: 1, until: workHorizon(job, ids), trace: false };
+  const spec = {
+    algorithm: getAlgorithm('bully'),
+    ids,
+    seed: 1,
+    until: workHorizon(job, ids),
+    trace: false,
+  };
   let started = performance.now();
   const w = simulateWork(spec, job);
   const wallMs = performance.now() - started;
   started = performance.now();
   const alone = simulate(spec);
   const aloneWallMs = performance.now() - started;
-  return { processes: n, tasks, completed: w.tasks.completed, events: w.result.events, messages: w.result.messages.total, wallMs, aloneEvents: alone.events, aloneWallMs };
+  return {
+    processes: n,
+    tasks,
+    completed: w.tasks.completed,
+    events: w.result.events,
+    messages: w.result.messages.total,
+    wallMs,
+    aloneEvents: alone.events,
+    aloneWallMs,
+  };
 }
 
 /** The simulator on the Bully worst case with n processes, trace off (as `npm run simulate` runs it). */
 function simulatorRun(n: number): CoreBench['simulator'] {
   const ids = Array.from({ length: n }, (_, i) => i);
-  const spec = specFor({ algorithm: 'bully', ids, crash: [n - 1], initiator: 0, seed: 1, delay: 100, jitter: 0, drop: 0, until: null, detector: null }, false);
+  const spec = specFor(
+    {
+      algorithm: 'bully',
+      ids,
+      crash: [n - 1],
+      initiator: 0,
+      seed: 1,
+      delay: 100,
+      jitter: 0,
+      drop: 0,
+      until: null,
+      detector: null,
+    },
+    false,
+  );
   const started = performance.now();
   const r = simulate(spec);
   const wallMs = performance.now() - started;
-  return { processes: n, events: r.events, messages: r.messages.total, wallMs, eventsPerSecond: r.events / (wallMs / 1000) };
+  return {
+    processes: n,
+    events: r.events,
+    messages: r.messages.total,
+    wallMs,
+    eventsPerSecond: r.events / (wallMs / 1000),
+  };
 }
 
 /**
@@ -81,14 +139,21 @@ function bareLoop(events: number): CoreBench['bareLoop'] {
   const started = performance.now();
   const queue = new EventQueue<Entry>();
   const rnd = createRng(1);
-  for (let i = 0; i < 1000; i++) queue.push({ at: rnd() * 100, kind: 'deliver', from: i, to: (i + 1) % 1000, msg: i });
+  for (let i = 0; i < 1000; i++)
+    queue.push({ at: rnd() * 100, kind: 'deliver', from: i, to: (i + 1) % 1000, msg: i });
   let done = 0;
   let sum = 0;
   while (done < events) {
     const e = queue.pop()!;
     done++;
     sum += e.to;
-    queue.push({ at: e.at + 50 + rnd() * 100, kind: 'deliver', from: e.to, to: e.from, msg: done + 1000 });
+    queue.push({
+      at: e.at + 50 + rnd() * 100,
+      kind: 'deliver',
+      from: e.to,
+      to: e.from,
+      msg: done + 1000,
+    });
   }
   const wallMs = performance.now() - started;
   if (sum < 0) console.log(sum); // keeps the loop's work observable
@@ -97,12 +162,31 @@ function bareLoop(events: number): CoreBench['bareLoop'] {
 
 function explorerRun(states: number): CoreBench['explorer'] {
   // --probes 0: the breadth-first search's rate alone (random probes are counted apart).
-  const args = ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow', '--states', String(states), '--probes', '0'];
+  const args = [
+    '--algorithm',
+    'ring',
+    '--nodes',
+    '4',
+    '--faults',
+    'slow',
+    '--states',
+    String(states),
+    '--probes',
+    '0',
+  ];
   const cli = parseExploreCli(args);
   const started = performance.now();
   const r = search(cli.setup, cli.limits, () => performance.now());
   const wallMs = performance.now() - started;
-  return { args, states: r.states, transitions: r.transitions, depth: r.depth, stoppedBy: r.stoppedBy, wallMs, statesPerSecond: r.states / (wallMs / 1000) };
+  return {
+    args,
+    states: r.states,
+    transitions: r.transitions,
+    depth: r.depth,
+    stoppedBy: r.stoppedBy,
+    wallMs,
+    statesPerSecond: r.states / (wallMs / 1000),
+  };
 }
 
 function runCoreBench(quick: boolean): CoreBench {
@@ -123,9 +207,24 @@ function runCoreBench(quick: boolean): CoreBench {
     work,
     explorer,
     targets: [
-      { name: 'simulator wall time, 1,000-process worst case', target: '< 1000 ms', value: `${fmt(simulator.wallMs)} ms`, met: full && simulator.wallMs < 1000 },
-      { name: 'simulator events/s', target: '>= 1,000,000', value: fmt(simulator.eventsPerSecond), met: full && simulator.eventsPerSecond >= 1_000_000 },
-      { name: 'explorer states/s, ring --nodes 4 --faults slow', target: '>= 100,000', value: fmt(explorer.statesPerSecond), met: full && explorer.statesPerSecond >= 100_000 },
+      {
+        name: 'simulator wall time, 1,000-process worst case',
+        target: '< 1000 ms',
+        value: `${fmt(simulator.wallMs)} ms`,
+        met: full && simulator.wallMs < 1000,
+      },
+      {
+        name: 'simulator events/s',
+        target: '>= 1,000,000',
+        value: fmt(simulator.eventsPerSecond),
+        met: full && simulator.eventsPerSecond >= 1_000_000,
+      },
+      {
+        name: 'explorer states/s, ring --nodes 4 --faults slow',
+        target: '>= 100,000',
+        value: fmt(explorer.statesPerSecond),
+        met: full && explorer.statesPerSecond >= 100_000,
+      },
     ],
   };
 }
@@ -143,7 +242,10 @@ function report(b: CoreBench): string[] {
     `simulator / bare loop: ${b.ratio.toFixed(1)}x the time`,
     `work schedule: bully, ${w.processes} processes, ${fmt(w.tasks)} tasks (${fmt(w.completed)} completed): ${fmt(w.events)} events (${fmt(w.messages)} messages) in ${fmt(w.wallMs)} ms; the election alone, same virtual time: ${fmt(w.aloneEvents)} events in ${fmt(w.aloneWallMs)} ms`,
     `explorer: ${e.args.join(' ')}: ${fmt(e.states)} states, ${fmt(e.transitions)} transitions, depth ${e.depth}, stopped by ${e.stoppedBy}, in ${fmt(e.wallMs)} ms: ${fmt(e.statesPerSecond)} states/s`,
-    ...b.targets.map((t) => `target ${t.name}: ${t.target}: ${t.value}${b.quick ? ' (quick run: the targets are for the full run)' : t.met ? ' (met)' : ' (missed)'}`),
+    ...b.targets.map(
+      (t) =>
+        `target ${t.name}: ${t.target}: ${t.value}${b.quick ? ' (quick run: the targets are for the full run)' : t.met ? ' (met)' : ' (missed)'}`,
+    ),
   ];
 }
 
@@ -158,12 +260,33 @@ const REDUCTION_CASES = [
 
 /** Issue 26's size: every algorithm at N = 4 with one crash and one restart, 10 s of search each. */
 function restartTable(): string[] {
-  const out = ['N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds 10 --probes 0):'];
+  const out = [
+    'N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds 10 --probes 0):',
+  ];
   for (const algorithm of ALGORITHM_NAMES) {
-    const cli = parseExploreCli(['--algorithm', algorithm, '--nodes', '4', '--faults', 'crash,restart', '--seconds', '10', '--states', '5000000', '--depth', '1000', '--probes', '0']);
+    const cli = parseExploreCli([
+      '--algorithm',
+      algorithm,
+      '--nodes',
+      '4',
+      '--faults',
+      'crash,restart',
+      '--seconds',
+      '10',
+      '--states',
+      '5000000',
+      '--depth',
+      '1000',
+      '--probes',
+      '0',
+    ]);
     const r = search(cli.setup, cli.limits, () => performance.now());
     const rate = r.states / (r.elapsedMs / 1000);
-    const end = r.exhaustive ? `exhausted in ${fmt(r.elapsedMs)} ms` : r.finding ? `violation found at depth ${r.depth}` : `stopped by the ${r.bound} bound at depth ${r.depth}`;
+    const end = r.exhaustive
+      ? `exhausted in ${fmt(r.elapsedMs)} ms`
+      : r.finding
+        ? `violation found at depth ${r.depth}`
+        : `stopped by the ${r.bound} bound at depth ${r.depth}`;
     out.push(`  ${algorithm}: ${fmt(r.states)} states, ${fmt(rate)} states/s, ${end}`);
   }
   return out;
@@ -181,7 +304,8 @@ function treeSize(args: string[], maxDepth: number): { worlds: number; complete:
   const stack: { w: World; depth: number }[] = [{ w: initialWorld(cli.setup), depth: 0 }];
   let worlds = 1;
   while (stack.length > 0) {
-    if (worlds >= TREE_CAP || ((worlds & 1023) === 0 && performance.now() - started > TREE_MS)) return { worlds, complete: false };
+    if (worlds >= TREE_CAP || ((worlds & 1023) === 0 && performance.now() - started > TREE_MS))
+      return { worlds, complete: false };
     const { w, depth } = stack.pop()!;
     if (depth >= maxDepth) continue;
     for (const a of enabled(cli.setup, w)) {
@@ -193,7 +317,9 @@ function treeSize(args: string[], maxDepth: number): { worlds: number; complete:
 }
 
 function reductions(): string[] {
-  const out = ['duplicate-state detection: worlds visited with it and without it (every path of actions)'];
+  const out = [
+    'duplicate-state detection: worlds visited with it and without it (every path of actions)',
+  ];
   for (const args of REDUCTION_CASES) {
     const cli = parseExploreCli(args);
     const r = search(cli.setup, cli.limits, () => performance.now());
@@ -224,7 +350,11 @@ function main(): void {
   let values;
   try {
     const flag = { type: 'boolean', default: false } as const;
-    ({ values } = parseArgs({ args: argv, options: { quick: flag, json: flag, reductions: flag, restart: flag }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { quick: flag, json: flag, reductions: flag, restart: flag },
+      strict: true,
+    }));
   } catch (e) {
     usageError('bench:core', USAGE, e);
   }

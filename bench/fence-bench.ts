@@ -17,7 +17,9 @@ try {
   for (let i = 0; i < CALLS; i++) fence.reserve(i * NUMBER_BLOCK, i * NUMBER_BLOCK + 1);
   const us = Number(process.hrtime.bigint() - t0) / 1e3 / CALLS;
   fence.close();
-  console.log(`reserve: ${us.toFixed(1)} µs a call (${CALLS} calls), ${((us * 1000) / NUMBER_BLOCK).toFixed(1)} ns a number`);
+  console.log(
+    `reserve: ${us.toFixed(1)} µs a call (${CALLS} calls), ${((us * 1000) / NUMBER_BLOCK).toFixed(1)} ns a number`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

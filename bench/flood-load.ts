@@ -62,7 +62,17 @@ export async function flood(o: FloodOptions): Promise<FloodResult> {
       ws.once('open', () => resolve(ws));
       ws.once('error', reject);
     });
-  const r: FloodResult = { seconds: 0, offered: 0, heldBack: 0, errors: {}, observedBytes: 0, observerFrames: 0, observerClose: null, peakRss: 0, startRss: rssOf(o.pid)?.rss ?? 0 };
+  const r: FloodResult = {
+    seconds: 0,
+    offered: 0,
+    heldBack: 0,
+    errors: {},
+    observedBytes: 0,
+    observerFrames: 0,
+    observerClose: null,
+    peakRss: 0,
+    startRss: rssOf(o.pid)?.rss ?? 0,
+  };
   const observer = o.observe ? await open() : null;
   observer?.on('message', (d: Buffer) => {
     r.observedBytes += d.length;
@@ -88,7 +98,13 @@ export async function flood(o: FloodOptions): Promise<FloodResult> {
       });
       ws.on('error', () => {});
       ws.send(JSON.stringify({ type: 'join', lab: o.lab, id: i }));
-      return { ws, pong, frame: Buffer.from(JSON.stringify({ type: 'send', to: o.conns + i, message: { type: 'FLOOD', pad } })) };
+      return {
+        ws,
+        pong,
+        frame: Buffer.from(
+          JSON.stringify({ type: 'send', to: o.conns + i, message: { type: 'FLOOD', pad } }),
+        ),
+      };
     }),
   );
 
@@ -117,14 +133,21 @@ export async function flood(o: FloodOptions): Promise<FloodResult> {
     }
   }, TICK_MS);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, o.seconds * 1000))), o.exited]);
+  await Promise.race([
+    new Promise((resolve) => (timer = setTimeout(resolve, o.seconds * 1000))),
+    o.exited,
+  ]);
   clearTimeout(timer);
   clearInterval(sender);
   r.seconds = (performance.now() - started) / 1000;
   // The relay answers in order: once each sender's ping is answered, it has read (and answered)
   // everything that sender offered. Bounded: a relay far behind gets DRAIN_MS.
   for (const s of senders) if (s.ws.readyState === WebSocket.OPEN) s.ws.send('{"type":"ping"}');
-  await Promise.race([Promise.all(senders.map((s) => s.pong)), o.exited, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+  await Promise.race([
+    Promise.all(senders.map((s) => s.pong)),
+    o.exited,
+    new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS))),
+  ]);
   clearTimeout(timer);
   clearInterval(sampler);
   sample();

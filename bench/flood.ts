@@ -46,7 +46,8 @@ try {
 }
 const num = (k: string, min: number, max: number): number => {
   const n = Number(values[k]);
-  if (!Number.isFinite(n) || n < min || n > max) usageError('bench:flood', USAGE, new Error(`--${k}: ${min} to ${max}`));
+  if (!Number.isFinite(n) || n < min || n > max)
+    usageError('bench:flood', USAGE, new Error(`--${k}: ${min} to ${max}`));
   return n;
 };
 const conns = num('conns', 1, 64);
@@ -76,16 +77,34 @@ let relayErr = '';
 relay.child.stderr?.on('data', (d: Buffer) => (relayErr = (relayErr + d.toString()).slice(-4000)));
 relay.child.once('exit', (code, signal) => (relayExit = `exited (code ${code}, signal ${signal})`));
 
-const made = await api(relay.url, 'POST', '/api/labs', { name: 'flood', size: 2 * conns, algorithm: 'bully', detector: 'none' });
+const made = await api(relay.url, 'POST', '/api/labs', {
+  name: 'flood',
+  size: 2 * conns,
+  algorithm: 'bully',
+  detector: 'none',
+});
 if (made.status !== 201) throw new Error(`lab: ${made.status} ${JSON.stringify(made.body)}`);
 
 const exited = new Promise<void>((resolve) => relay.child.once('exit', () => resolve()));
-const r = await flood({ url: relay.url, lab: 'flood', conns, bytes, rate, seconds, observe, pid: relay.child.pid!, exited });
+const r = await flood({
+  url: relay.url,
+  lab: 'flood',
+  conns,
+  bytes,
+  rate,
+  seconds,
+  observe,
+  pid: relay.child.pid!,
+  exited,
+});
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
 const get = async (path: string) => {
   if (relayExit) return null;
-  const r = await Promise.race([api(relay.url, 'GET', path), new Promise<null>((r) => setTimeout(() => r(null), 30_000))]);
+  const r = await Promise.race([
+    api(relay.url, 'GET', path),
+    new Promise<null>((r) => setTimeout(() => r(null), 30_000)),
+  ]);
   return r?.body ?? null;
 };
 const health = await get('/api/health');
@@ -93,7 +112,11 @@ const stats = await get('/api/labs/flood/stats');
 const final = rssOf(relay.child.pid!);
 const peakHwm = Math.max(r.peakRss, final?.hwm ?? 0);
 let disk = 0;
-for (const f of await readdir(dataDir, { recursive: true }).catch(() => [] as string[])) disk += await stat(join(dataDir, f)).then((s) => (s.isFile() ? s.size : 0), () => 0);
+for (const f of await readdir(dataDir, { recursive: true }).catch(() => [] as string[]))
+  disk += await stat(join(dataDir, f)).then(
+    (s) => (s.isFile() ? s.size : 0),
+    () => 0,
+  );
 
 const accepted = (stats?.messages?.sent ?? 0) as number;
 console.log(

@@ -16,12 +16,14 @@ Cost of the relay's coach per entry and per look for each hand-played student, a
 handleHelp(process.argv.slice(2), USAGE);
 let students = '30';
 try {
-  students = parseArgs({ options: { students: { type: 'string', default: '30' } } }).values.students;
+  students = parseArgs({ options: { students: { type: 'string', default: '30' } } }).values
+    .students;
 } catch (e) {
   usageError('bench:hand-audit', USAGE, e);
 }
 const N = Number(students);
-if (!Number.isInteger(N) || N < 1 || N > 200) usageError('bench:hand-audit', USAGE, new Error('--students: 1 to 200'));
+if (!Number.isInteger(N) || N < 1 || N > 200)
+  usageError('bench:hand-audit', USAGE, new Error('--students: 1 to 200'));
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const heap = () => {
   gc();
@@ -32,10 +34,25 @@ const heap = () => {
 let t = 0;
 const clock: Clock = { now: () => t, setTimeout: () => null, clearTimeout: () => {} };
 const ids = Array.from({ length: N + 1 }, (_, i) => i);
-const config = { algorithm: 'bully' as const, ids, ring: [], timing: { transmission: 2000, processing: 50, heartbeatInterval: 500, heartbeatTimeout: 1500 }, detector: 'none' as const, options: {}, seed: 1 };
+const config = {
+  algorithm: 'bully' as const,
+  ids,
+  ring: [],
+  timing: { transmission: 2000, processing: 50, heartbeatInterval: 500, heartbeatTimeout: 1500 },
+  detector: 'none' as const,
+  options: {},
+  seed: 1,
+};
 let marks = 0;
 const before = heap();
-const figures = new ClassFigures({ clock, config: () => config, journal: () => marks++, onError: (e) => { throw e; } });
+const figures = new ClassFigures({
+  clock,
+  config: () => config,
+  journal: () => marks++,
+  onError: (e) => {
+    throw e;
+  },
+});
 for (let id = 1; id <= N; id++) figures.start(id);
 // 600 entries each: ELECTIONs from the lower id 0 and her OKs, 5 ms apart.
 const fed = performance.now();
@@ -59,7 +76,9 @@ for (let r = 0; r < 20; r++) {
 rounds.sort((a, b) => a - b);
 console.log(`${N} hand-played students in a Bully lab of ${N + 1} ids, 600 entries each`);
 console.log(`an entry: ${perEntry.toFixed(1)} µs`);
-console.log(`a look per student: median ${(rounds[10]! * 1000).toFixed(1)} µs, worst ${(rounds[19]! * 1000).toFixed(1)} µs (every 500 ms: ${((rounds[10]! * N) / 5).toFixed(2)} % of one core for the class)`);
+console.log(
+  `a look per student: median ${(rounds[10]! * 1000).toFixed(1)} µs, worst ${(rounds[19]! * 1000).toFixed(1)} µs (every 500 ms: ${((rounds[10]! * N) / 5).toFixed(2)} % of one core for the class)`,
+);
 console.log(`heap held by the audits: ${(held / N / 1024).toFixed(0)} KiB per student`);
 console.log(`marks journaled: ${marks}`);
 figures.dispose();

@@ -23,7 +23,8 @@ try {
   usageError('bench:held', USAGE, e);
 }
 const N = Number(count);
-if (!Number.isInteger(N) || N < 1000 || N > 5_000_000) usageError('bench:held', USAGE, new Error('--count: 1,000 to 5,000,000'));
+if (!Number.isInteger(N) || N < 1000 || N > 5_000_000)
+  usageError('bench:held', USAGE, new Error('--count: 1,000 to 5,000,000'));
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const heap = () => {
   gc();
@@ -31,17 +32,39 @@ const heap = () => {
 };
 
 const dir = await mkdtemp(join(tmpdir(), 'held-'));
-const relay = await createRelay({ dataDir: dir, token: 't', clientDir: null, bots: false, rateLimits: { rate: 1e9, burst: 1e9 }, onError: () => {} });
-const made = await relay.labs.create({ name: 'held', size: 1000, detector: 'none', fabric: { link: { delay: 1000 } }, limits: { maxHeld: 5_000_000 } } as never);
+const relay = await createRelay({
+  dataDir: dir,
+  token: 't',
+  clientDir: null,
+  bots: false,
+  rateLimits: { rate: 1e9, burst: 1e9 },
+  onError: () => {},
+});
+const made = await relay.labs.create({
+  name: 'held',
+  size: 1000,
+  detector: 'none',
+  fabric: { link: { delay: 1000 } },
+  limits: { maxHeld: 5_000_000 },
+} as never);
 if (!made.ok) throw new Error(made.error.message);
 const lab = made.value;
 lab.scheduler.pause();
-const session = relay.session({ id: -1, transport: 'server', sendText: () => {}, overloaded: () => false, close: () => {} });
+const session = relay.session({
+  id: -1,
+  transport: 'server',
+  sendText: () => {},
+  overloaded: () => false,
+  close: () => {},
+});
 session.onFrame({ type: 'join', lab: 'held', id: 0 }, false);
 await lab.deps.store.flush();
 const before = heap();
 for (let i = 0; i < N; i++) {
-  session.onFrame({ type: 'send', to: 1 + (i % 999), message: { type: 'ELECTION', election: 1, term: 3 } }, false);
+  session.onFrame(
+    { type: 'send', to: 1 + (i % 999), message: { type: 'ELECTION', election: 1, term: 3 } },
+    false,
+  );
   // Let the trace writer drain, so only what is held stays on the heap.
   if (i % 20_000 === 0) await lab.deps.store.flush();
 }
@@ -54,6 +77,8 @@ const q0 = heap();
 for (let i = 0; i < N; i++) q.push({ at: i });
 const q1 = heap();
 
-console.log(`held ${held.toLocaleString('en')} messages: ${((after - before) / held).toFixed(0)} bytes each on the heap; bare queue entries: ${((q1 - q0) / N).toFixed(0)} bytes each; ratio ${((after - before) / held / ((q1 - q0) / N)).toFixed(1)}x`);
+console.log(
+  `held ${held.toLocaleString('en')} messages: ${((after - before) / held).toFixed(0)} bytes each on the heap; bare queue entries: ${((q1 - q0) / N).toFixed(0)} bytes each; ratio ${((after - before) / held / ((q1 - q0) / N)).toFixed(1)}x`,
+);
 await relay.close();
 await rm(dir, { recursive: true, force: true });

@@ -82,9 +82,20 @@ export class LoadGen {
     });
     const joined = new Promise<boolean>((resolve) => this.joinWaiters.set(id, resolve));
     wire.send({ type: 'join', lab: req.lab, id, kind: 'bot' });
-    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref());
-    if (!(await Promise.race([joined, timeout]))) throw new Error(`join of id ${id} failed or timed out`);
-    if (req.report) wire.send({ type: 'report', report: { role: 'follower', coordinator: req.ids[req.ids.length - 1] ?? 0, electing: false } });
+    const timeout = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), 10_000).unref(),
+    );
+    if (!(await Promise.race([joined, timeout])))
+      throw new Error(`join of id ${id} failed or timed out`);
+    if (req.report)
+      wire.send({
+        type: 'report',
+        report: {
+          role: 'follower',
+          coordinator: req.ids[req.ids.length - 1] ?? 0,
+          electing: false,
+        },
+      });
     this.indexOf.set(id, this.clients.length);
     this.clients.push({ id, wire, next: 0 });
   }
@@ -104,7 +115,11 @@ export class LoadGen {
   }
 
   /** Closed loop: each sender keeps `window` messages outstanding. Counts deliveries after `warmupMs`. */
-  async throughput(opts: { durationMs: number; warmupMs: number; window: number }): Promise<ThroughputResult> {
+  async throughput(opts: {
+    durationMs: number;
+    warmupMs: number;
+    window: number;
+  }): Promise<ThroughputResult> {
     let running = true;
     let counting = false;
     let delivered = 0;
@@ -128,11 +143,24 @@ export class LoadGen {
     const cpu = process.cpuUsage(cpu0);
     running = false;
     const lost = await this.drain(() => sent - received);
-    return { delivered, seconds, rate: delivered / seconds, loadCpu: (cpu.user + cpu.system) / 1e6 / seconds, lost };
+    return {
+      delivered,
+      seconds,
+      rate: delivered / seconds,
+      loadCpu: (cpu.user + cpu.system) / 1e6 / seconds,
+      lost,
+    };
   }
 
   /** Open loop at `rate` messages a second in total; latency of every delivery, minus `subtractMs` (an injected delay). */
-  async latency(opts: { rate: number; durationMs: number; warmupMs: number; subtractMs?: number; maxSamples?: number; keepSamples?: boolean }): Promise<LatencyResult> {
+  async latency(opts: {
+    rate: number;
+    durationMs: number;
+    warmupMs: number;
+    subtractMs?: number;
+    maxSamples?: number;
+    keepSamples?: boolean;
+  }): Promise<LatencyResult> {
     const max = opts.maxSamples ?? 2_000_000;
     const samples = new Float64Array(max);
     let n = 0;
@@ -161,7 +189,10 @@ export class LoadGen {
           sentAtMeasure = sent;
           loop.reset();
         }
-        const due = Math.min(Math.floor(((now - start) * opts.rate) / 1000), Math.ceil(((end - start) * opts.rate) / 1000));
+        const due = Math.min(
+          Math.floor(((now - start) * opts.rate) / 1000),
+          Math.ceil(((end - start) * opts.rate) / 1000),
+        );
         // Catch up on elapsed time, round robin over the senders; bounded by the total due.
         while (sent < due) this.sendFrom(this.clients[rr++ % this.clients.length]!, sent++);
         if (now >= end) resolve();
@@ -181,7 +212,9 @@ export class LoadGen {
       lost,
       loadCpu: (cpu.user + cpu.system) / 1e6 / seconds,
       loadLoopMax: loop.max / 1e6,
-      ...(opts.keepSamples ? { samples: Array.from(samples.subarray(0, n), (x) => Math.round(x * 1000) / 1000) } : {}),
+      ...(opts.keepSamples
+        ? { samples: Array.from(samples.subarray(0, n), (x) => Math.round(x * 1000) / 1000) }
+        : {}),
     };
   }
 

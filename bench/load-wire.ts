@@ -41,7 +41,11 @@ function openWs(opts: WireOptions): Promise<Wire> {
     ws.once('open', () => {
       clearTimeout(timer);
       ws.on('close', () => opts.onClose?.());
-      resolve({ send: (f) => ws.send(JSON.stringify(f)), close: () => ws.close(), buffered: () => ws.bufferedAmount });
+      resolve({
+        send: (f) => ws.send(JSON.stringify(f)),
+        close: () => ws.close(),
+        buffered: () => ws.bufferedAmount,
+      });
     });
     ws.once('error', (err) => {
       clearTimeout(timer);
@@ -51,12 +55,21 @@ function openWs(opts: WireOptions): Promise<Wire> {
 }
 
 function openSocketIo(opts: WireOptions): Promise<Wire> {
-  const socket: Socket = io(opts.url, { transports: ['websocket'], reconnection: false, forceNew: true, timeout: opts.timeoutMs ?? 10_000 });
+  const socket: Socket = io(opts.url, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    timeout: opts.timeoutMs ?? 10_000,
+  });
   socket.on('frame', (f: ServerFrame) => opts.onFrame(f));
   return new Promise((resolve, reject) => {
     socket.once('connect', () => {
       socket.on('disconnect', () => opts.onClose?.());
-      resolve({ send: (f) => socket.emit('frame', f), close: () => socket.disconnect(), buffered: () => 0 });
+      resolve({
+        send: (f) => socket.emit('frame', f),
+        close: () => socket.disconnect(),
+        buffered: () => 0,
+      });
     });
     socket.once('connect_error', (err) => {
       socket.disconnect();

@@ -66,24 +66,41 @@ class Tally {
     bump(this.files, file, file, '', amount);
   }
 
-  ranked(total: number, unit: number, top: number): Pick<ProfileSummary, 'total' | 'functions' | 'files'> {
+  ranked(
+    total: number,
+    unit: number,
+    top: number,
+  ): Pick<ProfileSummary, 'total' | 'functions' | 'files'> {
     const rank = (m: Map<string, Hotspot>): Hotspot[] =>
       [...m.values()]
         .sort((a, b) => b.amount - a.amount)
         .slice(0, top)
-        .map((h) => ({ ...h, amount: Math.round((h.amount / unit) * 10) / 10, share: Math.round((h.amount / total) * 1000) / 10 }));
+        .map((h) => ({
+          ...h,
+          amount: Math.round((h.amount / unit) * 10) / 10,
+          share: Math.round((h.amount / total) * 1000) / 10,
+        }));
     return { total: Math.round(total / unit), functions: rank(this.fns), files: rank(this.files) };
   }
 }
 
-function bump(m: Map<string, Hotspot>, key: string, name: string, where: string, amount: number): void {
+function bump(
+  m: Map<string, Hotspot>,
+  key: string,
+  name: string,
+  where: string,
+  amount: number,
+): void {
   const h = m.get(key);
   if (h) h.amount += amount;
   else m.set(key, { name, where, amount, share: 0 });
 }
 
 function shortUrl(url: string): string {
-  return url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'node_modules/').replace(`${process.cwd()}/`, '');
+  return url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, 'node_modules/')
+    .replace(`${process.cwd()}/`, '');
 }
 
 interface HeapNode {
@@ -116,15 +133,30 @@ export function formatSummary(s: ProfileSummary): string {
 }
 
 function format(s: ProfileSummary, heading: string, what: string, unit: string): string {
-  const row = (h: Hotspot, where: boolean) => `  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} ${unit}  ${h.name}${where ? `  ${h.where}` : ''}`;
-  return [heading, '', `${what} by function:`, ...s.functions.map((h) => row(h, true)), '', `${what} by file:`, ...s.files.map((h) => row(h, false))].join('\n');
+  const row = (h: Hotspot, where: boolean) =>
+    `  ${h.share.toFixed(1).padStart(5)}%  ${String(h.amount).padStart(8)} ${unit}  ${h.name}${where ? `  ${h.where}` : ''}`;
+  return [
+    heading,
+    '',
+    `${what} by function:`,
+    ...s.functions.map((h) => row(h, true)),
+    '',
+    `${what} by file:`,
+    ...s.files.map((h) => row(h, false)),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   for (const file of positionals) {
     const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile | { head: HeapNode };
-    const text = 'head' in profile ? formatHeapSummary(summarizeHeapProfile(profile, Number(values.top))) : formatSummary(summarizeProfile(profile, Number(values.top)));
+    const text =
+      'head' in profile
+        ? formatHeapSummary(summarizeHeapProfile(profile, Number(values.top)))
+        : formatSummary(summarizeProfile(profile, Number(values.top)));
     console.log(`== ${file}\n${text}\n`);
   }
 }

@@ -33,7 +33,10 @@ export async function startBenchRelay(overrides: Partial<RelayOptions> = {}): Pr
     token: BENCH_TOKEN,
     clientDir: null,
     rateLimits: { rate: 10_000_000, burst: 10_000_000 },
-    byteLimits: { perAddress: { rate: 2 ** 40, burst: 2 ** 40 }, perLab: { rate: 2 ** 40, burst: 2 ** 40 } },
+    byteLimits: {
+      perAddress: { rate: 2 ** 40, burst: 2 ** 40 },
+      perLab: { rate: 2 ** 40, burst: 2 ** 40 },
+    },
     net: { maxConnectionsPerIp: 100_000 },
     onError: (err) => console.error('[bench relay]', err),
     ...overrides,

@@ -54,19 +54,34 @@ const log = (s: string) => {
 const t00 = performance.now();
 const line = progressLine(process.stderr, t00);
 
-const relay = await startServer('relay', values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [], [JSON.stringify({ rateLimits: DEFAULT_RATE_LIMITS })]);
+const relay = await startServer(
+  'relay',
+  values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [],
+  [JSON.stringify({ rateLimits: DEFAULT_RATE_LIMITS })],
+);
 const url = `http://127.0.0.1:${String(relay.ready.port)}`;
 const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json() as Promise<unknown>;
 };
 // Ctrl-C or a kill: take the relay child down too.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void relay.kill().then(() => process.exit(130)));
-const relayStats = async () => (await relay.request<{ stats: BenchLabStats }>({ cmd: 'lab-stats', lab: LAB })).stats;
-const relayMem = (gc = false) => relay.request<{ rss: number; maxRss: number; heapUsed: number }>({ cmd: 'usage', gc });
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => void relay.kill().then(() => process.exit(130)));
+const relayStats = async () =>
+  (await relay.request<{ stats: BenchLabStats }>({ cmd: 'lab-stats', lab: LAB })).stats;
+const relayMem = (gc = false) =>
+  relay.request<{ rss: number; maxRss: number; heapUsed: number }>({ cmd: 'usage', gc });
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, stepMs = 100): Promise<void> {
+async function until(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  stepMs = 100,
+): Promise<void> {
   line.step(`waiting for ${what}`);
   while (!(await cond())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -106,11 +121,20 @@ try {
   const f = fleet;
   const tJoin = performance.now();
   const joined = await f.start();
-  if (joined.joined.length !== N) throw new Error(`only ${joined.joined.length} of ${N} joined: ${JSON.stringify(joined.refused.slice(0, 3))}`);
-  await until('the relay to see every report', async () => (await relayStats()).coordinators[String(N - 1)] === N, 250);
+  if (joined.joined.length !== N)
+    throw new Error(
+      `only ${joined.joined.length} of ${N} joined: ${JSON.stringify(joined.refused.slice(0, 3))}`,
+    );
+  await until(
+    'the relay to see every report',
+    async () => (await relayStats()).coordinators[String(N - 1)] === N,
+    250,
+  );
   const joinSeconds = (performance.now() - tJoin) / 1000;
   const memJoined = await relayMem(true);
-  log(`${N} processes joined over ${transport} in ${joinSeconds.toFixed(1)} s; relay RSS ${mib(memEmpty.rss)} -> ${mib(memJoined.rss)} MiB`);
+  log(
+    `${N} processes joined over ${transport} in ${joinSeconds.toFixed(1)} s; relay RSS ${mib(memEmpty.rss)} -> ${mib(memJoined.rss)} MiB`,
+  );
 
   await api('POST', `/api/labs/${LAB}/processes/${N - 1}/crash`);
   await until('the crash to reach the bot', () => f.status().crashed === 1, 20);
@@ -126,22 +150,29 @@ try {
   let peakHeld = 0;
   let tAgree = 0;
   let lastLog = 0;
-  await until('agreement on N-2', async () => {
-    const s = f.status();
-    if (performance.now() - lastLog > 5000) {
-      lastLog = performance.now();
-      const m = await relayMem();
-      const held = (await relayStats()).inFlight as number;
-      peakRelayRss = Math.max(peakRelayRss, m.rss);
-      peakHeld = Math.max(peakHeld, held);
-      log(`electing ${s.electing}, agreeing on ${s.coordinator}: ${s.agreeing}/${s.up}; received ${f.counters.received}; relay holds ${held}, RSS ${mib(m.rss)} MiB`);
-    }
-    if (s.agreed && s.coordinator === N - 2 && s.up === N - 1) tAgree = performance.now();
-    return tAgree > 0;
-  }, 20);
+  await until(
+    'agreement on N-2',
+    async () => {
+      const s = f.status();
+      if (performance.now() - lastLog > 5000) {
+        lastLog = performance.now();
+        const m = await relayMem();
+        const held = (await relayStats()).inFlight as number;
+        peakRelayRss = Math.max(peakRelayRss, m.rss);
+        peakHeld = Math.max(peakHeld, held);
+        log(
+          `electing ${s.electing}, agreeing on ${s.coordinator}: ${s.agreeing}/${s.up}; received ${f.counters.received}; relay holds ${held}, RSS ${mib(m.rss)} MiB`,
+        );
+      }
+      if (s.agreed && s.coordinator === N - 2 && s.up === N - 1) tAgree = performance.now();
+      return tAgree > 0;
+    },
+    20,
+  );
   await until('the relay to empty its queue', async () => (await relayStats()).inFlight === 0, 200);
   // CPU seconds from the elect to now: the storm's work (both sides idle while waiting out UB).
-  const relayCpuSeconds = (await relay.request<{ cpu: number }>({ cmd: 'cpu' })).cpu * ((performance.now() - t0) / 1000);
+  const relayCpuSeconds =
+    (await relay.request<{ cpu: number }>({ cmd: 'cpu' })).cpu * ((performance.now() - t0) / 1000);
   const botsCpuUsage = process.cpuUsage(botsCpu0);
   const botsCpuSeconds = (botsCpuUsage.user + botsCpuUsage.system) / 1e6;
   await sleep(500);
@@ -151,11 +182,19 @@ try {
   const memEndGc = await relayMem(true);
   const botsUsage = process.resourceUsage();
   const sentAfter = f.counters.sentByType;
-  const sentByBots = Object.fromEntries(Object.keys(sentAfter).map((k) => [k, sentAfter[k]! - (sentBefore[k] ?? 0)]));
+  const sentByBots = Object.fromEntries(
+    Object.keys(sentAfter).map((k) => [k, sentAfter[k]! - (sentBefore[k] ?? 0)]),
+  );
 
   const expected = { ELECTION: (N * (N - 1)) / 2, OK: ((N - 1) * (N - 2)) / 2, COORDINATOR: N - 2 };
-  const measured = { ELECTION: stats.election.byType.ELECTION ?? 0, OK: stats.election.byType.OK ?? 0, COORDINATOR: stats.election.byType.COORDINATOR ?? 0 };
-  const lost = Object.entries(stats.drops as Record<string, number>).filter(([r]) => r !== 'receiver-crashed').reduce((a, [, n]) => a + n, 0);
+  const measured = {
+    ELECTION: stats.election.byType.ELECTION ?? 0,
+    OK: stats.election.byType.OK ?? 0,
+    COORDINATOR: stats.election.byType.COORDINATOR ?? 0,
+  };
+  const lost = Object.entries(stats.drops as Record<string, number>)
+    .filter(([r]) => r !== 'receiver-crashed')
+    .reduce((a, [, n]) => a + n, 0);
   const droppedToCrashed = stats.drops['receiver-crashed'] ?? 0;
   const result = {
     when: new Date().toISOString(),
@@ -166,7 +205,8 @@ try {
     joinSeconds: round(joinSeconds),
     stormSeconds: round((lastStormDelivery - t0) / 1000),
     agreementSeconds: round((tAgree - t0) / 1000),
-    relayElectionDurationSeconds: stats.election.duration === null ? null : round(stats.election.duration / 1000),
+    relayElectionDurationSeconds:
+      stats.election.duration === null ? null : round(stats.election.duration / 1000),
     expected,
     measured,
     sentByBots,
@@ -176,7 +216,10 @@ try {
     lost,
     droppedToCrashed,
     agreed: true,
-    countsMatch: measured.ELECTION === expected.ELECTION && measured.OK === expected.OK && measured.COORDINATOR === expected.COORDINATOR,
+    countsMatch:
+      measured.ELECTION === expected.ELECTION &&
+      measured.OK === expected.OK &&
+      measured.COORDINATOR === expected.COORDINATOR,
     linkCount: stats.linkCount,
     relayPeakHeldSampled: peakHeld,
     cpu: {
@@ -195,15 +238,24 @@ try {
       botsPeakRssMiB: mib(botsUsage.maxRSS * 1024),
     },
   };
-  log(`agreement on ${N - 2} after ${result.agreementSeconds} s; storm (last ELECTION/OK delivered) ${result.stormSeconds} s`);
+  log(
+    `agreement on ${N - 2} after ${result.agreementSeconds} s; storm (last ELECTION/OK delivered) ${result.stormSeconds} s`,
+  );
   line.done();
-  console.log(`\n| message | N(N-1)/2, (N-1)(N-2)/2, N-2 | relay counted | bots sent |\n|---|---|---|---|`);
-  for (const k of ['ELECTION', 'OK', 'COORDINATOR'] as const) console.log(`| ${k} | ${expected[k]} | ${measured[k]} | ${sentByBots[k] ?? 0} |`);
-  console.log(`\nlost ${lost}; dropped to the crashed ${N - 1}: ${droppedToCrashed}; relay messages ${JSON.stringify(stats.messages.sent)} sent / ${stats.messages.delivered} delivered`);
+  console.log(
+    `\n| message | N(N-1)/2, (N-1)(N-2)/2, N-2 | relay counted | bots sent |\n|---|---|---|---|`,
+  );
+  for (const k of ['ELECTION', 'OK', 'COORDINATOR'] as const)
+    console.log(`| ${k} | ${expected[k]} | ${measured[k]} | ${sentByBots[k] ?? 0} |`);
+  console.log(
+    `\nlost ${lost}; dropped to the crashed ${N - 1}: ${droppedToCrashed}; relay messages ${JSON.stringify(stats.messages.sent)} sent / ${stats.messages.delivered} delivered`,
+  );
   console.log(`memory: ${JSON.stringify(result.memory)}`);
   console.log(`cpu: ${JSON.stringify(result.cpu)}`);
   await writeFile(values.out, JSON.stringify(result, null, 2) + '\n');
-  console.log(`wrote ${values.out}; counts ${result.countsMatch ? 'match' : 'DO NOT match'} the formulas`);
+  console.log(
+    `wrote ${values.out}; counts ${result.countsMatch ? 'match' : 'DO NOT match'} the formulas`,
+  );
   process.exitCode = result.countsMatch && lost === 0 ? 0 : 1;
 } finally {
   fleet?.stop();

@@ -20,7 +20,8 @@ async function start(): Promise<BenchServer> {
   if (kind === 'baseline-ws') return startBaselineWs();
   if (kind === 'baseline-socketio') return startBaselineSocketIo();
   // argv[3]: relay option overrides as JSON (e.g. the default flood limits for the scale run).
-  if (kind === 'relay') return (await import('./relay-host.ts')).startBenchRelay(JSON.parse(process.argv[3] ?? '{}'));
+  if (kind === 'relay')
+    return (await import('./relay-host.ts')).startBenchRelay(JSON.parse(process.argv[3] ?? '{}'));
   throw new Error(`unknown server kind ${kind}`);
 }
 
@@ -39,7 +40,8 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     if (gcPauses.length < 100_000) gcPauses.push(e.duration);
     // detail.kind: 1 minor (scavenge), 4 major (mark-sweep-compact), 8 incremental marking, 16 weak callbacks.
-    if ((e as { detail?: { kind?: number } }).detail?.kind === 4) gcMajorMax = Math.max(gcMajorMax, e.duration);
+    if ((e as { detail?: { kind?: number } }).detail?.kind === 4)
+      gcMajorMax = Math.max(gcMajorMax, e.duration);
   }
 }).observe({ entryTypes: ['gc'] });
 
@@ -55,7 +57,13 @@ serveParent(async (m) => {
     }
     const mem = process.memoryUsage();
     // maxRSS is in KiB: the peak resident set since the process started.
-    return { rss: mem.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers };
+    return {
+      rss: mem.rss,
+      maxRss: process.resourceUsage().maxRSS * 1024,
+      heapUsed: mem.heapUsed,
+      external: mem.external,
+      arrayBuffers: mem.arrayBuffers,
+    };
   }
   if (m.cmd === 'cpu-mark') {
     cpuMark = process.cpuUsage();
@@ -108,7 +116,11 @@ async function startAllocProfile(dir: string | undefined): Promise<(() => Promis
   session.connect();
   await session.post('HeapProfiler.enable');
   // The two include flags exist in V8's protocol but not in Node's typings.
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number });
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as { samplingInterval: number });
   return async () => {
     const { profile } = await session.post('HeapProfiler.stopSampling');
     const { mkdir, writeFile } = await import('node:fs/promises');

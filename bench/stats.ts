@@ -15,7 +15,14 @@ export function summarize(samples: Float64Array | number[]): Summary {
   if (n === 0) return { count: 0, min: NaN, p50: NaN, p99: NaN, max: NaN, mean: NaN };
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i]!;
-  return { count: n, min: sorted[0]!, p50: rank(sorted, 0.5), p99: rank(sorted, 0.99), max: sorted[n - 1]!, mean: sum / n };
+  return {
+    count: n,
+    min: sorted[0]!,
+    p50: rank(sorted, 0.5),
+    p99: rank(sorted, 0.99),
+    max: sorted[n - 1]!,
+    mean: sum / n,
+  };
 }
 
 /** Nearest-rank percentile of an ascending array. */

@@ -19,7 +19,10 @@ if (!parsed.ok) {
 }
 const a = parsed.args;
 // A comma list names several relays of a cluster: join through the first, fail over to the others.
-const [primary, ...others] = a.url.split(',').map((u) => u.trim()).filter(Boolean);
+const [primary, ...others] = a.url
+  .split(',')
+  .map((u) => u.trim())
+  .filter(Boolean);
 const fleet = new BotFleet({
   lab: a.lab,
   channel: () => nodeChannel(primary ?? a.url, a.transport),
@@ -39,7 +42,11 @@ let last = { at: started, sent: 0, received: 0 };
 const tick = (): void => {
   const now = performance.now();
   const c = fleet.counters;
-  const line = statusLine(fleet.status(), c, { sentDelta: c.sent - last.sent, receivedDelta: c.received - last.received, seconds: (now - last.at) / 1000 });
+  const line = statusLine(fleet.status(), c, {
+    sentDelta: c.sent - last.sent,
+    receivedDelta: c.received - last.received,
+    seconds: (now - last.at) / 1000,
+  });
   last = { at: now, sent: c.sent, received: c.received };
   if (tty) process.stdout.write(`\r\x1b[2K${line}`);
   else console.log(line);
@@ -63,17 +70,21 @@ async function shutdown(code: number): Promise<void> {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-console.log(`joining ${a.count} processes to lab "${a.lab}" at ${a.url} over ${a.transport}${a.algorithm ? `, running ${a.algorithm}` : ''} (Ctrl-C leaves)`);
+console.log(
+  `joining ${a.count} processes to lab "${a.lab}" at ${a.url} over ${a.transport}${a.algorithm ? `, running ${a.algorithm}` : ''} (Ctrl-C leaves)`,
+);
 const result = await fleet.start();
 if (tty) process.stdout.write('\n');
-console.log(`joined ${result.joined.length}${result.joined.length ? ` (ids ${compact(result.joined)})` : ''}${result.refused.length ? `; refused ${result.refused.length}: ${[...new Set(result.refused.map((r) => r.message))].join('; ')}` : ''}`);
+console.log(
+  `joined ${result.joined.length}${result.joined.length ? ` (ids ${compact(result.joined)})` : ''}${result.refused.length ? `; refused ${result.refused.length}: ${[...new Set(result.refused.map((r) => r.message))].join('; ')}` : ''}`,
+);
 if (result.joined.length === 0) await shutdown(1);
 if (a.duration !== null) setTimeout(() => void shutdown(0), a.duration * 1000);
 
 /** [1,2,3,7] -> "1-3,7" */
 function compact(ids: number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < ids.length; ) {
+  for (let i = 0; i < ids.length;) {
     let j = i;
     while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
     out.push(i === j ? `${ids[i]}` : `${ids[i]}-${ids[j]}`);

@@ -6,7 +6,12 @@
 // time scale, and who the coach marked or left behind.
 import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
-import { runClass, type ClassResult, type ClassSpec, type PhaseResult } from '@shared/coach/class-sim.ts';
+import {
+  runClass,
+  type ClassResult,
+  type ClassSpec,
+  type PhaseResult,
+} from '@shared/coach/class-sim.ts';
 import { handleHelp, usageError } from './cli.ts';
 
 export const CLASS_USAGE = `Usage: npm run class -- [options]
@@ -41,21 +46,32 @@ export function parseClassCli(argv: string[]): { spec: ClassSpec; json: boolean 
     strict: true,
   });
   const algorithm = values.algorithm as AlgorithmName;
-  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  if (!ALGORITHM_NAMES.includes(algorithm))
+    throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
   const students = int(values.students, '--students', 2, 200);
   const think = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)s?$/.exec(values.think);
-  if (!think || Number(think[1]) > Number(think[2]) || Number(think[2]) > 600) throw new Error(`--think: "${values.think}" is not a range like 1-4s (at most 600 s)`);
+  if (!think || Number(think[1]) > Number(think[2]) || Number(think[2]) > 600)
+    throw new Error(`--think: "${values.think}" is not a range like 1-4s (at most 600 s)`);
   const scale = Number(values.scale);
-  if (!(scale >= 0.1 && scale <= 100)) throw new Error(`--scale: "${values.scale}" is not between 0.1 and 100`);
+  if (!(scale >= 0.1 && scale <= 100))
+    throw new Error(`--scale: "${values.scale}" is not between 0.1 and 100`);
   return {
-    spec: { algorithm, students, think: [Number(think[1]), Number(think[2])], mistakes: int(values.mistakes, '--mistakes', 0, students), scale, seed: int(values.seed, '--seed', 0, 2 ** 32 - 1) },
+    spec: {
+      algorithm,
+      students,
+      think: [Number(think[1]), Number(think[2])],
+      mistakes: int(values.mistakes, '--mistakes', 0, students),
+      scale,
+      seed: int(values.seed, '--seed', 0, 2 ** 32 - 1),
+    },
     json: values.json,
   };
 }
 
 function int(s: string, what: string, min: number, max: number): number {
   const n = Number(s);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${what}: "${s}" is not a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${what}: "${s}" is not a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -76,9 +92,14 @@ export function classText(r: ClassResult, wallMs: number): string {
   return [
     `${s.algorithm}: ${s.students} students, think ${s.think[0]}-${s.think[1]} s, ${s.mistakes} with a mistake, time scale ${s.scale} (UB ${secs(r.ub)}${wait}), seed ${s.seed}`,
     ...phaseLines('start election', r.start),
-    ...(r.crash ? phaseLines(`after ${r.start.coordinator} crashed`, r.crash) : ['after the crash: not run (the start election did not agree)']),
+    ...(r.crash
+      ? phaseLines(`after ${r.start.coordinator} crashed`, r.crash)
+      : ['after the crash: not run (the start election did not agree)']),
     'students (clicks, marks, late clicks):',
-    ...r.students.map((st) => `  ${String(st.id).padStart(3)}: ${st.clicks} clicks, ${st.marks.length} marked${st.marks.length ? ` (${[...new Set(st.marks.map((m) => m.rule))].join(', ')})` : ''}${st.lateClicks ? `, ${st.lateClicks} late` : ''}${st.mistake ? `, mistake: ${st.mistake}` : ''}`),
+    ...r.students.map(
+      (st) =>
+        `  ${String(st.id).padStart(3)}: ${st.clicks} clicks, ${st.marks.length} marked${st.marks.length ? ` (${[...new Set(st.marks.map((m) => m.rule))].join(', ')})` : ''}${st.lateClicks ? `, ${st.lateClicks} late` : ''}${st.mistake ? `, mistake: ${st.mistake}` : ''}`,
+    ),
     `${secs(r.endTime)} virtual in ${wallMs} ms wall time`,
   ].join('\n');
 }

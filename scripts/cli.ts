@@ -35,13 +35,19 @@ export interface Progress {
  * when stderr is a terminal, and nothing at all otherwise, so CI logs and redirected output keep
  * only the results.
  */
-export function progressLine(stream: ProgressStream = process.stderr, started = performance.now()): Progress {
+export function progressLine(
+  stream: ProgressStream = process.stderr,
+  started = performance.now(),
+): Progress {
   let shown = false;
   return {
     step(text) {
       if (stream.isTTY !== true) return;
       const seconds = ((performance.now() - started) / 1000).toFixed(0);
-      const line = `[${seconds.padStart(4)} s] ${text}`.slice(0, Math.max(20, (stream.columns || 100) - 1));
+      const line = `[${seconds.padStart(4)} s] ${text}`.slice(
+        0,
+        Math.max(20, (stream.columns || 100) - 1),
+      );
       stream.write(`\r\x1b[2K${line}`);
       shown = true;
     },

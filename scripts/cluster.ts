@@ -6,7 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, redisOn, startRelayProc, type RedisProc, type RelayProc } from './cluster/procs.ts';
+import {
+  freePort,
+  redisOn,
+  startRelayProc,
+  type RedisProc,
+  type RelayProc,
+} from './cluster/procs.ts';
 
 const USAGE = `Usage: npm run cluster -- [options]
 
@@ -76,7 +82,15 @@ try {
     redisUrl = redis.url;
   }
   for (let i = 0; i < n; i++) {
-    const relay = await startRelayProc({ id: `relay-${i + 1}`, port: port + i, host: values.host, dataDir, token, redisUrl, leaseMs: lease });
+    const relay = await startRelayProc({
+      id: `relay-${i + 1}`,
+      port: port + i,
+      host: values.host,
+      dataDir,
+      token,
+      redisUrl,
+      leaseMs: lease,
+    });
     relays.push(relay);
     relay.child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${relay.id}] ${d}`));
   }

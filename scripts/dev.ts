@@ -13,7 +13,12 @@ const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.met
 const relay = spawn(process.execPath, [tsx, 'watch', '--clear-screen=false', 'server/main.ts'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PORT: String(relayPort), HOST: process.env['HOST'] ?? '127.0.0.1', RELAY_URL: undefined },
+  env: {
+    ...process.env,
+    PORT: String(relayPort),
+    HOST: process.env['HOST'] ?? '127.0.0.1',
+    RELAY_URL: undefined,
+  },
 });
 
 process.env['RELAY_URL'] ??= `http://127.0.0.1:${relayPort}`;
@@ -22,7 +27,9 @@ const vite = await createServer({
   server: { port: webPort, host: process.env['HOST'] ?? '127.0.0.1' },
 });
 await vite.listen();
-console.log(`\nDev dashboard with hot reload: http://localhost:${webPort}/  (relay on :${relayPort}; the instructor URL the relay prints works here with port ${webPort})\n`);
+console.log(
+  `\nDev dashboard with hot reload: http://localhost:${webPort}/  (relay on :${relayPort}; the instructor URL the relay prints works here with port ${webPort})\n`,
+);
 
 let stopping = false;
 async function stop(code: number): Promise<void> {

@@ -10,8 +10,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode } from '@shared/algorithms/algorithm.ts';
-import { DEFAULT_SWEEP, runOne, runWeight, sweepRuns, type RunRow, type SweepSpec } from '@shared/experiments/experiment.ts';
+import {
+  ALGORITHM_NAMES,
+  type AlgorithmName,
+  type DetectorMode,
+} from '@shared/algorithms/algorithm.ts';
+import {
+  DEFAULT_SWEEP,
+  runOne,
+  runWeight,
+  sweepRuns,
+  type RunRow,
+  type SweepSpec,
+} from '@shared/experiments/experiment.ts';
 import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment-live.ts';
 import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
@@ -35,7 +46,12 @@ DIR/runs.csv, DIR/summary.md (measured beside the formulas) and SVG plots.
   --live URL --token T run on a relay's server bots instead of the simulator
   --help               this text`;
 
-export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: string; quiet: boolean; live: { url: string; token: string } | null } {
+export function parseExperimentCli(argv: string[]): {
+  spec: SweepSpec;
+  out: string;
+  quiet: boolean;
+  live: { url: string; token: string } | null;
+} {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -56,21 +72,37 @@ export function parseExperimentCli(argv: string[]): { spec: SweepSpec; out: stri
     strict: true,
   });
   const token = values.token ?? process.env['ELECTION_LAB_TOKEN'] ?? null;
-  if (values.live !== undefined && !token) throw new Error('--live needs the instructor token: --token T or ELECTION_LAB_TOKEN');
-  if (values.live !== undefined && !/^https?:\/\//.test(values.live)) throw new Error('--live: an http(s) URL of a running relay');
-  const list = (s: string | undefined) => (s === undefined ? undefined : s.split(',').map((x) => x.trim()).filter(Boolean));
+  if (values.live !== undefined && !token)
+    throw new Error('--live needs the instructor token: --token T or ELECTION_LAB_TOKEN');
+  if (values.live !== undefined && !/^https?:\/\//.test(values.live))
+    throw new Error('--live: an http(s) URL of a running relay');
+  const list = (s: string | undefined) =>
+    s === undefined
+      ? undefined
+      : s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
   const algorithms = (list(values.algorithm) ?? DEFAULT_SWEEP.algorithms) as AlgorithmName[];
-  for (const a of algorithms) if (!ALGORITHM_NAMES.includes(a)) throw new Error(`--algorithm: "${a}" is not one of ${ALGORITHM_NAMES.join(', ')}`);
+  for (const a of algorithms)
+    if (!ALGORITHM_NAMES.includes(a))
+      throw new Error(`--algorithm: "${a}" is not one of ${ALGORITHM_NAMES.join(', ')}`);
   const cases = (list(values.case) ?? DEFAULT_SWEEP.cases) as ElectionCase[];
-  for (const c of cases) if (!ELECTION_CASES.includes(c)) throw new Error(`--case: "${c}" is not one of worst, best, random`);
+  for (const c of cases)
+    if (!ELECTION_CASES.includes(c))
+      throw new Error(`--case: "${c}" is not one of worst, best, random`);
   const nodes = list(values.nodes)?.map((x) => num(x, '--nodes')) ?? DEFAULT_SWEEP.nodes;
-  for (const n of nodes) if (!Number.isInteger(n) || n < 2 || n > 5000) throw new Error('--nodes: every N must be an integer from 2 to 5000');
+  for (const n of nodes)
+    if (!Number.isInteger(n) || n < 2 || n > 5000)
+      throw new Error('--nodes: every N must be an integer from 2 to 5000');
   const drops = list(values.drop)?.map((x) => num(x, '--drop')) ?? DEFAULT_SWEEP.drops;
   for (const d of drops) if (d > 1) throw new Error('--drop: a probability between 0 and 1');
   const detector = (values.detector ?? DEFAULT_SWEEP.detector) as DetectorMode;
-  if (!['none', 'heartbeat', 'poll'].includes(detector)) throw new Error('--detector: none, heartbeat or poll');
+  if (!['none', 'heartbeat', 'poll'].includes(detector))
+    throw new Error('--detector: none, heartbeat or poll');
   const runs = values.runs === undefined ? DEFAULT_SWEEP.runs : num(values.runs, '--runs');
-  if (!Number.isInteger(runs) || runs < 1 || runs > 100_000) throw new Error('--runs: an integer from 1 to 100000');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 100_000)
+    throw new Error('--runs: an integer from 1 to 100000');
   return {
     spec: {
       algorithms,
@@ -96,13 +128,19 @@ function num(s: string, what: string): number {
 }
 
 /** Runs the sweep, reporting progress as a share of the expected work. */
-export function runExperiment(spec: SweepSpec, progress?: (done: number, label: string) => void): RunRow[] {
+export function runExperiment(
+  spec: SweepSpec,
+  progress?: (done: number, label: string) => void,
+): RunRow[] {
   const runs = sweepRuns(spec);
   const total = runs.reduce((a, p) => a + runWeight(p), 0);
   let done = 0;
   const rows: RunRow[] = [];
   for (const p of runs) {
-    progress?.(done / total, `${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`);
+    progress?.(
+      done / total,
+      `${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`,
+    );
     rows.push(runOne(p, () => performance.now()));
     done += runWeight(p);
   }
@@ -111,14 +149,21 @@ export function runExperiment(spec: SweepSpec, progress?: (done: number, label: 
 }
 
 /** The same sweep against a running relay, one lab per run, one run at a time (real time). */
-export async function runExperimentLive(spec: SweepSpec, deps: LiveDeps, progress?: (done: number, label: string) => void): Promise<RunRow[]> {
+export async function runExperimentLive(
+  spec: SweepSpec,
+  deps: LiveDeps,
+  progress?: (done: number, label: string) => void,
+): Promise<RunRow[]> {
   const runs = sweepRuns(spec);
   const total = runs.reduce((a, p) => a + runWeight(p), 0);
   const prefix = `exp-${Math.floor(deps.clock()).toString(36)}`;
   let done = 0;
   const rows: RunRow[] = [];
   for (const [i, p] of runs.entries()) {
-    progress?.(done / total, `live ${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`);
+    progress?.(
+      done / total,
+      `live ${p.algorithm} N=${p.n} ${p.case}${p.drop ? ` loss ${p.drop}` : ''} run ${p.run + 1}`,
+    );
     rows.push(await runLive(p, deps, `${prefix}-${i}`));
     done += runWeight(p);
   }
@@ -127,12 +172,17 @@ export async function runExperimentLive(spec: SweepSpec, deps: LiveDeps, progres
 }
 
 /** Everything the run writes, as file name and text. */
-export function experimentFiles(spec: SweepSpec, rows: readonly RunRow[]): { file: string; text: string }[] {
+export function experimentFiles(
+  spec: SweepSpec,
+  rows: readonly RunRow[],
+): { file: string; text: string }[] {
   const summary: string[] = [];
-  for (const a of spec.algorithms) for (const c of spec.cases) {
-    const t = summaryTable(rows, a, c);
-    if (t) summary.push(`### ${a}, ${c} case\n\nMeasured (formula); bold where they agree.\n\n${t}`);
-  }
+  for (const a of spec.algorithms)
+    for (const c of spec.cases) {
+      const t = summaryTable(rows, a, c);
+      if (t)
+        summary.push(`### ${a}, ${c} case\n\nMeasured (formula); bold where they agree.\n\n${t}`);
+    }
   if (spec.drops.length > 1) summary.push(`### Agreement under loss\n\n${agreementTable(rows)}`);
   return [
     { file: 'runs.csv', text: toCsv(rows) },
@@ -162,7 +212,9 @@ async function main(): Promise<void> {
   const progress = (share: number, label: string) => !quiet && line.step(bar(share, label));
   let rows: RunRow[];
   try {
-    rows = live ? await runExperimentLive(spec, fetchDeps(live.url, live.token), progress) : runExperiment(spec, progress);
+    rows = live
+      ? await runExperimentLive(spec, fetchDeps(live.url, live.token), progress)
+      : runExperiment(spec, progress);
   } catch (e) {
     line.done();
     console.error(`experiment: ${(e as Error).message}`);
@@ -175,7 +227,9 @@ async function main(): Promise<void> {
   for (const f of files) writeFileSync(join(out, f.file), f.text);
   const unsafe = rows.filter((r) => !r.safe).length;
   const disagreed = rows.filter((r) => !r.agreed).length;
-  console.log(`${rows.length} runs in ${wall.toFixed(1)} s; ${disagreed} ended without agreement, ${unsafe} with two leaders`);
+  console.log(
+    `${rows.length} runs in ${wall.toFixed(1)} s; ${disagreed} ended without agreement, ${unsafe} with two leaders`,
+  );
   console.log(`wrote ${files.map((f) => join(out, f.file)).join(', ')}`);
 }
 

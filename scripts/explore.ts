@@ -10,10 +10,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
+import {
+  ALGORITHM_NAMES,
+  DEFAULT_TIMING,
+  type AlgorithmName,
+} from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
-import { describeAction, scheduleTrace, search, type SearchLimits, type SearchResult } from '@shared/sim/explore-search.ts';
+import {
+  describeAction,
+  scheduleTrace,
+  search,
+  type SearchLimits,
+  type SearchResult,
+} from '@shared/sim/explore-search.ts';
 import { restartOverlap, settleBound } from '@shared/sim/explore-probe.ts';
 import { provenWords } from '@shared/sim/explore-verdict.ts';
 import type { Property } from '@shared/analysis/properties.ts';
@@ -76,19 +86,35 @@ export function parseExploreCli(argv: string[]): ExploreCli {
     strict: true,
   });
   const algorithm = values.algorithm as AlgorithmName;
-  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  if (!ALGORITHM_NAMES.includes(algorithm))
+    throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
   const n = int(values.nodes, '--nodes');
   if (n < 2 || n > 8) throw new Error('--nodes: from 2 to 8 (the search space grows fast)');
-  const faults = values.faults.split(',').map((f) => f.trim()).filter(Boolean);
-  for (const f of faults) if (!(FAULTS as readonly string[]).includes(f)) throw new Error(`--faults: "${f}" is not one of ${FAULTS.join(', ')}`);
+  const faults = values.faults
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  for (const f of faults)
+    if (!(FAULTS as readonly string[]).includes(f))
+      throw new Error(`--faults: "${f}" is not one of ${FAULTS.join(', ')}`);
   const budget: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
   for (const f of faults) budget[f as keyof FaultBudget] = 1;
   const ids = Array.from({ length: n }, (_, i) => i);
   const liveIds = values.alive ? ids : ids.slice(0, -1);
-  const initiators = values.initiators === 'all' ? liveIds : values.initiators.split(',').map((x) => int(x, '--initiators'));
-  for (const id of initiators) if (!liveIds.includes(id)) throw new Error(`--initiators: ${id} is not a live id (0..${liveIds.length - 1})`);
-  const check = values.check.split(',').map((c) => c.trim()).filter(Boolean) as Property[];
-  for (const c of check) if (c !== 'safety' && c !== 'agreement') throw new Error(`--check: "${c}" is not safety or agreement`);
+  const initiators =
+    values.initiators === 'all'
+      ? liveIds
+      : values.initiators.split(',').map((x) => int(x, '--initiators'));
+  for (const id of initiators)
+    if (!liveIds.includes(id))
+      throw new Error(`--initiators: ${id} is not a live id (0..${liveIds.length - 1})`);
+  const check = values.check
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean) as Property[];
+  for (const c of check)
+    if (c !== 'safety' && c !== 'agreement')
+      throw new Error(`--check: "${c}" is not safety or agreement`);
   const timing = DEFAULT_TIMING;
   return {
     algorithm,
@@ -100,7 +126,10 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       initialCoordinator: n - 1,
       crashed: values.alive ? [] : [n - 1],
       initiators,
-      detectWindow: values['detect-window'] === undefined ? timing.transmission : int(values['detect-window'], '--detect-window'),
+      detectWindow:
+        values['detect-window'] === undefined
+          ? timing.transmission
+          : int(values['detect-window'], '--detect-window'),
       budget,
       seed: int(values.seed, '--seed'),
       extremes: !values.early,
@@ -112,27 +141,53 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       states: int(values.states, '--states'),
       ms: 1000 * int(values.seconds, '--seconds'),
       check,
-      probes: { count: int(values.probes, '--probes'), steps: 5000, ms: 1000 * int(values['probe-seconds'], '--probe-seconds') },
+      probes: {
+        count: int(values.probes, '--probes'),
+        steps: 5000,
+        ms: 1000 * int(values['probe-seconds'], '--probe-seconds'),
+      },
     },
-    trace: values.trace ?? `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
+    trace:
+      values.trace ??
+      `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
     json: values.json,
   };
 }
 
 function int(s: string, what: string): number {
   const v = Number(s);
-  if (!Number.isInteger(v) || v < 0) throw new Error(`${what}: "${s}" is not a non-negative integer`);
+  if (!Number.isInteger(v) || v < 0)
+    throw new Error(`${what}: "${s}" is not a non-negative integer`);
   return v;
 }
 
 /** The search, and the schedule found as lines and as a trace file's text. */
-export function runExplore(cli: ExploreCli, clock: () => number): { result: SearchResult; schedule: string[]; traceText: string | null } {
+export function runExplore(
+  cli: ExploreCli,
+  clock: () => number,
+): { result: SearchResult; schedule: string[]; traceText: string | null } {
   const result = search(cli.setup, cli.limits, clock);
   if (!result.finding) return { result, schedule: [], traceText: null };
-  const { trace, worlds } = scheduleTrace(cli.setup, result.finding.actions, result.finding.violation);
-  const schedule = result.finding.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(cli.setup, worlds[i]!, worlds[i + 1]!, a)}`);
-  const faults = Object.entries(cli.setup.budget).filter(([, v]) => v > 0).map(([k]) => k);
-  const header = { source: 'explorer' as const, algorithm: cli.algorithm, ids: [...cli.setup.ids], seed: cli.setup.seed, faults, violation: result.finding.violation };
+  const { trace, worlds } = scheduleTrace(
+    cli.setup,
+    result.finding.actions,
+    result.finding.violation,
+  );
+  const schedule = result.finding.actions.map(
+    (a, i) =>
+      `${String(i + 1).padStart(3)}. ${describeAction(cli.setup, worlds[i]!, worlds[i + 1]!, a)}`,
+  );
+  const faults = Object.entries(cli.setup.budget)
+    .filter(([, v]) => v > 0)
+    .map(([k]) => k);
+  const header = {
+    source: 'explorer' as const,
+    algorithm: cli.algorithm,
+    ids: [...cli.setup.ids],
+    seed: cli.setup.seed,
+    faults,
+    violation: result.finding.violation,
+  };
   return { result, schedule, traceText: serializeTrace(header, trace) };
 }
 
@@ -147,7 +202,9 @@ function main(): void {
   }
   // On a terminal, a progress line per depth (the search can run for its whole time budget).
   const line = progressLine();
-  if (!cli.json) cli.limits.onDepth = (depth, states) => line.step(`depth ${depth}, ${states.toLocaleString('en')} states...`);
+  if (!cli.json)
+    cli.limits.onDepth = (depth, states) =>
+      line.step(`depth ${depth}, ${states.toLocaleString('en')} states...`);
   const { result, schedule, traceText } = runExplore(cli, () => performance.now());
   line.done();
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));
@@ -156,7 +213,15 @@ function main(): void {
     writeFileSync(cli.trace, traceText);
   }
   if (cli.json) {
-    console.log(JSON.stringify({ ...result, proven: provenWords(cli.setup, result), statesPerSecond: perSecond, schedule, trace: traceText ? cli.trace : null }));
+    console.log(
+      JSON.stringify({
+        ...result,
+        proven: provenWords(cli.setup, result),
+        statesPerSecond: perSecond,
+        schedule,
+        trace: traceText ? cli.trace : null,
+      }),
+    );
     return;
   }
   const n = cli.setup.ids.length;
@@ -167,14 +232,27 @@ function main(): void {
     states: `reached the state bound (${cli.limits.states})`,
     time: `reached the time bound (${cli.limits.ms / 1000} s)`,
   }[result.stoppedBy];
-  console.log(`${cli.algorithm}, ${n} processes (${cli.setup.crashed.length ? `coordinator ${n - 1} crashed` : 'all up'}, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${Object.entries(cli.setup.budget).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}`);
-  console.log(`${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`);
+  console.log(
+    `${cli.algorithm}, ${n} processes (${cli.setup.crashed.length ? `coordinator ${n - 1} crashed` : 'all up'}, detectors fire at ${cli.setup.initiators.join(',')}), faults: ${
+      Object.entries(cli.setup.budget)
+        .filter(([, v]) => v)
+        .map(([k]) => k)
+        .join(', ') || 'none'
+    }`,
+  );
+  console.log(
+    `${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`,
+  );
   console.log(`exhaustive: ${result.exhaustive}; ${provenWords(cli.setup, result)}`);
   if (!result.finding) {
-    console.log(`no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`);
+    console.log(
+      `no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`,
+    );
     return;
   }
-  console.log(`VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps${result.finding.by === 'probe' ? ' (found by a random probe: maybe not the shortest schedule)' : ''}:`);
+  console.log(
+    `VIOLATION (${result.finding.violation.property}): ${result.finding.violation.message}, after ${schedule.length} steps${result.finding.by === 'probe' ? ' (found by a random probe: maybe not the shortest schedule)' : ''}:`,
+  );
   for (const line of schedule) console.log(line);
   console.log(`trace written to ${cli.trace} (replay it in the dashboard)`);
 }

@@ -65,9 +65,16 @@ export function parseGradeCli(argv: string[]): GradeCli {
   });
   const algorithm = values.algorithm as AlgorithmName | undefined;
   if (!algorithm) throw new Error('--algorithm is required');
-  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
-  if (values.reference && positionals.length > 0) throw new Error('--reference grades the lab\'s own module: give no file');
-  if (!values.reference && positionals.length !== 1) throw new Error(positionals.length === 0 ? 'the module file is missing' : `one module file, not ${positionals.length}`);
+  if (!ALGORITHM_NAMES.includes(algorithm))
+    throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  if (values.reference && positionals.length > 0)
+    throw new Error("--reference grades the lab's own module: give no file");
+  if (!values.reference && positionals.length !== 1)
+    throw new Error(
+      positionals.length === 0
+        ? 'the module file is missing'
+        : `one module file, not ${positionals.length}`,
+    );
   const atMost = (n: number, max: number, what: string, why: string) => {
     if (n > max) throw new Error(`${what}: at most ${max} (${why})`);
     return n;
@@ -82,7 +89,12 @@ export function parseGradeCli(argv: string[]): GradeCli {
     file: values.reference ? null : positionals[0]!,
     seconds: num(values.seconds, '--seconds', 0),
     stepMs: num(values['step-ms'], '--step-ms', 10),
-    memoryMb: atMost(num(values.memory, '--memory', 16), MAX_MEMORY_MB, '--memory', 'the engine her module runs in is 32-bit WebAssembly: 2 GB with its own 16 MB'),
+    memoryMb: atMost(
+      num(values.memory, '--memory', 16),
+      MAX_MEMORY_MB,
+      '--memory',
+      'the engine her module runs in is 32-bit WebAssembly: 2 GB with its own 16 MB',
+    ),
     out: values.out,
     json: values.json,
   };
@@ -93,7 +105,10 @@ async function readModule(file: string): Promise<string> {
   const text = readFileSync(file, 'utf8');
   if (!/\.[mc]?ts$/.test(file)) return text;
   const ts = (await import('typescript')).default;
-  return ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, fileName: file }).outputText;
+  return ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    fileName: file,
+  }).outputText;
 }
 
 /** A worker thread running scripts/grade/worker.ts (under tsx, as this process): the grader, with her module behind the wall inside it. */
@@ -171,11 +186,20 @@ async function main(): Promise<void> {
     exploreMs: cli.seconds * 1000,
     stepMs: cli.stepMs,
     clock: () => performance.now(),
-    onCase: cli.json || !process.stderr.isTTY ? undefined : (r) => process.stderr.write(`\r${r.pass ? 'pass' : 'FAIL'} ${r.id}`.padEnd(60)),
+    onCase:
+      cli.json || !process.stderr.isTTY
+        ? undefined
+        : (r) => process.stderr.write(`\r${r.pass ? 'pass' : 'FAIL'} ${r.id}`.padEnd(60)),
   });
   if (process.stderr.isTTY && !cli.json) process.stderr.write('\r'.padEnd(61) + '\r');
   const traces = writeTraces(report, cli.out);
-  if (cli.json) console.log(JSON.stringify({ ...report, cases: report.cases.map((c) => ({ ...c, trace: traces.get(c.id) ?? null })) }));
+  if (cli.json)
+    console.log(
+      JSON.stringify({
+        ...report,
+        cases: report.cases.map((c) => ({ ...c, trace: traces.get(c.id) ?? null })),
+      }),
+    );
   else console.log(formatReport(report, traces));
   process.exit(report.loadError ? 2 : report.pass ? 0 : 1);
 }

@@ -22,17 +22,25 @@ function check(path: string): { lines: string[]; ok: boolean } {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    return { lines: [`${path}: refused: not readable JSON (${err instanceof Error ? err.message : 'unreadable'})`], ok: false };
+    return {
+      lines: [
+        `${path}: refused: not readable JSON (${err instanceof Error ? err.message : 'unreadable'})`,
+      ],
+      ok: false,
+    };
   }
   const parsed = parseLesson(raw);
-  if (!parsed.ok) return { lines: [`${path}: refused`, ...parsed.errors.map((e) => `  ${e}`)], ok: false };
+  if (!parsed.ok)
+    return { lines: [`${path}: refused`, ...parsed.errors.map((e) => `  ${e}`)], ok: false };
   const lines = [`${path}: ${parsed.lesson.id}, ${parsed.lesson.steps.length} steps`];
   let ok = true;
   parsed.lesson.steps.forEach((step, i) => {
     const o = runStep(step);
     ok &&= o.agrees;
     const cut = o.run.truncated && o.measured === null ? ' (the run hit the event bound)' : '';
-    lines.push(`  step ${i} ${o.agrees ? 'ok      ' : 'DISAGREES'} measured ${o.measured ?? 'no value'}, expected ${o.expected}${cut}: ${step.title}`);
+    lines.push(
+      `  step ${i} ${o.agrees ? 'ok      ' : 'DISAGREES'} measured ${o.measured ?? 'no value'}, expected ${o.expected}${cut}: ${step.title}`,
+    );
   });
   return { lines, ok };
 }
@@ -41,13 +49,21 @@ function main(argv: string[]): number {
   handleHelp(argv, USAGE);
   let files: string[];
   try {
-    files = parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true }).positionals;
+    files = parseArgs({
+      args: argv,
+      options: {},
+      allowPositionals: true,
+      strict: true,
+    }).positionals;
   } catch (err) {
     usageError('lesson', USAGE, err);
   }
   if (files.length === 0) {
     const dir = new URL('../lessons/', import.meta.url).pathname;
-    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => join(dir, f));
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => join(dir, f));
   }
   let ok = true;
   for (const f of files) {

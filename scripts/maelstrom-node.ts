@@ -37,12 +37,15 @@ const log = (text: string) => void process.stderr.write(`${text}\n`);
 function write(dest: string, body: Record<string, unknown>): void {
   // A reader that stopped reading (a stopped Maelstrom, a full pipe) must not grow this process without bound.
   if (process.stdout.writableLength > MAX_STDOUT_BYTES) {
-    if (dropped++ === 0) log(`stdout holds ${MAX_STDOUT_BYTES} bytes unread: dropping lines until it drains`);
+    if (dropped++ === 0)
+      log(`stdout holds ${MAX_STDOUT_BYTES} bytes unread: dropping lines until it drains`);
     return;
   }
   if (dropped) log(`stdout drained: ${dropped} lines were dropped`);
   dropped = 0;
-  process.stdout.write(`${JSON.stringify({ src: nodeName(self!), dest, body: { ...body, msg_id: ++msgIds } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ src: nodeName(self!), dest, body: { ...body, msg_id: ++msgIds } })}\n`,
+  );
 }
 
 /** init: answer init_ok and start the algorithm afresh (a second init is a restart). */
@@ -51,16 +54,21 @@ function init(src: string, body: Message, msgId: number | undefined): void {
   const names = Array.isArray(body['node_ids']) ? body['node_ids'] : [];
   const ids = names.map(nodeId);
   if (me === null || ids.length === 0 || ids.some((id) => id === null) || !ids.includes(me)) {
-    return log(`init refused: node_id and node_ids must name nodes "n<k>" (k a whole number), node_id among node_ids; got ${JSON.stringify(body).slice(0, 200)}`);
+    return log(
+      `init refused: node_id and node_ids must name nodes "n<k>" (k a whole number), node_id among node_ids; got ${JSON.stringify(body).slice(0, 200)}`,
+    );
   }
   self = me;
   reportsToLab = src === LAB_NODE;
   write(src, { type: 'init_ok', in_reply_to: msgId });
   // Our host's init carries the lab's settings; the command's options win over them.
-  const lab = (typeof body['lab'] === 'object' && body['lab'] !== null ? body['lab'] : {}) as Record<string, unknown>;
+  const lab = (
+    typeof body['lab'] === 'object' && body['lab'] !== null ? body['lab'] : {}
+  ) as Record<string, unknown>;
   const labTiming = TimingSchema.safeParse(lab['timing']);
   const labDetector = DetectorSchema.safeParse(lab['detector']);
-  if (typeof lab['algorithm'] === 'string' && lab['algorithm'] !== a.algorithm) log(`note: the lab runs ${lab['algorithm']}, this node ${a.algorithm}`);
+  if (typeof lab['algorithm'] === 'string' && lab['algorithm'] !== a.algorithm)
+    log(`note: the lab runs ${lab['algorithm']}, this node ${a.algorithm}`);
   const config: AlgorithmConfig = {
     self: me,
     ids: (ids as ProcessId[]).sort((x, y) => x - y),
@@ -75,13 +83,18 @@ function init(src: string, body: Message, msgId: number | undefined): void {
       log(`report ${JSON.stringify(report)}`);
       if (reportsToLab) write(LAB_NODE, { ...report, type: 'report' });
     },
-    fault: (f) => log(`the algorithm threw on ${f.event}: ${f.error}${f.restarted ? '; restarted' : '; stopped'}`),
+    fault: (f) =>
+      log(
+        `the algorithm threw on ${f.event}: ${f.error}${f.restarted ? '; restarted' : '; stopped'}`,
+      ),
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
     now: () => performance.now() - t0,
     random: createRng(deriveSeed(a.seed ?? Date.now() % 2 ** 31, me)),
   });
-  log(`${nodeName(me)}: ${a.algorithm} among ${config.ids.map(nodeName).join(' ')}, detector ${config.detector}, timing ${JSON.stringify(config.timing)}`);
+  log(
+    `${nodeName(me)}: ${a.algorithm} among ${config.ids.map(nodeName).join(' ')}, detector ${config.detector}, timing ${JSON.stringify(config.timing)}`,
+  );
   host.start(config);
 }
 
@@ -96,11 +109,19 @@ function onLine(text: string, n: number): void {
   if (from !== null) return host.deliver(from, body);
   if (src === LAB_NODE && body.type === 'elect') return host.elect();
   // A Maelstrom client's request (a workload): this node serves none.
-  if (msgId !== undefined) write(src, { type: 'error', in_reply_to: msgId, code: 10, text: `not supported: ${body.type}` });
+  if (msgId !== undefined)
+    write(src, {
+      type: 'error',
+      in_reply_to: msgId,
+      code: 10,
+      text: `not supported: ${body.type}`,
+    });
   log(`stdin line ${n}: ${body.type} from ${src} is not supported`);
 }
 
-const reader = new LineReader(MAX_LINE_BYTES, (e) => (e.kind === 'line' ? onLine(e.text, e.n) : log(`stdin line ${e.n}: ${e.bytes} bytes, skipped`)));
+const reader = new LineReader(MAX_LINE_BYTES, (e) =>
+  e.kind === 'line' ? onLine(e.text, e.n) : log(`stdin line ${e.n}: ${e.bytes} bytes, skipped`),
+);
 process.stdin.on('data', (b: Buffer) => reader.push(b));
 process.stdin.on('end', () => {
   reader.end();

@@ -45,10 +45,14 @@ const proc = new LabProcess({
       console.log(`crashed by the instructor: ${a.command} killed (SIGKILL)`);
     } else if (e.kind === 'status' && e.status === 'paused') {
       wasPaused = true;
-      console.log(`paused by the instructor: ${a.command} stopped (${process.platform === 'win32' ? 'no SIGSTOP here; the relay holds its messages' : 'SIGSTOP'})`);
+      console.log(
+        `paused by the instructor: ${a.command} stopped (${process.platform === 'win32' ? 'no SIGSTOP here; the relay holds its messages' : 'SIGSTOP'})`,
+      );
     } else if (e.kind === 'status' && e.status === 'up' && wasPaused) {
       wasPaused = false;
-      console.log(`resumed: ${a.command} continues (${process.platform === 'win32' ? 'the relay delivers what it held' : 'SIGCONT'})`);
+      console.log(
+        `resumed: ${a.command} continues (${process.platform === 'win32' ? 'the relay delivers what it held' : 'SIGCONT'})`,
+      );
     } else if (e.kind === 'status' && e.status === 'up' && wasCrashed) {
       wasCrashed = false;
       console.log(`recovered: ${a.command} started afresh with a new init`);
@@ -58,12 +62,16 @@ const proc = new LabProcess({
     } else if (e.kind === 'joined' && rejoining) {
       rejoining = false;
       console.log(`rejoined as ${nodeName(e.id)}`);
-    }
-    else if (e.kind === 'status' && e.status === 'left') void shutdown(0, 'the lab let this process go (left)');
-    else if (e.kind === 'error' && e.error.ref === undefined) console.error(`relay: ${e.error.code} ${e.error.message}`);
+    } else if (e.kind === 'status' && e.status === 'left')
+      void shutdown(0, 'the lab let this process go (left)');
+    else if (e.kind === 'error' && e.error.ref === undefined)
+      console.error(`relay: ${e.error.code} ${e.error.message}`);
   },
 });
-proc.setMode('code', (config, io, listener) => new MaelstromRunner(spec, config, io, hooks, listener));
+proc.setMode(
+  'code',
+  (config, io, listener) => new MaelstromRunner(spec, config, io, hooks, listener),
+);
 
 async function shutdown(code: number, why?: string): Promise<void> {
   if (stopping) return;
@@ -81,12 +89,18 @@ async function shutdown(code: number, why?: string): Promise<void> {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-console.log(`joining lab "${a.lab}" at ${a.url} over ${a.transport} (Ctrl-C stops; an unreachable relay is retried)`);
+console.log(
+  `joining lab "${a.lab}" at ${a.url} over ${a.transport} (Ctrl-C stops; an unreachable relay is retried)`,
+);
 try {
   const id = await proc.start();
-  console.log(`joined lab "${a.lab}" at ${a.url} as ${nodeName(id)} (id ${id}), running ${[a.command, ...a.args].join(' ')}`);
+  console.log(
+    `joined lab "${a.lab}" at ${a.url} as ${nodeName(id)} (id ${id}), running ${[a.command, ...a.args].join(' ')}`,
+  );
 } catch (err) {
   const e = err as { code?: string; message?: string };
-  console.error(`maelstrom: the relay refused the join: ${e.code ?? ''} ${e.message ?? String(err)}`);
+  console.error(
+    `maelstrom: the relay refused the join: ${e.code ?? ''} ${e.message ?? String(err)}`,
+  );
   await shutdown(EXIT.refused);
 }

@@ -54,7 +54,12 @@ export function parseWorkCli(v: Values, ids: readonly ProcessId[]): WorkCli {
   if (v['partition-at']) {
     const m = /^(\d+(?:\.\d+)?):(.+)$/.exec(v['partition-at']);
     if (!m) throw new Error('--partition-at: MS:0,1,5|2,3,4');
-    partitions.push({ at: Number(m[1]), groups: m[2]!.split('|').map((g) => g.split(',').map((x) => known(whole(x, '--partition-at'), '--partition-at'))) });
+    partitions.push({
+      at: Number(m[1]),
+      groups: m[2]!
+        .split('|')
+        .map((g) => g.split(',').map((x) => known(whole(x, '--partition-at'), '--partition-at'))),
+    });
   }
   if (v['heal-at'] !== undefined) {
     if (partitions.length === 0) throw new Error('--heal-at needs --partition-at');
@@ -66,23 +71,35 @@ export function parseWorkCli(v: Values, ids: readonly ProcessId[]): WorkCli {
   if (v.tasks === undefined) {
     const stray = jobOnly.find((k) => v[k] !== undefined);
     if (stray) throw new Error(`--${stray} needs --tasks`);
-    return { job: null, crashAt: timed(v['crash-at'], '--crash-at'), recoverAt: timed(v['recover-at'], '--recover-at'), partitions };
+    return {
+      job: null,
+      crashAt: timed(v['crash-at'], '--crash-at'),
+      recoverAt: timed(v['recover-at'], '--recover-at'),
+      partitions,
+    };
   }
-  return { job: jobOf(v, known), crashAt: timed(v['crash-at'], '--crash-at'), recoverAt: timed(v['recover-at'], '--recover-at'), partitions };
+  return {
+    job: jobOf(v, known),
+    crashAt: timed(v['crash-at'], '--crash-at'),
+    recoverAt: timed(v['recover-at'], '--recover-at'),
+    partitions,
+  };
 }
 
 function jobOf(v: Values, known: (id: number, what: string) => number): WorkJob {
   const tasks = whole(v.tasks!, '--tasks');
   if (tasks < 1 || tasks > MAX_TASKS) throw new Error(`--tasks must be between 1 and ${MAX_TASKS}`);
   const sharing = v.sharing ?? 'dynamic';
-  if (sharing !== 'dynamic' && sharing !== 'static') throw new Error('--sharing must be dynamic or static');
+  if (sharing !== 'dynamic' && sharing !== 'static')
+    throw new Error('--sharing must be dynamic or static');
   const fencing = v.fencing ?? 'on';
   if (fencing !== 'on' && fencing !== 'off') throw new Error('--fencing must be on or off');
   const taskMs = v['task-ms'] === undefined ? DEFAULT_JOB.taskMs : whole(v['task-ms'], '--task-ms');
   const slow: Record<number, number> = {};
   for (const pair of (v.slow ?? '').split(',').filter(Boolean)) {
     const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(pair);
-    if (!m || !(Number(m[2]) > 0)) throw new Error(`--slow: "${pair}" is not ID:FACTOR with a factor above 0`);
+    if (!m || !(Number(m[2]) > 0))
+      throw new Error(`--slow: "${pair}" is not ID:FACTOR with a factor above 0`);
     slow[known(Number(m[1]), '--slow')] = Number(m[2]);
   }
   return { ...DEFAULT_JOB, tasks, sharing, fencing: fencing === 'on', taskMs, slow };
@@ -95,7 +112,11 @@ function whole(s: string, what: string): number {
 }
 
 /** The spec with the fault schedule and, with --tasks, the work layer and its audit. */
-export function applyWork(spec: SimulationSpec, w: WorkCli | undefined, untilGiven: boolean): { spec: SimulationSpec; audit: WorkAudit | null } {
+export function applyWork(
+  spec: SimulationSpec,
+  w: WorkCli | undefined,
+  untilGiven: boolean,
+): { spec: SimulationSpec; audit: WorkAudit | null } {
   if (!w) return { spec, audit: null };
   const faulted: SimulationSpec = {
     ...spec,
@@ -104,6 +125,12 @@ export function applyWork(spec: SimulationSpec, w: WorkCli | undefined, untilGiv
     partitions: [...(spec.partitions ?? []), ...w.partitions],
   };
   if (!w.job) return { spec: faulted, audit: null };
-  const until = untilGiven ? faulted.until : Math.max(faulted.until ?? 0, workHorizon(w.job, spec.ids) + Math.max(0, ...w.crashAt.map((c) => c.at), ...w.partitions.map((p) => p.at)));
+  const until = untilGiven
+    ? faulted.until
+    : Math.max(
+        faulted.until ?? 0,
+        workHorizon(w.job, spec.ids) +
+          Math.max(0, ...w.crashAt.map((c) => c.at), ...w.partitions.map((p) => p.at)),
+      );
   return workSpec({ ...faulted, until }, w.job);
 }

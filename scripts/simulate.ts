@@ -49,7 +49,11 @@ export interface SimulateOptions {
   work?: WorkCli;
 }
 
-export function parseCli(argv: string[]): { options: SimulateOptions; json: boolean; trace: string | null } {
+export function parseCli(argv: string[]): {
+  options: SimulateOptions;
+  json: boolean;
+  trace: string | null;
+} {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -71,8 +75,15 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
     strict: true,
   });
   const algorithm = values.algorithm as AlgorithmName;
-  if (!ALGORITHM_NAMES.includes(algorithm)) throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
-  const list = (s: string | undefined) => (s ? s.split(',').filter(Boolean).map((x) => num(x, 'id list')) : []);
+  if (!ALGORITHM_NAMES.includes(algorithm))
+    throw new Error(`--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}`);
+  const list = (s: string | undefined) =>
+    s
+      ? s
+          .split(',')
+          .filter(Boolean)
+          .map((x) => num(x, 'id list'))
+      : [];
   let ids = list(values.ids);
   if (ids.length === 0) {
     const n = num(values.nodes ?? '8', '--nodes');
@@ -81,10 +92,15 @@ export function parseCli(argv: string[]): { options: SimulateOptions; json: bool
   }
   const crash = list(values.crash);
   const initiator = values.initiator === undefined ? null : num(values.initiator, '--initiator');
-  for (const id of [...crash, ...(initiator === null ? [] : [initiator])]) if (!ids.includes(id)) throw new Error(`id ${id} is not among the lab's ids`);
-  if (initiator !== null && crash.includes(initiator)) throw new Error(`--initiator ${initiator} is crashed at time 0 (--crash): a crashed process detects nothing; choose a live initiator`);
+  for (const id of [...crash, ...(initiator === null ? [] : [initiator])])
+    if (!ids.includes(id)) throw new Error(`id ${id} is not among the lab's ids`);
+  if (initiator !== null && crash.includes(initiator))
+    throw new Error(
+      `--initiator ${initiator} is crashed at time 0 (--crash): a crashed process detects nothing; choose a live initiator`,
+    );
   const detector = values.detector ?? null;
-  if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector)) throw new Error('--detector must be heartbeat, poll or none');
+  if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector))
+    throw new Error('--detector must be heartbeat, poll or none');
   const drop = Number(values.drop);
   if (!(drop >= 0 && drop <= 1)) throw new Error('--drop must be a probability between 0 and 1');
   return {
@@ -148,7 +164,8 @@ export function runSimulation(o: SimulateOptions, trace: boolean) {
     warnings: warnings(o, summary),
     messages: r.messages,
     electionTime: r.electionTime,
-    electionTimeInTransmissions: r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
+    electionTimeInTransmissions:
+      r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
     endTime: r.endTime,
     events: r.events,
     truncated: r.truncated,
@@ -170,16 +187,29 @@ function main(): void {
   const { trace, ...result } = runSimulation(parsed.options, parsed.trace !== null);
   const wallMs = Math.round(performance.now() - started);
   if (parsed.trace) {
-    writeFileSync(parsed.trace, serializeTrace({ source: 'simulator', algorithm: result.algorithm, ids: parsed.options.ids, seed: result.seed }, trace));
+    writeFileSync(
+      parsed.trace,
+      serializeTrace(
+        {
+          source: 'simulator',
+          algorithm: result.algorithm,
+          ids: parsed.options.ids,
+          seed: result.seed,
+        },
+        trace,
+      ),
+    );
   }
   if (parsed.json) {
     console.log(JSON.stringify({ ...result, wallMs }));
     return;
   }
   const coords = new Map<string, number[]>();
-  for (const [id, c] of Object.entries(result.coordinatorByNode)) coords.set(String(c), [...(coords.get(String(c)) ?? []), Number(id)]);
+  for (const [id, c] of Object.entries(result.coordinatorByNode))
+    coords.set(String(c), [...(coords.get(String(c)) ?? []), Number(id)]);
   const lines = [
-    `${result.algorithm}: ${result.nodes} processes, ${result.live} live, seed ${result.seed}` + (result.initiator === null ? '' : `, initiator ${result.initiator}`),
+    `${result.algorithm}: ${result.nodes} processes, ${result.live} live, seed ${result.seed}` +
+      (result.initiator === null ? '' : `, initiator ${result.initiator}`),
     `crashed at t=0: ${result.crashed.length ? result.crashed.join(', ') : 'none'}`,
     `messages: ${result.messages.total} sent, ${result.messages.delivered} delivered, ${result.messages.dropped} dropped`,
     ...Object.entries(result.messages.byType).map(([t, n]) => `  ${t.padEnd(12)} ${n}`),
@@ -193,14 +223,26 @@ function main(): void {
 }
 
 /** What a reader of the summary must not miss: agreement on a dead coordinator, an initiator that detects nothing. */
-function warnings(o: SimulateOptions, r: { coordinatorByNode: Record<string, number | null> }): string[] {
+function warnings(
+  o: SimulateOptions,
+  r: { coordinatorByNode: Record<string, number | null> },
+): string[] {
   const out: string[] = [];
   const believed = new Set(Object.values(r.coordinatorByNode));
   for (const c of believed) {
-    if (c !== null && o.crash.includes(c)) out.push(`warning: ${believed.size === 1 ? 'every live process believes' : 'some processes believe'} in ${c}, which crashed at time 0: no election replaced it${o.initiator === null ? '' : ` (did initiator ${o.initiator} detect the crash?)`}`);
+    if (c !== null && o.crash.includes(c))
+      out.push(
+        `warning: ${believed.size === 1 ? 'every live process believes' : 'some processes believe'} in ${c}, which crashed at time 0: no election replaced it${o.initiator === null ? '' : ` (did initiator ${o.initiator} detect the crash?)`}`,
+      );
   }
-  if (o.algorithm === 'emergent' && o.initiator !== null && initialRole(o, o.initiator) === 'idle') {
-    out.push(`warning: initiator ${o.initiator} is an idle process in the emergent algorithm: idles do not watch the master (003), so it detects nothing; choose a slave`);
+  if (
+    o.algorithm === 'emergent' &&
+    o.initiator !== null &&
+    initialRole(o, o.initiator) === 'idle'
+  ) {
+    out.push(
+      `warning: initiator ${o.initiator} is an idle process in the emergent algorithm: idles do not watch the master (003), so it detects nothing; choose a slave`,
+    );
   }
   return out;
 }
@@ -208,7 +250,22 @@ function warnings(o: SimulateOptions, r: { coordinatorByNode: Record<string, num
 function initialRole(o: SimulateOptions, id: number): string {
   const alg = getAlgorithm(o.algorithm);
   const coordinator = Math.max(...o.ids);
-  const init = alg.init({ self: id, ids: o.ids, ring: o.ids, timing: { transmission: o.delay, processing: 1, heartbeatInterval: 5 * o.delay, heartbeatTimeout: 15 * o.delay }, detector: 'none', initialCoordinator: coordinator }, { now: 0, random: () => 0.5 });
+  const init = alg.init(
+    {
+      self: id,
+      ids: o.ids,
+      ring: o.ids,
+      timing: {
+        transmission: o.delay,
+        processing: 1,
+        heartbeatInterval: 5 * o.delay,
+        heartbeatTimeout: 15 * o.delay,
+      },
+      detector: 'none',
+      initialCoordinator: coordinator,
+    },
+    { now: 0, random: () => 0.5 },
+  );
   return alg.report(init.state).role;
 }
 

@@ -11,22 +11,30 @@ export interface Tool {
   present(): boolean;
 }
 
-const onPath = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const onPath = (cmd: string) =>
+  spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
 export const TOOLS: readonly Tool[] = [
   // The browser tests' path (test/helpers/browser.ts) can be pointed elsewhere with CHROMIUM_PATH.
-  { pkg: 'chromium', present: () => existsSync(process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium') },
+  {
+    pkg: 'chromium',
+    present: () => existsSync(process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'),
+  },
   { pkg: 'redis-server', present: () => onPath('redis-server') },
   { pkg: 'python3', present: () => onPath('python3') },
 ];
 
-export type Plan = { kind: 'ready' } | { kind: 'install'; pkgs: string[] } | { kind: 'stop'; line: string };
+export type Plan =
+  { kind: 'ready' } | { kind: 'install'; pkgs: string[] } | { kind: 'stop'; line: string };
 
 /** What to do about the missing packages: nothing, install them (root with apt-get), or stop. */
 export function plan(missing: readonly string[], canInstall: boolean): Plan {
   if (missing.length === 0) return { kind: 'ready' };
   if (canInstall) return { kind: 'install', pkgs: [...missing] };
-  return { kind: 'stop', line: `npm test needs ${missing.join(', ')}: run  sudo apt-get install -y ${missing.join(' ')}  (or your system's equivalent), then npm test again` };
+  return {
+    kind: 'stop',
+    line: `npm test needs ${missing.join(', ')}: run  sudo apt-get install -y ${missing.join(' ')}  (or your system's equivalent), then npm test again`,
+  };
 }
 
 function main(): number {
@@ -38,12 +46,19 @@ function main(): number {
     console.error(next.line);
     return 1;
   }
-  console.error(`npm test: installing ${next.pkgs.join(', ')} with apt-get (the browser, cluster and Python tests need them)`);
+  console.error(
+    `npm test: installing ${next.pkgs.join(', ')} with apt-get (the browser, cluster and Python tests need them)`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...next.pkgs]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', ...next.pkgs],
+  ]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (r.status !== 0) {
-      console.error(`npm test: apt-get ${args[0]} failed (exit ${r.status}); install ${next.pkgs.join(' ')} by hand, then npm test again`);
+      console.error(
+        `npm test: apt-get ${args[0]} failed (exit ${r.status}); install ${next.pkgs.join(' ')} by hand, then npm test again`,
+      );
       return 1;
     }
   }

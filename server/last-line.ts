@@ -5,7 +5,11 @@
 import type { EventEmitter } from 'node:events';
 import type { Counters } from './lab/counters.ts';
 
-export function installLastLine(target: EventEmitter, counters: Counters, log: (...args: unknown[]) => void): void {
+export function installLastLine(
+  target: EventEmitter,
+  counters: Counters,
+  log: (...args: unknown[]) => void,
+): void {
   let lastLog = 0;
   const report = (kind: 'uncaught' | 'unhandled-rejection') => (err: unknown) => {
     counters.inc(kind);
@@ -13,7 +17,10 @@ export function installLastLine(target: EventEmitter, counters: Counters, log: (
     const now = Date.now();
     if (now - lastLog < 1000) return;
     lastLog = now;
-    log(`[relay] ${kind === 'uncaught' ? 'uncaught exception' : 'unhandled rejection'}, still serving (see ${kind} in /api/health):`, err);
+    log(
+      `[relay] ${kind === 'uncaught' ? 'uncaught exception' : 'unhandled rejection'}, still serving (see ${kind} in /api/health):`,
+      err,
+    );
   };
   target.on('uncaughtException', report('uncaught'));
   target.on('unhandledRejection', report('unhandled-rejection'));

@@ -19,9 +19,16 @@ const fromEnv = process.env['ELECTION_LAB_TOKEN'];
 const token = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(12).toString('base64url');
 
 const redisUrl = process.env['REDIS_URL'];
-const publicUrl = process.env['PUBLIC_URL'] ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+const publicUrl =
+  process.env['PUBLIC_URL'] ??
+  `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
 const cluster = redisUrl
-  ? { redisUrl, relayId: process.env['RELAY_ID'] ?? `relay-${randomBytes(4).toString('hex')}`, publicUrl, leaseMs: Number(process.env['LEASE_MS'] ?? 5000) }
+  ? {
+      redisUrl,
+      relayId: process.env['RELAY_ID'] ?? `relay-${randomBytes(4).toString('hex')}`,
+      publicUrl,
+      leaseMs: Number(process.env['LEASE_MS'] ?? 5000),
+    }
   : undefined;
 
 const wholeFromEnv = (name: string): number | undefined => {
@@ -37,7 +44,10 @@ const wholeFromEnv = (name: string): number | undefined => {
 const traceMaxBytes = wholeFromEnv('TRACE_MAX_BYTES');
 const perIp = wholeFromEnv('MAX_CONNECTIONS_PER_IP');
 // Comma-separated origins (scheme://host[:port]) of browser pages allowed besides the relay's own.
-const origins = process.env['ALLOWED_ORIGINS']?.split(',').map((o) => o.trim()).filter(Boolean);
+const origins = process.env['ALLOWED_ORIGINS']
+  ?.split(',')
+  .map((o) => o.trim())
+  .filter(Boolean);
 const diskBudgetBytes = wholeFromEnv('DISK_BUDGET_BYTES');
 const traceMaxPendingBytes = wholeFromEnv('TRACE_MAX_PENDING_BYTES');
 // A test and bench hook: a disk that falls behind, on the real write path.
@@ -58,7 +68,10 @@ const relay = await createRelay({
   ...(traceMaxPendingBytes ? { traceMaxPendingBytes } : {}),
   ...(traceWriteMsPerMiB ? { traceWriteMsPerMiB } : {}),
   byteLimits: { ...(perAddress ? { perAddress } : {}), ...(perLab ? { perLab } : {}) },
-  net: { ...(perIp !== undefined ? { maxConnectionsPerIp: perIp } : {}), ...(origins?.length ? { allowedOrigins: origins } : {}) },
+  net: {
+    ...(perIp !== undefined ? { maxConnectionsPerIp: perIp } : {}),
+    ...(origins?.length ? { allowedOrigins: origins } : {}),
+  },
 });
 installLastLine(process, relay.counters, console.error);
 // A lone relay opens the demo lab alive (server/demo-lab.ts). In a cluster the demo lab may live
@@ -86,11 +99,18 @@ relay.server.listen(port, host, () => {
   const lines = [
     'Election Lab relay is up.',
     `  data folder:    ${dataDir}`,
-    ...(relay.cluster ? [`  cluster:        relay ${relay.cluster.relayId} at ${publicUrl}, Redis ${redisUrl}`] : []),
-    `  labs:           ${relay.labs.list().map((l) => `${l.name} (${l.config.algorithm}, ${l.config.ids.length} ids)`).join(', ')}`,
+    ...(relay.cluster
+      ? [`  cluster:        relay ${relay.cluster.relayId} at ${publicUrl}, Redis ${redisUrl}`]
+      : []),
+    `  labs:           ${relay.labs
+      .list()
+      .map((l) => `${l.name} (${l.config.algorithm}, ${l.config.ids.length} ids)`)
+      .join(', ')}`,
     '',
     'Students open (join lab "demo"):',
-    ...[`http://localhost:${port}/lab/demo`, ...lan.map((a) => `http://${a}:${port}/lab/demo`)].map((u) => `  ${u}`),
+    ...[`http://localhost:${port}/lab/demo`, ...lan.map((a) => `http://${a}:${port}/lab/demo`)].map(
+      (u) => `  ${u}`,
+    ),
     '',
     ...(demoLive
       ? [
@@ -102,7 +122,9 @@ relay.server.listen(port, host, () => {
       : []),
     'Instructor (keep this token to yourself):',
     `  http://localhost:${port}/lab/demo/instructor?token=${encodeURIComponent(token)}`,
-    fromEnv ? '  token from ELECTION_LAB_TOKEN' : '  token generated; set ELECTION_LAB_TOKEN to choose one',
+    fromEnv
+      ? '  token from ELECTION_LAB_TOKEN'
+      : '  token generated; set ELECTION_LAB_TOKEN to choose one',
     '',
     `Raw WebSocket processes: ws://<host>:${port}/ws (docs/PROTOCOL.md); REST: http://localhost:${port}/api/labs`,
   ];

@@ -18,10 +18,21 @@ import { DemoLoops } from './lab/demo-loop.ts';
 import { LabListHub } from './lab/lab-list.ts';
 import { loadLessons } from './lab/lesson-catalog.ts';
 import { LessonRooms } from './lab/lesson-room.ts';
-import { DEFAULT_NET_LIMITS, guardServer, requestOriginAllowed, type NetLimits } from './transport/net-guard.ts';
+import {
+  DEFAULT_NET_LIMITS,
+  guardServer,
+  requestOriginAllowed,
+  type NetLimits,
+} from './transport/net-guard.ts';
 import { Labs } from './lab/labs.ts';
 import type { ObserverOptions } from './lab/observers.ts';
-import { AddressBuckets, DEFAULT_BYTE_LIMITS, DEFAULT_RATE_LIMITS, type ByteLimits, type RateLimits } from './lab/rate-limit.ts';
+import {
+  AddressBuckets,
+  DEFAULT_BYTE_LIMITS,
+  DEFAULT_RATE_LIMITS,
+  type ByteLimits,
+  type RateLimits,
+} from './lab/rate-limit.ts';
 import { Session } from './lab/session.ts';
 import { serveClient } from './http/static.ts';
 import { createSocketIo } from './transport/transport-socketio.ts';
@@ -108,7 +119,9 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     resumeGraceMs: opts.resumeGraceMs ?? 15_000,
     observers: { ...opts.observers, onDrop: (what) => counters.inc(what) },
     byteLimits: byteLimits.perLab,
-    ...(opts.traceMaxPendingBytes !== undefined ? { traceMaxPendingBytes: opts.traceMaxPendingBytes } : {}),
+    ...(opts.traceMaxPendingBytes !== undefined
+      ? { traceMaxPendingBytes: opts.traceMaxPendingBytes }
+      : {}),
     ...(opts.traceWriteMsPerMiB ? { traceWriteMsPerMiB: opts.traceWriteMsPerMiB } : {}),
     traceFlushMs: opts.traceFlushMs,
     maxLabs: opts.maxLabs,
@@ -121,13 +134,27 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   if (cluster) await cluster.start(labs);
   else await labs.loadAll();
 
-  const catalog = loadLessons(opts.lessonsDir ?? fileURLToPath(new URL('../lessons', import.meta.url)));
-  for (const r of catalog.refused) onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
+  const catalog = loadLessons(
+    opts.lessonsDir ?? fileURLToPath(new URL('../lessons', import.meta.url)),
+  );
+  for (const r of catalog.refused)
+    onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
   const lessons = { catalog, rooms: new LessonRooms() };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
   const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
-  const newSession = (conn: Conn) => new Session(conn, { labs, counters, clock, rateLimits, addressBuckets, onError, lessons: lessons.rooms, ...(locate ? { locate } : {}), ...(labList ? { labList } : {}) });
+  const newSession = (conn: Conn) =>
+    new Session(conn, {
+      labs,
+      counters,
+      clock,
+      rateLimits,
+      addressBuckets,
+      onError,
+      lessons: lessons.rooms,
+      ...(locate ? { locate } : {}),
+      ...(labList ? { labList } : {}),
+    });
 
   const app = express();
   app.disable('x-powered-by');
@@ -137,7 +164,8 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   // Browsers from other origins may not drive the relay (ALLOWED_ORIGINS); non-browsers send no Origin.
   const originOk = (req: IncomingMessage) => requestOriginAllowed(req, net.allowedOrigins);
   app.use((req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || originOk(req)) return next();
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || originOk(req))
+      return next();
     counters.inc('ORIGIN_NOT_ALLOWED');
     const e = errorFrame('ORIGIN_NOT_ALLOWED');
     res.status(ERRORS.ORIGIN_NOT_ALLOWED.status).json(e);
@@ -176,11 +204,34 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
 
-  const bots = opts.bots === false ? null : new ServerBots({ labs, session: newSession, ...(opts.botRegistry ? { registry: opts.botRegistry } : {}) });
+  const bots =
+    opts.bots === false
+      ? null
+      : new ServerBots({
+          labs,
+          session: newSession,
+          ...(opts.botRegistry ? { registry: opts.botRegistry } : {}),
+        });
   const demo = new DemoLoops(labs);
   const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
-  app.use('/api', createApi({ labs, counters, token: opts.token, connections, onError, lessons, demo, ...(bots ? { bots } : {}), ...(cluster ? { cluster } : {}) }));
-  const clientDir = opts.clientDir === undefined ? fileURLToPath(new URL('../client/dist', import.meta.url)) : opts.clientDir;
+  app.use(
+    '/api',
+    createApi({
+      labs,
+      counters,
+      token: opts.token,
+      connections,
+      onError,
+      lessons,
+      demo,
+      ...(bots ? { bots } : {}),
+      ...(cluster ? { cluster } : {}),
+    }),
+  );
+  const clientDir =
+    opts.clientDir === undefined
+      ? fileURLToPath(new URL('../client/dist', import.meta.url))
+      : opts.clientDir;
   serveClient(app, clientDir, locate);
 
   let closing: Promise<void> | null = null;

@@ -4,16 +4,61 @@ import { createRouter, createWebHistory } from 'vue-router';
 export const router = createRouter({
   history: createWebHistory(),
   routes: [
-    { path: '/', name: 'home', component: () => import('./pages/HomePage.vue'), meta: { title: 'Election Lab' } },
-    { path: '/lab/:lab', name: 'dashboard', component: () => import('./pages/DashboardPage.vue'), props: true, meta: { title: 'Dashboard' } },
+    {
+      path: '/',
+      name: 'home',
+      component: () => import('./pages/HomePage.vue'),
+      meta: { title: 'Election Lab' },
+    },
+    {
+      path: '/lab/:lab',
+      name: 'dashboard',
+      component: () => import('./pages/DashboardPage.vue'),
+      props: true,
+      meta: { title: 'Dashboard' },
+    },
     // `:id` is a process id, or `new` for the next free one (the page then replaces it with the id it got).
-    { path: '/lab/:lab/process/:id', name: 'process', component: () => import('./pages/ProcessPage.vue'), props: true, meta: { title: 'Process' } },
-    { path: '/lab/:lab/projector', name: 'projector', component: () => import('./pages/ProjectorPage.vue'), props: true, meta: { title: 'Projector' } },
-    { path: '/lab/:lab/instructor', name: 'instructor', component: () => import('./pages/InstructorPage.vue'), props: true, meta: { title: 'Instructor' } },
-    { path: '/join/:code?', name: 'join', component: () => import('./pages/JoinPage.vue'), props: true, meta: { title: 'Join' } },
+    {
+      path: '/lab/:lab/process/:id',
+      name: 'process',
+      component: () => import('./pages/ProcessPage.vue'),
+      props: true,
+      meta: { title: 'Process' },
+    },
+    {
+      path: '/lab/:lab/projector',
+      name: 'projector',
+      component: () => import('./pages/ProjectorPage.vue'),
+      props: true,
+      meta: { title: 'Projector' },
+    },
+    {
+      path: '/lab/:lab/instructor',
+      name: 'instructor',
+      component: () => import('./pages/InstructorPage.vue'),
+      props: true,
+      meta: { title: 'Instructor' },
+    },
+    {
+      path: '/join/:code?',
+      name: 'join',
+      component: () => import('./pages/JoinPage.vue'),
+      props: true,
+      meta: { title: 'Join' },
+    },
     // Replay any trace: `?lab=NAME` loads that lab's trace from the relay; or open a file on the page.
-    { path: '/replay', name: 'replay', component: () => import('./pages/ReplayPage.vue'), meta: { title: 'Replay' } },
-    { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
+    {
+      path: '/replay',
+      name: 'replay',
+      component: () => import('./pages/ReplayPage.vue'),
+      meta: { title: 'Replay' },
+    },
+    {
+      path: '/:rest(.*)*',
+      name: 'not-found',
+      component: () => import('./pages/NotFoundPage.vue'),
+      meta: { title: 'Not found' },
+    },
   ],
 });
 

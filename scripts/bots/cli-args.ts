@@ -1,6 +1,11 @@
 // The bot CLI's arguments, parsed into a value (errors are values): npm run bots -- --help.
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName, type ProcessId, type Timing } from '@shared/algorithms/algorithm.ts';
+import {
+  ALGORITHM_NAMES,
+  type AlgorithmName,
+  type ProcessId,
+  type Timing,
+} from '@shared/algorithms/algorithm.ts';
 import type { BotTransport } from '@shared/lab-client/node-channel.ts';
 
 export interface BotArgs {
@@ -36,7 +41,10 @@ export const USAGE = `Usage: npm run bots -- --lab NAME --count N [options]
 /** "10-40,50,52-53" -> ascending unique ids. */
 export function parseIds(text: string): ProcessId[] | string {
   const ids = new Set<ProcessId>();
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(part);
     if (!m) return `bad id range "${part}"`;
     const lo = Number(m[1]);
@@ -48,7 +56,9 @@ export function parseIds(text: string): ProcessId[] | string {
   return ids.size ? [...ids].sort((a, b) => a - b) : 'no ids given';
 }
 
-export function parseBotArgs(argv: string[]): { ok: true; args: BotArgs } | { ok: false; error: string } {
+export function parseBotArgs(
+  argv: string[],
+): { ok: true; args: BotArgs } | { ok: false; error: string } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -77,11 +87,15 @@ export function parseBotArgs(argv: string[]): { ok: true; args: BotArgs } | { ok
   const ids = values.ids === undefined ? null : parseIds(values.ids);
   if (typeof ids === 'string') return { ok: false, error: `--ids: ${ids}` };
   const count = values.count === undefined ? (ids?.length ?? NaN) : Number(values.count);
-  if (!Number.isInteger(count) || count < 1 || count > 5000) return { ok: false, error: '--count must be a whole number from 1 to 5000 (or give --ids)' };
-  if (ids && count > ids.length) return { ok: false, error: `--count ${count} but --ids lists only ${ids.length}` };
+  if (!Number.isInteger(count) || count < 1 || count > 5000)
+    return { ok: false, error: '--count must be a whole number from 1 to 5000 (or give --ids)' };
+  if (ids && count > ids.length)
+    return { ok: false, error: `--count ${count} but --ids lists only ${ids.length}` };
   const algorithm = values.algorithm ?? null;
-  if (algorithm !== null && !(ALGORITHM_NAMES as readonly string[]).includes(algorithm)) return { ok: false, error: `--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}` };
-  if (values.transport !== 'socketio' && values.transport !== 'ws') return { ok: false, error: '--transport must be socketio or ws' };
+  if (algorithm !== null && !(ALGORITHM_NAMES as readonly string[]).includes(algorithm))
+    return { ok: false, error: `--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}` };
+  if (values.transport !== 'socketio' && values.transport !== 'ws')
+    return { ok: false, error: '--transport must be socketio or ws' };
   const timing: Partial<Timing> = {};
   const fields = [
     ['transmission', 'transmission'],
@@ -93,17 +107,32 @@ export function parseBotArgs(argv: string[]): { ok: true; args: BotArgs } | { ok
     const v = values[flag];
     if (v === undefined) continue;
     const n = Number(v);
-    if (!Number.isFinite(n) || n < 0 || n > 600_000) return { ok: false, error: `--${flag} must be a number of ms` };
+    if (!Number.isFinite(n) || n < 0 || n > 600_000)
+      return { ok: false, error: `--${flag} must be a number of ms` };
     timing[key] = n;
   }
   const duration = values.duration === undefined ? null : Number(values.duration);
-  if (duration !== null && !(duration > 0)) return { ok: false, error: '--duration must be a positive number of seconds' };
+  if (duration !== null && !(duration > 0))
+    return { ok: false, error: '--duration must be a positive number of seconds' };
   const interval = Number(values.interval);
   const parallel = Number(values.parallel);
   if (!(interval > 0)) return { ok: false, error: '--interval must be positive' };
-  if (!Number.isInteger(parallel) || parallel < 1) return { ok: false, error: '--parallel must be a positive whole number' };
+  if (!Number.isInteger(parallel) || parallel < 1)
+    return { ok: false, error: '--parallel must be a positive whole number' };
   return {
     ok: true,
-    args: { url: values.url, lab: values.lab, count, ids: ids ? ids.slice(0, count) : null, algorithm: algorithm as AlgorithmName | null, transport: values.transport, timing, duration, interval, name: values.name, parallel },
+    args: {
+      url: values.url,
+      lab: values.lab,
+      count,
+      ids: ids ? ids.slice(0, count) : null,
+      algorithm: algorithm as AlgorithmName | null,
+      transport: values.transport,
+      timing,
+      duration,
+      interval,
+      name: values.name,
+      parallel,
+    },
   };
 }

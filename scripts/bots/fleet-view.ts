@@ -15,7 +15,11 @@ export function statusLine(s: FleetStatus, c: FleetCounters, t: FleetTick): stri
   if (s.connecting) parts.push(`reconnecting ${s.connecting}`);
   if (s.gone) parts.push(`gone ${s.gone}`);
   parts.push(`elections ${c.episodes}${s.electing ? ` (electing now: ${s.electing})` : ''}`);
-  parts.push(s.coordinator === null ? 'no coordinator' : `coordinator ${s.coordinator} (${s.agreeing}/${s.up} agree)`);
+  parts.push(
+    s.coordinator === null
+      ? 'no coordinator'
+      : `coordinator ${s.coordinator} (${s.agreeing}/${s.up} agree)`,
+  );
   const rate = (n: number) => Math.round(n / Math.max(t.seconds, 1e-3));
   parts.push(`msgs/s out ${rate(t.sentDelta)} in ${rate(t.receivedDelta)}`);
   return parts.join(' | ');

@@ -27,7 +27,11 @@ export function redisServerPath(): string | null {
 function waitForOutput(child: ChildProcess, text: string, ms: number, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not print "${text}" within ${ms} ms:\n${seen.slice(-2000)}`)), ms);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`${what} did not print "${text}" within ${ms} ms:\n${seen.slice(-2000)}`)),
+      ms,
+    );
     const on = (d: Buffer) => {
       seen += d.toString();
       if (seen.includes(text)) {
@@ -39,7 +43,9 @@ function waitForOutput(child: ChildProcess, text: string, ms: number, what: stri
     child.stderr?.on('data', on);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${what} exited (${code}) before printing "${text}":\n${seen.slice(-2000)}`));
+      reject(
+        new Error(`${what} exited (${code}) before printing "${text}":\n${seen.slice(-2000)}`),
+      );
     });
   });
 }
@@ -55,12 +61,30 @@ export interface RedisProc {
 export function redisOn(port: number, dir: string): RedisProc {
   let child: ChildProcess | null = null;
   const bin = redisServerPath();
-  if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does it)');
+  if (!bin)
+    throw new Error(
+      'redis-server is not installed (apt-get install redis-server; .ci/run does it)',
+    );
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(
+        bin,
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       await waitForOutput(child, 'Ready to accept connections', 10_000, 'redis-server');
     },
     async stop(signal = 'SIGTERM') {
@@ -82,7 +106,16 @@ export interface RelayProc {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startRelayProc(opts: { id: string; port: number; dataDir: string; token: string; redisUrl?: string; leaseMs?: number; host?: string; env?: Record<string, string> }): Promise<RelayProc> {
+export async function startRelayProc(opts: {
+  id: string;
+  port: number;
+  dataDir: string;
+  token: string;
+  redisUrl?: string;
+  leaseMs?: number;
+  host?: string;
+  env?: Record<string, string>;
+}): Promise<RelayProc> {
   const url = `http://${opts.host ?? '127.0.0.1'}:${opts.port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
@@ -92,7 +125,14 @@ export async function startRelayProc(opts: { id: string; port: number; dataDir: 
       HOST: opts.host ?? '127.0.0.1',
       DATA_DIR: opts.dataDir,
       ELECTION_LAB_TOKEN: opts.token,
-      ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, RELAY_ID: opts.id, PUBLIC_URL: url, LEASE_MS: String(opts.leaseMs ?? 1500) } : {}),
+      ...(opts.redisUrl
+        ? {
+            REDIS_URL: opts.redisUrl,
+            RELAY_ID: opts.id,
+            PUBLIC_URL: url,
+            LEASE_MS: String(opts.leaseMs ?? 1500),
+          }
+        : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,8 +151,12 @@ export async function startRelayProc(opts: { id: string; port: number; dataDir: 
   };
 }
 
-
-export type ClusterApi = (base: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: any; url: string }>;
+export type ClusterApi = (
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: any; url: string }>;
 
 /**
  * REST calls to a cluster that follow its 307 redirects by hand: `fetch` drops the
@@ -125,7 +169,10 @@ export function clusterApi(token: string): ClusterApi {
       const res = await fetch(url, {
         method,
         redirect: 'manual',
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(10_000),
       });

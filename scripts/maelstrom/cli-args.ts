@@ -1,7 +1,13 @@
 // The arguments of `npm run maelstrom` and `npm run maelstrom-node` (docs/MAELSTROM.md), parsed
 // into values; a usage error is a value naming the option.
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES, type AlgorithmName, type DetectorMode, type ProcessId, type Timing } from '@shared/algorithms/algorithm.ts';
+import {
+  ALGORITHM_NAMES,
+  type AlgorithmName,
+  type DetectorMode,
+  type ProcessId,
+  type Timing,
+} from '@shared/algorithms/algorithm.ts';
 import type { BotTransport } from '@shared/lab-client/node-channel.ts';
 import { MAX_PROCESS_ID } from '@shared/protocol/lab-config.ts';
 
@@ -64,15 +70,31 @@ export function parseHostArgs(argv: string[]): Parsed<HostArgs> {
   if (!values.lab) return { ok: false, error: '--lab is required' };
   if (!command) return { ok: false, error: 'no executable: give it after --, e.g. -- ./my-node' };
   const id = values.id === undefined ? null : whole(values.id, 0, MAX_PROCESS_ID);
-  if (values.id !== undefined && id === null) return { ok: false, error: `--id must be a whole number from 0 to ${MAX_PROCESS_ID}` };
-  if (values.transport !== 'socketio' && values.transport !== 'ws') return { ok: false, error: '--transport must be ws or socketio' };
+  if (values.id !== undefined && id === null)
+    return { ok: false, error: `--id must be a whole number from 0 to ${MAX_PROCESS_ID}` };
+  if (values.transport !== 'socketio' && values.transport !== 'ws')
+    return { ok: false, error: '--transport must be ws or socketio' };
   const initTimeoutMs = whole(values['init-timeout'], 1, 600_000);
-  if (initTimeoutMs === null) return { ok: false, error: '--init-timeout must be a whole number of ms from 1 to 600000' };
-  if (values.name !== undefined && values.name.length > 40) return { ok: false, error: '--name takes at most 40 characters' };
+  if (initTimeoutMs === null)
+    return { ok: false, error: '--init-timeout must be a whole number of ms from 1 to 600000' };
+  if (values.name !== undefined && values.name.length > 40)
+    return { ok: false, error: '--name takes at most 40 characters' };
   // The dashboard's default name: the node's file (`python3 bully_node.py` -> bully_node.py), else the command.
   const file = [command, ...args].find((x) => x.includes('/') || /\.\w+$/.test(x)) ?? command;
   const name = values.name ?? file.split('/').pop()!.slice(0, 40);
-  return { ok: true, args: { url: values.url, lab: values.lab, id, name, transport: values.transport, initTimeoutMs, command, args } };
+  return {
+    ok: true,
+    args: {
+      url: values.url,
+      lab: values.lab,
+      id,
+      name,
+      transport: values.transport,
+      initTimeoutMs,
+      command,
+      args,
+    },
+  };
 }
 
 export const NODE_USAGE = `Usage: npm run maelstrom-node -- --algorithm NAME [options]
@@ -117,9 +139,11 @@ export function parseNodeArgs(argv: string[]): Parsed<NodeArgs> {
     return { ok: false, error: (err as Error).message };
   }
   const algorithm = values.algorithm;
-  if (!algorithm || !(ALGORITHM_NAMES as readonly string[]).includes(algorithm)) return { ok: false, error: `--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}` };
+  if (!algorithm || !(ALGORITHM_NAMES as readonly string[]).includes(algorithm))
+    return { ok: false, error: `--algorithm must be one of ${ALGORITHM_NAMES.join(', ')}` };
   const detector = values.detector ?? null;
-  if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector)) return { ok: false, error: '--detector must be heartbeat, poll or none' };
+  if (detector !== null && !['heartbeat', 'poll', 'none'].includes(detector))
+    return { ok: false, error: '--detector must be heartbeat, poll or none' };
   const timing: Partial<Timing> = {};
   const fields = [
     ['transmission', 'transmission'],
@@ -130,11 +154,28 @@ export function parseNodeArgs(argv: string[]): Parsed<NodeArgs> {
   for (const [flag, key] of fields) {
     if (values[flag] === undefined) continue;
     const lo = key === 'processing' ? 0 : 1;
-    const n = whole(values[flag], lo, key === 'transmission' || key === 'processing' ? 60_000 : 600_000);
-    if (n === null) return { ok: false, error: `--${flag} must be a whole number of ms (the lab's bounds: docs/PROTOCOL.md)` };
+    const n = whole(
+      values[flag],
+      lo,
+      key === 'transmission' || key === 'processing' ? 60_000 : 600_000,
+    );
+    if (n === null)
+      return {
+        ok: false,
+        error: `--${flag} must be a whole number of ms (the lab's bounds: docs/PROTOCOL.md)`,
+      };
     timing[key] = n;
   }
   const seed = values.seed === undefined ? null : whole(values.seed, 0, 2 ** 31 - 1);
-  if (values.seed !== undefined && seed === null) return { ok: false, error: '--seed must be a whole number' };
-  return { ok: true, args: { algorithm: algorithm as AlgorithmName, detector: detector as DetectorMode | null, timing, seed } };
+  if (values.seed !== undefined && seed === null)
+    return { ok: false, error: '--seed must be a whole number' };
+  return {
+    ok: true,
+    args: {
+      algorithm: algorithm as AlgorithmName,
+      detector: detector as DetectorMode | null,
+      timing,
+      seed,
+    },
+  };
 }

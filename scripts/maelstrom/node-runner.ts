@@ -9,8 +9,22 @@ import type { AlgorithmConfig, Message, ProcessId, Report } from '@shared/algori
 import { MESSAGE_SCHEMAS } from '@shared/algorithms/registry.ts';
 import { parseMessage } from '@shared/algorithms/messages.ts';
 import { MAX_FRAME_BYTES, type ProcessConfig } from '@shared/protocol/frames.ts';
-import { electLine, initLine, messageLine, nodeName, readNodeLine, type LineContext, type MaelstromLine } from '@shared/protocol/maelstrom.ts';
-import { FAULT_WINDOW_MS, MAX_FAULTS, type HostEvent, type HostIO, type ProcessRunner } from '@shared/sim/process-host.ts';
+import {
+  electLine,
+  initLine,
+  messageLine,
+  nodeName,
+  readNodeLine,
+  type LineContext,
+  type MaelstromLine,
+} from '@shared/protocol/maelstrom.ts';
+import {
+  FAULT_WINDOW_MS,
+  MAX_FAULTS,
+  type HostEvent,
+  type HostIO,
+  type ProcessRunner,
+} from '@shared/sim/process-host.ts';
 import { DEFAULT_RATE_LIMITS, TokenBucket } from '../../server/lab/rate-limit.ts';
 import { LineReader, type LineEvent } from './line-reader.ts';
 
@@ -51,7 +65,19 @@ export interface NodeCounters {
   logsSuppressed: number;
 }
 
-export const newCounters = (): NodeCounters => ({ runs: 0, lines: 0, sent: 0, reports: 0, refused: 0, overlong: 0, rateLimited: 0, beforeInit: 0, stdinFull: 0, ignored: 0, logsSuppressed: 0 });
+export const newCounters = (): NodeCounters => ({
+  runs: 0,
+  lines: 0,
+  sent: 0,
+  reports: 0,
+  refused: 0,
+  overlong: 0,
+  rateLimited: 0,
+  beforeInit: 0,
+  stdinFull: 0,
+  ignored: 0,
+  logsSuppressed: 0,
+});
 
 export interface RunnerHooks {
   counters: NodeCounters;
@@ -113,7 +139,11 @@ export class MaelstromRunner implements ProcessRunner {
   start(config: AlgorithmConfig): void {
     this.stop();
     this.self = config.self;
-    this.ctx = { self: config.self, ids: new Set(config.ids), schemas: MESSAGE_SCHEMAS[this.lab.algorithm] };
+    this.ctx = {
+      self: config.self,
+      ids: new Set(config.ids),
+      schemas: MESSAGE_SCHEMAS[this.lab.algorithm],
+    };
     this.running = true;
     this.listener?.({ kind: 'started', config });
     this.spawn();
@@ -126,21 +156,39 @@ export class MaelstromRunner implements ProcessRunner {
     let child: ChildProcess;
     try {
       // Its own process group, so a crash kills whatever the executable started too (npx, a shell).
-      child = spawn(this.spec.command, this.spec.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+      child = spawn(this.spec.command, this.spec.args, {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+      });
     } catch (err) {
-      return this.giveUp(`cannot start ${this.spec.command}: ${(err as Error).message}`, EXIT.cannotStart);
+      return this.giveUp(
+        `cannot start ${this.spec.command}: ${(err as Error).message}`,
+        EXIT.cannotStart,
+      );
     }
     this.child = child;
     this.initialised = false;
     const id = nodeName(this.self);
-    child.on('error', (err) => child === this.child && this.giveUp(`cannot start ${this.spec.command}: ${err.message}`, EXIT.cannotStart));
+    child.on(
+      'error',
+      (err) =>
+        child === this.child &&
+        this.giveUp(`cannot start ${this.spec.command}: ${err.message}`, EXIT.cannotStart),
+    );
     // A node that died or closed its stdin: the write fails later, and is not ours to crash on.
     child.stdin!.on('error', () => {});
-    const out = new LineReader(MAX_FRAME_BYTES, (e) => child === this.child && this.onStdout(e, run));
+    const out = new LineReader(
+      MAX_FRAME_BYTES,
+      (e) => child === this.child && this.onStdout(e, run),
+    );
     child.stdout!.on('data', (b: Buffer) => out.push(b));
     child.stdout!.on('end', () => out.end());
     const err = new LineReader(MAX_STDERR_LINE, (e) =>
-      this.say(e.kind === 'line' ? `[${id}] ${e.text}` : `[${id}] (stderr line ${e.n}: ${e.bytes} bytes, not shown)`),
+      this.say(
+        e.kind === 'line'
+          ? `[${id}] ${e.text}`
+          : `[${id}] (stderr line ${e.n}: ${e.bytes} bytes, not shown)`,
+      ),
     );
     child.stderr!.on('data', (b: Buffer) => err.push(b));
     child.stderr!.on('end', () => err.end());
@@ -156,7 +204,10 @@ export class MaelstromRunner implements ProcessRunner {
     this.initDue = performance.now() + ms;
     this.initTimer = setTimeout(() => {
       if (child !== this.child || this.initialised) return;
-      this.giveUp(`${nodeName(this.self)} (${this.spec.command}) did not answer init with init_ok within ${this.spec.initTimeoutMs} ms`, EXIT.noInitOk);
+      this.giveUp(
+        `${nodeName(this.self)} (${this.spec.command}) did not answer init with init_ok within ${this.spec.initTimeoutMs} ms`,
+        EXIT.noInitOk,
+      );
     }, ms);
   }
 
@@ -229,11 +280,15 @@ export class MaelstromRunner implements ProcessRunner {
     c.lines++;
     if (e.kind === 'overlong') {
       c.overlong++;
-      return this.say(`${where}: refused, ${e.bytes} bytes is longer than the relay's frame limit (${MAX_FRAME_BYTES})`);
+      return this.say(
+        `${where}: refused, ${e.bytes} bytes is longer than the relay's frame limit (${MAX_FRAME_BYTES})`,
+      );
     }
     if (!this.rate.take()) {
       c.rateLimited++;
-      return this.say(`${where}: dropped, more than ${DEFAULT_RATE_LIMITS.rate} lines a second (the relay's rate limit)`);
+      return this.say(
+        `${where}: dropped, more than ${DEFAULT_RATE_LIMITS.rate} lines a second (the relay's rate limit)`,
+      );
     }
     const r = readNodeLine(e.text, this.ctx!);
     switch (r.kind) {
@@ -243,7 +298,9 @@ export class MaelstromRunner implements ProcessRunner {
       case 'init_ok':
         if (r.inReplyTo !== this.pendingInit) {
           c.refused++;
-          return this.say(`${where}: refused, init_ok must have in_reply_to ${this.pendingInit} (the init's msg_id)`);
+          return this.say(
+            `${where}: refused, init_ok must have in_reply_to ${this.pendingInit} (the init's msg_id)`,
+          );
         }
         if (this.initTimer) clearTimeout(this.initTimer);
         this.initTimer = null;
@@ -281,7 +338,10 @@ export class MaelstromRunner implements ProcessRunner {
     this.say(`${nodeName(this.self)}: ${error}${restarted ? '; starting it afresh' : ''}`);
     this.io.fault?.({ error, event: 'exit', restarted });
     if (restarted) return this.spawn();
-    this.giveUp(`${nodeName(this.self)} (${this.spec.command}) exited ${MAX_FAULTS} times within ${FAULT_WINDOW_MS / 1000} s`, EXIT.keepsExiting);
+    this.giveUp(
+      `${nodeName(this.self)} (${this.spec.command}) exited ${MAX_FAULTS} times within ${FAULT_WINDOW_MS / 1000} s`,
+      EXIT.keepsExiting,
+    );
   }
 
   /** A line on the host's stderr, at most LOG_LIMITS a second; the rest are counted, and how many went unshown is said before the next. */
@@ -290,7 +350,10 @@ export class MaelstromRunner implements ProcessRunner {
       this.hooks.counters.logsSuppressed++;
       return void this.unshown++;
     }
-    if (this.unshown) this.hooks.log(`(${this.unshown} lines not shown here: more than ${LOG_LIMITS.rate} a second)`);
+    if (this.unshown)
+      this.hooks.log(
+        `(${this.unshown} lines not shown here: more than ${LOG_LIMITS.rate} a second)`,
+      );
     this.hooks.log(line);
     this.unshown = 0;
   }

@@ -28,10 +28,12 @@ export function preciseTimers(): PreciseTimers {
 export const realClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => (ms <= 0 ? { immediate: setImmediate(fn) } : setTimeout(fn, ms)),
-  setPreciseTimeout: (fn, ms) => (ms <= 0 ? { immediate: setImmediate(fn) } : preciseTimers().set(fn, ms)),
+  setPreciseTimeout: (fn, ms) =>
+    ms <= 0 ? { immediate: setImmediate(fn) } : preciseTimers().set(fn, ms),
   clearTimeout: (handle) => {
     if (handle instanceof Wake) precise?.clear(handle);
-    else if (handle !== null && typeof handle === 'object' && 'immediate' in handle) clearImmediate((handle as { immediate: Immediate }).immediate);
+    else if (handle !== null && typeof handle === 'object' && 'immediate' in handle)
+      clearImmediate((handle as { immediate: Immediate }).immediate);
     else clearTimeout(handle as Timeout);
   },
 };

@@ -72,11 +72,21 @@ export class Cluster implements LabsCluster {
     readonly opts: ClusterOptions,
   ) {
     this.directory = new Directory(link.client, opts.leaseMs * 2);
-    this.keeper = new LeaseKeeper(opts.redisUrl, opts.leaseMs, KEYS, (lab, outcome) => void this.renewed(lab, outcome).catch(opts.onError), opts.onError);
+    this.keeper = new LeaseKeeper(
+      opts.redisUrl,
+      opts.leaseMs,
+      KEYS,
+      (lab, outcome) => void this.renewed(lab, outcome).catch(opts.onError),
+      opts.onError,
+    );
   }
 
   static async connect(opts: ClusterOptions): Promise<Cluster> {
-    return new Cluster(await connectRedis(opts.redisUrl, opts.onError), await connectRedis(opts.redisUrl, opts.onError, true), opts);
+    return new Cluster(
+      await connectRedis(opts.redisUrl, opts.onError),
+      await connectRedis(opts.redisUrl, opts.onError, true),
+      opts,
+    );
   }
 
   get relayId(): string {
@@ -88,7 +98,10 @@ export class Cluster implements LabsCluster {
     this.labs = labs;
     await this.keeper.ready();
     await this.tick();
-    this.timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(this.opts.leaseMs / 3)));
+    this.timer = setInterval(
+      () => void this.tick(),
+      Math.max(50, Math.floor(this.opts.leaseMs / 3)),
+    );
     this.timer.unref?.();
   }
 
@@ -98,7 +111,13 @@ export class Cluster implements LabsCluster {
     try {
       if (!(await this.directory.claimName(config))) return fail('LAB_EXISTS');
       const sentAt = monoNow();
-      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs, this.epochOnDisk(config.name));
+      const lease = await acquire(
+        this.link.client,
+        config.name,
+        this.opts.relayId,
+        this.opts.leaseMs,
+        this.epochOnDisk(config.name),
+      );
       if (!lease) return fail('LAB_EXISTS');
       this.own(config.name, lease, sentAt);
       return ok(lease.epoch);
@@ -114,7 +133,12 @@ export class Cluster implements LabsCluster {
   }
 
   /** A write of the lab's shared state that Redis refuses unless the lease still names this owner. */
-  private async fencedWrite(name: string, lease: Lease, hash: string, value: string): Promise<boolean> {
+  private async fencedWrite(
+    name: string,
+    lease: Lease,
+    hash: string,
+    value: string,
+  ): Promise<boolean> {
     try {
       if (await fencedHSet(this.link.client, name, lease, hash, name, value)) return true;
       this.refused++;
@@ -162,7 +186,11 @@ export class Cluster implements LabsCluster {
 
   async joinCodes(): Promise<Map<string, string>> {
     try {
-      return new Map((await this.directory.configs()).filter((c) => c.joinCode).map((c) => [c.joinCode!, c.name]));
+      return new Map(
+        (await this.directory.configs())
+          .filter((c) => c.joinCode)
+          .map((c) => [c.joinCode!, c.name]),
+      );
     } catch {
       return new Map();
     }
@@ -199,12 +227,22 @@ export class Cluster implements LabsCluster {
   }
 
   /** Every lab in the cluster with its owner, for the lab list of any relay. */
-  async overview(): Promise<{ config: LabConfig; owner: string | null; url: string | null; epoch: number | null }[]> {
-    const [configs, relays] = await Promise.all([this.directory.configs(), this.directory.relays()]);
+  async overview(): Promise<
+    { config: LabConfig; owner: string | null; url: string | null; epoch: number | null }[]
+  > {
+    const [configs, relays] = await Promise.all([
+      this.directory.configs(),
+      this.directory.relays(),
+    ]);
     const out = [];
     for (const config of configs) {
       const lease = this.owned.get(config.name) ?? (await holder(this.link.client, config.name));
-      out.push({ config, owner: lease?.relay ?? null, url: relays.find((r) => r.id === lease?.relay)?.url ?? null, epoch: lease?.epoch ?? null });
+      out.push({
+        config,
+        owner: lease?.relay ?? null,
+        url: relays.find((r) => r.id === lease?.relay)?.url ?? null,
+        epoch: lease?.epoch ?? null,
+      });
     }
     return out;
   }
@@ -240,7 +278,8 @@ export class Cluster implements LabsCluster {
     await this.keeper.close();
     // A clean stop hands the labs over at once instead of after the lease runs out.
     if (this.link.ready()) {
-      for (const [lab, lease] of this.owned) await release(this.link.client, lab, lease).catch(() => {});
+      for (const [lab, lease] of this.owned)
+        await release(this.link.client, lab, lease).catch(() => {});
       await this.directory.leave(this.opts.relayId).catch(() => {});
     }
     this.owned.clear();
@@ -262,7 +301,9 @@ export class Cluster implements LabsCluster {
   private async runTick(): Promise<void> {
     if (!this.labs) return;
     // Renewals run on the keeper's thread; a lease it could not confirm for long is let go (Redis away or not).
-    for (const name of [...this.owned.keys()]) if (this.keeper.confirmedAge(name) > this.opts.leaseMs * GIVE_UP_LEASES) await this.letGo(name);
+    for (const name of [...this.owned.keys()])
+      if (this.keeper.confirmedAge(name) > this.opts.leaseMs * GIVE_UP_LEASES)
+        await this.letGo(name);
     if (!this.link.ready()) return;
     await this.heartbeat();
     await this.registerRetaken();
@@ -270,12 +311,19 @@ export class Cluster implements LabsCluster {
   }
 
   private heartbeat(): Promise<void> {
-    return this.directory.heartbeat({ id: this.opts.relayId, url: this.opts.publicUrl, labs: this.owned.size, rss: process.memoryUsage.rss(), at: Date.now() });
+    return this.directory.heartbeat({
+      id: this.opts.relayId,
+      url: this.opts.publicUrl,
+      labs: this.owned.size,
+      rss: process.memoryUsage.rss(),
+      at: Date.now(),
+    });
   }
 
   private own(name: string, lease: Lease, sentAt: number): void {
     this.owned.set(name, lease);
-    if (!this.keeper.add(name, lease, sentAt)) this.opts.onError(new Error(`no lease slot left for lab ${name}`));
+    if (!this.keeper.add(name, lease, sentAt))
+      this.opts.onError(new Error(`no lease slot left for lab ${name}`));
   }
 
   /** What the keeper's thread found on a renewal other than `renewed`. */
@@ -295,9 +343,18 @@ export class Cluster implements LabsCluster {
     for (const name of [...this.retaken]) {
       const lease = this.owned.get(name);
       const lab = this.labs?.get(name);
-      if (lease && lab && !(await this.fencedWrite(name, lease, KEYS.labs, JSON.stringify(lab.config)))) continue;
+      if (
+        lease &&
+        lab &&
+        !(await this.fencedWrite(name, lease, KEYS.labs, JSON.stringify(lab.config)))
+      )
+        continue;
       this.retaken.delete(name);
-      if (lease && lab) lab.record({ kind: 'note', text: `lease of relay ${this.opts.relayId} taken again after Redis lost it (epoch ${lease.epoch})` });
+      if (lease && lab)
+        lab.record({
+          kind: 'note',
+          text: `lease of relay ${this.opts.relayId} taken again after Redis lost it (epoch ${lease.epoch})`,
+        });
     }
   }
 
@@ -344,7 +401,13 @@ export class Cluster implements LabsCluster {
     for (const config of orphans) {
       if (relays.length > 1 && mine > mean + 1) break;
       const sentAt = monoNow();
-      const lease = await acquire(this.link.client, config.name, this.opts.relayId, this.opts.leaseMs, this.epochOnDisk(config.name));
+      const lease = await acquire(
+        this.link.client,
+        config.name,
+        this.opts.relayId,
+        this.opts.leaseMs,
+        this.epochOnDisk(config.name),
+      );
       if (!lease) continue;
       this.own(config.name, lease, sentAt);
       mine++;

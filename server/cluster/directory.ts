@@ -81,7 +81,8 @@ export class Directory {
     for (const text of Object.values(all)) {
       try {
         const r = JSON.parse(text) as RelayInfo;
-        if (typeof r.id === 'string' && typeof r.url === 'string' && now - r.at <= this.staleMs) out.push(r);
+        if (typeof r.id === 'string' && typeof r.url === 'string' && now - r.at <= this.staleMs)
+          out.push(r);
       } catch {
         // skipped, as above
       }

@@ -100,8 +100,19 @@ export class LeaseKeeper {
   /** The worker, with small heap limits (it holds a Redis connection and a map), told every lease kept. */
   private spawn(): void {
     const redisPath = createRequire(import.meta.url).resolve('redis');
-    const workerData = { redisPath, url: this.redisUrl, leaseMs: this.leaseMs, renewScript: RENEW, shared: this.cells.buffer };
-    const worker = new Worker(WORKER, { eval: true, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 48 }, workerData });
+    const workerData = {
+      redisPath,
+      url: this.redisUrl,
+      leaseMs: this.leaseMs,
+      renewScript: RENEW,
+      shared: this.cells.buffer,
+    };
+    const worker = new Worker(WORKER, {
+      eval: true,
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 48 },
+      workerData,
+    });
     worker.on('message', (m: FromWorker) => {
       if (!('ready' in m)) return this.onOutcome(m.lab, m.outcome);
       this.isReady = true;
@@ -127,7 +138,14 @@ export class LeaseKeeper {
     if (slot === undefined) return false;
     this.slots.set(lab, slot);
     this.cells[1 + slot] = sentAt;
-    const add = { lab, slot, key: this.keys.lease(lab), epochKey: this.keys.epoch(lab), value: leaseValue(lease), epoch: lease.epoch };
+    const add = {
+      lab,
+      slot,
+      key: this.keys.lease(lab),
+      epochKey: this.keys.epoch(lab),
+      value: leaseValue(lease),
+      epoch: lease.epoch,
+    };
     this.adds.set(lab, add);
     this.worker.postMessage({ add });
     return true;

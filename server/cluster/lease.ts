@@ -49,19 +49,42 @@ function parseLease(v: string | null): Lease | null {
 }
 
 /** Takes the lab if nobody holds it: the new owner's epoch is one more than any before (and than `floor`). */
-export async function acquire(redis: Redis, lab: string, relay: string, ttlMs: number, floor = 0): Promise<Lease | null> {
+export async function acquire(
+  redis: Redis,
+  lab: string,
+  relay: string,
+  ttlMs: number,
+  floor = 0,
+): Promise<Lease | null> {
   // Claim with a placeholder first so two relays cannot both take an epoch and both win.
-  const claimed = await redis.set(KEYS.lease(lab), `${relay} 0`, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } });
+  const claimed = await redis.set(KEYS.lease(lab), `${relay} 0`, {
+    condition: 'NX',
+    expiration: { type: 'PX', value: ttlMs },
+  });
   if (claimed !== 'OK') return null;
-  const epoch = Number(await redis.eval(NEXT_EPOCH, { keys: [KEYS.epoch(lab)], arguments: [String(floor)] }));
+  const epoch = Number(
+    await redis.eval(NEXT_EPOCH, { keys: [KEYS.epoch(lab)], arguments: [String(floor)] }),
+  );
   const lease = { relay, epoch };
   await redis.set(KEYS.lease(lab), leaseValue(lease), { expiration: { type: 'PX', value: ttlMs } });
   return lease;
 }
 
 /** HSET `hash` `field` `value` as the owner of `lease`; false when the lease is no longer it (refused). */
-export async function fencedHSet(redis: Redis, lab: string, lease: Lease, hash: string, field: string, value: string): Promise<boolean> {
-  return (await redis.eval(FENCED_HSET, { keys: [KEYS.lease(lab), hash], arguments: [leaseValue(lease), field, value] })) === 1;
+export async function fencedHSet(
+  redis: Redis,
+  lab: string,
+  lease: Lease,
+  hash: string,
+  field: string,
+  value: string,
+): Promise<boolean> {
+  return (
+    (await redis.eval(FENCED_HSET, {
+      keys: [KEYS.lease(lab), hash],
+      arguments: [leaseValue(lease), field, value],
+    })) === 1
+  );
 }
 
 export async function release(redis: Redis, lab: string, lease: Lease): Promise<void> {

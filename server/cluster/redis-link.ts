@@ -19,7 +19,11 @@ export interface RedisLink {
  * and with commands failing fast that loop spins and starves the relay's event loop (seen here
  * during a Redis restart: every request to the relay timed out).
  */
-export async function connectRedis(url: string, onError: (err: unknown) => void, queueOffline = false): Promise<RedisLink> {
+export async function connectRedis(
+  url: string,
+  onError: (err: unknown) => void,
+  queueOffline = false,
+): Promise<RedisLink> {
   const client: Redis = createClient({
     url,
     socket: {

@@ -11,7 +11,8 @@ import { issuePaths } from '../lab/frame-check.ts';
 export function sendError(res: Response, counters: Counters, error: ErrorFrame | ErrorCode): void {
   const frame = typeof error === 'string' ? errorFrame(error) : error;
   counters.inc(`http_${frame.code}`);
-  if (frame.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer realm="election-lab"');
+  if (frame.code === 'UNAUTHORIZED')
+    res.setHeader('WWW-Authenticate', 'Bearer realm="election-lab"');
   res.status(ERRORS[frame.code].status).json(frame);
 }
 
@@ -20,9 +21,20 @@ export function sendError(res: Response, counters: Counters, error: ErrorFrame |
  * sent without a JSON content type is left unread by the JSON parser: refused, not taken as `{}`
  * (a fabric patch would otherwise succeed and change nothing).
  */
-export function parseBody<S extends z.ZodType>(schema: S, req: Request, res: Response, counters: Counters): z.infer<S> | null {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  req: Request,
+  res: Response,
+  counters: Counters,
+): z.infer<S> | null {
   if (req.body === undefined && hasBody(req)) {
-    sendError(res, counters, errorFrame('BAD_REQUEST', { message: 'Send the body as JSON, with Content-Type: application/json' }));
+    sendError(
+      res,
+      counters,
+      errorFrame('BAD_REQUEST', {
+        message: 'Send the body as JSON, with Content-Type: application/json',
+      }),
+    );
     return null;
   }
   const parsed = schema.safeParse(req.body ?? {});
@@ -31,7 +43,8 @@ export function parseBody<S extends z.ZodType>(schema: S, req: Request, res: Res
   return null;
 }
 
-const hasBody = (req: Request): boolean => req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+const hasBody = (req: Request): boolean =>
+  req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
@@ -58,10 +71,21 @@ export function errorHandler(counters: Counters, onError: (err: unknown) => void
   return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(err);
     const type = (err as { type?: string } | null)?.type;
-    if (type === 'entity.parse.failed') return sendError(res, counters, errorFrame('BAD_JSON', { message: 'Request body is not valid JSON' }));
-    if (type === 'entity.too.large') return sendError(res, counters, errorFrame('FRAME_TOO_LARGE', { message: 'Request body exceeds the size limit' }));
+    if (type === 'entity.parse.failed')
+      return sendError(
+        res,
+        counters,
+        errorFrame('BAD_JSON', { message: 'Request body is not valid JSON' }),
+      );
+    if (type === 'entity.too.large')
+      return sendError(
+        res,
+        counters,
+        errorFrame('FRAME_TOO_LARGE', { message: 'Request body exceeds the size limit' }),
+      );
     const status = (err as { status?: number } | null)?.status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, counters, 'BAD_REQUEST');
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return sendError(res, counters, 'BAD_REQUEST');
     onError(err);
     sendError(res, counters, 'INTERNAL');
   };

@@ -4,7 +4,16 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES, type ProcessId } from '@shared/algorithms/algorithm.ts';
-import { CreateLabSchema, DEFAULT_PLAY, FabricPatchSchema, PartitionSchema, PlayPatchSchema, ProcessIdSchema, StepSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
+import {
+  CreateLabSchema,
+  DEFAULT_PLAY,
+  FabricPatchSchema,
+  PartitionSchema,
+  PlayPatchSchema,
+  ProcessIdSchema,
+  StepSchema,
+  UpdateLabSchema,
+} from '@shared/protocol/lab-config.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
@@ -63,7 +72,14 @@ export function createApi(deps: ApiDeps): Router {
   };
 
   api.get('/health', (_req, res) => {
-    res.json({ ok: true, uptime: Math.round((Date.now() - started) / 1000), labs: labs.list().length, connections: deps.connections(), counters: counters.toJSON(), traces: labs.traceUsage() });
+    res.json({
+      ok: true,
+      uptime: Math.round((Date.now() - started) / 1000),
+      labs: labs.list().length,
+      connections: deps.connections(),
+      counters: counters.toJSON(),
+      traces: labs.traceUsage(),
+    });
   });
 
   // The wire contract as data, built once from the zod schemas (shared/protocol/contract.ts).
@@ -73,7 +89,9 @@ export function createApi(deps: ApiDeps): Router {
   api.get('/openapi.json', (_req, res) => void res.type('application/json').send(openApiText));
 
   api.get('/algorithms', (_req, res) => {
-    res.json(ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })));
+    res.json(
+      ALGORITHM_NAMES.map((name) => ({ name, messageTypes: ALGORITHMS[name].messageTypes })),
+    );
   });
 
   const { cluster } = deps;
@@ -88,7 +106,11 @@ export function createApi(deps: ApiDeps): Router {
       res.redirect(307, new URL(req.originalUrl, url).toString());
     });
     api.get('/cluster', async (_req, res) => {
-      res.json({ clustered: true, ...cluster.status(), relays: await cluster.relays().catch(() => []) });
+      res.json({
+        clustered: true,
+        ...cluster.status(),
+        relays: await cluster.relays().catch(() => []),
+      });
     });
   } else api.get('/cluster', (_req, res) => void res.json({ clustered: false, relays: [] }));
   api.use(demoRoutes(deps.demo, { labs, counters, auth, isInstructor: tokenCheck(deps.token) }));
@@ -96,16 +118,35 @@ export function createApi(deps: ApiDeps): Router {
   const localSummary = (lab: Lab) => {
     const counts = { up: 0, crashed: 0, absent: 0 };
     for (const e of lab.processes.list()) counts[statusOf(e)]++;
-    return { name: lab.name, algorithm: lab.config.algorithm, size: lab.config.ids.length, processes: counts, paused: lab.scheduler.paused, now: lab.now() };
+    return {
+      name: lab.name,
+      algorithm: lab.config.algorithm,
+      size: lab.config.ids.length,
+      processes: counts,
+      paused: lab.scheduler.paused,
+      now: lab.now(),
+    };
   };
   api.get('/labs', async (_req, res) => {
-    const local = labs.list().map((lab) => ({ ...localSummary(lab), ...(cluster ? { owner: cluster.relayId, url: cluster.opts.publicUrl } : {}) }));
+    const local = labs.list().map((lab) => ({
+      ...localSummary(lab),
+      ...(cluster ? { owner: cluster.relayId, url: cluster.opts.publicUrl } : {}),
+    }));
     if (!cluster) return res.json(local);
     // Every lab of the cluster: the ones here in full, the others from the directory.
     const others = await cluster.overview().catch(() => []);
     const remote = others
       .filter((o) => !labs.get(o.config.name))
-      .map((o) => ({ name: o.config.name, algorithm: o.config.algorithm, size: o.config.ids.length, processes: null, paused: null, now: null, owner: o.owner, url: o.url }));
+      .map((o) => ({
+        name: o.config.name,
+        algorithm: o.config.algorithm,
+        size: o.config.ids.length,
+        processes: null,
+        paused: null,
+        now: null,
+        owner: o.owner,
+        url: o.url,
+      }));
     res.json([...local, ...remote].sort((a, b) => a.name.localeCompare(b.name)));
   });
 
@@ -123,13 +164,20 @@ export function createApi(deps: ApiDeps): Router {
   api.get('/join/:code', async (req, res) => {
     if (!joinLookups.take(req.ip ?? req.socket.remoteAddress ?? '')) {
       res.setHeader('Retry-After', '1');
-      return sendError(res, counters, errorFrame('RATE_LIMITED', { message: 'Too many join-code lookups from this address; try again in a second' }));
+      return sendError(
+        res,
+        counters,
+        errorFrame('RATE_LIMITED', {
+          message: 'Too many join-code lookups from this address; try again in a second',
+        }),
+      );
     }
     const code = normalizeJoinCode(String(req.params['code']));
     const lab = code === null ? undefined : labs.byCode(code);
     if (lab) return void res.json({ lab: lab.name, joinCode: lab.joinCode });
     // In a cluster the code may name a lab another relay runs: its page there redirects to it.
-    const name = code !== null && deps.cluster ? (await deps.cluster.joinCodes()).get(code) : undefined;
+    const name =
+      code !== null && deps.cluster ? (await deps.cluster.joinCodes()).get(code) : undefined;
     if (name) return void res.json({ lab: name, joinCode: code });
     sendError(res, counters, errorFrame('UNKNOWN_LAB', { message: 'No lab with that join code' }));
   });
@@ -150,7 +198,8 @@ export function createApi(deps: ApiDeps): Router {
   });
 
   api.delete('/labs/:lab', auth, async (req, res) => {
-    if (!(await labs.remove(String(req.params['lab'])))) return sendError(res, counters, 'UNKNOWN_LAB');
+    if (!(await labs.remove(String(req.params['lab']))))
+      return sendError(res, counters, 'UNKNOWN_LAB');
     res.status(204).end();
   });
 
@@ -190,7 +239,13 @@ export function createApi(deps: ApiDeps): Router {
     res.json({ groups: null });
   });
 
-  const processControls = { crash: control.crash, recover: control.recover, elect: control.elect, pause: control.pauseProcess, resume: control.resumeProcess };
+  const processControls = {
+    crash: control.crash,
+    recover: control.recover,
+    elect: control.elect,
+    pause: control.pauseProcess,
+    resume: control.resumeProcess,
+  };
   for (const [action, act] of Object.entries(processControls)) {
     api.post(`/labs/:lab/processes/:id/${action}`, auth, (req, res) => {
       const lab = labOf(req, res);
@@ -214,7 +269,12 @@ export function createApi(deps: ApiDeps): Router {
     const id = lab && idOf(req, res, lab);
     if (!lab || id === null) return;
     const trace = lab.processes.get(id)!.grade?.trace;
-    if (!trace) return sendError(res, counters, errorFrame('NOT_FOUND', { message: 'This process has sent no failing run with its grade' }));
+    if (!trace)
+      return sendError(
+        res,
+        counters,
+        errorFrame('NOT_FOUND', { message: 'This process has sent no failing run with its grade' }),
+      );
     res.type('application/x-ndjson').send(trace);
   });
 
@@ -245,19 +305,30 @@ export function createApi(deps: ApiDeps): Router {
     const lab = labOf(req, res);
     if (!lab) return;
     // Paged and capped: a lab may hold half a million messages; a page costs O(page) to read.
-    const limit = Math.min(control.INFLIGHT_PAGE_MAX, Math.max(1, Number(req.query['limit']) || 200));
-    const offset = Math.min(control.INFLIGHT_OFFSET_MAX, Math.max(0, Math.floor(Number(req.query['offset']) || 0)));
+    const limit = Math.min(
+      control.INFLIGHT_PAGE_MAX,
+      Math.max(1, Number(req.query['limit']) || 200),
+    );
+    const offset = Math.min(
+      control.INFLIGHT_OFFSET_MAX,
+      Math.max(0, Math.floor(Number(req.query['offset']) || 0)),
+    );
     const messages = control.inflight(lab, limit, offset);
-    const next = offset + messages.length < Math.min(lab.scheduler.size, control.INFLIGHT_OFFSET_MAX) ? offset + messages.length : null;
+    const next =
+      offset + messages.length < Math.min(lab.scheduler.size, control.INFLIGHT_OFFSET_MAX)
+        ? offset + messages.length
+        : null;
     res.json({ paused: lab.scheduler.paused, total: lab.scheduler.size, offset, next, messages });
   });
-
 
   api.post('/labs/:lab/reset', auth, async (req, res) => {
     const lab = labOf(req, res);
     if (!lab) return;
     const archived = await control.reset(lab);
-    res.json({ snapshot: lab.snapshot(), archived: archived ? archived.split(/[\\/]/).pop() : null });
+    res.json({
+      snapshot: lab.snapshot(),
+      archived: archived ? archived.split(/[\\/]/).pop() : null,
+    });
   });
 
   api.get('/labs/:lab/stats', (req, res) => {
@@ -272,7 +343,9 @@ export function createApi(deps: ApiDeps): Router {
   });
 
   if (deps.bots) api.use(botRoutes(deps.bots, { counters, auth }));
-  api.use(lessonRoutes({ labs, counters, ...deps.lessons, auth, isInstructor: tokenCheck(deps.token) }));
+  api.use(
+    lessonRoutes({ labs, counters, ...deps.lessons, auth, isInstructor: tokenCheck(deps.token) }),
+  );
   api.use((_req, res) => sendError(res, counters, 'NOT_FOUND'));
   api.use(errorHandler(counters, deps.onError));
   return api;
@@ -290,9 +363,21 @@ export function labStats(lab: Lab, counters: Counters, linkLimit = 5000): LabSta
   }
   const store = lab.deps.store;
   return {
-    ...lab.stats.snapshot(lab.now(), { coordinators, processes, relay: counters.toJSON() }, linkLimit),
+    ...lab.stats.snapshot(
+      lab.now(),
+      { coordinators, processes, relay: counters.toJSON() },
+      linkLimit,
+    ),
     checker: lab.checker.summary(),
-    trace: { bytes: store.size, lean: store.lean, unrecorded: store.unrecorded, behind: store.behind, full: store.full, waiting: store.backlog, unwritten: Object.fromEntries(lab.gate.unwritten) },
+    trace: {
+      bytes: store.size,
+      lean: store.lean,
+      unrecorded: store.unrecorded,
+      behind: store.behind,
+      full: store.full,
+      waiting: store.backlog,
+      unwritten: Object.fromEntries(lab.gate.unwritten),
+    },
     refused: lab.intake.refused.toJSON(),
   };
 }

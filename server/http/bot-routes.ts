@@ -7,7 +7,10 @@ import type { ServerBots } from '../lab/bots.ts';
 import { parseBody, sendError } from './api-util.ts';
 
 /** The REST routes: GET (open), POST and DELETE (instructor) /labs/:lab/bots. Mount inside /api, after express.json(). */
-export function botRoutes(bots: ServerBots, opts: { counters: Counters; auth: RequestHandler }): Router {
+export function botRoutes(
+  bots: ServerBots,
+  opts: { counters: Counters; auth: RequestHandler },
+): Router {
   const r = express.Router();
   const { counters, auth } = opts;
   r.get('/labs/:lab/bots', (req, res) => {

@@ -11,10 +11,19 @@ import { sendError } from './api-util.ts';
  * the loop never crashes a process under the hands of the person who just took the controls.
  * Mount inside /api before the lab routes, after express.json().
  */
-export function demoRoutes(demo: DemoLoops, opts: { labs: Labs; counters: Counters; auth: RequestHandler; isInstructor: (req: express.Request) => boolean }): Router {
+export function demoRoutes(
+  demo: DemoLoops,
+  opts: {
+    labs: Labs;
+    counters: Counters;
+    auth: RequestHandler;
+    isInstructor: (req: express.Request) => boolean;
+  },
+): Router {
   const r = express.Router();
   r.use('/labs/:lab', (req, _res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && opts.isInstructor(req)) demo.stop(String(req.params['lab']));
+    if (req.method !== 'GET' && req.method !== 'HEAD' && opts.isInstructor(req))
+      demo.stop(String(req.params['lab']));
     next();
   });
   r.get('/labs/:lab/demo', (req, res) => {

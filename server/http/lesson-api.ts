@@ -36,7 +36,15 @@ export function lessonRoutes(deps: LessonDeps): Router {
   // here; the class sees each step's title and question.
   r.get('/lessons', (req, res) => {
     const full = deps.isInstructor(req);
-    const lessons = full ? catalog.lessons : catalog.lessons.map((l) => ({ ...l, steps: l.steps.map((s) => ({ title: s.title, ...(s.question ? { question: s.question } : {}) })) }));
+    const lessons = full
+      ? catalog.lessons
+      : catalog.lessons.map((l) => ({
+          ...l,
+          steps: l.steps.map((s) => ({
+            title: s.title,
+            ...(s.question ? { question: s.question } : {}),
+          })),
+        }));
     res.json({ lessons, refused: catalog.refused });
   });
 
@@ -68,7 +76,15 @@ export function lessonRoutes(deps: LessonDeps): Router {
       if (!lesson) return sendError(res, counters, 'UNKNOWN_LESSON');
     } else {
       const parsed = parseLesson(body.lesson);
-      if (!parsed.ok) return sendError(res, counters, errorFrame('BAD_REQUEST', { message: 'The lesson does not match the lesson schema (docs/schema.json, Lesson)', details: parsed.errors.map((e) => `lesson.${e}`) }));
+      if (!parsed.ok)
+        return sendError(
+          res,
+          counters,
+          errorFrame('BAD_REQUEST', {
+            message: 'The lesson does not match the lesson schema (docs/schema.json, Lesson)',
+            details: parsed.errors.map((e) => `lesson.${e}`),
+          }),
+        );
       lesson = parsed.lesson;
     }
     const refused = rooms.begin(lab, lesson, body.step ?? 0);
@@ -87,7 +103,14 @@ export function lessonRoutes(deps: LessonDeps): Router {
     const lab = labOf(req, res);
     if (!lab) return;
     const action = String(req.params['action']);
-    if (!(LESSON_ACTIONS as readonly string[]).includes(action)) return sendError(res, counters, errorFrame('NOT_FOUND', { message: `No lesson action "${action.slice(0, 16)}"; they are ${LESSON_ACTIONS.join(', ')}` }));
+    if (!(LESSON_ACTIONS as readonly string[]).includes(action))
+      return sendError(
+        res,
+        counters,
+        errorFrame('NOT_FOUND', {
+          message: `No lesson action "${action.slice(0, 16)}"; they are ${LESSON_ACTIONS.join(', ')}`,
+        }),
+      );
     const room = rooms.get(lab);
     if (!room) return sendError(res, counters, 'NO_LESSON');
     const refused = room.act(action as LessonAction);

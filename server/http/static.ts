@@ -13,7 +13,8 @@ The relay itself works without it:
   socket.io    /socket.io/
 `;
 
-const isReserved = (path: string): boolean => path.startsWith('/api') || path === '/ws' || path.startsWith('/socket.io');
+const isReserved = (path: string): boolean =>
+  path.startsWith('/api') || path === '/ws' || path.startsWith('/socket.io');
 
 /**
  * The workers that run students' modules (code mode's sandbox and the grader, built as
@@ -23,14 +24,19 @@ const isReserved = (path: string): boolean => path.startsWith('/api') || path ==
  * are inside its script) and connect nowhere: no fetch, no WebSocket, no beacon.
  */
 export const SANDBOX_CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'";
-const isSandboxWorker = (path: string): boolean => /[\\/](sandbox|grade)-worker-[^/\\]*\.js$/.test(path);
+const isSandboxWorker = (path: string): boolean =>
+  /[\\/](sandbox|grade)-worker-[^/\\]*\.js$/.test(path);
 
 /**
  * `locate`: in a cluster, the owner's address for a lab this relay does not have; a page of
  * such a lab (/lab/<name>/...) is redirected there, so the page's sockets and REST calls go to
  * the owner (same origin, no CORS).
  */
-export function serveClient(app: Express, distDir: string | null, locate?: (lab: string) => Promise<string | null>): boolean {
+export function serveClient(
+  app: Express,
+  distDir: string | null,
+  locate?: (lab: string) => Promise<string | null>,
+): boolean {
   if (locate) {
     app.get(/^\/lab\/([^/]+)/, async (req, res, next) => {
       const url = await locate(decodeURIComponent(String(req.params[0])));

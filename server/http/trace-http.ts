@@ -10,17 +10,29 @@ import type { Lab } from '../lab/lab.ts';
 import { shivizLines } from '../trace/shiviz.ts';
 import { exists, readTrace } from '../trace/trace-store.ts';
 
-export async function sendTrace(lab: Lab, req: Request, res: Response, counters: Counters): Promise<void> {
+export async function sendTrace(
+  lab: Lab,
+  req: Request,
+  res: Response,
+  counters: Counters,
+): Promise<void> {
   const format = req.query['format'] ?? 'jsonl';
   const sinceRaw = req.query['since'];
   const since = sinceRaw === undefined ? null : Number(sinceRaw);
   if ((format !== 'jsonl' && format !== 'shiviz') || (since !== null && !Number.isInteger(since))) {
-    return sendError(res, counters, errorFrame('BAD_REQUEST', { details: ['format: jsonl or shiviz', 'since: an integer seq'] }));
+    return sendError(
+      res,
+      counters,
+      errorFrame('BAD_REQUEST', { details: ['format: jsonl or shiviz', 'since: an integer seq'] }),
+    );
   }
   const store = lab.deps.store;
   await store.flush();
   const name = `${lab.name}${format === 'shiviz' ? '.shiviz.log' : '.jsonl'}`;
-  res.setHeader('Content-Type', format === 'shiviz' ? 'text/plain; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+  res.setHeader(
+    'Content-Type',
+    format === 'shiviz' ? 'text/plain; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+  );
   res.setHeader('Content-Disposition', `inline; filename="${name}"`);
   if (format === 'jsonl' && since === null) {
     if (!(await exists(store.path))) return void res.end();

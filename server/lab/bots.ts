@@ -61,15 +61,23 @@ export class ServerBots {
   constructor(private readonly deps: ServerBotsDeps) {}
 
   /** Starts `count` bots on the given ids, or on the lab's lowest free ids (as many as are free). */
-  async start(labName: string, req: { count: number; ids?: ProcessId[] }): Promise<Result<BotsStarted>> {
+  async start(
+    labName: string,
+    req: { count: number; ids?: ProcessId[] },
+  ): Promise<Result<BotsStarted>> {
     const lab = this.deps.labs.get(labName);
     if (!lab) return fail('UNKNOWN_LAB');
     let ids: ProcessId[];
     if (req.ids) {
-      if (req.ids.length < req.count) return fail('BAD_REQUEST', { details: ['ids'], message: 'Give at least `count` ids, or none' });
+      if (req.ids.length < req.count)
+        return fail('BAD_REQUEST', {
+          details: ['ids'],
+          message: 'Give at least `count` ids, or none',
+        });
       ids = req.ids.slice(0, req.count);
       const unknown = ids.filter((id) => !lab.processes.has(id));
-      if (unknown.length) return fail('ID_NOT_IN_LAB', { details: unknown.slice(0, 10).map((id) => `ids: ${id}`) });
+      if (unknown.length)
+        return fail('ID_NOT_IN_LAB', { details: unknown.slice(0, 10).map((id) => `ids: ${id}`) });
     } else {
       ids = lab.processes.free(lab.deps.clock.now()).slice(0, req.count);
       if (ids.length === 0) return fail('LAB_FULL');
@@ -97,7 +105,8 @@ export class ServerBots {
   list(labName: string): ProcessId[] {
     const ids: ProcessId[] = [];
     for (const f of this.fleets.get(labName) ?? []) {
-      for (const p of f.processes) if (p.id !== null && (p.status === 'up' || p.status === 'crashed')) ids.push(p.id);
+      for (const p of f.processes)
+        if (p.id !== null && (p.status === 'up' || p.status === 'crashed')) ids.push(p.id);
     }
     return ids.sort((a, b) => a - b);
   }

@@ -4,7 +4,13 @@
 // deadline (a quiet period ending, an election bound, a split brain outlasting its hand-over),
 // so findings appear on time even when nothing else happens.
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
-import { createChecker, type Checker, type CheckerSummary, type Finding, type FindingKind } from '@shared/analysis/checker.ts';
+import {
+  createChecker,
+  type Checker,
+  type CheckerSummary,
+  type Finding,
+  type FindingKind,
+} from '@shared/analysis/checker.ts';
 import { RECENT_FINDINGS } from '@shared/protocol/finding.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -27,7 +33,11 @@ interface Carried {
   recent: Finding[];
 }
 
-const NOTHING: Carried = { counts: { safety: 0, agreement: 0, liveness: 0, spurious: 0 }, spuriousElections: 0, recent: [] };
+const NOTHING: Carried = {
+  counts: { safety: 0, agreement: 0, liveness: 0, spurious: 0 },
+  spuriousElections: 0,
+  recent: [],
+};
 
 export class LabChecker {
   private checker: Checker;
@@ -70,7 +80,12 @@ export class LabChecker {
     const c = this.carried;
     const counts = { ...s.counts };
     for (const k of Object.keys(counts) as FindingKind[]) counts[k] += c.counts[k];
-    return { ...s, counts, spuriousElections: s.spuriousElections + c.spuriousElections, recent: [...c.recent, ...s.recent].slice(-RECENT_FINDINGS) };
+    return {
+      ...s,
+      counts,
+      spuriousElections: s.spuriousElections + c.spuriousElections,
+      recent: [...c.recent, ...s.recent].slice(-RECENT_FINDINGS),
+    };
   }
 
   dispose(): void {
@@ -81,7 +96,12 @@ export class LabChecker {
 
   private build(): Checker {
     const c = this.seen;
-    return createChecker({ algorithm: c.algorithm, ids: c.ids, timing: c.timing, options: c.options });
+    return createChecker({
+      algorithm: c.algorithm,
+      ids: c.ids,
+      timing: c.timing,
+      options: c.options,
+    });
   }
 
   /**
@@ -120,7 +140,10 @@ export class LabChecker {
     this.timerAt = due;
     if (!Number.isFinite(due)) return;
     // +1 ms: the lab's clock is rounded to 0.1 ms, and a timer may fire a hair early.
-    this.timer = this.deps.clock.setTimeout(() => this.fire(), Math.max(0, due - this.deps.now()) + 1);
+    this.timer = this.deps.clock.setTimeout(
+      () => this.fire(),
+      Math.max(0, due - this.deps.now()) + 1,
+    );
   }
 
   private fire(): void {

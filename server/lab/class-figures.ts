@@ -21,7 +21,12 @@ interface FiguresDeps {
   onError: (err: unknown) => void;
 }
 
-const blank = (): HandFigures => ({ actions: 0, sends: 0, deviations: 0, claimed: { clicks: 0, deviations: 0 } });
+const blank = (): HandFigures => ({
+  actions: 0,
+  sends: 0,
+  deviations: 0,
+  claimed: { clicks: 0, deviations: 0 },
+});
 
 export class ClassFigures {
   private readonly figures = new Map<ProcessId, HandFigures>();

@@ -39,13 +39,16 @@ export class DemoLoops {
     if (!loop) return false;
     loop.lab.deps.clock.clearTimeout(loop.timer);
     this.loops.delete(labName);
-    if (loop.state.crashed !== null && loop.lab.processes.has(loop.state.crashed)) recover(loop.lab, loop.state.crashed);
+    if (loop.state.crashed !== null && loop.lab.processes.has(loop.state.crashed))
+      recover(loop.lab, loop.state.crashed);
     return true;
   }
 
   status(labName: string): DemoStatus {
     const loop = this.loops.get(labName);
-    return loop ? { running: true, everyMs: loop.everyMs, crashed: loop.state.crashed } : { running: false };
+    return loop
+      ? { running: true, everyMs: loop.everyMs, crashed: loop.state.crashed }
+      : { running: false };
   }
 
   /** The relay is closing: the timers go, and nothing is recovered (the trace ends as the lab was). */

@@ -3,14 +3,20 @@
 // the error code and the offending fields' paths, never the raw input.
 import type { z } from 'zod';
 import { errorFrame, fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { CLIENT_FRAME_TYPES, ClientFrameSchema, MAX_FRAME_BYTES, type ClientFrame } from '@shared/protocol/frames.ts';
+import {
+  CLIENT_FRAME_TYPES,
+  ClientFrameSchema,
+  MAX_FRAME_BYTES,
+  type ClientFrame,
+} from '@shared/protocol/frames.ts';
 import { MAX_PROCESS_ID } from '@shared/protocol/lab-config.ts';
 
 const KNOWN_TYPES = new Set<string>(CLIENT_FRAME_TYPES);
 
 // One error per input whatever the transport (ws or socket.io): these answers are shared.
 /** An oversized frame is not read, so its `ref` is never echoed (on either transport). */
-export const tooLarge = () => errorFrame('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
+export const tooLarge = () =>
+  errorFrame('FRAME_TOO_LARGE', { message: `Frame exceeds ${MAX_FRAME_BYTES} bytes` });
 const BINARY = 'Frames are JSON text, not binary';
 /** A binary message (ws) or a frame with binary attachments (socket.io). */
 export const binaryRefused = () => errorFrame('BAD_FRAME', { message: BINARY });
@@ -41,19 +47,32 @@ function depthWithin(value: unknown, max: number): boolean {
     for (let i = 0; i < value.length; i++) if (!depthWithin(value[i], max - 1)) return false;
     return true;
   }
-  for (const k in value) if (!depthWithin((value as Record<string, unknown>)[k], max - 1)) return false;
+  for (const k in value)
+    if (!depthWithin((value as Record<string, unknown>)[k], max - 1)) return false;
   return true;
 }
 
 /** A decoded value to a client frame. */
 export function checkFrame(raw: unknown): Result<ClientFrame> {
   const ref = refOf(raw);
-  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) return { ok: false, error: binaryRefused() };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
-  if (!depthWithin(raw, MAX_DEPTH)) return fail('BAD_FRAME', { ref, message: `A frame nests at most ${MAX_DEPTH} levels deep` });
+  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw))
+    return { ok: false, error: binaryRefused() };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"' });
+  if (!depthWithin(raw, MAX_DEPTH))
+    return fail('BAD_FRAME', { ref, message: `A frame nests at most ${MAX_DEPTH} levels deep` });
   const type = (raw as { type?: unknown }).type;
-  if (typeof type !== 'string') return fail('BAD_FRAME', { ref, message: 'A frame is a JSON object with a "type"', details: ['type: required, a string'] });
-  if (!KNOWN_TYPES.has(type)) return fail('UNKNOWN_TYPE', { ref, message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}` });
+  if (typeof type !== 'string')
+    return fail('BAD_FRAME', {
+      ref,
+      message: 'A frame is a JSON object with a "type"',
+      details: ['type: required, a string'],
+    });
+  if (!KNOWN_TYPES.has(type))
+    return fail('UNKNOWN_TYPE', {
+      ref,
+      message: `Unknown frame type; expected one of ${CLIENT_FRAME_TYPES.join(', ')}`,
+    });
   if (type === 'send') {
     const fast = sendFrame(raw as Record<string, unknown>);
     if (fast) return ok(fast);
@@ -62,7 +81,13 @@ export function checkFrame(raw: unknown): Result<ClientFrame> {
   if (!parsed.success) {
     // A rule of the protocol's own (a name's characters, a grade that contradicts itself) is the message.
     const own = parsed.error.issues.find((i) => i.code === 'custom');
-    return fail('BAD_FRAME', { ref, details: issuePaths(parsed.error), ...(own ? { message: `${own.path.map(String).join('.')}: ${own.message}`.slice(0, 200) } : {}) });
+    return fail('BAD_FRAME', {
+      ref,
+      details: issuePaths(parsed.error),
+      ...(own
+        ? { message: `${own.path.map(String).join('.')}: ${own.message}`.slice(0, 200) }
+        : {}),
+    });
   }
   return ok(parsed.data);
 }
@@ -74,11 +99,19 @@ export function checkFrame(raw: unknown): Result<ClientFrame> {
  * goes to zod, which says why; test/unit/frame-check.test.ts holds the two to the same answers.
  */
 function sendFrame(raw: Record<string, unknown>): ClientFrame | null {
-  for (const k in raw) if (k !== 'type' && k !== 'to' && k !== 'message' && k !== 'ref') return null;
+  for (const k in raw)
+    if (k !== 'type' && k !== 'to' && k !== 'message' && k !== 'ref') return null;
   const to = raw['to'];
-  if (typeof to !== 'number' || !Number.isSafeInteger(to) || to < 0 || to > MAX_PROCESS_ID) return null;
+  if (typeof to !== 'number' || !Number.isSafeInteger(to) || to < 0 || to > MAX_PROCESS_ID)
+    return null;
   const ref = raw['ref'];
-  if (ref !== undefined && !(typeof ref === 'string' ? ref.length <= 64 : typeof ref === 'number' && Number.isSafeInteger(ref))) return null;
+  if (
+    ref !== undefined &&
+    !(typeof ref === 'string'
+      ? ref.length <= 64
+      : typeof ref === 'number' && Number.isSafeInteger(ref))
+  )
+    return null;
   const message = raw['message'];
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
   const t = (message as { type?: unknown }).type;
@@ -96,5 +129,7 @@ function refOf(raw: unknown): string | number | undefined {
 }
 
 export function issuePaths(error: z.ZodError): string[] {
-  return error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(frame)'}: ${i.message}`.slice(0, 160));
+  return error.issues
+    .slice(0, 10)
+    .map((i) => `${i.path.map(String).join('.') || '(frame)'}: ${i.message}`.slice(0, 160));
 }

@@ -12,9 +12,22 @@
 // 100 of her sends of the last UB),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
 // deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
-import { roundTripBound, type AlgorithmConfig, type AnyAlgorithm, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
+import {
+  roundTripBound,
+  type AlgorithmConfig,
+  type AnyAlgorithm,
+  type Message,
+  type ProcessId,
+  type Report,
+} from '@shared/algorithms/algorithm.ts';
 import { AutoBeat, usesSharedDetector } from '@shared/coach/auto-beat.ts';
-import { CoachFold, explain, type CoachView, type Deviation, type HandAction } from '@shared/coach/coach.ts';
+import {
+  CoachFold,
+  explain,
+  type CoachView,
+  type Deviation,
+  type HandAction,
+} from '@shared/coach/coach.ts';
 import type { HandProgress } from '@shared/protocol/frames.ts';
 import { NamedTimers } from '@shared/sim/named-timers.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -61,7 +74,11 @@ export class HandAudit {
     const clock = deps.clock;
     this.t0 = clock.now();
     this.fold = new CoachFold(deps.algorithm, deps.config, deps.seed);
-    this.timers = new NamedTimers({ setTimer: (fn, ms) => clock.setTimeout(fn, ms), clearTimer: (h) => clock.clearTimeout(h), now: () => clock.now() });
+    this.timers = new NamedTimers({
+      setTimer: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimer: (h) => clock.clearTimeout(h),
+      now: () => clock.now(),
+    });
     // Her tab's detector sends for her (those sends reach the relay as hers); here it only watches.
     this.beat = new AutoBeat(true, {
       send: () => {},
@@ -77,10 +94,16 @@ export class HandAudit {
   /** The relay delivered `message` from `from` to her. */
   delivered(from: ProcessId, message: Message): void {
     if (this.stopped) return;
-    const entry = { kind: 'event', at: this.now(), event: { kind: 'message', from, message } } as const;
+    const entry = {
+      kind: 'event',
+      at: this.now(),
+      event: { kind: 'message', from, message },
+    } as const;
     if (message.type === 'ACK' && typeof message.seq === 'number') return this.fold.add(entry);
     // The shadow's own detector hears what the toggle handles, as in her tab.
-    const detector = usesSharedDetector(this.deps.algorithm.name) && (message.type === 'HEARTBEAT' || message.type === 'PONG');
+    const detector =
+      usesSharedDetector(this.deps.algorithm.name) &&
+      (message.type === 'HEARTBEAT' || message.type === 'PONG');
     if (detector) this.fold.add(entry);
     if (this.beat.hears(from, message) || detector) return;
     this.fold.add(entry);
@@ -93,7 +116,11 @@ export class HandAudit {
 
   /** She sent `message` to `to`; the shared detector's messages are her tab's, not her moves. */
   sent(to: ProcessId, message: Message): void {
-    if (this.stopped || (usesSharedDetector(this.deps.algorithm.name) && DETECTOR_TYPES.has(message.type))) return;
+    if (
+      this.stopped ||
+      (usesSharedDetector(this.deps.algorithm.name) && DETECTOR_TYPES.has(message.type))
+    )
+      return;
     this.act({ kind: 'send', to, message });
   }
 
@@ -106,7 +133,11 @@ export class HandAudit {
     this.believed = report.coordinator;
     this.beat.follow(report.coordinator, this.deps.config.self);
     if (report.coordinator === null) return;
-    this.act(report.coordinator === this.deps.config.self ? { kind: 'declare' } : { kind: 'believe', coordinator: report.coordinator });
+    this.act(
+      report.coordinator === this.deps.config.self
+        ? { kind: 'declare' }
+        : { kind: 'believe', coordinator: report.coordinator },
+    );
   }
 
   /** Brings the fold to now: the deviations found since the last look go to `onDeviation`, each once. */
@@ -126,7 +157,12 @@ export class HandAudit {
     const oldestOpenMs = this.owed.since === null ? null : Math.max(0, now - this.owed.since);
     const electingMs = this.electingSince === null ? null : now - this.electingSince;
     const limit = 2 * roundTripBound(this.deps.config.timing);
-    return { open: this.owed.count, oldestOpenMs, electingMs, stuck: (oldestOpenMs ?? 0) > limit || (electingMs ?? 0) > limit };
+    return {
+      open: this.owed.count,
+      oldestOpenMs,
+      electingMs,
+      stuck: (oldestOpenMs ?? 0) > limit || (electingMs ?? 0) > limit,
+    };
   }
 
   stop(): void {

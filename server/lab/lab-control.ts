@@ -3,8 +3,19 @@
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import type { FabricConfig, FabricPatch, LabConfig, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
-import type { InFlightInfo, ProcessInfo, ServerFrame, StepResult } from '@shared/protocol/frames.ts';
+import type {
+  FabricConfig,
+  FabricPatch,
+  LabConfig,
+  StepRequest,
+  UpdateLab,
+} from '@shared/protocol/lab-config.ts';
+import type {
+  InFlightInfo,
+  ProcessInfo,
+  ServerFrame,
+  StepResult,
+} from '@shared/protocol/frames.ts';
 import { sendFrame } from './conn.ts';
 import type { Lab } from './lab.ts';
 import { checkPartition, mergeFabric, updatedLabConfig } from './lab-settings.ts';
@@ -27,7 +38,8 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
     // A crash ends a pause: what was waiting for it is lost with it.
     e.paused = false;
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
-    for (const h of lab.pausedHolds.release(id)) lab.drop(h.msg, h.from, h.to, h.type, 'receiver-crashed');
+    for (const h of lab.pausedHolds.release(id))
+      lab.drop(h.msg, h.from, h.to, h.type, 'receiver-crashed');
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'crashed' });
   }
@@ -115,7 +127,9 @@ export function setFabric(lab: Lab, patch: FabricPatch): FabricConfig {
   const restart = fabric.timeScale !== before.timeScale;
   lab.applyConfig({ ...lab.config, fabric });
   lab.record({ kind: 'control', action: 'fabric', ...(restart ? { restart: true } : {}) });
-  lab.observers.broadcast(JSON.stringify({ type: 'fabric', lab: lab.name, fabric } satisfies ServerFrame));
+  lab.observers.broadcast(
+    JSON.stringify({ type: 'fabric', lab: lab.name, fabric } satisfies ServerFrame),
+  );
   if (restart) restartAll(lab);
   return fabric;
 }
@@ -147,7 +161,11 @@ export function step(lab: Lab, req: StepRequest): Result<StepResult> {
     return ok({ ...base, outcome: 'dropped', reason: 'manual' });
   }
   const outcome = lab.deliver(h);
-  return ok(outcome === 'delivered' || outcome === 'held' ? { ...base, outcome } : { ...base, outcome: 'dropped', reason: outcome });
+  return ok(
+    outcome === 'delivered' || outcome === 'held'
+      ? { ...base, outcome }
+      : { ...base, outcome: 'dropped', reason: outcome },
+  );
 }
 
 /** Most entries one in-flight read returns, and how deep into the queue a page may start. */
@@ -160,7 +178,15 @@ export function inflight(lab: Lab, limit = 200, offset = 0): InFlightInfo[] {
   return lab.scheduler
     .first(offset + limit)
     .slice(offset)
-    .map((h) => ({ msg: h.msg, from: h.from, to: h.to, type: h.type, message: JSON.parse(h.json) as InFlightInfo['message'], dueIn: Math.round((h.at - now) * 10) / 10, ...(h.of !== undefined ? { of: h.of } : {}) }));
+    .map((h) => ({
+      msg: h.msg,
+      from: h.from,
+      to: h.to,
+      type: h.type,
+      message: JSON.parse(h.json) as InFlightInfo['message'],
+      dueIn: Math.round((h.at - now) * 10) / 10,
+      ...(h.of !== undefined ? { of: h.of } : {}),
+    }));
 }
 
 /**
@@ -198,18 +224,28 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
 
 /** Held messages are dropped and pauses end (the processes restart; the fold clears them too). */
 function discardInFlight(lab: Lab): void {
-  for (const h of [...lab.scheduler.drain(), ...lab.pausedHolds.drain()]) lab.drop(h.msg, h.from, h.to, h.type, 'reset');
+  for (const h of [...lab.scheduler.drain(), ...lab.pausedHolds.drain()])
+    lab.drop(h.msg, h.from, h.to, h.type, 'reset');
   for (const e of lab.processes.list()) e.paused = false;
 }
 
 function restartAll(lab: Lab): void {
   // The same frame for everyone: encode it once (it carries every id of the lab).
-  const text = JSON.stringify({ type: 'restart', config: lab.processConfig() } satisfies ServerFrame);
+  const text = JSON.stringify({
+    type: 'restart',
+    config: lab.processConfig(),
+  } satisfies ServerFrame);
   for (const e of lab.processes.list()) {
     if (!e.conn || e.crashed) continue;
     e.report = null;
     e.conn.sendText(text);
     if (e.mode === 'hand') lab.figures.start(e.id);
   }
-  lab.observers.broadcast(JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot() } satisfies ServerFrame));
+  lab.observers.broadcast(
+    JSON.stringify({
+      type: 'snapshot',
+      lab: lab.name,
+      snapshot: lab.snapshot(),
+    } satisfies ServerFrame),
+  );
 }

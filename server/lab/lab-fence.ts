@@ -46,7 +46,11 @@ export function readFence(path: string, onBad?: (err: unknown) => void): FenceRe
   return parseFence(text, path, onBad);
 }
 
-function parseFence(text: string, path: string, onBad?: (err: unknown) => void): FenceRecord | null {
+function parseFence(
+  text: string,
+  path: string,
+  onBad?: (err: unknown) => void,
+): FenceRecord | null {
   if (text.trim() === '') return null;
   try {
     const parsed = FenceSchema.safeParse(JSON.parse(text));
@@ -116,10 +120,12 @@ export class LabFence {
     this.seqLimit = 0;
     this.msgLimit = 1;
     this.reserve(0, 1);
-    void rotated.catch(() => {}).then(() => {
-      this.floor = null;
-      this.write(this.seqLimit, this.msgLimit);
-    });
+    void rotated
+      .catch(() => {})
+      .then(() => {
+        this.floor = null;
+        this.write(this.seqLimit, this.msgLimit);
+      });
   }
 
   /** Lets go of the file (the lab closed). */
@@ -147,7 +153,11 @@ export class LabFence {
   private write(seq: number, msg: number): boolean {
     if (this.closed || !this.holds()) return false;
     const rec: FenceRecord = this.floor
-      ? { epoch: this.epoch, seq: Math.max(seq, this.floor.seq), msg: Math.max(msg, this.floor.msg) }
+      ? {
+          epoch: this.epoch,
+          seq: Math.max(seq, this.floor.seq),
+          msg: Math.max(msg, this.floor.msg),
+        }
       : { epoch: this.epoch, seq, msg };
     try {
       writeSync(this.file(), JSON.stringify(rec).padEnd(RECORD_BYTES), 0);

@@ -3,11 +3,24 @@
 // lab's time scale). Errors are values: the REST layer turns them into 4xx answers.
 import { DEFAULT_TIMING, type ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
-import { DEFAULT_FABRIC, DEFAULT_LAB_SIZE, DEFAULT_LIMITS, type CreateLab, type FabricConfig, type FabricPatch, type LabConfig, type UpdateLab } from '@shared/protocol/lab-config.ts';
+import {
+  DEFAULT_FABRIC,
+  DEFAULT_LAB_SIZE,
+  DEFAULT_LIMITS,
+  type CreateLab,
+  type FabricConfig,
+  type FabricPatch,
+  type LabConfig,
+  type UpdateLab,
+} from '@shared/protocol/lab-config.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 
 export function newLabConfig(body: CreateLab, randomSeed: () => number): Result<LabConfig> {
-  if (body.ids && body.size !== undefined) return fail('BAD_REQUEST', { details: ['ids', 'size'], message: 'Give either ids or size, not both' });
+  if (body.ids && body.size !== undefined)
+    return fail('BAD_REQUEST', {
+      details: ['ids', 'size'],
+      message: 'Give either ids or size, not both',
+    });
   const ids = normaliseIds(body.ids ?? range(body.size ?? DEFAULT_LAB_SIZE));
   const ring = body.ring ?? ids;
   const bad = checkRing(ring, ids);
@@ -47,7 +60,9 @@ export function updatedLabConfig(config: LabConfig, body: UpdateLab): Result<Lab
     options: body.options ? { ...body.options } : config.options,
     fabric: body.fabric ? mergeFabric(config.fabric, body.fabric) : config.fabric,
     seed: body.seed ?? config.seed,
-    ...(body.limits || config.limits ? { limits: { ...DEFAULT_LIMITS, ...config.limits, ...body.limits } } : {}),
+    ...(body.limits || config.limits
+      ? { limits: { ...DEFAULT_LIMITS, ...config.limits, ...body.limits } }
+      : {}),
   });
 }
 
@@ -62,7 +77,10 @@ export function mergeFabric(fabric: FabricConfig, patch: FabricPatch): FabricCon
 }
 
 /** Every id in the groups must be in the lab, and in one group only. */
-export function checkPartition(groups: ProcessId[][], ids: readonly ProcessId[]): Result<ProcessId[][]> {
+export function checkPartition(
+  groups: ProcessId[][],
+  ids: readonly ProcessId[],
+): Result<ProcessId[][]> {
   const known = new Set(ids);
   const seen = new Set<ProcessId>();
   const details: string[] = [];
@@ -73,7 +91,11 @@ export function checkPartition(groups: ProcessId[][], ids: readonly ProcessId[])
       seen.add(id);
     }),
   );
-  if (details.length) return fail('BAD_REQUEST', { details, message: 'Partition groups must hold lab ids, each in one group' });
+  if (details.length)
+    return fail('BAD_REQUEST', {
+      details,
+      message: 'Partition groups must hold lab ids, each in one group',
+    });
   return ok(groups.map((g) => [...g]));
 }
 
@@ -85,7 +107,12 @@ export function processConfigOf(config: LabConfig): ProcessConfig {
     algorithm: config.algorithm,
     ids: config.ids,
     ring: config.ring,
-    timing: { transmission: t.transmission * s, processing: t.processing * s, heartbeatInterval: t.heartbeatInterval * s, heartbeatTimeout: t.heartbeatTimeout * s },
+    timing: {
+      transmission: t.transmission * s,
+      processing: t.processing * s,
+      heartbeatInterval: t.heartbeatInterval * s,
+      heartbeatTimeout: t.heartbeatTimeout * s,
+    },
     detector: config.detector,
     options: config.options,
     seed: config.seed,
@@ -96,7 +123,10 @@ export function processConfigOf(config: LabConfig): ProcessConfig {
 function checkRing(ring: readonly ProcessId[], ids: readonly ProcessId[]): Result<never> | null {
   const set = new Set(ring);
   if (ring.length !== ids.length || set.size !== ring.length || ids.some((id) => !set.has(id))) {
-    return fail('BAD_REQUEST', { details: ['ring'], message: 'The ring order must list every id of the lab exactly once' });
+    return fail('BAD_REQUEST', {
+      details: ['ring'],
+      message: 'The ring order must list every id of the lab exactly once',
+    });
   }
   return null;
 }

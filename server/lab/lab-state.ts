@@ -21,7 +21,10 @@ export const statePath = (dir: string, lab: string): string => join(dir, `${lab}
 
 export function stateOf(lab: Lab): LabState {
   return {
-    crashed: lab.processes.list().filter((e) => e.crashed).map((e) => e.id),
+    crashed: lab.processes
+      .list()
+      .filter((e) => e.crashed)
+      .map((e) => e.id),
     partition: lab.fabric.partition,
     paused: lab.scheduler.paused,
   };
@@ -34,12 +37,16 @@ export function applyState(lab: Lab, s: LabState): void {
     if (e) e.crashed = true;
   }
   const ids = new Set(lab.config.ids);
-  if (s.partition && s.partition.every((g) => g.every((id) => ids.has(id)))) lab.fabric.setPartition(s.partition);
+  if (s.partition && s.partition.every((g) => g.every((id) => ids.has(id))))
+    lab.fabric.setPartition(s.partition);
   if (s.paused) lab.scheduler.pause();
 }
 
 /** The saved state, or null (none yet, or unreadable: reported through `onError`). */
-export async function readState(path: string, onError: (err: unknown) => void): Promise<LabState | null> {
+export async function readState(
+  path: string,
+  onError: (err: unknown) => void,
+): Promise<LabState | null> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -2,12 +2,28 @@
 // stamped with the sender's id and clocks, journaled, given a fate by the fabric, held in the
 // lab's timer queue and delivered (or dropped, with the reason) when it comes due. The
 // instructor's controls (crash, partition, pause and step, reset...) live in lab-control.ts.
-import { sameReport, type Message, type ProcessId, type Report } from '@shared/algorithms/algorithm.ts';
+import {
+  sameReport,
+  type Message,
+  type ProcessId,
+  type Report,
+} from '@shared/algorithms/algorithm.ts';
 import { ok, type Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
-import { DEFAULT_LIMITS, type LabConfig, type Limits, type Play } from '@shared/protocol/lab-config.ts';
+import {
+  DEFAULT_LIMITS,
+  type LabConfig,
+  type Limits,
+  type Play,
+} from '@shared/protocol/lab-config.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
-import type { LabSnapshot, ProcessConfig, ProcessInfo, ProcessKind, ServerFrame } from '@shared/protocol/frames.ts';
+import type {
+  LabSnapshot,
+  ProcessConfig,
+  ProcessInfo,
+  ProcessKind,
+  ServerFrame,
+} from '@shared/protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
 import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
@@ -29,7 +45,13 @@ import { TraceGate } from '../trace/trace-gate.ts';
 import type { TraceStore } from '../trace/trace-store.ts';
 import type { LabFence } from './lab-fence.ts';
 import type { TraceTail } from '../trace/trace-tail.ts';
-import { deliverFrame, messageHeadMaxBytes, putMessageHead, scratch, traceLine } from '../trace/wire-encode.ts';
+import {
+  deliverFrame,
+  messageHeadMaxBytes,
+  putMessageHead,
+  scratch,
+  traceLine,
+} from '../trace/wire-encode.ts';
 
 /** A message the relay holds until it is due. */
 interface Held {
@@ -108,9 +130,18 @@ export class Lab {
     this.config = config;
     this.processes = new ProcessTable(config.ids);
     this.fabric = new Fabric(config.fabric, config.seed);
-    this.scheduler = new Scheduler<Held>(deps.clock, (h) => this.deliver(h), deps.onError, (h) => h.json.length);
+    this.scheduler = new Scheduler<Held>(
+      deps.clock,
+      (h) => this.deliver(h),
+      deps.onError,
+      (h) => h.json.length,
+    );
     this.clocks = new LiveClocks(config.ids.length <= deps.vectorLimit);
-    this.gate = new TraceGate(deps.store, (text) => this.record({ kind: 'note', text }, undefined, true), () => this.seq);
+    this.gate = new TraceGate(
+      deps.store,
+      (text) => this.record({ kind: 'note', text }, undefined, true),
+      () => this.seq,
+    );
     this.intake = new LabIntake(deps.store, deps.clock, deps.byteLimits);
     const tail = deps.tail;
     this.seq = tail?.nextSeq ?? 0;
@@ -119,8 +150,15 @@ export class Lab {
     // A reloaded lab continues its timeline where the file left off.
     this.startedAt = deps.clock.now() - (tail ? tail.lastT + 1 : 0);
     if (tail?.clock) for (const id of config.ids) this.clocks.restore(id, tail.clock);
-    const snapshotText = () => JSON.stringify({ type: 'snapshot', lab: this.name, snapshot: this.snapshot() } satisfies ServerFrame);
-    this.observers = new ObserverHub(config.name, snapshotText, deps.observers, () => deps.store.flush());
+    const snapshotText = () =>
+      JSON.stringify({
+        type: 'snapshot',
+        lab: this.name,
+        snapshot: this.snapshot(),
+      } satisfies ServerFrame);
+    this.observers = new ObserverHub(config.name, snapshotText, deps.observers, () =>
+      deps.store.flush(),
+    );
     this.checker = new LabChecker({
       clock: deps.clock,
       config: () => this.processConfig(),
@@ -137,7 +175,17 @@ export class Lab {
     this.figures = new ClassFigures({
       clock: deps.clock,
       config: () => this.processConfig(),
-      journal: (id, d, text) => this.record({ kind: 'deviation', node: id, rule: d.rule, text: text.slice(0, 300), action: d.action.slice(0, 120) }, this.clocks.tick(id)),
+      journal: (id, d, text) =>
+        this.record(
+          {
+            kind: 'deviation',
+            node: id,
+            rule: d.rule,
+            text: text.slice(0, 300),
+            action: d.action.slice(0, 120),
+          },
+          this.clocks.tick(id),
+        ),
       onError: deps.onError,
     });
   }
@@ -161,7 +209,16 @@ export class Lab {
 
   // --- processes -------------------------------------------------------------------------
 
-  join(conn: Conn, req: { id?: ProcessId; resume?: string; name?: string; kind?: ProcessKind; ref?: string | number }): Result<ProcessEntry> {
+  join(
+    conn: Conn,
+    req: {
+      id?: ProcessId;
+      resume?: string;
+      name?: string;
+      kind?: ProcessKind;
+      ref?: string | number;
+    },
+  ): Result<ProcessEntry> {
     const claimed = this.processes.claim(conn, req, this.deps.clock.now());
     if (!claimed.ok) return claimed;
     const { entry, displaced, resumed } = claimed.value;
@@ -214,7 +271,9 @@ export class Lab {
   private heldFull(bytes: number): boolean {
     const l = this.limits;
     const held = this.scheduler.size + this.pausedHolds.size;
-    return held >= l.maxHeld || this.scheduler.bytes + this.pausedHolds.bytes + bytes > l.maxHeldBytes;
+    return (
+      held >= l.maxHeld || this.scheduler.bytes + this.pausedHolds.bytes + bytes > l.maxHeldBytes
+    );
   }
 
   /**
@@ -223,7 +282,12 @@ export class Lab {
    * transport carried; so do the byte budgets (its address's `sender`, the lab's), and a trace
    * that is behind its disk takes no new message. A refusal answers the sender, nothing is recorded.
    */
-  send(entry: ProcessEntry, to: ProcessId, message: Message, sender?: TokenBucket): SendRefusal | void {
+  send(
+    entry: ProcessEntry,
+    to: ProcessId,
+    message: Message,
+    sender?: TokenBucket,
+  ): SendRefusal | void {
     const json = JSON.stringify(message);
     if (json.length > MAX_FRAME_BYTES) return 'too-large';
     const refusal = this.intake.admit(json.length, sender);
@@ -254,7 +318,10 @@ export class Lab {
     entry.faults = (entry.faults ?? 0) + 1;
     if (!this.intake.journalFault(entry.id)) return;
     entry.report = null;
-    this.record({ kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted }, this.clocks.tick(entry.id));
+    this.record(
+      { kind: 'fault', node: entry.id, error: f.error, event: f.event, restarted: f.restarted },
+      this.clocks.tick(entry.id),
+    );
   }
 
   /** The tab says what it runs now; a change is journaled as a note, so replay shows when her own code took over. */
@@ -265,7 +332,10 @@ export class Lab {
     if (mode === 'hand' && !entry.crashed) this.figures.start(entry.id);
     else this.figures.stop(entry.id);
     if (was === mode) return;
-    this.record({ kind: 'note', text: `process ${entry.id} runs ${mode === 'code' ? 'its own module (code mode)' : mode === 'hand' ? 'by hand (hand mode)' : "the lab's algorithm again"}` });
+    this.record({
+      kind: 'note',
+      text: `process ${entry.id} runs ${mode === 'code' ? 'its own module (code mode)' : mode === 'hand' ? 'by hand (hand mode)' : "the lab's algorithm again"}`,
+    });
   }
 
   /** Her latest grade as her tab claims it (the schema refused one that contradicts itself), kept for the class board. */
@@ -276,7 +346,11 @@ export class Lab {
   /** The instructor's play settings: every connected process is told (tabs switch to or from hand mode at once). */
   setPlay(play: Play): void {
     this.config = { ...this.config, play };
-    const who = play.students ? 'students play by hand' : play.hand.length ? `processes ${play.hand.join(', ')} play by hand` : 'every tab runs the lab’s algorithm';
+    const who = play.students
+      ? 'students play by hand'
+      : play.hand.length
+        ? `processes ${play.hand.join(', ')} play by hand`
+        : 'every tab runs the lab’s algorithm';
     this.record({ kind: 'note', text: `play: ${who}; hints ${play.hints ? 'allowed' : 'hidden'}` });
     this.tellAll(() => ({ type: 'play', play }));
   }
@@ -313,7 +387,16 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.recordMessage('deliver', h.msg, h.from, h.to, type, undefined, null, this.clocks.receiveView(h.to, h.stamp));
+    this.recordMessage(
+      'deliver',
+      h.msg,
+      h.from,
+      h.to,
+      type,
+      undefined,
+      null,
+      this.clocks.receiveView(h.to, h.stamp),
+    );
     entry.conn.sendText(deliverFrame(h.from, h.msg, h.json));
     if (entry.mode === 'hand') this.figures.delivered(h.to, h.from, h.json);
     return 'delivered';
@@ -328,7 +411,8 @@ export class Lab {
   /** Journals one event: seq and time, the clocks of the process it happened at, to disk (as the gate says; `always`: its notes) and to observers. */
   record(body: EventBody, stamp?: LiveStamp, always = false): void {
     const isMessage = MESSAGE_KINDS.has(body.kind);
-    const written = always || (isMessage ? this.gate.message(body.kind) : this.gate.other(body.kind));
+    const written =
+      always || (isMessage ? this.gate.message(body.kind) : this.gate.other(body.kind));
     const seq = this.takeSeq();
     if (this.inert) return;
     const event = { seq, t: this.now(), ...body } as TraceEvent;
@@ -348,7 +432,16 @@ export class Lab {
    * takes the line, and the payload is not encoded twice (`messageJson`: the send's, null for a
    * deliver). The checker and the stats get the event without the clocks, which they never read.
    */
-  private recordMessage(kind: 'send' | 'deliver', msg: number, from: ProcessId, to: ProcessId, type: string, message: Message | undefined, messageJson: string | null, stamp: LiveStamp): void {
+  private recordMessage(
+    kind: 'send' | 'deliver',
+    msg: number,
+    from: ProcessId,
+    to: ProcessId,
+    type: string,
+    message: Message | undefined,
+    messageJson: string | null,
+    stamp: LiveStamp,
+  ): void {
     const written = this.gate.message(kind);
     const seq = this.takeSeq();
     if (this.inert) return;
@@ -360,13 +453,21 @@ export class Lab {
       const chunk = written ? this.deps.store.reserve(max) : null;
       const buf = chunk ?? scratch(max);
       const start = chunk ? this.deps.store.lineStart : 0;
-      let end = this.clocks.put(buf, putMessageHead(buf, start, seq, t, kind, msg, from, to, type, messageJson), stamp);
+      let end = this.clocks.put(
+        buf,
+        putMessageHead(buf, start, seq, t, kind, msg, from, to, type, messageJson),
+        stamp,
+      );
       buf[end++] = 0x7d; // }
       if (chunk) this.deps.store.commit(end);
       if (observed) this.observers.push(buf.toString('utf8', start, end));
     }
     // One object of a fixed shape (no spread copy): this runs twice for every message.
-    const event = (message ? { seq, t, kind, msg, from, to, type, message } : { seq, t, kind, msg, from, to, type }) as TraceEvent;
+    const event = (
+      message
+        ? { seq, t, kind, msg, from, to, type, message }
+        : { seq, t, kind, msg, from, to, type }
+    ) as TraceEvent;
     this.checker.observe(event);
     this.stats.observe(event);
   }
@@ -400,7 +501,16 @@ export class Lab {
       report: entry.report,
       group: this.fabric.groupIndex(entry.id),
       ...(entry.mode ? { mode: entry.mode } : {}),
-      ...(entry.grade ? { claimedGrade: { ...entry.grade.summary, claimed: true as const, at: entry.grade.at, trace: entry.grade.trace !== null } } : {}),
+      ...(entry.grade
+        ? {
+            claimedGrade: {
+              ...entry.grade.summary,
+              claimed: true as const,
+              at: entry.grade.at,
+              trace: entry.grade.trace !== null,
+            },
+          }
+        : {}),
       since: entry.since,
       ...(hand ? { hand } : {}),
       ...(entry.findings ? { findings: entry.findings } : {}),

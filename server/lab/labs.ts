@@ -9,7 +9,14 @@ import { Lab, type LabDeps } from './lab.ts';
 import { newLabConfig } from './lab-settings.ts';
 import { DiskBudget } from '../trace/disk-budget.ts';
 import { DEFAULT_TRACE_MAX_BYTES, TraceStore, type WriteGuard } from '../trace/trace-store.ts';
-import { applyState, readState, stateOf, statePath, StateWriter, type LabState } from './lab-state.ts';
+import {
+  applyState,
+  readState,
+  stateOf,
+  statePath,
+  StateWriter,
+  type LabState,
+} from './lab-state.ts';
 import { loadTail } from '../trace/trace-tail.ts';
 import { fencePath, LabFence, readFence } from './lab-fence.ts';
 import { newJoinCode } from '@shared/protocol/join-code.ts';
@@ -66,7 +73,13 @@ export class Labs {
   constructor(private readonly opts: LabsOptions) {}
 
   /** For /api/health: the traces' bytes against the budget, and the labs whose traces went lean, fell behind the disk or filled. */
-  traceUsage(): { bytes: number; budget: number | null; lean: string[]; behind: string[]; full: string[] } {
+  traceUsage(): {
+    bytes: number;
+    budget: number | null;
+    lean: string[];
+    behind: string[];
+    full: string[];
+  } {
     const labs = this.list();
     return {
       bytes: this.budget?.used ?? 0,
@@ -111,8 +124,11 @@ export class Labs {
     for (const file of await readdir(this.opts.dataDir)) {
       if (!file.endsWith(CONFIG_SUFFIX)) continue;
       try {
-        const parsed = LabConfigSchema.safeParse(JSON.parse(await readFile(join(this.opts.dataDir, file), 'utf8')));
-        if (!parsed.success || this.labs.has(parsed.data.name)) throw new Error(`bad lab file ${file}`);
+        const parsed = LabConfigSchema.safeParse(
+          JSON.parse(await readFile(join(this.opts.dataDir, file), 'utf8')),
+        );
+        if (!parsed.success || this.labs.has(parsed.data.name))
+          throw new Error(`bad lab file ${file}`);
         await this.open(parsed.data);
         names.push(parsed.data.name);
       } catch (err) {
@@ -124,7 +140,8 @@ export class Labs {
 
   async create(body: CreateLab): Promise<Result<Lab>> {
     if (this.labs.has(body.name) || this.creating.has(body.name)) return fail('LAB_EXISTS');
-    if (this.labs.size + this.creating.size >= (this.opts.maxLabs ?? 100)) return fail('BAD_REQUEST', { message: 'Too many labs on this relay' });
+    if (this.labs.size + this.creating.size >= (this.opts.maxLabs ?? 100))
+      return fail('BAD_REQUEST', { message: 'Too many labs on this relay' });
     const config = newLabConfig(body, () => Math.floor(Math.random() * 2 ** 32));
     if (!config.ok) return config;
     // Claim the name before awaiting, so two concurrent creates cannot both succeed.
@@ -137,7 +154,13 @@ export class Labs {
       if (claimed && !claimed.ok) return claimed;
       await mkdir(this.opts.dataDir, { recursive: true });
       const lab = await this.open(config.value, claimed?.value);
-      if (claimed) lab.record({ kind: 'owner', relay: this.opts.cluster!.relayId, epoch: claimed.value, previous: null });
+      if (claimed)
+        lab.record({
+          kind: 'owner',
+          relay: this.opts.cluster!.relayId,
+          epoch: claimed.value,
+          previous: null,
+        });
       await this.save(lab);
       this.opts.onChange?.();
       return ok(lab);
@@ -230,29 +253,54 @@ export class Labs {
     tail.nextMsg = Math.max(tail.nextMsg, marks?.msg ?? 1);
     const stateFile = statePath(this.opts.dataDir, config.name);
     // In a cluster the state comes from Redis (written by whichever relay owned the lab last).
-    const saved = (await this.opts.cluster?.loadState(config.name)) ?? (await readState(stateFile, this.opts.onError));
+    const saved =
+      (await this.opts.cluster?.loadState(config.name)) ??
+      (await readState(stateFile, this.opts.onError));
     const limits = {
       maxBytes: this.opts.traceMaxBytes ?? DEFAULT_TRACE_MAX_BYTES,
       budget: await this.diskBudget(),
-      ...(this.opts.traceMaxPendingBytes !== undefined ? { maxPendingBytes: this.opts.traceMaxPendingBytes } : {}),
+      ...(this.opts.traceMaxPendingBytes !== undefined
+        ? { maxPendingBytes: this.opts.traceMaxPendingBytes }
+        : {}),
       ...(this.opts.traceWriteMsPerMiB ? { writeMsPerMiB: this.opts.traceWriteMsPerMiB } : {}),
     };
-    const store = new TraceStore(path, this.opts.traceFlushMs ?? 200, this.opts.onError, limits, tail.size);
+    const store = new TraceStore(
+      path,
+      this.opts.traceFlushMs ?? 200,
+      this.opts.onError,
+      limits,
+      tail.size,
+    );
     const writer = new StateWriter(stateFile, this.opts.onError);
     const cluster = this.opts.cluster;
-    store.guard = () => (!fence.holds() ? 'refuse' : cluster ? cluster.guard(config.name, fence.epoch) : 'write');
-    fence.onFenced = () => (cluster ? cluster.fenced(config.name) : void this.drop(config.name, null));
+    store.guard = () =>
+      !fence.holds() ? 'refuse' : cluster ? cluster.guard(config.name, fence.epoch) : 'write';
+    fence.onFenced = () =>
+      cluster ? cluster.fenced(config.name) : void this.drop(config.name, null);
     const onStateChange = () => {
       if (!fence.holds()) return;
       const state = stateOf(lab);
       void writer.save(state);
       this.opts.cluster?.saveState(config.name, state);
     };
-    const lab: Lab = new Lab(config, { ...this.opts, store, fence, tail: tail.nextSeq > 0 ? tail : undefined, onStateChange });
+    const lab: Lab = new Lab(config, {
+      ...this.opts,
+      store,
+      fence,
+      tail: tail.nextSeq > 0 ? tail : undefined,
+      onStateChange,
+    });
     if (saved) applyState(lab, saved);
     if (tail.tornBytes > 0) {
-      this.opts.onError(new Error(`${path}: cut off a torn last line of ${tail.tornBytes} bytes (the relay stopped in the middle of a write)`));
-      lab.record({ kind: 'note', text: `trace repaired at start: a torn last line of ${tail.tornBytes} bytes was cut off` });
+      this.opts.onError(
+        new Error(
+          `${path}: cut off a torn last line of ${tail.tornBytes} bytes (the relay stopped in the middle of a write)`,
+        ),
+      );
+      lab.record({
+        kind: 'note',
+        text: `trace repaired at start: a torn last line of ${tail.tornBytes} bytes was cut off`,
+      });
     }
     this.labs.set(config.name, lab);
     this.writers.set(config.name, writer);

@@ -19,7 +19,10 @@ export function loadLessons(dir: string): LessonCatalog {
   const out: LessonCatalog = { lessons: [], refused: [] };
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().slice(0, MAX_LESSON_FILES);
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .slice(0, MAX_LESSON_FILES);
   } catch {
     return out; // no lessons folder: a relay without lessons
   }
@@ -36,14 +39,18 @@ function readLesson(path: string, into: Lesson[], seen: Set<string>): string[] |
   let raw: unknown;
   try {
     const text = readFileSync(path, 'utf8');
-    if (text.length > MAX_LESSON_FILE_BYTES) return [`(file): larger than ${MAX_LESSON_FILE_BYTES} bytes`];
+    if (text.length > MAX_LESSON_FILE_BYTES)
+      return [`(file): larger than ${MAX_LESSON_FILE_BYTES} bytes`];
     raw = JSON.parse(text);
   } catch (err) {
-    return [`(file): not readable JSON (${err instanceof Error ? err.message.slice(0, 120) : 'unreadable'})`];
+    return [
+      `(file): not readable JSON (${err instanceof Error ? err.message.slice(0, 120) : 'unreadable'})`,
+    ];
   }
   const parsed = parseLesson(raw);
   if (!parsed.ok) return parsed.errors;
-  if (seen.has(parsed.lesson.id)) return [`id: "${parsed.lesson.id}" is already the id of another lesson file`];
+  if (seen.has(parsed.lesson.id))
+    return [`id: "${parsed.lesson.id}" is already the id of another lesson file`];
   seen.add(parsed.lesson.id);
   into.push(parsed.lesson);
   return null;

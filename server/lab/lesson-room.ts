@@ -2,7 +2,17 @@
 // and the class's answers, one stored per student (process id) and step. Students only answer;
 // every move of the lesson is the instructor's (server/http/lesson-api.ts).
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import { act, beginLesson, currentStep, lessonView, refuseAnswer, scoreStep, type LessonAction, type LessonProgress, type StudentScore } from '@shared/lessons/lesson-class.ts';
+import {
+  act,
+  beginLesson,
+  currentStep,
+  lessonView,
+  refuseAnswer,
+  scoreStep,
+  type LessonAction,
+  type LessonProgress,
+  type StudentScore,
+} from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import { runStep } from '@shared/lessons/lesson-runner.ts';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
@@ -33,13 +43,17 @@ class LessonRoom {
   view(instructor: boolean): LessonView {
     const view = lessonView(this.progress, this.answers, instructor, this.scores);
     // Elapsed, not a deadline: the relay's clock is monotonic and no browser shares it.
-    if (this.progress.phase === 'open' && this.openedAt !== null) view.openForMs = Math.max(0, Math.round(this.now() - this.openedAt));
+    if (this.progress.phase === 'open' && this.openedAt !== null)
+      view.openForMs = Math.max(0, Math.round(this.now() - this.openedAt));
     return view;
   }
 
   /** An instructor's move; `run` runs the step in the relay's own simulator (deterministic). */
   act(action: LessonAction): ErrorFrame | null {
-    const outcome = action === 'run' && this.progress.phase === 'locked' ? runStep(currentStep(this.progress)) : null;
+    const outcome =
+      action === 'run' && this.progress.phase === 'locked'
+        ? runStep(currentStep(this.progress))
+        : null;
     const next = act(this.progress, action, outcome?.measured);
     if ('type' in next) return next;
     if (outcome) {
@@ -65,8 +79,14 @@ class LessonRoom {
   /** The step's run for replay: shown to the class from the reveal on, to the instructor once it ran. */
   runTrace(instructor: boolean): string | ErrorFrame {
     const { phase } = this.progress;
-    if (!(phase === 'revealed' || (instructor && phase === 'ran')) || this.trace === null) return errorFrame('NOT_FOUND', { message: 'The step has not run, or its result is not revealed yet' });
-    if (this.trace === 'too-large') return errorFrame('NOT_FOUND', { message: `The run's trace was over ${MAX_LESSON_TRACE_CHARS} characters and was not kept` });
+    if (!(phase === 'revealed' || (instructor && phase === 'ran')) || this.trace === null)
+      return errorFrame('NOT_FOUND', {
+        message: 'The step has not run, or its result is not revealed yet',
+      });
+    if (this.trace === 'too-large')
+      return errorFrame('NOT_FOUND', {
+        message: `The run's trace was over ${MAX_LESSON_TRACE_CHARS} characters and was not kept`,
+      });
     return this.trace;
   }
 
@@ -75,7 +95,10 @@ class LessonRoom {
     const refused = refuseAnswer(this.progress, step, value);
     if (refused) return refused;
     const changes = (this.changes.get(student) ?? 0) + 1;
-    if (changes > MAX_ANSWER_CHANGES) return errorFrame('RATE_LIMITED', { message: `At most ${MAX_ANSWER_CHANGES} answers per student and step; your last one stands` });
+    if (changes > MAX_ANSWER_CHANGES)
+      return errorFrame('RATE_LIMITED', {
+        message: `At most ${MAX_ANSWER_CHANGES} answers per student and step; your last one stands`,
+      });
     this.changes.set(student, changes);
     this.answers.set(student, value);
     return null;

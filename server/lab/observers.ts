@@ -51,7 +51,8 @@ export class ObserverHub {
   private waiting = 0;
   /** A dropped batch's marker is waiting in `outbox`. */
   private gapQueued = false;
-  private readonly opts: Required<Omit<ObserverOptions, 'onDrop'>> & Pick<ObserverOptions, 'onDrop'>;
+  private readonly opts: Required<Omit<ObserverOptions, 'onDrop'>> &
+    Pick<ObserverOptions, 'onDrop'>;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly labJson: string;
   /** Batches not sent to a backed-up observer, for the stats. */
@@ -124,7 +125,10 @@ export class ObserverHub {
   admit(isMessage: boolean): boolean {
     if (this.observers.size === 0) return false;
     if (!isMessage) return true;
-    if (this.messageEvents >= this.opts.maxMessageEvents || this.pendingBytes >= this.opts.maxBatchBytes) {
+    if (
+      this.messageEvents >= this.opts.maxMessageEvents ||
+      this.pendingBytes >= this.opts.maxBatchBytes
+    ) {
       this.skipped++;
       return false;
     }

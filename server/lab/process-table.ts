@@ -85,7 +85,11 @@ export class ProcessTable {
    * the one it asks for if free, or the lowest free one. Returns the previous connection, if one
    * was displaced by a resume.
    */
-  claim(conn: Conn, req: ClaimRequest, now: number): Result<{ entry: ProcessEntry; resumed: boolean; displaced: Conn | null }> {
+  claim(
+    conn: Conn,
+    req: ClaimRequest,
+    now: number,
+  ): Result<{ entry: ProcessEntry; resumed: boolean; displaced: Conn | null }> {
     const tokenId = req.resume !== undefined ? this.byToken.get(req.resume) : undefined;
     if (tokenId !== undefined && (req.id === undefined || req.id === tokenId)) {
       const entry = this.entries.get(tokenId)!;
@@ -98,7 +102,8 @@ export class ProcessTable {
     if (req.id !== undefined) {
       entry = this.entries.get(req.id);
       if (!entry) return fail('ID_NOT_IN_LAB');
-      if (entry.conn || entry.heldUntil > now) return fail('ID_TAKEN', { message: `Id ${req.id} is already claimed by a live process` });
+      if (entry.conn || entry.heldUntil > now)
+        return fail('ID_TAKEN', { message: `Id ${req.id} is already claimed by a live process` });
     } else {
       for (const id of this.order) {
         const e = this.entries.get(id)!;
@@ -146,5 +151,15 @@ export class ProcessTable {
 }
 
 function blank(id: ProcessId): ProcessEntry {
-  return { id, name: null, kind: null, conn: null, crashed: false, report: null, resume: null, heldUntil: 0, since: null };
+  return {
+    id,
+    name: null,
+    kind: null,
+    conn: null,
+    crashed: false,
+    report: null,
+    resume: null,
+    heldUntil: 0,
+    since: null,
+  };
 }

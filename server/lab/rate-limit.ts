@@ -38,7 +38,10 @@ export class TokenBucket {
   /** Whether `n` tokens are there now (refills first; takes nothing). */
   has(n: number): boolean {
     const t = this.now();
-    this.tokens = Math.min(this.limits.burst, this.tokens + ((t - this.last) * this.limits.rate) / 1000);
+    this.tokens = Math.min(
+      this.limits.burst,
+      this.tokens + ((t - this.last) * this.limits.rate) / 1000,
+    );
     this.last = t;
     return this.tokens >= n;
   }

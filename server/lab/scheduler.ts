@@ -46,7 +46,13 @@ export class Scheduler<T extends Timed> {
     // wait a loop turn behind whatever socket reads came first, which is what held the relay's
     // closed-loop throughput and its p99 far from a bare forwarder's (issue 16). It never enters
     // the heap then: a push and a pop per message through its three arrays bought nothing.
-    if (!this.paused && !this.disposed && !this.serving && entry.at <= this.now() && this.queue.wouldLead(entry.at)) {
+    if (
+      !this.paused &&
+      !this.disposed &&
+      !this.serving &&
+      entry.at <= this.now() &&
+      this.queue.wouldLead(entry.at)
+    ) {
       const e = this.queue.stamp(entry);
       this.serve(e);
       return e;
@@ -125,7 +131,9 @@ export class Scheduler<T extends Timed> {
     const wait = head.at - this.now();
     // To the fraction of a ms where the clock can (the real one: server/clock/precise-timer.ts); else
     // whole ms, rounded up. Either way never before it is due (a timer that fires early re-arms).
-    this.timer = this.clock.setPreciseTimeout ? this.clock.setPreciseTimeout(this.onTimer, wait) : this.clock.setTimeout(this.onTimer, Math.max(0, Math.ceil(wait)));
+    this.timer = this.clock.setPreciseTimeout
+      ? this.clock.setPreciseTimeout(this.onTimer, wait)
+      : this.clock.setTimeout(this.onTimer, Math.max(0, Math.ceil(wait)));
   }
 
   private disarm(): void {

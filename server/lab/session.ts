@@ -17,7 +17,10 @@ import type { Labs } from './labs.ts';
 import { TokenBucket, type AddressBuckets, type RateLimits } from './rate-limit.ts';
 
 /** Frames only a joined process may send, for itself. */
-type ProcessFrame = Extract<ClientFrame, { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' | 'answer' }>;
+type ProcessFrame = Extract<
+  ClientFrame,
+  { type: 'send' | 'report' | 'leave' | 'fault' | 'mode' | 'grade' | 'hand' | 'answer' }
+>;
 
 interface Owned {
   lab: Lab;
@@ -89,7 +92,11 @@ export class Session {
   /** A socket.io event other than `frame`. */
   onUnknownEvent(): void {
     if (!this.admit()) return;
-    this.refuse(errorFrame('UNKNOWN_TYPE', { message: 'socket.io clients send every frame as a "frame" event' }));
+    this.refuse(
+      errorFrame('UNKNOWN_TYPE', {
+        message: 'socket.io clients send every frame as a "frame" event',
+      }),
+    );
   }
 
   /** The connection closed: a joined process keeps its id for its resume token for a while. */
@@ -108,7 +115,12 @@ export class Session {
     const frame = checkFrame(raw);
     if (!frame.ok) return this.refuse(frame.error);
     if ((frame.value.type === 'join' || frame.value.type === 'observe') && !this.costly.take()) {
-      return this.refuse(errorFrame('RATE_LIMITED', { ref: frame.value.ref, message: 'Too many join or observe frames; slow down' }));
+      return this.refuse(
+        errorFrame('RATE_LIMITED', {
+          ref: frame.value.ref,
+          message: 'Too many join or observe frames; slow down',
+        }),
+      );
     }
     this.ctx.counters.inc('frames');
     try {
@@ -139,16 +151,30 @@ export class Session {
         const lab = this.ctx.labs.get(f.lab);
         if (!lab) return this.elsewhere(f.lab, f.ref);
         const joined = lab.join(this.conn, f);
-        if (!joined.ok) return this.refuse({ ...joined.error, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
+        if (!joined.ok)
+          return this.refuse({ ...joined.error, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
         this.process = { lab, id: joined.value.id };
         return;
       }
       case 'observe': {
         const lab = this.ctx.labs.get(f.lab);
         if (!lab) return this.elsewhere(f.lab, f.ref);
-        if (!this.observing.has(lab) && this.observing.size >= MAX_OBSERVED) return this.error('BAD_FRAME', f.ref, `Observe at most ${MAX_OBSERVED} labs per connection`);
+        if (!this.observing.has(lab) && this.observing.size >= MAX_OBSERVED)
+          return this.error(
+            'BAD_FRAME',
+            f.ref,
+            `Observe at most ${MAX_OBSERVED} labs per connection`,
+          );
         lab.observers.remove(this.conn);
-        lab.observers.add(this.conn, JSON.stringify({ type: 'snapshot', lab: lab.name, snapshot: lab.snapshot(), ...(f.ref !== undefined ? { ref: f.ref } : {}) } satisfies ServerFrame));
+        lab.observers.add(
+          this.conn,
+          JSON.stringify({
+            type: 'snapshot',
+            lab: lab.name,
+            snapshot: lab.snapshot(),
+            ...(f.ref !== undefined ? { ref: f.ref } : {}),
+          } satisfies ServerFrame),
+        );
         this.observing.add(lab);
         return;
       }
@@ -160,11 +186,15 @@ export class Session {
         return;
       }
       case 'observe-labs':
-        if (!this.ctx.labList) return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
+        if (!this.ctx.labList)
+          return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);
         return;
       case 'ping':
-        return sendFrame(this.conn, f.ref !== undefined ? { type: 'pong', ref: f.ref } : { type: 'pong' });
+        return sendFrame(
+          this.conn,
+          f.ref !== undefined ? { type: 'pong', ref: f.ref } : { type: 'pong' },
+        );
     }
   }
 
@@ -173,7 +203,12 @@ export class Session {
     switch (f.type) {
       case 'send':
         if (p.entry.paused) return this.error('PROCESS_PAUSED', f.ref);
-        if (!p.lab.processes.has(f.to)) this.error('UNKNOWN_PROCESS', f.ref, `No process ${f.to} in this lab; the message is dropped`);
+        if (!p.lab.processes.has(f.to))
+          this.error(
+            'UNKNOWN_PROCESS',
+            f.ref,
+            `No process ${f.to} in this lab; the message is dropped`,
+          );
         return this.refused(p.lab.send(p.entry, f.to, f.message, this.sender), f.ref);
       case 'report':
         return p.lab.report(p.entry, f.report);
@@ -198,9 +233,16 @@ export class Session {
   /** Her answer to the lab's open question: stored for her id alone, or refused with why. */
   private answer(p: Owned, f: Extract<ClientFrame, { type: 'answer' }>): void {
     const room = this.ctx.lessons?.get(p.lab);
-    const refused = room ? room.answer(p.entry.id, f.step, f.value) : errorFrame('LESSON_CLOSED', { message: 'This lab runs no lesson' });
+    const refused = room
+      ? room.answer(p.entry.id, f.step, f.value)
+      : errorFrame('LESSON_CLOSED', { message: 'This lab runs no lesson' });
     if (refused) return this.refuse({ ...refused, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
-    sendFrame(this.conn, { type: 'answered', step: f.step, value: f.value, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
+    sendFrame(this.conn, {
+      type: 'answered',
+      step: f.step,
+      value: f.value,
+      ...(f.ref !== undefined ? { ref: f.ref } : {}),
+    });
   }
 
   /** The process this connection still speaks for (a resume elsewhere, a removed lab or a removed id ends that). */
@@ -232,13 +274,29 @@ export class Session {
   /** A message the lab did not take: the sender is told (past the size limit every time, else once a second at most). */
   private refused(why: SendRefusal | void, ref: string | number | undefined): void {
     if (!why) return;
-    if (why === 'too-large') return this.error('FRAME_TOO_LARGE', ref, `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`);
+    if (why === 'too-large')
+      return this.error(
+        'FRAME_TOO_LARGE',
+        ref,
+        `The message is over ${MAX_FRAME_BYTES} bytes as JSON; not sent`,
+      );
     this.ctx.counters.inc(`refused-${why}`);
     const now = this.ctx.clock.now();
     if (now - this.lastRefusedError < 1000) return;
     this.lastRefusedError = now;
-    if (why === 'trace-behind') return this.error('LAB_BUSY', ref, "The lab's trace is behind its disk: new messages are refused, not sent, until it catches up");
-    this.error('BYTES_LIMITED', ref, why === 'address-budget' ? 'Your address sends more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_ADDRESS): messages are refused, not sent' : 'This lab takes in more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_LAB): messages are refused, not sent');
+    if (why === 'trace-behind')
+      return this.error(
+        'LAB_BUSY',
+        ref,
+        "The lab's trace is behind its disk: new messages are refused, not sent, until it catches up",
+      );
+    this.error(
+      'BYTES_LIMITED',
+      ref,
+      why === 'address-budget'
+        ? 'Your address sends more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_ADDRESS): messages are refused, not sent'
+        : 'This lab takes in more message bytes a second than the relay allows (MAX_MESSAGE_BYTES_PER_LAB): messages are refused, not sent',
+    );
   }
 
   private admit(): boolean {

@@ -62,7 +62,8 @@ export class StatsTracker {
         return this.begin(e.t);
       case 'control':
         if (e.action === 'reset') this.reset();
-        else if (e.action === 'reconfigure' || e.restart) for (const id of [...this.electing]) this.setElecting(id, false, e.t);
+        else if (e.action === 'reconfigure' || e.restart)
+          for (const id of [...this.electing]) this.setElecting(id, false, e.t);
         return;
       default:
         return;
@@ -111,20 +112,33 @@ export class StatsTracker {
    * `linkLimit`: at most this many links, the busiest of those with counters (an all-to-all lab
    * of 1,000 ids has a million). `linksOmitted` counts every link left out, past the cap too.
    */
-  snapshot(now: number, extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>, linkLimit = Infinity): LabStats {
+  snapshot(
+    now: number,
+    extra: Pick<LabStats, 'coordinators' | 'processes' | 'relay'>,
+    linkLimit = Infinity,
+  ): LabStats {
     let links = [...this.links.values()];
     const cut = Math.max(0, links.length - linkLimit);
     if (cut > 0) links = links.sort((a, b) => b.sent - a.sent).slice(0, linkLimit);
     const omitted = cut + this.untracked.size;
     return {
       now,
-      messages: { sent: this.sent, delivered: this.delivered, dropped: this.dropped, duplicated: this.duplicated, byType: Object.fromEntries(this.byType) },
+      messages: {
+        sent: this.sent,
+        delivered: this.delivered,
+        dropped: this.dropped,
+        duplicated: this.duplicated,
+        byType: Object.fromEntries(this.byType),
+      },
       drops: Object.fromEntries(this.drops),
       election: {
         active: this.active,
         startedAt: this.startedAt,
         endedAt: this.active ? null : this.endedAt,
-        duration: !this.active && this.startedAt !== null && this.endedAt !== null ? this.endedAt - this.startedAt : null,
+        duration:
+          !this.active && this.startedAt !== null && this.endedAt !== null
+            ? this.endedAt - this.startedAt
+            : null,
         byType: Object.fromEntries(this.electionByType),
         messages: this.electionMessages,
       },

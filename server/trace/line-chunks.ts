@@ -67,17 +67,22 @@ export class LineChunks {
   recycle(chunks: readonly Buffer[]): void {
     for (const c of chunks) {
       if (this.spare.length >= SPARE) return;
-      if (c.buffer.byteLength === CHUNK && c.byteOffset === 0) this.spare.push(Buffer.from(c.buffer));
+      if (c.buffer.byteLength === CHUNK && c.byteOffset === 0)
+        this.spare.push(Buffer.from(c.buffer));
     }
   }
 
   private next(room: number): void {
     this.seal();
-    this.current = room <= CHUNK ? (this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK)) : Buffer.allocUnsafeSlow(room);
+    this.current =
+      room <= CHUNK
+        ? (this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK))
+        : Buffer.allocUnsafeSlow(room);
   }
 
   private seal(): void {
-    if (this.current !== null && this.used > 0) this.sealed.push(this.current.subarray(0, this.used));
+    if (this.current !== null && this.used > 0)
+      this.sealed.push(this.current.subarray(0, this.used));
     // A sealed chunk is handed to a write in flight: never written into again.
     this.current = null;
     this.used = 0;

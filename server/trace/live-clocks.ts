@@ -104,7 +104,8 @@ export class LiveClocks {
   stamp(s: LiveStamp): Stamp {
     if (!s.counts) return { lamport: s.lamport };
     const vector: Record<string, number> = {};
-    for (const slot of this.order) if ((s.counts[slot] ?? 0) > 0) vector[String(this.slotIds[slot])] = s.counts[slot]!;
+    for (const slot of this.order)
+      if ((s.counts[slot] ?? 0) > 0) vector[String(this.slotIds[slot])] = s.counts[slot]!;
     return { lamport: s.lamport, vector };
   }
 
@@ -139,7 +140,9 @@ export class LiveClocks {
       this.slots.set(p, s);
       this.slotIds.push(p);
       this.keys.push(vectorKey(p));
-      this.order = this.slotIds.map((_, i) => i).sort((a, b) => this.slotIds[a]! - this.slotIds[b]!);
+      this.order = this.slotIds
+        .map((_, i) => i)
+        .sort((a, b) => this.slotIds[a]! - this.slotIds[b]!);
     }
     return s;
   }

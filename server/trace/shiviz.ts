@@ -11,7 +11,9 @@ export const SHIVIZ_REGEX = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';
 
 const host = (id: ProcessId): string => `P${id}`;
 
-export async function* shivizLines(events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>): AsyncGenerator<string> {
+export async function* shivizLines(
+  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
+): AsyncGenerator<string> {
   const book = new ClockBook(true);
   /** Stamps of messages sent and not yet delivered or dropped. */
   const inFlight = new Map<number, Stamp>();

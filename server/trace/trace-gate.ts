@@ -31,7 +31,10 @@ export class TraceGate {
     this.settle();
     if (store.behind) return this.skipBehind(kind);
     if (!store.lean) return true;
-    if (store.unrecorded++ === 0) this.note(`trace over its size cap or the relay's disk budget: message events are counted from seq ${this.nextSeq() + 1} on, not written`);
+    if (store.unrecorded++ === 0)
+      this.note(
+        `trace over its size cap or the relay's disk budget: message events are counted from seq ${this.nextSeq() + 1} on, not written`,
+      );
     return store.full ? this.skipFull(kind) : this.skip(kind);
   }
 
@@ -45,14 +48,18 @@ export class TraceGate {
   private skipFull(kind: string): false {
     if (!this.fullNoted) {
       this.fullNoted = true;
-      this.note(`trace full (past its size cap or the relay's disk budget by ${mib(FULL_ALLOWANCE)}): from seq ${this.nextSeq() + 1} on no event is written; the lab's stats count them by kind`);
+      this.note(
+        `trace full (past its size cap or the relay's disk budget by ${mib(FULL_ALLOWANCE)}): from seq ${this.nextSeq() + 1} on no event is written; the lab's stats count them by kind`,
+      );
     }
     return this.skip(kind);
   }
 
   private skipBehind(kind: string): false {
     if (this.behindFrom === null) {
-      this.note(`trace behind the disk (${mib(this.store.backlog)} waiting to be written): new messages are refused, and from seq ${this.nextSeq() + 1} on message events (past twice that, every event) are counted, not written`);
+      this.note(
+        `trace behind the disk (${mib(this.store.backlog)} waiting to be written): new messages are refused, and from seq ${this.nextSeq() + 1} on message events (past twice that, every event) are counted, not written`,
+      );
       this.behindFrom = this.nextSeq();
     }
     this.behindCount++;
@@ -66,7 +73,9 @@ export class TraceGate {
     const count = this.behindCount;
     this.behindFrom = null;
     this.behindCount = 0;
-    this.note(`trace caught up with the disk: ${count} events between seq ${from} and ${this.nextSeq() - 1} were not written`);
+    this.note(
+      `trace caught up with the disk: ${count} events between seq ${from} and ${this.nextSeq() - 1} were not written`,
+    );
   }
 
   private skip(kind: string): false {

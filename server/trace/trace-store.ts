@@ -106,12 +106,18 @@ export class TraceStore {
   /** True once nothing more should be written: `FULL_ALLOWANCE` past the lab's cap or the disk budget. */
   get full(): boolean {
     const budget = this.limits.budget;
-    return this.size + this.backlog > this.limits.maxBytes + FULL_ALLOWANCE || (budget !== undefined && budget.used > budget.limit + FULL_ALLOWANCE);
+    return (
+      this.size + this.backlog > this.limits.maxBytes + FULL_ALLOWANCE ||
+      (budget !== undefined && budget.used > budget.limit + FULL_ALLOWANCE)
+    );
   }
 
   /** True once message events should no longer be written (the lab's cap or the disk budget). */
   get lean(): boolean {
-    return this.size + this.writing + this.pending.bytes > this.limits.maxBytes || (this.limits.budget?.over ?? false);
+    return (
+      this.size + this.writing + this.pending.bytes > this.limits.maxBytes ||
+      (this.limits.budget?.over ?? false)
+    );
   }
 
   static pathFor(dir: string, lab: string): string {
@@ -170,7 +176,10 @@ export class TraceStore {
       // old file, which it moves after this); what is pending now belongs to the new file.
       const handed = this.handoff;
       this.handoff = [];
-      return this.writeChunks(handed, handed.reduce((n, c) => n + c.length, 0));
+      return this.writeChunks(
+        handed,
+        handed.reduce((n, c) => n + c.length, 0),
+      );
     }
     this.queued = null;
     if (this.pending.empty) return;
@@ -263,7 +272,11 @@ export class TraceStore {
       this.queued = null;
     }
     const dir = dirname(this.path);
-    const target = join(dir, 'archive', `${basename(this.path, '.jsonl')}-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const target = join(
+      dir,
+      'archive',
+      `${basename(this.path, '.jsonl')}-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`,
+    );
     let moved: string | null = null;
     this.chain = this.chain.then(async () => {
       try {
@@ -304,7 +317,10 @@ export async function exists(path: string): Promise<boolean> {
 /** The trace's lines in order; lines that do not parse are skipped and counted via `onBad`. */
 export async function* readTrace(path: string, onBad?: () => void): AsyncGenerator<TraceEvent> {
   if (!(await exists(path))) return;
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = createInterface({
+    input: createReadStream(path, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
   for await (const line of lines) {
     if (!line) continue;
     try {

@@ -38,7 +38,15 @@ interface Line {
 }
 
 export async function loadTail(path: string): Promise<TraceTail> {
-  const tail: TraceTail = { nextSeq: 0, lastT: 0, nextMsg: 1, clock: null, tornBytes: 0, bytesRead: 0, size: 0 };
+  const tail: TraceTail = {
+    nextSeq: 0,
+    lastT: 0,
+    nextMsg: 1,
+    clock: null,
+    tornBytes: 0,
+    bytesRead: 0,
+    size: 0,
+  };
   let fh;
   try {
     fh = await open(path, 'r+');
@@ -65,7 +73,8 @@ export async function loadTail(path: string): Promise<TraceTail> {
         // A file that does not end with a newline ends in a torn line: cut it off.
         const lastNl = text.lastIndexOf('\n');
         if (lastNl !== text.length - 1) {
-          const keep = lastNl < 0 && start > 0 ? null : start + Buffer.byteLength(text.slice(0, lastNl + 1));
+          const keep =
+            lastNl < 0 && start > 0 ? null : start + Buffer.byteLength(text.slice(0, lastNl + 1));
           if (keep !== null) {
             tail.tornBytes = size - keep;
             await fh.truncate(keep);
@@ -93,12 +102,15 @@ export async function loadTail(path: string): Promise<TraceTail> {
           tail.nextMsg = Math.max(tail.nextMsg, e.msg + 1);
         }
         if (typeof e.lamport === 'number') lamport = Math.max(lamport, e.lamport);
-        if (e.vector) for (const [k, v] of Object.entries(e.vector)) if (typeof v === 'number') vector.set(k, Math.max(vector.get(k) ?? 0, v));
+        if (e.vector)
+          for (const [k, v] of Object.entries(e.vector))
+            if (typeof v === 'number') vector.set(k, Math.max(vector.get(k) ?? 0, v));
       }
       end = start;
     }
     tail.size = size;
-    if (lamport > 0) tail.clock = { lamport, ...(vector.size ? { vector: Object.fromEntries(vector) } : {}) };
+    if (lamport > 0)
+      tail.clock = { lamport, ...(vector.size ? { vector: Object.fromEntries(vector) } : {}) };
   } finally {
     await fh.close();
   }

@@ -48,7 +48,12 @@ export function vectorKey(p: ProcessId): Uint8Array {
  * id -> count record (integer keys ascending, zero counts left out). `counts[slot]` is the count
  * of the id in that slot, `order` the slots by ascending id, `keys[slot]` its `vectorKey` as bytes.
  */
-export function clocksText(lamport: number, counts: readonly number[] | undefined, order: readonly number[], keys: readonly Uint8Array[]): string {
+export function clocksText(
+  lamport: number,
+  counts: readonly number[] | undefined,
+  order: readonly number[],
+  keys: readonly Uint8Array[],
+): string {
   const buf = scratch(clocksMaxBytes(order.length));
   return buf.toString('latin1', 0, putClocks(buf, 0, lamport, counts, order, keys));
 }
@@ -70,7 +75,8 @@ const MESSAGE = ascii(',"message":');
 export const clocksMaxBytes = (slots: number): number => 48 + 40 * slots;
 
 /** The most bytes `putMessageHead` writes (every UTF-16 unit takes at most 3 bytes). */
-export const messageHeadMaxBytes = (type: string, messageJson: string | null): number => 200 + 3 * (type.length + (messageJson?.length ?? 0));
+export const messageHeadMaxBytes = (type: string, messageJson: string | null): number =>
+  200 + 3 * (type.length + (messageJson?.length ?? 0));
 
 function putBytes(buf: Buffer, at: number, b: Uint8Array): number {
   for (let i = 0; i < b.length; i++) buf[at + i] = b[i]!;
@@ -80,7 +86,8 @@ function putBytes(buf: Buffer, at: number, b: Uint8Array): number {
 /** A number as JSON.stringify writes it: whole numbers and tenths digit by digit, anything else through JSON.stringify. */
 function putNumber(buf: Buffer, at: number, x: number): number {
   const k = Math.round(x * 10);
-  if (!(k >= 0 && k <= Number.MAX_SAFE_INTEGER && k / 10 === x)) return at + buf.write(JSON.stringify(x), at, 'latin1');
+  if (!(k >= 0 && k <= Number.MAX_SAFE_INTEGER && k / 10 === x))
+    return at + buf.write(JSON.stringify(x), at, 'latin1');
   let whole = Math.floor(k / 10);
   const tenth = k - whole * 10;
   let digits = 1;
@@ -112,7 +119,14 @@ function typeField(type: string): Uint8Array {
 }
 
 /** Writes `clocksText`'s text at `at` (ASCII); returns where it ends. */
-export function putClocks(buf: Buffer, at: number, lamport: number, counts: readonly number[] | undefined, order: readonly number[], keys: readonly Uint8Array[]): number {
+export function putClocks(
+  buf: Buffer,
+  at: number,
+  lamport: number,
+  counts: readonly number[] | undefined,
+  order: readonly number[],
+  keys: readonly Uint8Array[],
+): number {
   at = putNumber(buf, putBytes(buf, at, LAMPORT), lamport);
   if (!counts) return at;
   at = putBytes(buf, at, VECTOR);
@@ -136,7 +150,18 @@ export function putClocks(buf: Buffer, at: number, lamport: number, counts: read
  * writes the clocks with `putClocks` and the closing brace). `messageJson` is the send's payload
  * already encoded, null for a deliver, which carries none. Returns where it ends.
  */
-export function putMessageHead(buf: Buffer, at: number, seq: number, t: number, kind: 'send' | 'deliver', msg: number, from: ProcessId, to: ProcessId, type: string, messageJson: string | null): number {
+export function putMessageHead(
+  buf: Buffer,
+  at: number,
+  seq: number,
+  t: number,
+  kind: 'send' | 'deliver',
+  msg: number,
+  from: ProcessId,
+  to: ProcessId,
+  type: string,
+  messageJson: string | null,
+): number {
   at = putNumber(buf, putBytes(buf, at, HEAD), seq);
   at = putNumber(buf, putBytes(buf, at, T), t);
   at = putNumber(buf, putBytes(buf, at, kind === 'send' ? SEND : DELIVER), msg);
@@ -155,6 +180,7 @@ let scratchBuf = Buffer.allocUnsafeSlow(16 * 1024);
 
 /** A reusable buffer of at least `min` bytes, for a line nobody keeps as bytes (decode it before the next call). */
 export function scratch(min: number): Buffer {
-  if (scratchBuf.length < min) scratchBuf = Buffer.allocUnsafeSlow(Math.max(min, 2 * scratchBuf.length));
+  if (scratchBuf.length < min)
+    scratchBuf = Buffer.allocUnsafeSlow(Math.max(min, 2 * scratchBuf.length));
   return scratchBuf;
 }

@@ -16,12 +16,20 @@ export interface NetLimits {
   allowedOrigins: string[] | null;
 }
 
-export const DEFAULT_NET_LIMITS: NetLimits = { maxConnectionsPerIp: 512, firstRequestMs: 10_000, allowedOrigins: null };
+export const DEFAULT_NET_LIMITS: NetLimits = {
+  maxConnectionsPerIp: 512,
+  firstRequestMs: 10_000,
+  allowedOrigins: null,
+};
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a browser request from `origin` may use the relay whose Host header is `host`. */
-function originAllowed(origin: string | undefined, host: string | undefined, allowed: string[] | null): boolean {
+function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: string[] | null,
+): boolean {
   if (origin === undefined) return true;
   let url: URL;
   try {
@@ -34,7 +42,8 @@ function originAllowed(origin: string | undefined, host: string | undefined, all
   return (url.protocol === 'http:' || url.protocol === 'https:') && LOCAL_HOSTS.has(url.hostname);
 }
 
-export const requestOriginAllowed = (req: IncomingMessage, allowed: string[] | null): boolean => originAllowed(req.headers.origin, req.headers.host, allowed);
+export const requestOriginAllowed = (req: IncomingMessage, allowed: string[] | null): boolean =>
+  originAllowed(req.headers.origin, req.headers.host, allowed);
 
 /** Installs the per-IP cap, the first-request deadline and Node's header and request timeouts. */
 export function guardServer(server: Server, limits: NetLimits, counters: Counters): void {

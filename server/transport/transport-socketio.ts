@@ -5,7 +5,11 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
 import { Server, type ServerOptions, type Socket } from 'socket.io';
-import { MAX_FRAME_BYTES, type ClientToServerEvents, type ServerToClientEvents } from '@shared/protocol/frames.ts';
+import {
+  MAX_FRAME_BYTES,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+} from '@shared/protocol/frames.ts';
 import { newConnId, type Conn } from '../lab/conn.ts';
 import { TickCork } from './cork.ts';
 import { CUT_OFF_FACTOR } from './transport-ws.ts';
@@ -81,7 +85,10 @@ class SocketIoConn implements Conn {
   sendText(json: string): void {
     if (!this.socket.connected) return this.onGone?.();
     const engine = this.engine;
-    if (engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog || this.backlogBytes() > CUT_OFF_FACTOR * this.maxBacklogBytes) {
+    if (
+      engine.writeBuffer.length > CUT_OFF_FACTOR * this.maxBacklog ||
+      this.backlogBytes() > CUT_OFF_FACTOR * this.maxBacklogBytes
+    ) {
       // Not reading (server/transport/transport-ws.ts says why).
       this.onCutOff?.();
       this.socket.disconnect(true);
@@ -94,7 +101,9 @@ class SocketIoConn implements Conn {
   }
 
   overloaded(): boolean {
-    return this.engine.writeBuffer.length > this.maxBacklog || this.backlogBytes() > this.maxBacklogBytes;
+    return (
+      this.engine.writeBuffer.length > this.maxBacklog || this.backlogBytes() > this.maxBacklogBytes
+    );
   }
 
   close(): void {
@@ -106,7 +115,10 @@ class SocketIoConn implements Conn {
   }
 }
 
-export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<ClientToServerEvents, ServerToClientEvents> {
+export function createSocketIo(
+  http: HttpServer,
+  opts: SocketIoOptions,
+): Server<ClientToServerEvents, ServerToClientEvents> {
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(http, {
     serveClient: false,
     maxHttpBufferSize: opts.maxPayload,
@@ -121,7 +133,13 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
     ...(opts.adapter ? { adapter: opts.adapter } : {}),
   });
   io.on('connection', (socket) => {
-    const conn = new SocketIoConn(socket, opts.maxBacklogFrames, opts.maxBacklogBytes, () => opts.onRefused?.('cut-off'), () => opts.onRefused?.('frames-to-gone-peer'));
+    const conn = new SocketIoConn(
+      socket,
+      opts.maxBacklogFrames,
+      opts.maxBacklogBytes,
+      () => opts.onRefused?.('cut-off'),
+      () => opts.onRefused?.('frames-to-gone-peer'),
+    );
     const session = opts.newSession(conn);
     let oversized = false;
     let binary = false;
@@ -133,7 +151,10 @@ export function createSocketIo(http: HttpServer, opts: SocketIoOptions): Server<
         return;
       }
       const len = p.data.length - PACKET_OVERHEAD;
-      oversized = len > MAX_FRAME_BYTES || (len * 3 > MAX_FRAME_BYTES && Buffer.byteLength(p.data) - PACKET_OVERHEAD > MAX_FRAME_BYTES);
+      oversized =
+        len > MAX_FRAME_BYTES ||
+        (len * 3 > MAX_FRAME_BYTES &&
+          Buffer.byteLength(p.data) - PACKET_OVERHEAD > MAX_FRAME_BYTES);
     });
     // onAny runs synchronously right after each packet is decoded (event handlers wait a tick),
     // so the size measured above belongs to this very packet.

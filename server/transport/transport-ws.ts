@@ -32,7 +32,11 @@ class WsConn implements Conn {
   readonly transport = 'ws' as const;
   alive = true;
   /** ws's own net.Socket (`_socket`, not in its typings), while the connection is open. */
-  private readonly batch = new FrameBatch(() => (this.ws.readyState === WebSocket.OPEN ? ((this.ws as unknown as { _socket?: Socket })._socket ?? null) : null));
+  private readonly batch = new FrameBatch(() =>
+    this.ws.readyState === WebSocket.OPEN
+      ? ((this.ws as unknown as { _socket?: Socket })._socket ?? null)
+      : null,
+  );
 
   constructor(
     readonly ws: WebSocket,
@@ -89,7 +93,11 @@ export class WsTransport {
 
   constructor(private readonly opts: WsTransportOptions) {
     this.arena = new FrameArena(opts.onGone);
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayload, perMessageDeflate: false });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: opts.maxPayload,
+      perMessageDeflate: false,
+    });
     this.heartbeat = setInterval(() => this.sweep(), opts.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -99,7 +107,9 @@ export class WsTransport {
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req.socket.remoteAddress ?? '?'));
+    this.wss.handleUpgrade(req, socket, head, (ws) =>
+      this.accept(ws, req.socket.remoteAddress ?? '?'),
+    );
   }
 
   /** Ends every session first (so their leaves are journaled before the labs close), then the sockets. */
@@ -114,12 +124,26 @@ export class WsTransport {
   }
 
   private accept(ws: WebSocket, address: string): void {
-    const conn = new WsConn(ws, address, this.arena, this.opts.maxBacklogBytes, this.opts.onCutOff, this.opts.onGone);
+    const conn = new WsConn(
+      ws,
+      address,
+      this.arena,
+      this.opts.maxBacklogBytes,
+      this.opts.onCutOff,
+      this.opts.onGone,
+    );
     const session = this.opts.newSession(conn);
     this.conns.set(conn, session);
     ws.on('message', (data, isBinary) => {
       conn.alive = true;
-      session.onText(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data), isBinary);
+      session.onText(
+        Array.isArray(data)
+          ? Buffer.concat(data)
+          : Buffer.isBuffer(data)
+            ? data
+            : Buffer.from(data),
+        isBinary,
+      );
     });
     ws.on('pong', () => (conn.alive = true));
     // Errors (a too-large message, a broken frame) close the socket; 'close' cleans up.

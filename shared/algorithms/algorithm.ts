@@ -140,7 +140,10 @@ export function withReports<S, M extends Message>(
     ...raw,
     init(config, ctx) {
       const out = raw.init(config, ctx);
-      return { state: out.state, effects: [...out.effects, { kind: 'report', report: raw.report(out.state) }] };
+      return {
+        state: out.state,
+        effects: [...out.effects, { kind: 'report', report: raw.report(out.state) }],
+      };
     },
     step(state, event, ctx) {
       const out = raw.step(state, event, ctx);

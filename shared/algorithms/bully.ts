@@ -122,7 +122,8 @@ export function bullyTimeouts(timing: Timing, options?: Readonly<Record<string, 
   const ub = roundTripBound(timing);
   return {
     okTimeout: positive(options?.okTimeout) ?? ub,
-    coordinatorTimeout: positive(options?.coordinatorTimeout) ?? 2 * ub + timing.transmission + timing.processing,
+    coordinatorTimeout:
+      positive(options?.coordinatorTimeout) ?? 2 * ub + timing.transmission + timing.processing,
   };
 }
 
@@ -138,9 +139,14 @@ const BACKOFF_CAP = 8;
 
 /** The detector follows a coordinator above this process and has not suspected it. */
 const vouched = (s: BullyState) =>
-  s.role === 'follower' && s.fd.role === 'follow' && s.coordinator !== null && s.fd.leader === s.coordinator && s.coordinator > s.self;
+  s.role === 'follower' &&
+  s.fd.role === 'follow' &&
+  s.coordinator !== null &&
+  s.fd.leader === s.coordinator &&
+  s.coordinator > s.self;
 
-const seen = (s: BullyState, term: number | undefined): BullyState => (term !== undefined && term > s.term ? { ...s, term } : s);
+const seen = (s: BullyState, term: number | undefined): BullyState =>
+  term !== undefined && term > s.term ? { ...s, term } : s;
 
 /** An OK came after its timeout: round trips take longer than UB here. */
 function slower(s: BullyState): BullyState {
@@ -155,25 +161,44 @@ function withDetector(s: BullyState, fx: Fx, d: DetectorStep<BullyMessage>): Bul
 
 /** Hold an election: in `term` when an ELECTION from below set it off, else in a new term. */
 function startElection(s0: BullyState, fx: Fx, term = s0.term + 1): BullyState {
-  let s: BullyState = { ...s0, elections: s0.elections + 1, coordinator: null, term: Math.max(s0.term, term), heldTerm: term };
+  let s: BullyState = {
+    ...s0,
+    elections: s0.elections + 1,
+    coordinator: null,
+    term: Math.max(s0.term, term),
+    heldTerm: term,
+  };
   s = withDetector(s, fx, stopDetector(s.fdSetup, s.fd));
   fx.push({ kind: 'cancel-timer', name: TIMER_COORDINATOR });
   if (s.higher.length === 0) return becomeCoordinator(s, fx);
-  for (const to of s.higher) fx.push({ kind: 'send', to, message: { type: 'ELECTION', election: s.elections, term } });
+  for (const to of s.higher)
+    fx.push({ kind: 'send', to, message: { type: 'ELECTION', election: s.elections, term } });
   fx.push({ kind: 'set-timer', name: TIMER_OK, after: s.okTimeout });
   return { ...s, role: 'electing' };
 }
 
 function becomeCoordinator(s0: BullyState, fx: Fx): BullyState {
-  fx.push({ kind: 'cancel-timer', name: TIMER_OK }, { kind: 'cancel-timer', name: TIMER_COORDINATOR });
+  fx.push(
+    { kind: 'cancel-timer', name: TIMER_OK },
+    { kind: 'cancel-timer', name: TIMER_COORDINATOR },
+  );
   // COORDINATOR goes to lower ids only: the higher ones are down, or they would have answered.
-  for (const to of s0.lower) fx.push({ kind: 'send', to, message: { type: 'COORDINATOR', term: s0.term } });
-  const s: BullyState = { ...s0, role: 'coordinator', coordinator: s0.self, coordinatorTerm: s0.term };
+  for (const to of s0.lower)
+    fx.push({ kind: 'send', to, message: { type: 'COORDINATOR', term: s0.term } });
+  const s: BullyState = {
+    ...s0,
+    role: 'coordinator',
+    coordinator: s0.self,
+    coordinatorTerm: s0.term,
+  };
   return withDetector(s, fx, lead(s.fdSetup));
 }
 
 function accept(s0: BullyState, x: ProcessId, term: number, fx: Fx): BullyState {
-  fx.push({ kind: 'cancel-timer', name: TIMER_OK }, { kind: 'cancel-timer', name: TIMER_COORDINATOR });
+  fx.push(
+    { kind: 'cancel-timer', name: TIMER_OK },
+    { kind: 'cancel-timer', name: TIMER_COORDINATOR },
+  );
   const s: BullyState = { ...s0, role: 'follower', coordinator: x, coordinatorTerm: term };
   return withDetector(s, fx, follow(s.fdSetup, x));
 }
@@ -188,20 +213,31 @@ function onMessage(s: BullyState, from: ProcessId, m: BullyMessage, fx: Fx): Bul
   switch (m.type) {
     case 'ELECTION':
       if (from > s.self) return s; // ELECTION only ever goes up; ignore a malformed one
-      fx.push({ kind: 'send', to: from, message: { type: 'OK', election: m.election, term: s1.term } });
+      fx.push({
+        kind: 'send',
+        to: from,
+        message: { type: 'OK', election: m.election, term: s1.term },
+      });
       return onElection(s1, from, m.term, fx);
     case 'OK':
       if (from < s.self) return s;
       // Late: its timeout fired before it came, so this process declared itself (see the header).
       if (m.election === s.elections && s.role === 'coordinator') return slower(s1);
       if (s.role !== 'electing' || m.election !== s.elections) return s1;
-      fx.push({ kind: 'cancel-timer', name: TIMER_OK }, { kind: 'set-timer', name: TIMER_COORDINATOR, after: s.coordinatorTimeout });
+      fx.push(
+        { kind: 'cancel-timer', name: TIMER_OK },
+        { kind: 'set-timer', name: TIMER_COORDINATOR, after: s.coordinatorTimeout },
+      );
       return { ...s1, role: 'waiting' };
     case 'COORDINATOR': {
       if (from < s.self) return holding(s1) ? s1 : startElection(s1, fx);
       const term = m.term ?? s1.term;
       // A lower declaration of an election whose higher winner is believed already: its OK was late.
-      const stale = m.term !== undefined && s.coordinator !== null && from < s.coordinator && m.term <= s.coordinatorTerm;
+      const stale =
+        m.term !== undefined &&
+        s.coordinator !== null &&
+        from < s.coordinator &&
+        m.term <= s.coordinatorTerm;
       return from > s.self && !stale ? accept(s1, from, term, fx) : s1;
     }
   }
@@ -277,7 +313,8 @@ function init(config: AlgorithmConfig): Out {
 function step(s: BullyState, event: AlgorithmEvent<BullyMessage>): Out {
   const fx: Fx = [];
   let next: BullyState;
-  if (event.kind === 'elect') next = startElection(s, fx); // the instructor or an outside detector: always
+  if (event.kind === 'elect')
+    next = startElection(s, fx); // the instructor or an outside detector: always
   else if (event.kind === 'timer') next = onTimer(s, event.name, fx);
   else next = onMessage(s, event.from, event.message, fx);
   return { state: next, effects: fx };
@@ -292,10 +329,12 @@ function report(s: BullyState): Report {
   };
 }
 
-export const bully: Algorithm<BullyState, BullyMessage> = defineAlgorithm<BullyState, BullyMessage>({
-  name: 'bully',
-  messages: BULLY_SCHEMAS,
-  init,
-  step,
-  report,
-});
+export const bully: Algorithm<BullyState, BullyMessage> = defineAlgorithm<BullyState, BullyMessage>(
+  {
+    name: 'bully',
+    messages: BULLY_SCHEMAS,
+    init,
+    step,
+    report,
+  },
+);

@@ -3,7 +3,18 @@
 // A message that does not fit, or that names ids this process does not know, is ignored and
 // counted in the state (`ignored`, shown in the report's detail), so `step` is total on any JSON
 // a peer can send and no such message can corrupt the state.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type AlgorithmName, type Message, type ProcessId, type Report, type Step, type StepContext } from './algorithm.ts';
+import {
+  withReports,
+  type Algorithm,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type AlgorithmName,
+  type Message,
+  type ProcessId,
+  type Report,
+  type Step,
+  type StepContext,
+} from './algorithm.ts';
 import { isProcessId, messageParser, type MessageSchemas } from './messages.ts';
 
 /** Every algorithm's state counts the messages it ignored (absent: none). */
@@ -23,9 +34,14 @@ interface AlgorithmSpec<S extends Counted, M extends Message> {
   accepts?(state: S, message: M, from: ProcessId): boolean;
 }
 
-export function defineAlgorithm<S extends Counted, M extends Message>(spec: AlgorithmSpec<S, M>): Algorithm<S, M> {
+export function defineAlgorithm<S extends Counted, M extends Message>(
+  spec: AlgorithmSpec<S, M>,
+): Algorithm<S, M> {
   const parse = messageParser(spec.messages);
-  const ignore = (state: S): Step<S, M> => ({ state: { ...state, ignored: (state.ignored ?? 0) + 1 }, effects: [] });
+  const ignore = (state: S): Step<S, M> => ({
+    state: { ...state, ignored: (state.ignored ?? 0) + 1 },
+    effects: [],
+  });
   return withReports<S, M>({
     name: spec.name,
     messageTypes: Object.keys(spec.messages),
@@ -38,7 +54,9 @@ export function defineAlgorithm<S extends Counted, M extends Message>(spec: Algo
           return spec.step(state, { kind: 'message', from: event.from, message: m }, ctx);
         }
         case 'timer':
-          return typeof event.name === 'string' ? spec.step(state, event, ctx) : { state, effects: [] };
+          return typeof event.name === 'string'
+            ? spec.step(state, event, ctx)
+            : { state, effects: [] };
         case 'elect':
           return spec.step(state, event, ctx);
         default:

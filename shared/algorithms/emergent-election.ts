@@ -7,17 +7,35 @@
 // of k, whatever the number of idles.
 import type { ProcessId } from './algorithm.ts';
 import { becomeSlave, heardSlave, lostSlave, reconsider, andThen } from './emergent-pool.ts';
-import { broadcast, insertSorted, TIMERS, type Eff, type EmergentState, type Out } from './emergent-state.ts';
+import {
+  broadcast,
+  insertSorted,
+  TIMERS,
+  type Eff,
+  type EmergentState,
+  type Out,
+} from './emergent-state.ts';
 
 /** A slave stops believing in the master and asks the rest of the pool to elect. */
 export function startCandidacy(s: EmergentState): Out {
   const told = s.slaves;
-  const state: EmergentState = { ...s, role: 'candidate', master: null, candidates: [s.self], told, trigger: null };
+  const state: EmergentState = {
+    ...s,
+    role: 'candidate',
+    master: null,
+    candidates: [s.self],
+    told,
+    trigger: null,
+  };
   const effects: Eff[] = [
     { kind: 'cancel-timer', name: TIMERS.masterWatch },
     ...(s.trigger ? [{ kind: 'cancel-timer', name: TIMERS[s.trigger] } as const] : []),
     ...told.map((to): Eff => ({ kind: 'send', to, message: { type: 'CANDIDATE' } })),
-    { kind: 'set-timer', name: TIMERS.candidateWait, after: s.opts.candidateWaitPeriods * s.opts.heartbeatInterval },
+    {
+      kind: 'set-timer',
+      name: TIMERS.candidateWait,
+      after: s.opts.candidateWaitPeriods * s.opts.heartbeatInterval,
+    },
   ];
   return { state, effects };
 }
@@ -26,7 +44,10 @@ export function onCandidate(s0: EmergentState, from: ProcessId): Out {
   if (s0.role === 'idle') return { state: s0, effects: [] }; // idles take no part
   if (s0.role === 'master') {
     // The candidate thinks the master is gone: a beacon straight back inhibits the election.
-    return { state: s0, effects: [{ kind: 'send', to: from, message: { type: 'MASTER_HEARTBEAT' } }] };
+    return {
+      state: s0,
+      effects: [{ kind: 'send', to: from, message: { type: 'MASTER_HEARTBEAT' } }],
+    };
   }
   // The sender is a pool member even if its slave heartbeat has not reached us yet.
   return andThen(heardSlave(s0, from), (s1) =>
@@ -51,7 +72,14 @@ export function onCandidateWait(s: EmergentState): Out {
 }
 
 function becomeMaster(s: EmergentState): Out {
-  const state: EmergentState = { ...s, role: 'master', master: s.self, candidates: [], told: [], trigger: null };
+  const state: EmergentState = {
+    ...s,
+    role: 'master',
+    master: s.self,
+    candidates: [],
+    told: [],
+    trigger: null,
+  };
   const effects: Eff[] = [
     { kind: 'cancel-timer', name: TIMERS.candidateWait },
     { kind: 'cancel-timer', name: TIMERS.slaveHeartbeat },
@@ -73,7 +101,11 @@ export function onMasterHeartbeat(s0: EmergentState, from: ProcessId): Out {
       case 'candidate': {
         if (s.candidates.includes(from)) return becomeSlave(s, from); // the winner took over first
         // The old master is alive: call the election off for every candidate we told.
-        const abort: Eff[] = s.told.map((to) => ({ kind: 'send', to, message: { type: 'ABORT', master: from } }));
+        const abort: Eff[] = s.told.map((to) => ({
+          kind: 'send',
+          to,
+          message: { type: 'ABORT', master: from },
+        }));
         const out = becomeSlave(s, from);
         return { state: out.state, effects: [...abort, ...out.effects] };
       }
@@ -86,7 +118,12 @@ export function onMasterHeartbeat(s0: EmergentState, from: ProcessId): Out {
 }
 
 export function onAbort(s: EmergentState, master: unknown): Out {
-  if (s.role !== 'candidate' || typeof master !== 'number' || master === s.self || !s.ids.includes(master)) {
+  if (
+    s.role !== 'candidate' ||
+    typeof master !== 'number' ||
+    master === s.self ||
+    !s.ids.includes(master)
+  ) {
     return { state: s, effects: [] };
   }
   return becomeSlave(s, master);

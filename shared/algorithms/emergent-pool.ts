@@ -36,12 +36,19 @@ export function demoteDelay(s: EmergentState): number {
 /** Arms or disarms the pool trigger for the current role and pool size. */
 export function reconsider(s: EmergentState): Out {
   const size = poolSize(s);
-  const want = s.role === 'idle' && size < s.opts.poolMin ? 'promote' : s.role === 'slave' && size > s.opts.poolMax ? 'demote' : null;
+  const want =
+    s.role === 'idle' && size < s.opts.poolMin
+      ? 'promote'
+      : s.role === 'slave' && size > s.opts.poolMax
+        ? 'demote'
+        : null;
   if (want === s.trigger) return { state: s, effects: [] };
   const effects: Eff[] = [];
   if (s.trigger) effects.push({ kind: 'cancel-timer', name: TIMERS[s.trigger] });
-  if (want === 'promote') effects.push({ kind: 'set-timer', name: TIMERS.promote, after: promoteDelay(s) });
-  if (want === 'demote') effects.push({ kind: 'set-timer', name: TIMERS.demote, after: demoteDelay(s) });
+  if (want === 'promote')
+    effects.push({ kind: 'set-timer', name: TIMERS.promote, after: promoteDelay(s) });
+  if (want === 'demote')
+    effects.push({ kind: 'set-timer', name: TIMERS.demote, after: demoteDelay(s) });
   return { state: { ...s, trigger: want }, effects };
 }
 
@@ -62,12 +69,23 @@ export function lostSlave(s: EmergentState, id: ProcessId, expired = false): Out
 
 /** Joins the pool: announce at once, then beat, and watch the master. */
 export function becomeSlave(s: EmergentState, master: ProcessId | null): Out {
-  const state: EmergentState = { ...s, role: 'slave', master, candidates: [], told: [], trigger: null };
+  const state: EmergentState = {
+    ...s,
+    role: 'slave',
+    master,
+    candidates: [],
+    told: [],
+    trigger: null,
+  };
   const effects: Eff[] = [];
   if (s.trigger) effects.push({ kind: 'cancel-timer', name: TIMERS[s.trigger] });
   if (s.role === 'idle' || s.role === 'master') {
     effects.push(...broadcast(state, { type: 'SLAVE_HEARTBEAT' }));
-    effects.push({ kind: 'set-timer', name: TIMERS.slaveHeartbeat, after: s.opts.slaveHeartbeatInterval });
+    effects.push({
+      kind: 'set-timer',
+      name: TIMERS.slaveHeartbeat,
+      after: s.opts.slaveHeartbeatInterval,
+    });
   }
   if (s.role === 'master') effects.push({ kind: 'cancel-timer', name: TIMERS.masterHeartbeat });
   if (s.role === 'candidate') effects.push({ kind: 'cancel-timer', name: TIMERS.candidateWait });
@@ -99,7 +117,8 @@ export function onTrigger(s: EmergentState, which: 'promote' | 'demote'): Out {
   if (s.trigger !== which) return { state: s, effects: [] };
   const s1: EmergentState = { ...s, trigger: null };
   const size = poolSize(s1);
-  if (which === 'promote' && s1.role === 'idle' && size < s1.opts.poolMin) return becomeSlave(s1, s1.master);
+  if (which === 'promote' && s1.role === 'idle' && size < s1.opts.poolMin)
+    return becomeSlave(s1, s1.master);
   if (which === 'demote' && s1.role === 'slave' && size > s1.opts.poolMax) return becomeIdle(s1);
   return reconsider(s1);
 }

@@ -2,7 +2,14 @@
 // seed 003 describes it). Split from the step functions so the pool and election modules share
 // one definition.
 import type { Counted } from './define.ts';
-import { roundTripBound, type DetectorMode, type Effect, type ProcessId, type Step, type Timing } from './algorithm.ts';
+import {
+  roundTripBound,
+  type DetectorMode,
+  type Effect,
+  type ProcessId,
+  type Step,
+  type Timing,
+} from './algorithm.ts';
 
 type EmergentRole = 'master' | 'slave' | 'candidate' | 'idle';
 
@@ -85,7 +92,13 @@ export function emergentOptions(
   const num = (key: string, fallback: number, min: number, integer = false): number => {
     const v = raw?.[key];
     if (v === undefined) return fallback;
-    if (typeof v === 'number' && Number.isFinite(v) && v >= min && (!integer || Number.isInteger(v))) return v;
+    if (
+      typeof v === 'number' &&
+      Number.isFinite(v) &&
+      v >= min &&
+      (!integer || Number.isInteger(v))
+    )
+      return v;
     problems.push(`${key}: expected ${integer ? 'an integer' : 'a number'} >= ${min}`);
     return fallback;
   };
@@ -113,8 +126,10 @@ export function emergentOptions(
     triggerDelay: num('triggerDelay', timing.heartbeatInterval, 0),
     triggerStep: num('triggerStep', roundTripBound(timing), 0),
   };
-  if (options.slaveTimeout <= options.slaveHeartbeatInterval) problems.push('slaveTimeout: should exceed slaveHeartbeatInterval');
-  if (options.masterTimeout <= options.heartbeatInterval) problems.push('masterTimeout: should exceed heartbeatInterval');
+  if (options.slaveTimeout <= options.slaveHeartbeatInterval)
+    problems.push('slaveTimeout: should exceed slaveHeartbeatInterval');
+  if (options.masterTimeout <= options.heartbeatInterval)
+    problems.push('masterTimeout: should exceed heartbeatInterval');
   return { options, problems };
 }
 

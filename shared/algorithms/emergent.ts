@@ -5,9 +5,27 @@
 // emergent-election.ts runs the election, emergent-state.ts defines the state and options.
 import { defineAlgorithm } from './define.ts';
 import { EMERGENT_SCHEMAS } from './emergent-messages.ts';
-import { type AlgorithmConfig, type AlgorithmEvent, type Report, type StepContext } from './algorithm.ts';
-import { heardSlave, lostSlave, onTrigger, reconsider, andThen, watchMaster } from './emergent-pool.ts';
-import { onAbort, onCandidate, onCandidateWait, onMasterHeartbeat, startCandidacy } from './emergent-election.ts';
+import {
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Report,
+  type StepContext,
+} from './algorithm.ts';
+import {
+  heardSlave,
+  lostSlave,
+  onTrigger,
+  reconsider,
+  andThen,
+  watchMaster,
+} from './emergent-pool.ts';
+import {
+  onAbort,
+  onCandidate,
+  onCandidateWait,
+  onMasterHeartbeat,
+  startCandidacy,
+} from './emergent-election.ts';
 import {
   broadcast,
   emergentOptions,
@@ -24,7 +42,11 @@ export { EMERGENT_ELECTION_TYPES, emergentOptions, type EmergentState } from './
 
 /** The steady-start pool: the `initialPool` highest ids below the master, the same at every process. */
 export function initialSlaves(ids: readonly number[], master: number, size: number): number[] {
-  return ids.filter((id) => id !== master).sort((a, b) => b - a).slice(0, size).sort((a, b) => a - b);
+  return ids
+    .filter((id) => id !== master)
+    .sort((a, b) => b - a)
+    .slice(0, size)
+    .sort((a, b) => a - b);
 }
 
 function init(config: AlgorithmConfig, _ctx: StepContext): Out {
@@ -48,12 +70,30 @@ function init(config: AlgorithmConfig, _ctx: StepContext): Out {
   }
   const pool = initialSlaves(config.ids, c, opts.initialPool);
   const role = c === config.self ? 'master' : pool.includes(config.self) ? 'slave' : 'idle';
-  const s: EmergentState = { ...base, role, master: c, slaves: pool.filter((id) => id !== config.self) };
+  const s: EmergentState = {
+    ...base,
+    role,
+    master: c,
+    slaves: pool.filter((id) => id !== config.self),
+  };
   // Pool members count as heard at start; their first heartbeats arrive well within slaveTimeout.
-  const effects: Eff[] = s.slaves.map((id) => ({ kind: 'set-timer', name: EXPIRE_PREFIX + id, after: opts.slaveTimeout }));
-  if (role === 'master') effects.push({ kind: 'set-timer', name: TIMERS.masterHeartbeat, after: opts.heartbeatInterval });
+  const effects: Eff[] = s.slaves.map((id) => ({
+    kind: 'set-timer',
+    name: EXPIRE_PREFIX + id,
+    after: opts.slaveTimeout,
+  }));
+  if (role === 'master')
+    effects.push({
+      kind: 'set-timer',
+      name: TIMERS.masterHeartbeat,
+      after: opts.heartbeatInterval,
+    });
   if (role === 'slave') {
-    effects.push({ kind: 'set-timer', name: TIMERS.slaveHeartbeat, after: opts.slaveHeartbeatInterval });
+    effects.push({
+      kind: 'set-timer',
+      name: TIMERS.slaveHeartbeat,
+      after: opts.slaveHeartbeatInterval,
+    });
     effects.push(...watchMaster(s));
   }
   const re = reconsider(s);
@@ -88,13 +128,19 @@ function onTimer(s: EmergentState, name: string): Out {
       if (s.role !== 'master') return { state: s, effects: [] };
       return {
         state: s,
-        effects: [...broadcast(s, { type: 'MASTER_HEARTBEAT' }), { kind: 'set-timer', name, after: s.opts.heartbeatInterval }],
+        effects: [
+          ...broadcast(s, { type: 'MASTER_HEARTBEAT' }),
+          { kind: 'set-timer', name, after: s.opts.heartbeatInterval },
+        ],
       };
     case TIMERS.slaveHeartbeat:
       if (s.role !== 'slave' && s.role !== 'candidate') return { state: s, effects: [] };
       return {
         state: s,
-        effects: [...broadcast(s, { type: 'SLAVE_HEARTBEAT' }), { kind: 'set-timer', name, after: s.opts.slaveHeartbeatInterval }],
+        effects: [
+          ...broadcast(s, { type: 'SLAVE_HEARTBEAT' }),
+          { kind: 'set-timer', name, after: s.opts.slaveHeartbeatInterval },
+        ],
       };
     case TIMERS.masterWatch:
       return s.role === 'slave' ? startCandidacy(s) : { state: s, effects: [] };

@@ -15,7 +15,14 @@
 //   two processes each believing it leads (003: "What happens if two machines decide they are
 //   co-ordinators?"). Under heartbeats the rival is seen by its HEARTBEAT instead.
 // - 'none': no traffic, no timers; elections start only from outside (`elect` events).
-import { roundTripBound, type DetectorMode, type Effect, type Message, type ProcessId, type Timing } from './algorithm.ts';
+import {
+  roundTripBound,
+  type DetectorMode,
+  type Effect,
+  type Message,
+  type ProcessId,
+  type Timing,
+} from './algorithm.ts';
 
 export type DetectorMessage = { type: 'HEARTBEAT' } | { type: 'PING' } | { type: 'PONG' };
 
@@ -70,19 +77,32 @@ export function isDetectorMessage(message: { type: string }): message is Detecto
 }
 
 /** Stop watching (an election is under way): cancel every detector timer. */
-export function stopDetector<M extends Message>(setup: DetectorSetup, state: DetectorState): DetectorStep<M> {
-  if (setup.mode === 'none' || state.role === 'off') return { state, effects: [], observed: NOTHING };
-  return { state: DETECTOR_OFF, effects: TIMERS.map((name) => ({ kind: 'cancel-timer', name })), observed: NOTHING };
+export function stopDetector<M extends Message>(
+  setup: DetectorSetup,
+  state: DetectorState,
+): DetectorStep<M> {
+  if (setup.mode === 'none' || state.role === 'off')
+    return { state, effects: [], observed: NOTHING };
+  return {
+    state: DETECTOR_OFF,
+    effects: TIMERS.map((name) => ({ kind: 'cancel-timer', name })),
+    observed: NOTHING,
+  };
 }
 
 /** This process now leads: heartbeat its peers, or poll its probes for rivals. */
 export function lead<M extends Message>(setup: DetectorSetup): DetectorStep<M> {
   const state: DetectorState = { role: 'lead', leader: null, awaiting: false };
   const effects: Effect<M>[] = [cancel(TIMER_SILENCE), cancel(TIMER_PONG)];
-  if (setup.mode === 'heartbeat') effects.push(cancel(TIMER_POLL), arm(TIMER_BEAT, setup.timing.heartbeatInterval));
+  if (setup.mode === 'heartbeat')
+    effects.push(cancel(TIMER_POLL), arm(TIMER_BEAT, setup.timing.heartbeatInterval));
   else if (setup.mode === 'poll') {
     effects.push(cancel(TIMER_BEAT));
-    effects.push(setup.probes.length > 0 ? arm(TIMER_POLL, setup.timing.heartbeatInterval) : cancel(TIMER_POLL));
+    effects.push(
+      setup.probes.length > 0
+        ? arm(TIMER_POLL, setup.timing.heartbeatInterval)
+        : cancel(TIMER_POLL),
+    );
   } else return { state: DETECTOR_OFF, effects: [], observed: NOTHING };
   return { state, effects, observed: NOTHING };
 }
@@ -92,28 +112,51 @@ export function lead<M extends Message>(setup: DetectorSetup): DetectorStep<M> {
  * lengthens the first wait only: for a host whose leader may learn that it leads later than
  * this process learns it (a ring election's result reaches the processes one after another).
  */
-export function follow<M extends Message>(setup: DetectorSetup, leader: ProcessId, grace = 0): DetectorStep<M> {
+export function follow<M extends Message>(
+  setup: DetectorSetup,
+  leader: ProcessId,
+  grace = 0,
+): DetectorStep<M> {
   const state: DetectorState = { role: 'follow', leader, awaiting: false };
   const effects: Effect<M>[] = [cancel(TIMER_BEAT), cancel(TIMER_PONG)];
-  if (setup.mode === 'heartbeat') effects.push(cancel(TIMER_POLL), arm(TIMER_SILENCE, setup.timing.heartbeatTimeout + grace));
-  else if (setup.mode === 'poll') effects.push(cancel(TIMER_SILENCE), arm(TIMER_POLL, setup.timing.heartbeatInterval + grace));
+  if (setup.mode === 'heartbeat')
+    effects.push(cancel(TIMER_POLL), arm(TIMER_SILENCE, setup.timing.heartbeatTimeout + grace));
+  else if (setup.mode === 'poll')
+    effects.push(cancel(TIMER_SILENCE), arm(TIMER_POLL, setup.timing.heartbeatInterval + grace));
   else return { state: DETECTOR_OFF, effects: [], observed: NOTHING };
   return { state, effects, observed: NOTHING };
 }
 
-export function detectorTimer<M extends Message>(setup: DetectorSetup, state: DetectorState, name: string): DetectorStep<M> {
+export function detectorTimer<M extends Message>(
+  setup: DetectorSetup,
+  state: DetectorState,
+  name: string,
+): DetectorStep<M> {
   const { timing } = setup;
   if (state.role === 'lead' && name === TIMER_BEAT && setup.mode === 'heartbeat') {
     const effects: Effect<M>[] = setup.peers.map((to) => send<M>(to, { type: 'HEARTBEAT' }));
-    return { state, effects: [...effects, arm(TIMER_BEAT, timing.heartbeatInterval)], observed: NOTHING };
+    return {
+      state,
+      effects: [...effects, arm(TIMER_BEAT, timing.heartbeatInterval)],
+      observed: NOTHING,
+    };
   }
   if (state.role === 'lead' && name === TIMER_POLL && setup.mode === 'poll') {
     const effects: Effect<M>[] = setup.probes.map((to) => send<M>(to, { type: 'PING' }));
-    return { state, effects: [...effects, arm(TIMER_POLL, timing.heartbeatInterval)], observed: NOTHING };
+    return {
+      state,
+      effects: [...effects, arm(TIMER_POLL, timing.heartbeatInterval)],
+      observed: NOTHING,
+    };
   }
-  if (state.role !== 'follow' || state.leader === null) return { state, effects: [], observed: NOTHING };
+  if (state.role !== 'follow' || state.leader === null)
+    return { state, effects: [], observed: NOTHING };
   if (name === TIMER_SILENCE && setup.mode === 'heartbeat') {
-    return { state: DETECTOR_OFF, effects: [], observed: { kind: 'suspect', leader: state.leader } };
+    return {
+      state: DETECTOR_OFF,
+      effects: [],
+      observed: { kind: 'suspect', leader: state.leader },
+    };
   }
   if (name === TIMER_POLL && setup.mode === 'poll') {
     const again = arm<M>(TIMER_POLL, timing.heartbeatInterval);
@@ -121,7 +164,11 @@ export function detectorTimer<M extends Message>(setup: DetectorSetup, state: De
     if (state.awaiting) return { state, effects: [again], observed: NOTHING };
     return {
       state: { ...state, awaiting: true },
-      effects: [send<M>(state.leader, { type: 'PING' }), arm(TIMER_PONG, roundTripBound(timing)), again],
+      effects: [
+        send<M>(state.leader, { type: 'PING' }),
+        arm(TIMER_PONG, roundTripBound(timing)),
+        again,
+      ],
       observed: NOTHING,
     };
   }
@@ -144,7 +191,11 @@ export function detectorMessage<M extends Message>(
   switch (message.type) {
     case 'HEARTBEAT':
       if (state.role === 'follow' && from === state.leader) {
-        return { state, effects: [arm(TIMER_SILENCE, setup.timing.heartbeatTimeout)], observed: NOTHING };
+        return {
+          state,
+          effects: [arm(TIMER_SILENCE, setup.timing.heartbeatTimeout)],
+          observed: NOTHING,
+        };
       }
       return { state, effects: [], observed: { kind: 'leader-seen', id: from } };
     case 'PING':
@@ -154,7 +205,11 @@ export function detectorMessage<M extends Message>(
     case 'PONG':
       if (state.role === 'follow' && from === state.leader) {
         if (!state.awaiting) return { state, effects: [], observed: NOTHING };
-        return { state: { ...state, awaiting: false }, effects: [cancel(TIMER_PONG)], observed: NOTHING };
+        return {
+          state: { ...state, awaiting: false },
+          effects: [cancel(TIMER_PONG)],
+          observed: NOTHING,
+        };
       }
       if (state.role === 'lead' && setup.probes.includes(from)) {
         return { state, effects: [], observed: { kind: 'leader-seen', id: from } };

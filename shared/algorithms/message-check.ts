@@ -29,7 +29,20 @@ interface Field {
 }
 
 /** The JSON Schema keywords read here; a node with any other cannot be checked here. */
-const KNOWN = new Set(['$schema', 'type', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'items', 'properties', 'required']);
+const KNOWN = new Set([
+  '$schema',
+  'type',
+  'const',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'items',
+  'properties',
+  'required',
+]);
 
 const num = (v: unknown, fallback: number) => (typeof v === 'number' ? v : fallback);
 const plain = (node: SchemaNode) => Object.keys(node).every((k) => KNOWN.has(k));
@@ -37,24 +50,55 @@ const plain = (node: SchemaNode) => Object.keys(node).every((k) => KNOWN.has(k))
 /** A field's record for one JSON Schema node, or null when the node uses something not read here. */
 function fieldOf(key: string, required: boolean, node: SchemaNode): Field | null {
   if (!plain(node)) return null;
-  const f: Field = { key, required, kind: 'int', min: 0, max: 0, itemMin: 0, itemMax: 0, value: '' };
+  const f: Field = {
+    key,
+    required,
+    kind: 'int',
+    min: 0,
+    max: 0,
+    itemMin: 0,
+    itemMax: 0,
+    value: '',
+  };
   switch (node['type']) {
     case 'integer':
-      return { ...f, kind: 'int', min: num(node['minimum'], Number.MIN_SAFE_INTEGER), max: num(node['maximum'], Number.MAX_SAFE_INTEGER) };
+      return {
+        ...f,
+        kind: 'int',
+        min: num(node['minimum'], Number.MIN_SAFE_INTEGER),
+        max: num(node['maximum'], Number.MAX_SAFE_INTEGER),
+      };
     case 'string':
       if (typeof node['const'] === 'string') return { ...f, kind: 'const', value: node['const'] };
-      return { ...f, kind: 'str', min: num(node['minLength'], 0), max: num(node['maxLength'], Infinity) };
+      return {
+        ...f,
+        kind: 'str',
+        min: num(node['minLength'], 0),
+        max: num(node['maxLength'], Infinity),
+      };
     case 'boolean':
       return { ...f, kind: 'bool' };
     case 'array': {
       const items = node['items'] as SchemaNode | undefined;
-      if (!items || typeof items !== 'object' || !plain(items) || items['const'] !== undefined) return null;
+      if (!items || typeof items !== 'object' || !plain(items) || items['const'] !== undefined)
+        return null;
       const list = { ...f, min: num(node['minItems'], 0), max: num(node['maxItems'], Infinity) };
       if (items['type'] === 'integer') {
         const itemMin = num(items['minimum'], Number.MIN_SAFE_INTEGER);
-        return { ...list, kind: 'int-list', itemMin, itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER) };
+        return {
+          ...list,
+          kind: 'int-list',
+          itemMin,
+          itemMax: num(items['maximum'], Number.MAX_SAFE_INTEGER),
+        };
       }
-      if (items['type'] === 'string') return { ...list, kind: 'str-list', itemMin: num(items['minLength'], 0), itemMax: num(items['maxLength'], Infinity) };
+      if (items['type'] === 'string')
+        return {
+          ...list,
+          kind: 'str-list',
+          itemMin: num(items['minLength'], 0),
+          itemMax: num(items['maxLength'], Infinity),
+        };
       return null;
     }
     default:
@@ -62,8 +106,10 @@ function fieldOf(key: string, required: boolean, node: SchemaNode): Field | null
   }
 }
 
-const isInt = (v: unknown, min: number, max: number) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
-const isStr = (v: unknown, min: number, max: number) => typeof v === 'string' && v.length >= min && v.length <= max;
+const isInt = (v: unknown, min: number, max: number) =>
+  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
+const isStr = (v: unknown, min: number, max: number) =>
+  typeof v === 'string' && v.length >= min && v.length <= max;
 
 function fits(f: Field, v: unknown): boolean {
   switch (f.kind) {
@@ -79,7 +125,9 @@ function fits(f: Field, v: unknown): boolean {
       if (!Array.isArray(v) || v.length < f.min || v.length > f.max) return false;
       // Indexed, not every(): a hole is undefined to zod too.
       const ints = f.kind === 'int-list';
-      for (let i = 0; i < v.length; i++) if (!(ints ? isInt(v[i], f.itemMin, f.itemMax) : isStr(v[i], f.itemMin, f.itemMax))) return false;
+      for (let i = 0; i < v.length; i++)
+        if (!(ints ? isInt(v[i], f.itemMin, f.itemMax) : isStr(v[i], f.itemMin, f.itemMax)))
+          return false;
       return true;
     }
   }

@@ -56,10 +56,14 @@ export function messageParser(schemas: MessageSchemas): MessageParser {
 const parsers = new WeakMap<MessageSchemas, MessageParser>();
 
 /** `messageParser(schemas)` applied once (the parser kept per set of schemas). */
-export function parseMessage<M extends Message>(schemas: MessageSchemas, message: unknown): M | null {
+export function parseMessage<M extends Message>(
+  schemas: MessageSchemas,
+  message: unknown,
+): M | null {
   let parse = parsers.get(schemas);
   if (!parse) parsers.set(schemas, (parse = messageParser(schemas)));
   return parse(message) as M | null;
 }
 
-export const isProcessId = (from: unknown): from is ProcessId => typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 && from <= 1_000_000;
+export const isProcessId = (from: unknown): from is ProcessId =>
+  typeof from === 'number' && Number.isSafeInteger(from) && from >= 0 && from <= 1_000_000;

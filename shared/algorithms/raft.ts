@@ -51,8 +51,17 @@ export function raftOptions(
     [lo, hi] = [timing.heartbeatTimeout, 2 * timing.heartbeatTimeout];
   }
   const heartbeatInterval = num('heartbeatInterval', timing.heartbeatInterval, 1);
-  if (heartbeatInterval >= lo) problems.push('heartbeatInterval: should be well below electionTimeoutMin');
-  return { options: { electionTimeoutMin: lo, electionTimeoutMax: hi, heartbeatInterval, restartQuietPeriod: num('restartQuietPeriod', hi, 0) }, problems };
+  if (heartbeatInterval >= lo)
+    problems.push('heartbeatInterval: should be well below electionTimeoutMin');
+  return {
+    options: {
+      electionTimeoutMin: lo,
+      electionTimeoutMax: hi,
+      heartbeatInterval,
+      restartQuietPeriod: num('restartQuietPeriod', hi, 0),
+    },
+    problems,
+  };
 }
 
 type RaftRole = 'leader' | 'candidate' | 'follower';
@@ -101,7 +110,9 @@ function electionTimeout(s: RaftState, ctx: StepContext): number {
 /** Followers and candidates wait for the leader only when a failure detector is in use. */
 function armElection(s: RaftState, ctx: StepContext, extra = 0): Eff[] {
   if (s.detector === 'none' && s.role === 'follower') return [];
-  return [{ kind: 'set-timer', name: RAFT_TIMERS.election, after: extra + electionTimeout(s, ctx) }];
+  return [
+    { kind: 'set-timer', name: RAFT_TIMERS.election, after: extra + electionTimeout(s, ctx) },
+  ];
 }
 
 function broadcast(s: RaftState, message: RaftMessage): Eff[] {
@@ -112,17 +123,30 @@ function heartbeats(s: RaftState): Eff[] {
   const beat = broadcast(s, { type: 'HEARTBEAT', term: s.term });
   // With no failure detector the first heartbeat only announces the winner.
   if (s.detector === 'none') return beat;
-  return [...beat, { kind: 'set-timer', name: RAFT_TIMERS.heartbeat, after: s.opts.heartbeatInterval }];
+  return [
+    ...beat,
+    { kind: 'set-timer', name: RAFT_TIMERS.heartbeat, after: s.opts.heartbeatInterval },
+  ];
 }
 
 function becomeLeader(s: RaftState): Out {
   const next: RaftState = { ...s, role: 'leader', leader: s.self };
-  return { state: next, effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }, ...heartbeats(next)] };
+  return {
+    state: next,
+    effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }, ...heartbeats(next)],
+  };
 }
 
 /** §5.2: increment the term, vote for self, ask everyone else, and restart the election timer. */
 function campaign(s: RaftState, ctx: StepContext): Out {
-  const next: RaftState = { ...s, role: 'candidate', term: s.term + 1, votedFor: s.self, leader: null, votes: [s.self] };
+  const next: RaftState = {
+    ...s,
+    role: 'candidate',
+    term: s.term + 1,
+    votedFor: s.self,
+    leader: null,
+    votes: [s.self],
+  };
   if (majority(s.ids.length) <= 1) return becomeLeader(next);
   const effects: Eff[] = [
     { kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat },
@@ -134,18 +158,29 @@ function campaign(s: RaftState, ctx: StepContext): Out {
 
 /** §5.1: a higher term seen anywhere turns any role into a follower of that term. */
 function adoptTerm(s: RaftState, term: number): { state: RaftState; effects: Eff[] } {
-  const state: RaftState = { ...s, role: 'follower', term, votedFor: null, leader: null, votes: [] };
-  if (s.role === 'leader') return { state, effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] };
+  const state: RaftState = {
+    ...s,
+    role: 'follower',
+    term,
+    votedFor: null,
+    leader: null,
+    votes: [],
+  };
+  if (s.role === 'leader')
+    return { state, effects: [{ kind: 'cancel-timer', name: RAFT_TIMERS.heartbeat }] };
   return { state, effects: stopWaiting(s) };
 }
 
 /** A candidate turning follower with no failure detector stops its election timer: such followers never time out. */
 function stopWaiting(s: RaftState): Eff[] {
-  return s.role === 'candidate' && s.detector === 'none' ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }] : [];
+  return s.role === 'candidate' && s.detector === 'none'
+    ? [{ kind: 'cancel-timer', name: RAFT_TIMERS.election }]
+    : [];
 }
 
 /** A message or a timer, as a role's step function sees it. */
-type RoleEvent = { kind: 'message'; from: ProcessId; message: RaftMessage } | { kind: 'timer'; name: string };
+type RoleEvent =
+  { kind: 'message'; from: ProcessId; message: RaftMessage } | { kind: 'timer'; name: string };
 
 /** What a role did with an event: its new state and effects, and whether the election timer restarts. */
 interface Handled {
@@ -161,7 +196,11 @@ const unchanged = (s: RaftState): Handled => ({ state: s, effects: [], rearm: fa
  * so voting for anyone else in it would be pointless); a candidate returns to follower.
  */
 function follow(s: RaftState, from: ProcessId): Handled {
-  return { state: { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from }, effects: stopWaiting(s), rearm: true };
+  return {
+    state: { ...s, role: 'follower', leader: from, votes: [], votedFor: s.votedFor ?? from },
+    effects: stopWaiting(s),
+    rearm: true,
+  };
 }
 
 /**
@@ -169,24 +208,29 @@ function follow(s: RaftState, from: ProcessId): Handled {
  * one term cannot happen (one vote per term), so it never yields to a heartbeat of its own term.
  */
 function stepLeader(s: RaftState, e: RoleEvent): Handled {
-  if (e.kind === 'timer' && e.name === RAFT_TIMERS.heartbeat) return { state: s, effects: heartbeats(s), rearm: false };
+  if (e.kind === 'timer' && e.name === RAFT_TIMERS.heartbeat)
+    return { state: s, effects: heartbeats(s), rearm: false };
   return unchanged(s);
 }
 
 /** A candidate: counts the votes of its term and leads on a majority; yields to a leader; campaigns again when its election times out. */
 function stepCandidate(s: RaftState, e: RoleEvent, ctx: StepContext): Handled {
-  if (e.kind === 'timer') return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
+  if (e.kind === 'timer')
+    return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
   const { from, message: m } = e;
   if (m.type === 'HEARTBEAT') return follow(s, from);
-  if (m.type !== 'VOTE' || m.term !== s.term || !m.granted || s.votes.includes(from)) return unchanged(s);
+  if (m.type !== 'VOTE' || m.term !== s.term || !m.granted || s.votes.includes(from))
+    return unchanged(s);
   const counted: RaftState = { ...s, votes: [...s.votes, from] };
-  if (counted.votes.length >= majority(s.ids.length)) return { ...becomeLeader(counted), rearm: false };
+  if (counted.votes.length >= majority(s.ids.length))
+    return { ...becomeLeader(counted), rearm: false };
   return { state: counted, effects: [], rearm: false };
 }
 
 /** A follower: follows the leader it hears; campaigns when its election times out. */
 function stepFollower(s: RaftState, e: RoleEvent, ctx: StepContext): Handled {
-  if (e.kind === 'timer') return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
+  if (e.kind === 'timer')
+    return e.name === RAFT_TIMERS.election ? { ...campaign(s, ctx), rearm: false } : unchanged(s);
   return e.message.type === 'HEARTBEAT' ? follow(s, e.from) : unchanged(s);
 }
 
@@ -201,7 +245,13 @@ function onRequestVote(s: RaftState, from: ProcessId, term: number): Handled {
   const grant = term === s.term && !s.quiet && (s.votedFor === null || s.votedFor === from);
   const next = grant ? { ...s, votedFor: from } : s;
   // Granting a vote resets the election timer (Raft, Figure 2).
-  return { state: next, effects: [{ kind: 'send', to: from, message: { type: 'VOTE', term: next.term, granted: grant } }], rearm: grant };
+  return {
+    state: next,
+    effects: [
+      { kind: 'send', to: from, message: { type: 'VOTE', term: next.term, granted: grant } },
+    ],
+    rearm: grant,
+  };
 }
 
 /**
@@ -221,7 +271,12 @@ function onMessage(s0: RaftState, from: ProcessId, m: RaftMessage, ctx: StepCont
   }
   let h: Handled;
   if (m.type === 'REQUEST_VOTE') h = onRequestVote(s, from, m.term);
-  else if (m.type === 'HEARTBEAT' && m.term < s.term) h = { state: s, effects: [{ kind: 'send', to: from, message: { type: 'HEARTBEAT_REPLY', term: s.term } }], rearm: false };
+  else if (m.type === 'HEARTBEAT' && m.term < s.term)
+    h = {
+      state: s,
+      effects: [{ kind: 'send', to: from, message: { type: 'HEARTBEAT_REPLY', term: s.term } }],
+      rearm: false,
+    };
   // A HEARTBEAT_REPLY's only effect, adopting a newer term, happened above.
   else if (m.type === 'HEARTBEAT_REPLY') h = unchanged(s);
   else h = ROLE_STEPS[s.role](s, { kind: 'message', from, message: m }, ctx);
@@ -261,7 +316,8 @@ function init(config: AlgorithmConfig, ctx: StepContext): Out {
   // vote cast before a crash cannot be cast again, and campaign only after that.
   const quiet = opts.restartQuietPeriod;
   const s: RaftState = { ...base, quiet: quiet > 0 };
-  const effects: Eff[] = quiet > 0 ? [{ kind: 'set-timer', name: RAFT_TIMERS.quiet, after: quiet }] : [];
+  const effects: Eff[] =
+    quiet > 0 ? [{ kind: 'set-timer', name: RAFT_TIMERS.quiet, after: quiet }] : [];
   return { state: s, effects: [...effects, ...armElection(s, ctx, quiet)] };
 }
 

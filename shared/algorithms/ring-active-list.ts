@@ -42,10 +42,49 @@
 // or for its watchdog; and one told it by an epoch it never took part in detects anew.
 import { defineAlgorithm, type Counted } from './define.ts';
 import { ACTIVE_LIST_SCHEMAS } from './ring-active-list-messages.ts';
-import { type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report } from './algorithm.ts';
-import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, DETECTOR_OFF, type DetectorMessage, type DetectorSetup, type DetectorState } from './failure-detector.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
-import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
+import {
+  type Algorithm,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Effect,
+  type ProcessId,
+  type Report,
+} from './algorithm.ts';
+import {
+  detectorMessage,
+  detectorTimer,
+  isDetectorMessage,
+  isDetectorTimer,
+  DETECTOR_OFF,
+  type DetectorMessage,
+  type DetectorSetup,
+  type DetectorState,
+} from './failure-detector.ts';
+import {
+  ackTimeout,
+  createForwarder,
+  forgetDown,
+  forward,
+  isAckTimer,
+  liveSuccessor,
+  onRing,
+  receiveAck,
+  receiveHop,
+  revive,
+  type AckMessage,
+  type Forwarder,
+  type ForwardStep,
+  type Unsent,
+} from './ring-forwarding.ts';
+import {
+  detectorSetup,
+  observationCallsElection,
+  pauseDetector,
+  settleGrace,
+  watchCoordinator,
+  watchdogDelay,
+  WATCHDOG_TIMER,
+} from './ring-detection.ts';
 
 type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
 type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
@@ -96,7 +135,8 @@ function init(config: AlgorithmConfig): Out {
     watched: null,
   };
   // A process that starts without a coordinator (first start or restart) holds an election.
-  if (config.initialCoordinator === undefined || config.initialCoordinator === null) return detect(state, UNKNOWN_EPOCH);
+  if (config.initialCoordinator === undefined || config.initialCoordinator === null)
+    return detect(state, UNKNOWN_EPOCH);
   return settle({ ...state, coordinator: config.initialCoordinator }, [], 0);
 }
 
@@ -109,7 +149,8 @@ function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out
       if (isDetectorTimer(event.name)) {
         const d = detectorTimer<ActiveListMessage>(s.setup, s.detector, event.name);
         const next = { ...s, detector: d.state };
-        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next, s.epoch + 1), d.effects);
+        if (observationCallsElection(d.observed, s.coordinator, s.participating))
+          return prepend(detect(next, s.epoch + 1), d.effects);
         return { state: next, effects: d.effects };
       }
       // The watchdog: this election never ended (a message was lost): start a newer one.
@@ -122,19 +163,28 @@ function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out
       if (isDetectorMessage(m)) {
         const d = detectorMessage<ActiveListMessage>(s.setup, s.detector, from, m);
         const next = { ...s, detector: d.state, fwd: revive(s.fwd, [from]) };
-        if (observationCallsElection(d.observed, s.coordinator, s.participating)) return prepend(detect(next, s.epoch + 1), d.effects);
+        if (observationCallsElection(d.observed, s.coordinator, s.participating))
+          return prepend(detect(next, s.epoch + 1), d.effects);
         return { state: next, effects: d.effects };
       }
       const acked = receiveHop(s.fwd, from, m.seq);
       const s1 = { ...s, fwd: acked.forwarder };
-      return prepend(m.type === 'ELECT' ? onElect(s1, m.id, m.epoch) : onElected(s1, m.coordinator, m.epoch), acked.effects);
+      return prepend(
+        m.type === 'ELECT' ? onElect(s1, m.id, m.epoch) : onElected(s1, m.coordinator, m.epoch),
+        acked.effects,
+      );
     }
   }
 }
 
 /** 001: "P2 sets its active list to [ ]; P2 sends Elect(2) ...; P2 sets active list to [2]". */
 function detect(s: ActiveListState, epoch: number): Out {
-  return participate({ ...s, activeList: [], chosen: null }, epoch, [s.self], [{ type: 'ELECT', id: s.self, epoch }]);
+  return participate(
+    { ...s, activeList: [], chosen: null },
+    epoch,
+    [s.self],
+    [{ type: 'ELECT', id: s.self, epoch }],
+  );
 }
 
 function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
@@ -143,8 +193,17 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
   if (e !== UNKNOWN_EPOCH && e > s.epoch) {
     // (a) "this is the first message sent or seen: initialize its active list to [i,j]; send
     // Elect(i) + send Elect(j)" (a newer epoch replaces an older election still open here).
-    if (j === s.self) return participate(seen, e, [s.self], [{ type: 'ELECT', id: s.self, epoch: e }]);
-    return participate(seen, e, [s.self, j], [{ type: 'ELECT', id: s.self, epoch: e }, { type: 'ELECT', id: j, epoch: e }]);
+    if (j === s.self)
+      return participate(seen, e, [s.self], [{ type: 'ELECT', id: s.self, epoch: e }]);
+    return participate(
+      seen,
+      e,
+      [s.self, j],
+      [
+        { type: 'ELECT', id: s.self, epoch: e },
+        { type: 'ELECT', id: j, epoch: e },
+      ],
+    );
   }
   if (e === UNKNOWN_EPOCH) {
     // A newcomer's Elect: an idle process holds a fresh election that includes it; one taking
@@ -162,22 +221,32 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     const next = { ...seen, activeList: addId(seen.activeList, j) };
     const sends: Unsent<Hop>[] = [{ type: 'ELECT', id: j, epoch: s.epoch }];
     // It told its successor a lower winner already: the list was incomplete (see the header).
-    if (next.told !== null && j > next.told) sends.push({ type: 'ELECTED', coordinator: j, epoch: s.epoch });
-    return afterForward(next.told !== null && j > next.told ? { ...next, told: j } : next, forward(next.fwd, ...sends), []);
+    if (next.told !== null && j > next.told)
+      sends.push({ type: 'ELECTED', coordinator: j, epoch: s.epoch });
+    return afterForward(
+      next.told !== null && j > next.told ? { ...next, told: j } : next,
+      forward(next.fwd, ...sends),
+      [],
+    );
   }
   // (c) "otherwise (i = j), so process i has complete set of active processes in its active
   // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch.
   if (!s.participating || seen.told !== null) return drop;
   const x = Math.max(...seen.activeList);
   const next = { ...seen, chosen: x, told: x };
-  return afterForward(next, forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }), []);
+  return afterForward(
+    next,
+    forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }),
+    [],
+  );
 }
 
 /** 001: "If a process receives "Elected(x)" message, set coordinator to x." (Not an older epoch's.) */
 function onElected(s: ActiveListState, x: ProcessId, e: number): Out {
   const ignore = { state: s, effects: [] };
   if (e < s.epoch) return ignore;
-  if (e === s.epoch && !s.participating && s.coordinator !== null && x <= s.coordinator) return ignore; // a stale copy
+  if (e === s.epoch && !s.participating && s.coordinator !== null && x <= s.coordinator)
+    return ignore; // a stale copy
   if (x < s.self) {
     // A winner below this live process (see the header): wait for the correction if this
     // epoch's election is under way here, else this process was missed altogether.
@@ -188,7 +257,12 @@ function onElected(s: ActiveListState, x: ProcessId, e: number): Out {
 }
 
 /** The first Elect sent or seen in `epoch`: a new election episode here. */
-function participate(s: ActiveListState, epoch: number, list: ProcessId[], sends: Unsent<Hop>[]): Out {
+function participate(
+  s: ActiveListState,
+  epoch: number,
+  list: ProcessId[],
+  sends: Unsent<Hop>[],
+): Out {
   const paused = pauseDetector<ActiveListMessage>(s.setup, s.detector);
   const next: ActiveListState = {
     ...s,
@@ -201,19 +275,30 @@ function participate(s: ActiveListState, epoch: number, list: ProcessId[], sends
     detector: paused.detector,
     watched: null,
   };
-  const effects: Effect<ActiveListMessage>[] = [...paused.effects, { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog }];
+  const effects: Effect<ActiveListMessage>[] = [
+    ...paused.effects,
+    { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog },
+  ];
   return afterForward(next, forward(next.fwd, ...sends), effects);
 }
 /**
  * Apply a forwarder step. Stranded means no other process answers: this one is alone, so its
  * own Elect has in effect come back (rule (c)) and its Elected(x) reaches only itself.
  */
-function afterForward(s: ActiveListState, out: ForwardStep<Hop>, before: Effect<ActiveListMessage>[]): Out {
+function afterForward(
+  s: ActiveListState,
+  out: ForwardStep<Hop>,
+  before: Effect<ActiveListMessage>[],
+): Out {
   let state: ActiveListState = { ...s, fwd: out.forwarder };
   let effects: Effect<ActiveListMessage>[] = [...before, ...out.effects];
   for (const m of out.stranded) {
     const local =
-      m.type === 'ELECTED' ? onElected(state, m.coordinator, m.epoch) : m.id === s.self && state.participating ? onElect(state, m.id, m.epoch) : null;
+      m.type === 'ELECTED'
+        ? onElected(state, m.coordinator, m.epoch)
+        : m.id === s.self && state.participating
+          ? onElect(state, m.id, m.epoch)
+          : null;
     if (!local) continue; // someone else's Elect with nobody left to carry it to
     state = local.state;
     effects = [...effects, ...local.effects];
@@ -223,10 +308,14 @@ function afterForward(s: ActiveListState, out: ForwardStep<Hop>, before: Effect<
 
 /** Outside an election, stop the watchdog and watch the coordinator. */
 function settle(s: ActiveListState, effects: Effect<ActiveListMessage>[], grace = s.grace): Out {
-  if (s.participating || s.coordinator === null || s.watched === s.coordinator) return { state: s, effects };
+  if (s.participating || s.coordinator === null || s.watched === s.coordinator)
+    return { state: s, effects };
   const w = watchCoordinator<ActiveListMessage>(s.setup, s.self, s.coordinator, grace);
   const watching = { ...s, detector: w.detector, watched: s.coordinator };
-  return { state: watching, effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects] };
+  return {
+    state: watching,
+    effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects],
+  };
 }
 
 function addId(list: ProcessId[], id: ProcessId): ProcessId[] {
@@ -248,11 +337,19 @@ function report(s: ActiveListState): Report {
   };
 }
 
-export const ringActiveList: Algorithm<ActiveListState, ActiveListMessage> = defineAlgorithm<ActiveListState, ActiveListMessage>({
+export const ringActiveList: Algorithm<ActiveListState, ActiveListMessage> = defineAlgorithm<
+  ActiveListState,
+  ActiveListMessage
+>({
   name: 'ring-active-list',
   messages: ACTIVE_LIST_SCHEMAS,
   // Elect(j) and Elected(x) name ids on this ring.
-  accepts: (s, m) => (m.type === 'ELECT' ? onRing(s.fwd, m.id) : m.type === 'ELECTED' ? onRing(s.fwd, m.coordinator) : true),
+  accepts: (s, m) =>
+    m.type === 'ELECT'
+      ? onRing(s.fwd, m.id)
+      : m.type === 'ELECTED'
+        ? onRing(s.fwd, m.coordinator)
+        : true,
   init,
   step,
   report,

@@ -5,7 +5,13 @@
 // announcing itself instead; 'none' leaves it to `elect` events. Both ring algorithms also keep
 // one election watchdog: an election this process takes part in that has not ended after two
 // full circulations can only have lost a message (or its initiator), so it starts a new one.
-import { roundTripBound, type AlgorithmConfig, type Effect, type Message, type ProcessId } from './algorithm.ts';
+import {
+  roundTripBound,
+  type AlgorithmConfig,
+  type Effect,
+  type Message,
+  type ProcessId,
+} from './algorithm.ts';
 import {
   DETECTOR_OFF,
   follow,
@@ -49,7 +55,9 @@ export function watchdogDelay(config: AlgorithmConfig): number {
  * that does not know yet that it leads, and elect again, round after round.
  */
 export function settleGrace(config: AlgorithmConfig): number {
-  return Math.max(config.ring.length, 1) * (roundTripBound(config.timing) + config.timing.transmission);
+  return (
+    Math.max(config.ring.length, 1) * (roundTripBound(config.timing) + config.timing.transmission)
+  );
 }
 
 /** Watch the coordinator just learned: lead when it is this process, follow it otherwise (`grace`: see settleGrace). */

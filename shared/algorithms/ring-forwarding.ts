@@ -20,7 +20,14 @@
 // election once). And a process skipped while wrongly thought down would miss what went past
 // it (001's Elected(x) is not forwarded; 002's COORDINATOR would not come round to it): so
 // each hop sent past a down successor is remembered, and sent to it once it is heard from.
-import { roundTripBound, successorsOf, type Effect, type Message, type ProcessId, type Timing } from './algorithm.ts';
+import {
+  roundTripBound,
+  successorsOf,
+  type Effect,
+  type Message,
+  type ProcessId,
+  type Timing,
+} from './algorithm.ts';
 
 export type AckMessage = { type: 'ACK'; seq: number };
 
@@ -75,7 +82,11 @@ const MAX_BACKOFF = 8;
 /** Bypassed hops kept per successor: older ones belong to elections long over. */
 const BYPASS_KEPT_PER_SUCCESSOR = 4;
 
-export function createForwarder<M extends Message>(ring: readonly ProcessId[], self: ProcessId, timing: Timing): Forwarder<M> {
+export function createForwarder<M extends Message>(
+  ring: readonly ProcessId[],
+  self: ProcessId,
+  timing: Timing,
+): Forwarder<M> {
   return {
     self,
     successors: successorsOf(ring, self).filter((id) => id !== self),
@@ -94,13 +105,22 @@ export function liveSuccessor<M extends Message>(f: Forwarder<M>): ProcessId | n
 }
 
 /** Send `messages`, in order, to the live successor, each waiting UB for its ACK. */
-export function forward<M extends Message>(f: Forwarder<M>, ...messages: Unsent<M>[]): ForwardStep<M> {
+export function forward<M extends Message>(
+  f: Forwarder<M>,
+  ...messages: Unsent<M>[]
+): ForwardStep<M> {
   const owed = catchUp(f);
-  const out = send(owed.forwarder, messages.map((message) => ({ message, earlier: [] })));
+  const out = send(
+    owed.forwarder,
+    messages.map((message) => ({ message, earlier: [] })),
+  );
   return { ...out, effects: [...owed.effects, ...out.effects] };
 }
 
-function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; earlier: readonly Attempt[] }[]): ForwardStep<M> {
+function send<M extends Message>(
+  f: Forwarder<M>,
+  hops: { message: Unsent<M>; earlier: readonly Attempt[] }[],
+): ForwardStep<M> {
   let next = f;
   const effects: Effect<M | AckMessage>[] = [];
   const stranded: Unsent<M>[] = [];
@@ -113,8 +133,16 @@ function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; ea
     const seq = next.nextSeq;
     next = { ...next, nextSeq: seq + 1, pending: [...next.pending, { seq, to, message, earlier }] };
     // Down successors before `to` that this hop was never sent to: it is owed to them.
-    const past = next.successors.slice(0, next.successors.indexOf(to)).filter((id) => !earlier.some((a) => a.to === id));
-    if (past.length > 0) next = { ...next, bypassed: [...next.bypassed, { message, past }].slice(-BYPASS_KEPT_PER_SUCCESSOR * next.successors.length) };
+    const past = next.successors
+      .slice(0, next.successors.indexOf(to))
+      .filter((id) => !earlier.some((a) => a.to === id));
+    if (past.length > 0)
+      next = {
+        ...next,
+        bypassed: [...next.bypassed, { message, past }].slice(
+          -BYPASS_KEPT_PER_SUCCESSOR * next.successors.length,
+        ),
+      };
     effects.push({ kind: 'send', to, message: { ...message, seq } as unknown as M });
     effects.push({ kind: 'set-timer', name: ACK_PREFIX + seq, after: f.ackTimeout });
   }
@@ -124,33 +152,53 @@ function send<M extends Message>(f: Forwarder<M>, hops: { message: Unsent<M>; ea
 /** The live successor is up again after hops went past it: send them to it now, oldest first. */
 function catchUp<M extends Message>(f: Forwarder<M>): ForwardStep<M> {
   const to = liveSuccessor(f);
-  if (to === null || !f.bypassed.some((b) => b.past.includes(to))) return { forwarder: f, effects: [], stranded: [] };
+  if (to === null || !f.bypassed.some((b) => b.past.includes(to)))
+    return { forwarder: f, effects: [], stranded: [] };
   const owed = f.bypassed.filter((b) => b.past.includes(to));
   const bypassed = f.bypassed.flatMap((b) => {
     if (!b.past.includes(to)) return [b];
     const past = b.past.filter((id) => id !== to);
     return past.length > 0 ? [{ ...b, past }] : [];
   });
-  return send({ ...f, bypassed }, owed.map((b) => ({ message: b.message, earlier: [] })));
+  return send(
+    { ...f, bypassed },
+    owed.map((b) => ({ message: b.message, earlier: [] })),
+  );
 }
 
 /** A ring hop arrived: acknowledge it. Its sender is evidently up (and owed what went past it). */
-export function receiveHop<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
+export function receiveHop<M extends Message>(
+  f: Forwarder<M>,
+  from: ProcessId,
+  seq: number,
+): ForwardStep<M> {
   const ack: AckMessage = { type: 'ACK', seq };
   const owed = catchUp(revive(f, [from]));
-  return { forwarder: owed.forwarder, effects: [{ kind: 'send', to: from, message: ack }, ...owed.effects], stranded: [] };
+  return {
+    forwarder: owed.forwarder,
+    effects: [{ kind: 'send', to: from, message: ack }, ...owed.effects],
+    stranded: [],
+  };
 }
 
 /** An ACK arrived, in time or late (to an earlier send of a hop since moved on): that hop is done. */
-export function receiveAck<M extends Message>(f: Forwarder<M>, from: ProcessId, seq: number): ForwardStep<M> {
+export function receiveAck<M extends Message>(
+  f: Forwarder<M>,
+  from: ProcessId,
+  seq: number,
+): ForwardStep<M> {
   const acks = (a: Attempt) => a.seq === seq && a.to === from;
   const hop = f.pending.find((p) => acks(p) || p.earlier.some(acks));
   const late = !hop || !acks(hop);
   // A late ACK also clears the suspicion that made this process skip `from`, and shows that
   // round trips take longer than UB here: wait twice as long from now on (up to a cap).
   const revived = late ? slower(revive(f, [from])) : revive(f, [from]);
-  const done: Effect<M | AckMessage>[] = hop ? [{ kind: 'cancel-timer', name: ACK_PREFIX + hop.seq }] : [];
-  const owed = catchUp(hop ? { ...revived, pending: revived.pending.filter((p) => p !== hop) } : revived);
+  const done: Effect<M | AckMessage>[] = hop
+    ? [{ kind: 'cancel-timer', name: ACK_PREFIX + hop.seq }]
+    : [];
+  const owed = catchUp(
+    hop ? { ...revived, pending: revived.pending.filter((p) => p !== hop) } : revived,
+  );
   return { forwarder: owed.forwarder, effects: [...done, ...owed.effects], stranded: [] };
 }
 
@@ -181,12 +229,25 @@ export function ackTimeout<M extends Message>(f: Forwarder<M>, name: string): Fo
   const cancels: Effect<M | AckMessage>[] = moved
     .filter((p) => p.seq !== seq)
     .map((p) => ({ kind: 'cancel-timer', name: ACK_PREFIX + p.seq }));
-  const out = send(kept, moved.map((p) => ({ message: p.message, earlier: [...p.earlier, { seq: p.seq, to: p.to }].slice(-MAX_EARLIER) })));
-  return { forwarder: out.forwarder, effects: [...cancels, ...out.effects], stranded: out.stranded };
+  const out = send(
+    kept,
+    moved.map((p) => ({
+      message: p.message,
+      earlier: [...p.earlier, { seq: p.seq, to: p.to }].slice(-MAX_EARLIER),
+    })),
+  );
+  return {
+    forwarder: out.forwarder,
+    effects: [...cancels, ...out.effects],
+    stranded: out.stranded,
+  };
 }
 
 /** These processes are up after all (a message from them, or their id in a circulating list). */
-export function revive<M extends Message>(f: Forwarder<M>, ids: readonly ProcessId[]): Forwarder<M> {
+export function revive<M extends Message>(
+  f: Forwarder<M>,
+  ids: readonly ProcessId[],
+): Forwarder<M> {
   if (!f.down.some((id) => ids.includes(id))) return f;
   return { ...f, down: f.down.filter((id) => !ids.includes(id)) };
 }

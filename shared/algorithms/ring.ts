@@ -27,13 +27,59 @@
 //   others close that election) and holds a new election, unless one of its own is under way.
 import { defineAlgorithm, type Counted } from './define.ts';
 import { RING_SCHEMAS } from './ring-messages.ts';
-import { type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type Effect, type ProcessId, type Report, type StepContext } from './algorithm.ts';
-import { detectorMessage, detectorTimer, isDetectorMessage, isDetectorTimer, type DetectorMessage, type DetectorSetup, type DetectorState, DETECTOR_OFF } from './failure-detector.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, isAckTimer, liveSuccessor, onRing, receiveAck, receiveHop, revive, type AckMessage, type Forwarder, type ForwardStep, type Unsent } from './ring-forwarding.ts';
-import { detectorSetup, observationCallsElection, pauseDetector, settleGrace, watchCoordinator, watchdogDelay, WATCHDOG_TIMER } from './ring-detection.ts';
+import {
+  type Algorithm,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Effect,
+  type ProcessId,
+  type Report,
+  type StepContext,
+} from './algorithm.ts';
+import {
+  detectorMessage,
+  detectorTimer,
+  isDetectorMessage,
+  isDetectorTimer,
+  type DetectorMessage,
+  type DetectorSetup,
+  type DetectorState,
+  DETECTOR_OFF,
+} from './failure-detector.ts';
+import {
+  ackTimeout,
+  createForwarder,
+  forgetDown,
+  forward,
+  isAckTimer,
+  liveSuccessor,
+  onRing,
+  receiveAck,
+  receiveHop,
+  revive,
+  type AckMessage,
+  type Forwarder,
+  type ForwardStep,
+  type Unsent,
+} from './ring-forwarding.ts';
+import {
+  detectorSetup,
+  observationCallsElection,
+  pauseDetector,
+  settleGrace,
+  watchCoordinator,
+  watchdogDelay,
+  WATCHDOG_TIMER,
+} from './ring-detection.ts';
 
 type ElectionMessage = { type: 'ELECTION'; seq: number; eid: string; list: ProcessId[] };
-type CoordinatorMessage = { type: 'COORDINATOR'; seq: number; eid: string; coordinator: ProcessId; origin: ProcessId };
+type CoordinatorMessage = {
+  type: 'COORDINATOR';
+  seq: number;
+  eid: string;
+  coordinator: ProcessId;
+  origin: ProcessId;
+};
 type Hop = ElectionMessage | CoordinatorMessage;
 export type RingMessage = Hop | AckMessage | DetectorMessage;
 
@@ -79,7 +125,8 @@ function init(config: AlgorithmConfig, ctx: StepContext): Out {
     watched: null,
   };
   // 002: "Elections may be needed when the system is initialized"; a restarted process holds one.
-  if (config.initialCoordinator === undefined || config.initialCoordinator === null) return startElection(state, ctx);
+  if (config.initialCoordinator === undefined || config.initialCoordinator === null)
+    return startElection(state, ctx);
   return settle({ ...state, coordinator: config.initialCoordinator }, [], 0);
 }
 
@@ -92,11 +139,13 @@ function step(s: RingState, event: AlgorithmEvent<RingMessage>, ctx: StepContext
       if (isDetectorTimer(event.name)) {
         const d = detectorTimer<RingMessage>(s.setup, s.detector, event.name);
         const next = { ...s, detector: d.state };
-        if (observationCallsElection(d.observed, s.coordinator, electing(s))) return withEffects(startElection(next, ctx), d.effects);
+        if (observationCallsElection(d.observed, s.coordinator, electing(s)))
+          return withEffects(startElection(next, ctx), d.effects);
         return { state: next, effects: d.effects };
       }
       // The watchdog: an election here never ended (a message or its initiator was lost).
-      if (event.name === WATCHDOG_TIMER && electing(s)) return startElection({ ...s, open: [] }, ctx);
+      if (event.name === WATCHDOG_TIMER && electing(s))
+        return startElection({ ...s, open: [] }, ctx);
       return { state: s, effects: [] };
     case 'message':
       return onMessage(s, event.from, event.message, ctx);
@@ -108,7 +157,8 @@ function onMessage(s: RingState, from: ProcessId, m: RingMessage, ctx: StepConte
   if (isDetectorMessage(m)) {
     const d = detectorMessage<RingMessage>(s.setup, s.detector, from, m);
     const next = { ...s, detector: d.state, fwd: revive(s.fwd, [from]) };
-    if (observationCallsElection(d.observed, s.coordinator, electing(s))) return withEffects(startElection(next, ctx), d.effects);
+    if (observationCallsElection(d.observed, s.coordinator, electing(s)))
+      return withEffects(startElection(next, ctx), d.effects);
     return { state: next, effects: d.effects };
   }
   const acked = receiveHop(s.fwd, from, m.seq);
@@ -148,14 +198,27 @@ function join(s0: RingState, election: Unsent<ElectionMessage>): Out {
   if (electing(s)) return afterForward({ ...s, open }, forward(s.fwd, election), []);
   const paused = pauseDetector<RingMessage>(s.setup, s.detector);
   const fwd = forgetDown(s.fwd);
-  const effects: Effect<RingMessage>[] = [...paused.effects, { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog }];
-  return afterForward({ ...s, open, fwd, detector: paused.detector, watched: null }, forward(fwd, election), effects);
+  const effects: Effect<RingMessage>[] = [
+    ...paused.effects,
+    { kind: 'set-timer', name: WATCHDOG_TIMER, after: s.watchdog },
+  ];
+  return afterForward(
+    { ...s, open, fwd, detector: paused.detector, watched: null },
+    forward(fwd, election),
+    effects,
+  );
 }
 
 /** 002: "P circulates a COORDINATOR message with the new high number." */
 function complete(s: RingState, eid: string, list: ProcessId[]): Out {
   const winner = Math.max(...list);
-  const next: RingState = { ...s, activeList: list, coordinator: winner, open: s.open.filter((e) => e !== eid), done: passedOn(s.done, eid, winner) };
+  const next: RingState = {
+    ...s,
+    activeList: list,
+    coordinator: winner,
+    open: s.open.filter((e) => e !== eid),
+    done: passedOn(s.done, eid, winner),
+  };
   const sent = forward(next.fwd, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self });
   // Stranded: nobody else is up, so there is nobody to tell.
   return afterForward(next, { ...sent, stranded: [] }, []);
@@ -166,9 +229,19 @@ function onCoordinator(s: RingState, m: CoordinatorMessage, ctx: StepContext): O
   // Back at its origin: every live process has it. Already passed on: its origin died.
   // Passed on already (its origin died, or a copy), unless this one names a higher result.
   const before = s.done.find((d) => d.eid === m.eid);
-  if (m.origin === s.self || (before && before.coordinator >= m.coordinator)) return settle(closed, []);
-  const next: RingState = { ...closed, coordinator: m.coordinator, done: passedOn(s.done, m.eid, m.coordinator) };
-  const sent = forward(next.fwd, { type: 'COORDINATOR', eid: m.eid, coordinator: m.coordinator, origin: m.origin });
+  if (m.origin === s.self || (before && before.coordinator >= m.coordinator))
+    return settle(closed, []);
+  const next: RingState = {
+    ...closed,
+    coordinator: m.coordinator,
+    done: passedOn(s.done, m.eid, m.coordinator),
+  };
+  const sent = forward(next.fwd, {
+    type: 'COORDINATOR',
+    eid: m.eid,
+    coordinator: m.coordinator,
+    origin: m.origin,
+  });
   const passed = afterForward(next, { ...sent, stranded: [] }, []);
   // A winner below this live process: the list that completed had skipped it (see the header).
   if (m.coordinator >= s.self || holdsOwn(passed.state)) return passed;
@@ -191,10 +264,14 @@ function afterForward(s: RingState, out: ForwardStep<Hop>, before: Effect<RingMe
 
 /** When no election is open any more, stop the watchdog and watch the coordinator. */
 function settle(s: RingState, effects: Effect<RingMessage>[], grace = s.grace): Out {
-  if (electing(s) || s.coordinator === null || s.watched === s.coordinator) return { state: s, effects };
+  if (electing(s) || s.coordinator === null || s.watched === s.coordinator)
+    return { state: s, effects };
   const w = watchCoordinator<RingMessage>(s.setup, s.self, s.coordinator, grace);
   const watching = { ...s, detector: w.detector, watched: s.coordinator };
-  return { state: watching, effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects] };
+  return {
+    state: watching,
+    effects: [...effects, { kind: 'cancel-timer', name: WATCHDOG_TIMER }, ...w.effects],
+  };
 }
 
 function electing(s: RingState): boolean {
@@ -221,7 +298,13 @@ function withEffects(out: Out, first: Effect<RingMessage>[]): Out {
 function report(s: RingState): Report {
   const isElecting = electing(s);
   return {
-    role: isElecting ? (holdsOwn(s) ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
+    role: isElecting
+      ? holdsOwn(s)
+        ? 'initiator'
+        : 'participant'
+      : s.coordinator === s.self
+        ? 'coordinator'
+        : 'follower',
     coordinator: s.coordinator,
     electing: isElecting,
     activeList: s.activeList,
@@ -233,7 +316,12 @@ export const ring: Algorithm<RingState, RingMessage> = defineAlgorithm<RingState
   name: 'ring',
   messages: RING_SCHEMAS,
   // Ids in an ELECTION's list and a COORDINATOR must be on this ring.
-  accepts: (s, m) => (m.type === 'ELECTION' ? m.list.every((id) => onRing(s.fwd, id)) : m.type === 'COORDINATOR' ? onRing(s.fwd, m.coordinator) && onRing(s.fwd, m.origin) : true),
+  accepts: (s, m) =>
+    m.type === 'ELECTION'
+      ? m.list.every((id) => onRing(s.fwd, id))
+      : m.type === 'COORDINATOR'
+        ? onRing(s.fwd, m.coordinator) && onRing(s.fwd, m.origin)
+        : true,
   init,
   step,
   report,

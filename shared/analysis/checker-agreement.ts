@@ -35,5 +35,8 @@ export function judgeAgreement(
     why = expected === null ? 'no live process leads' : 'the leader most processes follow';
   }
   const wrong = live.filter((id) => believed(id) !== expected);
-  return { processes: wrong.length > 0 ? wrong : v.processes, detail: `${v.message}; expected ${expected ?? 'a coordinator'} (${why})` };
+  return {
+    processes: wrong.length > 0 ? wrong : v.processes,
+    detail: `${v.message}; expected ${expected ?? 'a coordinator'} (${why})`,
+  };
 }

@@ -23,7 +23,10 @@ const TERMS_KEPT = 4096;
 
 export interface CoordinatorWatch {
   /** Re-read who acts as coordinator after a change at `t`; returns immediate (term) findings. */
-  update(t: number, procs: ReadonlyMap<ProcessId, { live: boolean; report: Report | null }>): Finding[];
+  update(
+    t: number,
+    procs: ReadonlyMap<ProcessId, { live: boolean; report: Report | null }>,
+  ): Finding[];
   /** Earliest time a pending overlap becomes a finding (Infinity: none pending). */
   nextDue(overlap: number): number;
   /** Findings for every overlap due at or before `at`. */
@@ -49,7 +52,13 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
           if (leaderOfTerm.size > TERMS_KEPT) leaderOfTerm.delete(Math.min(...leaderOfTerm.keys()));
         } else if (first !== id) {
           const sim = ids.includes(first) ? 'at once' : 'one after the other';
-          out.push({ kind: 'safety', at: t, term, processes: [first, id], detail: `two leaders in term ${term} (${first} then ${id}, ${sim})` });
+          out.push({
+            kind: 'safety',
+            at: t,
+            term,
+            processes: [first, id],
+            detail: `two leaders in term ${term} (${first} then ${id}, ${sim})`,
+          });
           leaderOfTerm.set(term, id);
         }
       }
@@ -63,14 +72,23 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
       for (const [id, p] of procs) {
         if (!p.live || !leads(p.report)) continue;
         const key = profile.terms ? (p.report!.term ?? -1) : -1;
-        acting.set(key, [...(acting.get(key) ?? []), id].sort((a, b) => a - b));
+        acting.set(
+          key,
+          [...(acting.get(key) ?? []), id].sort((a, b) => a - b),
+        );
       }
-      for (const key of [...splits.keys()]) if ((acting.get(key)?.length ?? 0) < 2) splits.delete(key);
+      for (const key of [...splits.keys()])
+        if ((acting.get(key)?.length ?? 0) < 2) splits.delete(key);
       for (const [key, members] of acting) {
         if (members.length < 2) continue;
         const s = splits.get(key);
         if (!s) splits.set(key, { members, since: t, flagged: false });
-        else if (members.some((m) => !s.members.includes(m))) Object.assign(s, { members, flagged: profile.terms ? s.flagged : false, since: s.flagged ? t : s.since });
+        else if (members.some((m) => !s.members.includes(m)))
+          Object.assign(s, {
+            members,
+            flagged: profile.terms ? s.flagged : false,
+            since: s.flagged ? t : s.since,
+          });
         else s.members = members;
       }
       if (!profile.terms) return [];
@@ -89,11 +107,22 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
       for (const s of splits.values()) {
         if (s.flagged || s.since + overlap > at) continue;
         s.flagged = true;
-        out.push({ kind: 'safety', at: s.since + overlap, since: s.since, processes: [...s.members], detail: `split brain: ${s.members.join(' and ')} act as coordinator at once (longer than ${overlap} ms)` });
+        out.push({
+          kind: 'safety',
+          at: s.since + overlap,
+          since: s.since,
+          processes: [...s.members],
+          detail: `split brain: ${s.members.join(' and ')} act as coordinator at once (longer than ${overlap} ms)`,
+        });
       }
       return out;
     },
-    current: () => [...splits].map(([key, s]) => ({ processes: [...s.members], since: s.since, ...(profile.terms ? { term: key } : {}) })),
+    current: () =>
+      [...splits].map(([key, s]) => ({
+        processes: [...s.members],
+        since: s.since,
+        ...(profile.terms ? { term: key } : {}),
+      })),
     shift(d) {
       for (const s of splits.values()) s.since += d;
     },

@@ -32,7 +32,10 @@ interface ProfileInput {
 
 const DETECTOR_STEADY = ['HEARTBEAT', 'PING', 'PONG'];
 
-export function checkerProfile(input: ProfileInput, overrides?: Partial<CheckerBounds>): CheckerProfile {
+export function checkerProfile(
+  input: ProfileInput,
+  overrides?: Partial<CheckerBounds>,
+): CheckerProfile {
   const base = baseProfile(input);
   return { ...base, bounds: { ...base.bounds, ...overrides } };
 }

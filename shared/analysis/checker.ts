@@ -13,8 +13,21 @@
 //   for `bounds.quiet`, the longest wait after which the algorithm would itself act.
 // - Election episode: from the first live process electing (or an `elect` request) until none
 //   is; its deadline restarts at every fault (crash, recovery, partition, fabric change).
-import { roundTripBound, type AlgorithmName, type ProcessId, type Report, type Timing } from '../algorithms/algorithm.ts';
-import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '../protocol/finding.ts';
+import {
+  roundTripBound,
+  type AlgorithmName,
+  type ProcessId,
+  type Report,
+  type Timing,
+} from '../algorithms/algorithm.ts';
+import {
+  FINDING_KINDS,
+  RECENT_FINDINGS,
+  type CheckerBounds,
+  type CheckerSummary,
+  type Finding,
+  type FindingKind,
+} from '../protocol/finding.ts';
 import { checkerProfile, type CheckerProfile } from './checker-profiles.ts';
 import { createCoordinatorWatch, type CoordinatorWatch } from './checker-coordinators.ts';
 import { judgeAgreement } from './checker-agreement.ts';
@@ -86,7 +99,10 @@ class LiveChecker implements Checker {
   /** Owners of the lab in a cluster (`owner` events, the last 8) and how many there were. */
   private readonly owners: { relay: string; epoch: number; since: number }[] = [];
   private ownerCount = 0;
-  private readonly counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
+  private readonly counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<
+    FindingKind,
+    number
+  >;
   private readonly recent: Finding[] = [];
 
   constructor(private readonly setup: CheckerSetup) {
@@ -123,7 +139,8 @@ class LiveChecker implements Checker {
       const at = Math.min(overlapAt, this.quietAt(), lateAt);
       if (at > now) break;
       this.clock = Math.max(this.clock, at);
-      if (at === overlapAt) for (const f of this.coordinators.due(at, this.bounds.overlap)) this.emit(out, f);
+      if (at === overlapAt)
+        for (const f of this.coordinators.due(at, this.bounds.overlap)) this.emit(out, f);
       else if (at === lateAt) this.late(out, at);
       else this.agreement(out, at);
     }
@@ -141,8 +158,15 @@ class LiveChecker implements Checker {
       counts: { ...this.counts },
       spuriousElections: this.spuriousElections,
       splitBrain: this.coordinators.current(),
-      quiet: this.paused === null && this.inFlight.size === 0 && this.clock >= this.lastActivity + this.bounds.quiet,
-      election: { active: election !== null, since: election?.since ?? null, deadline: election?.deadline ?? null },
+      quiet:
+        this.paused === null &&
+        this.inFlight.size === 0 &&
+        this.clock >= this.lastActivity + this.bounds.quiet,
+      election: {
+        active: election !== null,
+        since: election?.since ?? null,
+        deadline: election?.deadline ?? null,
+      },
       bounds: this.bounds,
       recent: [...this.recent],
       ...(this.ownerCount > 0 ? { owners: [...this.owners], takeovers: this.ownerCount - 1 } : {}),
@@ -169,7 +193,12 @@ class LiveChecker implements Checker {
       case 'fault':
         // A fault: the host restarted it from scratch (a crash and a recovery in one), so it is
         // live but holds no beliefs until it reports again.
-        Object.assign(this.proc(e.node), { ...(e.kind === 'fault' ? {} : { live: false }), report: null, asked: null, told: null });
+        Object.assign(this.proc(e.node), {
+          ...(e.kind === 'fault' ? {} : { live: false }),
+          report: null,
+          asked: null,
+          told: null,
+        });
         this.electingNow.delete(e.node);
         this.fault(e.t);
         this.updateElection(e.t);
@@ -202,7 +231,9 @@ class LiveChecker implements Checker {
     }
   }
 
-  private message(e: Extract<TraceEvent, { kind: 'send' | 'duplicate' | 'deliver' | 'drop' }>): void {
+  private message(
+    e: Extract<TraceEvent, { kind: 'send' | 'duplicate' | 'deliver' | 'drop' }>,
+  ): void {
     const steady = this.profile.steady.has(e.type);
     if (e.kind === 'send' || e.kind === 'duplicate') {
       if (steady) return;
@@ -222,7 +253,11 @@ class LiveChecker implements Checker {
     p.report = report;
     if (report.electing) this.electingNow.add(id);
     else this.electingNow.delete(id);
-    const changed = !before || before.coordinator !== report.coordinator || before.electing !== report.electing || before.term !== report.term;
+    const changed =
+      !before ||
+      before.coordinator !== report.coordinator ||
+      before.electing !== report.electing ||
+      before.term !== report.term;
     if (!changed) return;
     this.activity(t);
     this.updateElection(t);
@@ -265,12 +300,21 @@ class LiveChecker implements Checker {
   /** The fabric has been quiet for `bounds.quiet`: every live process must agree by now. */
   private agreement(out: Finding[], t: number): void {
     this.quietChecked = true;
-    const live = [...this.procs].filter(([, p]) => p.live).map(([id]) => id).sort((a, b) => a - b);
+    const live = [...this.procs]
+      .filter(([, p]) => p.live)
+      .map(([id]) => id)
+      .sort((a, b) => a - b);
     const reports = Object.fromEntries(live.map((id) => [id, this.procs.get(id)!.report]));
     const d = judgeAgreement(this.setup.algorithm, this.profile.expects, live, reports);
     if (!d) return;
     const part = this.cut ? ' (partitioned)' : '';
-    this.emit(out, { kind: 'agreement', at: t, processes: d.processes, since: this.lastActivity, detail: `quiet fabric${part}: ${d.detail}` });
+    this.emit(out, {
+      kind: 'agreement',
+      at: t,
+      processes: d.processes,
+      since: this.lastActivity,
+      detail: `quiet fabric${part}: ${d.detail}`,
+    });
   }
 
   /** The election episode's deadline passed: flag it, unless nobody took it up. */
@@ -299,7 +343,13 @@ class LiveChecker implements Checker {
    * coordinator it believed was alive and still acting as coordinator.
    * In the relay a process reports one round trip after the relay hands it something.
    */
-  private spuriousCheck(out: Finding[], id: ProcessId, before: Report | null, p: CheckedProcess, t: number): void {
+  private spuriousCheck(
+    out: Finding[],
+    id: ProcessId,
+    before: Report | null,
+    p: CheckedProcess,
+    t: number,
+  ): void {
     const window = roundTripBound(this.setup.timing);
     const asked = p.asked !== null && t - p.asked <= window;
     const joined = p.told !== null && t - p.told <= window;
@@ -308,13 +358,19 @@ class LiveChecker implements Checker {
     // With rival coordinators about, electing is how the algorithm resolves them (003, "Uniqueness").
     const rivals = !this.profile.terms && this.coordinators.current().length > 0;
     // A coordinator that crashed and came back, or stepped down, is no longer one: suspecting it is right.
-    const leading = c !== null && this.procs.get(c)?.live === true && leads(this.procs.get(c)?.report);
+    const leading =
+      c !== null && this.procs.get(c)?.live === true && leads(this.procs.get(c)?.report);
     if (asked || joined || rivals || c === id || !leading) return;
     this.spuriousElections++;
     if (!this.election || this.election.spurious) return;
     this.election.spurious = true;
     const behind = this.cut?.separates(c, id) ? ' (behind a partition)' : '';
-    this.emit(out, { kind: 'spurious', at: t, processes: [id], detail: `${id} started an election while its coordinator ${c} was alive${behind}` });
+    this.emit(out, {
+      kind: 'spurious',
+      at: t,
+      processes: [id],
+      detail: `${id} started an election while its coordinator ${c} was alive${behind}`,
+    });
   }
 
   // --- time and bookkeeping -------------------------------------------------------------------
@@ -339,7 +395,14 @@ class LiveChecker implements Checker {
   /** Open or close the election episode after a change at time t. */
   private updateElection(t: number, asked = false): void {
     const any = this.electingNow.size > 0;
-    if (!this.election && (any || asked)) this.election = { since: t, deadline: t + this.bounds.election, flagged: false, spurious: false, lost: 0 };
+    if (!this.election && (any || asked))
+      this.election = {
+        since: t,
+        deadline: t + this.bounds.election,
+        flagged: false,
+        spurious: false,
+        lost: 0,
+      };
     else if (this.election && !any && !asked) this.election = null;
   }
 
@@ -349,7 +412,9 @@ class LiveChecker implements Checker {
   }
 
   private quietAt(): number {
-    return !this.quietChecked && this.inFlight.size === 0 ? this.lastActivity + this.bounds.quiet : Infinity;
+    return !this.quietChecked && this.inFlight.size === 0
+      ? this.lastActivity + this.bounds.quiet
+      : Infinity;
   }
 
   private lateAt(): number {
@@ -358,7 +423,11 @@ class LiveChecker implements Checker {
 }
 
 /** Run the checker over a whole trace (a simulator run), then on to `until` (default: the last event). */
-export function checkTrace(trace: readonly TraceEvent[], setup: CheckerSetup, until?: number): { findings: Finding[]; summary: CheckerSummary } {
+export function checkTrace(
+  trace: readonly TraceEvent[],
+  setup: CheckerSetup,
+  until?: number,
+): { findings: Finding[]; summary: CheckerSummary } {
   const checker = createChecker(setup);
   const findings: Finding[] = [];
   for (const e of trace) findings.push(...checker.observe(e));

@@ -9,7 +9,12 @@
 // elections take the same length of time independent of the idle pool"); Raft, §5.2 of the paper.
 // Where the lab differs from a document (acknowledged ring hops, returns to the initiator, a
 // send to the dead coordinator) the formula counts what the lab sends; docs/RESULTS.md says why.
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmName,
+  type ProcessId,
+  type Timing,
+} from '../algorithms/algorithm.ts';
 import { emergentOptions } from '../algorithms/emergent-state.ts';
 
 export type ElectionCase = 'worst' | 'best' | 'random';
@@ -61,7 +66,11 @@ const live = (n: number) => Array.from({ length: Math.max(0, n - 1) }, (_, i) =>
 
 const MODELS: Record<AlgorithmName, Model> = {
   bully: {
-    formulas: { ELECTION: { worst: 'N(N−1)/2', best: '1', random: '(N−d)(N−1−d)/2' }, OK: { worst: '(N−1)(N−2)/2', best: '0', random: '(N−1−d)(N−2−d)/2' }, COORDINATOR: 'N−2' },
+    formulas: {
+      ELECTION: { worst: 'N(N−1)/2', best: '1', random: '(N−d)(N−1−d)/2' },
+      OK: { worst: '(N−1)(N−2)/2', best: '0', random: '(N−1−d)(N−2−d)/2' },
+      COORDINATOR: 'N−2',
+    },
     timeFormula: { worst: '4T + M', best: '3T + M', random: '3T + M or 4T + M' },
     detectors: live,
     exact(n, d, { m }) {
@@ -69,7 +78,10 @@ const MODELS: Record<AlgorithmName, Model> = {
       const a = n - 1 - d;
       if (n <= 2) return { messages: { ELECTION: 1, OK: 0, COORDINATOR: 0 }, time: 2 + m };
       // ELECTION: T; the highest live waits UB = 2T + M on the dead N-1; COORDINATOR: T.
-      return { messages: { ELECTION: (a * (a + 1)) / 2, OK: ((a - 1) * a) / 2, COORDINATOR: n - 2 }, time: d === n - 2 ? 3 + m : 4 + m };
+      return {
+        messages: { ELECTION: (a * (a + 1)) / 2, OK: ((a - 1) * a) / 2, COORDINATOR: n - 2 },
+        time: d === n - 2 ? 3 + m : 4 + m,
+      };
     },
   },
   ring: {
@@ -84,7 +96,11 @@ const MODELS: Record<AlgorithmName, Model> = {
     },
   },
   'ring-active-list': {
-    formulas: { ELECT: { worst: '(N−1)² + N−1', best: '(N−1)² + 1', random: '(N−1)² + N−1−d' }, ELECTED: 'N−1', ACK: 'N(N−1)' },
+    formulas: {
+      ELECT: { worst: '(N−1)² + N−1', best: '(N−1)² + 1', random: '(N−1)² + N−1−d' },
+      ELECTED: 'N−1',
+      ACK: 'N(N−1)',
+    },
     timeFormula: '2NT + M',
     detectors: live,
     exact(n, d, { m }) {
@@ -93,7 +109,10 @@ const MODELS: Record<AlgorithmName, Model> = {
       // Every live process circulates its own Elect (l hops each). The Elects that reach N-2
       // before its first ACK timeout (those of d..N-2, started on the first wave) each try the
       // dead N-1 once.
-      return { messages: { ELECT: l * l + (n - 1 - d), ELECTED: l, ACK: l * l + l }, time: 2 * l + 2 + m };
+      return {
+        messages: { ELECT: l * l + (n - 1 - d), ELECTED: l, ACK: l * l + l },
+        time: 2 * l + 2 + m,
+      };
     },
   },
   emergent: {
@@ -109,9 +128,14 @@ const MODELS: Record<AlgorithmName, Model> = {
       // winner's first heartbeat, T later.
       const w = n - 2;
       const decided = wait + (d === w ? 0 : 1);
-      const others = Array.from({ length: k }, (_, i) => n - 1 - k + i).filter((c) => c !== w).map((c) => (c === d ? wait : wait + 1));
+      const others = Array.from({ length: k }, (_, i) => n - 1 - k + i)
+        .filter((c) => c !== w)
+        .map((c) => (c === d ? wait : wait + 1));
       const idles = n - 1 - k;
-      return { messages: { CANDIDATE: k * (k - 1), ABORT: 0 }, time: Math.max(decided + (idles > 0 ? 1 : 0), ...others) };
+      return {
+        messages: { CANDIDATE: k * (k - 1), ABORT: 0 },
+        time: Math.max(decided + (idles > 0 ? 1 : 0), ...others),
+      };
     },
   },
   raft: {
@@ -126,25 +150,50 @@ const MODELS: Record<AlgorithmName, Model> = {
 };
 
 /** Who detects in a case: worst = the lowest id that can, best = the highest (Bully: N-2). */
-export function detectorsFor(algorithm: AlgorithmName, n: number, c: ElectionCase, opts?: Record<string, unknown>, timing: Timing = DEFAULT_TIMING): ProcessId[] {
+export function detectorsFor(
+  algorithm: AlgorithmName,
+  n: number,
+  c: ElectionCase,
+  opts?: Record<string, unknown>,
+  timing: Timing = DEFAULT_TIMING,
+): ProcessId[] {
   const all = MODELS[algorithm].detectors(n, opts, timing);
   if (c === 'random' || all.length === 0) return all;
   return [c === 'worst' ? all[0]! : all[all.length - 1]!];
 }
 
-export function expectedFor(algorithm: AlgorithmName, n: number, detector: ProcessId, timing: Timing = DEFAULT_TIMING, opts?: Record<string, unknown>): Exact {
+export function expectedFor(
+  algorithm: AlgorithmName,
+  n: number,
+  detector: ProcessId,
+  timing: Timing = DEFAULT_TIMING,
+  opts?: Record<string, unknown>,
+): Exact {
   const o = emergentOptions(opts, timing).options;
-  const constants = { m: timing.processing / timing.transmission, wait: (o.candidateWaitPeriods * o.heartbeatInterval) / timing.transmission, pool: poolOf(n, timing, opts) };
+  const constants = {
+    m: timing.processing / timing.transmission,
+    wait: (o.candidateWaitPeriods * o.heartbeatInterval) / timing.transmission,
+    pool: poolOf(n, timing, opts),
+  };
   return MODELS[algorithm].exact(n, detector, constants);
 }
 
-export function expectedMessages(algorithm: AlgorithmName, n: number, c: ElectionCase, timing: Timing = DEFAULT_TIMING, opts?: Record<string, unknown>): Expectation {
+export function expectedMessages(
+  algorithm: AlgorithmName,
+  n: number,
+  c: ElectionCase,
+  timing: Timing = DEFAULT_TIMING,
+  opts?: Record<string, unknown>,
+): Expectation {
   const model = MODELS[algorithm];
   const detectors = detectorsFor(algorithm, n, c, opts, timing);
   const runs = detectors.map((d) => expectedFor(algorithm, n, d, timing, opts));
   const messages: Expectation['messages'] = {};
   for (const type of Object.keys(model.formulas)) {
-    messages[type] = { ...range(runs.map((r) => r.messages[type] ?? 0)), formula: text(model.formulas[type]!, c) };
+    messages[type] = {
+      ...range(runs.map((r) => r.messages[type] ?? 0)),
+      formula: text(model.formulas[type]!, c),
+    };
   }
   return {
     messages,
@@ -171,5 +220,9 @@ function text(t: Text, c: ElectionCase): string {
 
 function range(xs: number[]): Range {
   if (xs.length === 0) return { min: 0, max: 0, mean: 0 };
-  return { min: Math.min(...xs), max: Math.max(...xs), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
+  return {
+    min: Math.min(...xs),
+    max: Math.max(...xs),
+    mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+  };
 }

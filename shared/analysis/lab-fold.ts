@@ -63,10 +63,23 @@ export interface LabFold<P extends FoldedProcess = FoldedProcess> {
 }
 
 /** What an event changed, so a consumer can update what it derives (agreement, groups, counts). */
-type FoldChange = 'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding' | 'deviation';
+type FoldChange =
+  'none' | 'messages' | 'process' | 'partition' | 'control' | 'finding' | 'deviation';
 
-export function createFold<P extends FoldedProcess>(create: (id: ProcessId) => P, opts: { flights: boolean }): LabFold<P> {
-  return { t: 0, processes: new Map(), partition: null, paused: false, inFlight: 0, flights: opts.flights ? new Map() : null, deviations: new Map(), create };
+export function createFold<P extends FoldedProcess>(
+  create: (id: ProcessId) => P,
+  opts: { flights: boolean },
+): LabFold<P> {
+  return {
+    t: 0,
+    processes: new Map(),
+    partition: null,
+    paused: false,
+    inFlight: 0,
+    flights: opts.flights ? new Map() : null,
+    deviations: new Map(),
+    create,
+  };
 }
 
 /** The process's record, made (up) if this is the first event that names it. */
@@ -85,9 +98,23 @@ export function foldEvent<P extends FoldedProcess>(s: LabFold<P>, e: TraceEvent)
   switch (e.kind) {
     case 'send':
       foldedProcess(s, e.from);
-      return fly(s, { msg: e.msg, from: e.from, to: e.to, type: e.type, sentAt: e.t, message: e.message });
+      return fly(s, {
+        msg: e.msg,
+        from: e.from,
+        to: e.to,
+        type: e.type,
+        sentAt: e.t,
+        message: e.message,
+      });
     case 'duplicate':
-      return fly(s, { msg: e.msg, from: e.from, to: e.to, type: e.type, sentAt: e.t, message: s.flights?.get(e.of)?.message ?? null });
+      return fly(s, {
+        msg: e.msg,
+        from: e.from,
+        to: e.to,
+        type: e.type,
+        sentAt: e.t,
+        message: s.flights?.get(e.of)?.message ?? null,
+      });
     case 'deliver':
     case 'drop':
       if (s.flights) {
@@ -114,7 +141,12 @@ export function foldEvent<P extends FoldedProcess>(s: LabFold<P>, e: TraceEvent)
     case 'join':
       return set(s, e.node, foldedProcess(s, e.node).status === 'crashed' ? 'crashed' : 'up', null);
     case 'leave':
-      return set(s, e.node, foldedProcess(s, e.node).status === 'crashed' ? 'crashed' : 'absent', null);
+      return set(
+        s,
+        e.node,
+        foldedProcess(s, e.node).status === 'crashed' ? 'crashed' : 'absent',
+        null,
+      );
     case 'timer':
     case 'elect':
       foldedProcess(s, e.node);
@@ -149,14 +181,23 @@ function fly<P extends FoldedProcess>(s: LabFold<P>, f: FlightView): FoldChange 
   return 'messages';
 }
 
-function set<P extends FoldedProcess>(s: LabFold<P>, id: ProcessId, status: ProcessStatus, report: Report | null): FoldChange {
+function set<P extends FoldedProcess>(
+  s: LabFold<P>,
+  id: ProcessId,
+  status: ProcessStatus,
+  report: Report | null,
+): FoldChange {
   const p = foldedProcess(s, id);
   p.status = status;
   p.report = report;
   return 'process';
 }
 
-function control<P extends FoldedProcess>(s: LabFold<P>, action: Extract<TraceEvent, { kind: 'control' }>['action'], restart: boolean): void {
+function control<P extends FoldedProcess>(
+  s: LabFold<P>,
+  action: Extract<TraceEvent, { kind: 'control' }>['action'],
+  restart: boolean,
+): void {
   if (action === 'pause') s.paused = true;
   else if (action === 'resume') s.paused = false;
   else if (action === 'reset' || action === 'reconfigure' || restart) {

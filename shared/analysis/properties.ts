@@ -46,13 +46,21 @@ export function checkSafety(live: readonly ProcessId[], reports: Reports): Viola
   for (const [term, ids] of byTerm) {
     if (ids.length < 2) continue;
     const where = term === 'none' ? '' : ` in term ${term}`;
-    return { property: 'safety', processes: ids, message: `${ids.join(' and ')} both lead${where}` };
+    return {
+      property: 'safety',
+      processes: ids,
+      message: `${ids.join(' and ')} both lead${where}`,
+    };
   }
   return null;
 }
 
 /** At quiescence: one coordinator for all live processes, live and leading (and the highest id, where the algorithm says so). */
-export function checkAgreement(algorithm: AlgorithmName, live: readonly ProcessId[], reports: Reports): Violation | null {
+export function checkAgreement(
+  algorithm: AlgorithmName,
+  live: readonly ProcessId[],
+  reports: Reports,
+): Violation | null {
   if (live.length === 0) return null;
   const expected = HIGHEST_ID_WINS.includes(algorithm) ? Math.max(...live) : null;
   const believed = new Map<ProcessId | null, ProcessId[]>();
@@ -64,12 +72,36 @@ export function checkAgreement(algorithm: AlgorithmName, live: readonly ProcessI
   if (choices.length > 1) {
     const summary = [...believed].map(([c, who]) => `${who.join(',')} → ${c ?? 'none'}`).join('; ');
     const minority = [...believed.values()].sort((a, b) => a.length - b.length)[0]!;
-    return { property: 'agreement', processes: minority, message: `live processes disagree: ${summary}` };
+    return {
+      property: 'agreement',
+      processes: minority,
+      message: `live processes disagree: ${summary}`,
+    };
   }
   const c = choices[0]!;
-  if (c === null) return { property: 'agreement', processes: [...live], message: 'no live process knows a coordinator' };
-  if (!live.includes(c)) return { property: 'agreement', processes: [...live], message: `all follow ${c}, which is down` };
-  if (expected !== null && c !== expected) return { property: 'agreement', processes: [...live], message: `all follow ${c}, but the highest live id is ${expected}` };
-  if (!leads(reports[c])) return { property: 'agreement', processes: [c], message: `all follow ${c}, which does not claim to lead (${reports[c]?.role ?? 'no report'})` };
+  if (c === null)
+    return {
+      property: 'agreement',
+      processes: [...live],
+      message: 'no live process knows a coordinator',
+    };
+  if (!live.includes(c))
+    return {
+      property: 'agreement',
+      processes: [...live],
+      message: `all follow ${c}, which is down`,
+    };
+  if (expected !== null && c !== expected)
+    return {
+      property: 'agreement',
+      processes: [...live],
+      message: `all follow ${c}, but the highest live id is ${expected}`,
+    };
+  if (!leads(reports[c]))
+    return {
+      property: 'agreement',
+      processes: [c],
+      message: `all follow ${c}, which does not claim to lead (${reports[c]?.role ?? 'no report'})`,
+    };
   return null;
 }

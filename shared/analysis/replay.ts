@@ -8,7 +8,13 @@ import type { ProcessId } from '../algorithms/algorithm.ts';
 import type { ParsedTrace } from '../protocol/trace-file.ts';
 import type { Finding } from '../protocol/finding.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import { createFold, foldEvent, type FlightView, type FoldedProcess, type LabFold } from './lab-fold.ts';
+import {
+  createFold,
+  foldEvent,
+  type FlightView,
+  type FoldedProcess,
+  type LabFold,
+} from './lab-fold.ts';
 
 export interface ReplayState {
   /** How many events have been applied. */
@@ -79,14 +85,16 @@ function upProcess(id: ProcessId): FoldedProcess {
 
 function apply(acc: Acc, e: TraceEvent): void {
   acc.applied++;
-  if (foldEvent(acc.lab, e) === 'finding' && e.kind === 'finding') acc.findings = [...acc.findings, e.finding];
+  if (foldEvent(acc.lab, e) === 'finding' && e.kind === 'finding')
+    acc.findings = [...acc.findings, e.finding];
 }
 
 function freeze(acc: Acc): ReplayState {
   const { lab } = acc;
   const processes = [...lab.processes.values()].sort((a, b) => a.id - b.id).map((p) => ({ ...p }));
   const coordinators: Record<ProcessId, ProcessId | null> = {};
-  for (const p of processes) if (p.status === 'up') coordinators[p.id] = p.report?.coordinator ?? null;
+  for (const p of processes)
+    if (p.status === 'up') coordinators[p.id] = p.report?.coordinator ?? null;
   return {
     applied: acc.applied,
     t: lab.t,

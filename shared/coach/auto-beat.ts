@@ -5,7 +5,13 @@
 // unanswered for UB), queues "the coordinator is silent". Only for the algorithms whose lab
 // detector is the shared one (Bully and the rings); the emergent algorithm and Raft carry their
 // own heartbeats, which she sends by hand. Off: PINGs queue for her and nothing is sent.
-import { roundTripBound, type AlgorithmConfig, type AlgorithmName, type Message, type ProcessId } from '../algorithms/algorithm.ts';
+import {
+  roundTripBound,
+  type AlgorithmConfig,
+  type AlgorithmName,
+  type Message,
+  type ProcessId,
+} from '../algorithms/algorithm.ts';
 
 interface BeatHost {
   send(to: ProcessId, message: Message): void;
@@ -26,7 +32,10 @@ export function usesSharedDetector(algorithm: AlgorithmName): boolean {
 }
 
 /** Whether the toggle has anything to run: the lab's shared detector, for an algorithm that uses it. */
-export function autoBeatApplies(algorithm: AlgorithmName, detector: AlgorithmConfig['detector']): boolean {
+export function autoBeatApplies(
+  algorithm: AlgorithmName,
+  detector: AlgorithmConfig['detector'],
+): boolean {
   return usesSharedDetector(algorithm) && detector !== 'none';
 }
 

@@ -30,11 +30,18 @@ export function classViolations(r: ClassResult): string[] {
     if (!COUNTED.includes(r.spec.algorithm)) return;
     for (const [type, worst] of Object.entries(p.worstCase)) {
       const sent = p.messages[type] ?? 0;
-      if (sent > worst + r.spec.mistakes * n) out.push(`${name}: ${sent} ${type} against the worst case ${worst} + ${r.spec.mistakes} x ${n}`);
+      if (sent > worst + r.spec.mistakes * n)
+        out.push(
+          `${name}: ${sent} ${type} against the worst case ${worst} + ${r.spec.mistakes} x ${n}`,
+        );
     }
   };
   phase('start election', r.start);
   phase('after the crash', r.crash);
-  for (const s of r.students) if (s.mistake === null && s.lateClicks === 0 && s.marks.length) out.push(`student ${s.id} followed every hint in time and was marked: ${s.marks.map((m) => `${m.rule} (${m.action})`).join('; ')}`);
+  for (const s of r.students)
+    if (s.mistake === null && s.lateClicks === 0 && s.marks.length)
+      out.push(
+        `student ${s.id} followed every hint in time and was marked: ${s.marks.map((m) => `${m.rule} (${m.action})`).join('; ')}`,
+      );
   return out;
 }

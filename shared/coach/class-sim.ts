@@ -5,7 +5,15 @@
 // the start election, then the coordinator crashes and the detector (the tab's toggle, left on)
 // tells them. Reports how long each took, clicks and marks per student, messages against the
 // documents' worst case (shared/analysis/formulas.ts) and who lagged the class past 2 x UB.
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmName, type DetectorMode, type Message, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  roundTripBound,
+  type AlgorithmName,
+  type DetectorMode,
+  type Message,
+  type ProcessId,
+  type Timing,
+} from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { expectedMessages } from '../analysis/formulas.ts';
 import { DEFAULT_FABRIC } from '../protocol/lab-config.ts';
@@ -58,11 +66,20 @@ const PHASE_LIMIT_UB = 40;
 const SETTLE_UB = 2;
 const MAX_ENTRIES = 2_000_000;
 
-type Entry = { at: number } & ({ kind: 'timer'; handle: number } | { kind: 'deliver'; from: ProcessId; to: ProcessId; message: Message } | { kind: 'look'; id: ProcessId });
+type Entry = { at: number } & (
+  | { kind: 'timer'; handle: number }
+  | { kind: 'deliver'; from: ProcessId; to: ProcessId; message: Message }
+  | { kind: 'look'; id: ProcessId }
+);
 
 /** The lab's timing at `scale` (as the relay scales it for every process: server/lab/lab-settings.ts). */
 function scaledTiming(scale: number, t: Timing = DEFAULT_TIMING): Timing {
-  return { transmission: t.transmission * scale, processing: t.processing * scale, heartbeatInterval: t.heartbeatInterval * scale, heartbeatTimeout: t.heartbeatTimeout * scale };
+  return {
+    transmission: t.transmission * scale,
+    processing: t.processing * scale,
+    heartbeatInterval: t.heartbeatInterval * scale,
+    heartbeatTimeout: t.heartbeatTimeout * scale,
+  };
 }
 
 export function runClass(spec: ClassSpec): ClassResult {
@@ -71,7 +88,10 @@ export function runClass(spec: ClassSpec): ClassResult {
   const timing = scaledTiming(spec.scale);
   const ub = roundTripBound(timing);
   const algorithm = getAlgorithm(spec.algorithm);
-  const network = new Network({ ...DEFAULT_FABRIC, timeScale: spec.scale }, networkRandom(spec.seed));
+  const network = new Network(
+    { ...DEFAULT_FABRIC, timeScale: spec.scale },
+    networkRandom(spec.seed),
+  );
   const queue = new TimeQueue<Entry>();
   const timers = new Map<number, () => void>();
   let now = 0;
@@ -94,7 +114,8 @@ export function runClass(spec: ClassSpec): ClassResult {
           send: (to, message) => {
             counts[message.type] = (counts[message.type] ?? 0) + 1;
             const at = network.decideAt(id, to, now);
-            if (at !== LOST && at !== PARTITIONED) queue.push({ at, kind: 'deliver', from: id, to, message });
+            if (at !== LOST && at !== PARTITIONED)
+              queue.push({ at, kind: 'deliver', from: id, to, message });
           },
           report: () => {},
           setTimer: (fn, ms) => {
@@ -109,11 +130,20 @@ export function runClass(spec: ClassSpec): ClassResult {
       }),
     );
   }
-  const config = { ids, ring: ids, timing, detector: spec.detector ?? 'heartbeat', options: undefined };
+  const config = {
+    ids,
+    ring: ids,
+    timing,
+    detector: spec.detector ?? 'heartbeat',
+    options: undefined,
+  };
   for (const s of students.values()) s.start({ ...config, self: s.id });
 
   /** Runs until the class agrees (then `settle` more) or `limit`; returns when it agreed. */
-  const runPhase = (start: number, limit: number): { agreed: number | null; coordinator: ProcessId | null } => {
+  const runPhase = (
+    start: number,
+    limit: number,
+  ): { agreed: number | null; coordinator: ProcessId | null } => {
     let agreed: number | null = null;
     let coordinator: ProcessId | null = null;
     for (let guard = 0; guard < MAX_ENTRIES; guard++) {
@@ -160,7 +190,8 @@ export function runClass(spec: ClassSpec): ClassResult {
   return {
     spec,
     ub,
-    coordinatorWait: spec.algorithm === 'bully' ? 2 * ub + timing.transmission + timing.processing : null,
+    coordinatorWait:
+      spec.algorithm === 'bully' ? 2 * ub + timing.transmission + timing.processing : null,
     start,
     crash,
     students: [...students.values()].map((s) => s.result()),
@@ -176,26 +207,49 @@ function agreement(students: readonly Student[], algorithm: AlgorithmName): Proc
     if (!s.up) continue;
     top = Math.max(top, s.id);
     const r = s.runner.report;
-    if (!r || r.electing || r.coordinator === null || (c !== null && r.coordinator !== c)) return null;
+    if (!r || r.electing || r.coordinator === null || (c !== null && r.coordinator !== c))
+      return null;
     c = r.coordinator;
   }
   if (c === null || !students.find((s) => s.id === c)?.up) return null;
   // The highest-id algorithms elect the highest live id (000, 002, 003); Raft and the emergent one any.
-  if ((algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list') && c !== top) return null;
+  if (
+    (algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list') &&
+    c !== top
+  )
+    return null;
   return c;
 }
 
 /** Live students who settled on `coordinator` more than `slack` after the median student, or not at all. */
-function laggards(students: readonly Student[], coordinator: ProcessId | null, start: number, slack: number): ProcessId[] {
+function laggards(
+  students: readonly Student[],
+  coordinator: ProcessId | null,
+  start: number,
+  slack: number,
+): ProcessId[] {
   const live = students.filter((s) => s.up);
-  const settled = live.filter((s) => coordinator !== null && s.runner.report?.coordinator === coordinator).map((s) => Math.max(start, s.settledAt));
+  const settled = live
+    .filter((s) => coordinator !== null && s.runner.report?.coordinator === coordinator)
+    .map((s) => Math.max(start, s.settledAt));
   const sorted = [...settled].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? start;
-  return live.filter((s) => coordinator === null || s.runner.report?.coordinator !== coordinator || Math.max(start, s.settledAt) - median > slack).map((s) => s.id);
+  return live
+    .filter(
+      (s) =>
+        coordinator === null ||
+        s.runner.report?.coordinator !== coordinator ||
+        Math.max(start, s.settledAt) - median > slack,
+    )
+    .map((s) => s.id);
 }
 
 /** Which students make which mistake: `count` of them, spread by the seed. */
-function pickMistakes(ids: readonly ProcessId[], count: number, seed: number): Map<ProcessId, Mistake> {
+function pickMistakes(
+  ids: readonly ProcessId[],
+  count: number,
+  seed: number,
+): Map<ProcessId, Mistake> {
   const random = createRng(deriveSeed(seed, -2));
   const pool = [...ids];
   const out = new Map<ProcessId, Mistake>();

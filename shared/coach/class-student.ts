@@ -54,10 +54,17 @@ export class Student {
       ...deps.io,
       report: (r) => {
         const last = this.runner?.report;
-        if (!last || last.coordinator !== r.coordinator || last.electing !== r.electing) this.settledAt = deps.now();
+        if (!last || last.coordinator !== r.coordinator || last.electing !== r.electing)
+          this.settledAt = deps.now();
       },
     };
-    this.runner = new HandRunner({ algorithm: deps.algorithm, io, seed: deps.seed, autoBeat: true, onChange: () => this.wake() });
+    this.runner = new HandRunner({
+      algorithm: deps.algorithm,
+      io,
+      seed: deps.seed,
+      autoBeat: true,
+      onChange: () => this.wake(),
+    });
   }
 
   start(config: AlgorithmConfig): void {
@@ -89,7 +96,12 @@ export class Student {
     if (!this.up || now < this.holdUntil) return;
     const view = this.runner.view();
     const open = hints(view, this.id).filter((h) => h.offer !== null);
-    if (this.mistake && !this.mistakeDone && this.makeMistake(open[0]?.due ?? null, open.length === 0)) return;
+    if (
+      this.mistake &&
+      !this.mistakeDone &&
+      this.makeMistake(open[0]?.due ?? null, open.length === 0)
+    )
+      return;
     const h = open[0];
     if (!h) return;
     if (h.due !== null && now > h.due) this.lateClicks++;
@@ -116,7 +128,11 @@ export class Student {
       const wrong = view.report.coordinator! - 1;
       this.mistakeDone = true;
       if (wrong < 0) return false;
-      this.runner.act({ key: `believe-${wrong}`, label: `Believe ${wrong}`, steps: [{ kind: 'believe', coordinator: wrong }] });
+      this.runner.act({
+        key: `believe-${wrong}`,
+        label: `Believe ${wrong}`,
+        steps: [{ kind: 'believe', coordinator: wrong }],
+      });
       return true;
     }
     return false;

@@ -20,10 +20,27 @@
 // - Declaring herself or believing a coordinator is checked against the shadow's own belief.
 // - The failure detector's messages and ring ACKs are plumbing (rules.ts) and not judged.
 // The step never throws: an algorithm that throws in shadow only ends the coaching.
-import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type AnyAlgorithm, type Effect, type Message, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import {
+  roundTripBound,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type AnyAlgorithm,
+  type Effect,
+  type Message,
+  type ProcessId,
+  type Report,
+} from '../algorithms/algorithm.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
-import { believeRule, declareRule, isPlumbing, missedSendRule, RULES, unexpectedSendRule, type RuleId } from './rules.ts';
+import {
+  believeRule,
+  declareRule,
+  isPlumbing,
+  missedSendRule,
+  RULES,
+  unexpectedSendRule,
+  type RuleId,
+} from './rules.ts';
 
 /** What she did by hand (one click may make several: "declare" also sends COORDINATOR). */
 export type HandAction =
@@ -32,7 +49,9 @@ export type HandAction =
   | { kind: 'believe'; coordinator: ProcessId };
 
 /** Her history, oldest first: events she saw and actions she took; `at` in ms of her clock, `click` numbers her clicks. */
-export type CoachEntry = { at: number } & ({ kind: 'event'; event: AlgorithmEvent } | { kind: 'action'; action: HandAction; click: number });
+export type CoachEntry = { at: number } & (
+  { kind: 'event'; event: AlgorithmEvent } | { kind: 'action'; action: HandAction; click: number }
+);
 
 interface Suggestion {
   to: ProcessId;
@@ -126,7 +145,16 @@ export const MAX_RECENT = 100;
 export class CoachFold {
   private readonly random: ReturnType<typeof createRng>;
   private readonly ub: number;
-  private readonly sh: Shadow = { state: null, timers: new Map(), report: null, open: [], late: [], deviations: [], ahead: [], recent: [] };
+  private readonly sh: Shadow = {
+    state: null,
+    timers: new Map(),
+    report: null,
+    open: [],
+    late: [],
+    deviations: [],
+    ahead: [],
+    recent: [],
+  };
   /** Deviations found, for the one-mark-per-rule-per-click rule (`take` keeps the recent ones). */
   private recent: Deviation[] = [];
   private broken = false;
@@ -162,24 +190,55 @@ export class CoachFold {
     const { algorithm, config } = this;
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type)) return;
-      sh.recent = [...sh.recent.filter((r) => r.at + this.ub >= entry.at), { to: a.to, message: a.message, at: entry.at }].slice(-MAX_RECENT);
+      sh.recent = [
+        ...sh.recent.filter((r) => r.at + this.ub >= entry.at),
+        { to: a.to, message: a.message, at: entry.at },
+      ].slice(-MAX_RECENT);
       // The suggestion she sent exactly (the kit gives her its numbers), else the oldest of its kind.
       const same = sh.open.findIndex((s) => s.to === a.to && sameMessage(s.message, a.message));
-      const i = same >= 0 ? same : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      const i =
+        same >= 0
+          ? same
+          : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (i >= 0) return this.restart(sh.open.splice(i, 1)[0]!, entry.at);
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (j >= 0) return this.restart(sh.late.splice(j, 1)[0]!, entry.at);
       const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
-      const rule = unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
-      sh.ahead.push({ rule, at: entry.at, action: `sent ${a.message.type} to ${a.to}`, click: entry.click, to: a.to, type: a.message.type });
+      const rule = unexpectedSendRule(
+        algorithm.name,
+        config.self,
+        a.to,
+        a.message,
+        expected,
+        config.ring,
+      );
+      sh.ahead.push({
+        rule,
+        at: entry.at,
+        action: `sent ${a.message.type} to ${a.to}`,
+        click: entry.click,
+        to: a.to,
+        type: a.message.type,
+      });
       if (sh.ahead.length > MAX_AHEAD) {
         const oldest = sh.ahead.shift()!;
         this.deviate(oldest.rule, oldest.at, oldest.action, oldest.click);
       }
     } else if (a.kind === 'declare') {
-      if (!wouldDeclare(sh, config.self)) this.deviate(declareRule(algorithm.name), entry.at, 'declared herself coordinator', entry.click);
+      if (!wouldDeclare(sh, config.self))
+        this.deviate(
+          declareRule(algorithm.name),
+          entry.at,
+          'declared herself coordinator',
+          entry.click,
+        );
     } else if (sh.report?.coordinator !== a.coordinator) {
-      this.deviate(believeRule(algorithm.name), entry.at, `believed ${a.coordinator} is coordinator`, entry.click);
+      this.deviate(
+        believeRule(algorithm.name),
+        entry.at,
+        `believed ${a.coordinator} is coordinator`,
+        entry.click,
+      );
     }
   }
 
@@ -188,7 +247,10 @@ export class CoachFold {
     const sh = this.sh;
     this.advance(now);
     const self = this.config.self;
-    const owed = sh.late.filter((s) => waitedOn(sh, s) || (s.message.type === 'COORDINATOR' && sh.report?.coordinator === self));
+    const owed = sh.late.filter(
+      (s) =>
+        waitedOn(sh, s) || (s.message.type === 'COORDINATOR' && sh.report?.coordinator === self),
+    );
     return {
       suggestions: [...sh.open],
       late: [...sh.late],
@@ -236,9 +298,21 @@ export class CoachFold {
         }
         // Already on its way: she sent this very message to `to` within UB (a COORDINATOR that
         // crossed the ELECTION it would answer), or the reference owes it already (one send answers both).
-        if (sh.recent.some((r) => r.to === e.to && r.at + this.ub >= at && sameMessage(r.message, e.message))) continue;
+        if (
+          sh.recent.some(
+            (r) => r.to === e.to && r.at + this.ub >= at && sameMessage(r.message, e.message),
+          )
+        )
+          continue;
         if (sh.open.some((o) => o.to === e.to && sameMessage(o.message, e.message))) continue;
-        const s: Suggestion = { to: e.to, message: e.message, since: at, due: at + this.ub, timers: [], ...(coordinator && e.message.type === 'COORDINATOR' ? { reply: true } : {}) };
+        const s: Suggestion = {
+          to: e.to,
+          message: e.message,
+          since: at,
+          due: at + this.ub,
+          timers: [],
+          ...(coordinator && e.message.type === 'COORDINATOR' ? { reply: true } : {}),
+        };
         sh.open.push(s);
         run.push(s);
         continue;
@@ -246,7 +320,9 @@ export class CoachFold {
       if (e.kind === 'set-timer') {
         const waits = runType !== null && !runSent;
         sh.timers.set(e.name, { at: at + e.after, serial: ++this.serials, armed: !waits });
-        if (waits) for (const s of run) s.timers.push({ name: e.name, serial: this.serials, after: e.after });
+        if (waits)
+          for (const s of run)
+            s.timers.push({ name: e.name, serial: this.serials, after: e.after });
       } else if (e.kind === 'cancel-timer') sh.timers.delete(e.name);
       else if (e.kind === 'report') {
         sh.report = e.report;
@@ -281,7 +357,8 @@ export class CoachFold {
   private advance(t: number): void {
     for (let guard = 0; guard < 1000 && !this.broken; guard++) {
       let next: [string, number] | null = null;
-      for (const [name, { at, armed }] of this.sh.timers) if (armed && at <= t && (!next || at < next[1])) next = [name, at];
+      for (const [name, { at, armed }] of this.sh.timers)
+        if (armed && at <= t && (!next || at < next[1])) next = [name, at];
       if (!next) break;
       this.sh.timers.delete(next[0]);
       this.expire(next[1]);
@@ -300,12 +377,23 @@ export class CoachFold {
     if (!late.length) return;
     sh.open = sh.open.filter((s) => s.due >= t);
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
-    for (const s of late) this.deviate(missedSendRule(this.algorithm.name, s.message, s.reply === true), s.due, `no ${s.message.type} to ${s.to} within UB`, null);
+    for (const s of late)
+      this.deviate(
+        missedSendRule(this.algorithm.name, s.message, s.reply === true),
+        s.due,
+        `no ${s.message.type} to ${s.to} within UB`,
+        null,
+      );
   }
 
   private deviate(rule: RuleId, at: number, action: string, click: number | null): void {
     // One mark per rule per click, and one per rule for a batch of missed sends due together.
-    if (this.recent.some((d) => d.rule === rule && d.click === click && (click !== null || d.at === at))) return;
+    if (
+      this.recent.some(
+        (d) => d.rule === rule && d.click === click && (click !== null || d.at === at),
+      )
+    )
+      return;
     const d = { rule, at, action, click };
     this.recent.push(d);
     this.sh.deviations.push(d);
@@ -313,7 +401,13 @@ export class CoachFold {
 }
 
 /** The whole fold of her latest MAX_HISTORY entries, as her tab looks at it. */
-export function coach(algorithm: AnyAlgorithm, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+export function coach(
+  algorithm: AnyAlgorithm,
+  config: AlgorithmConfig,
+  history: readonly CoachEntry[],
+  now: number,
+  seed: number,
+): CoachView {
   const fold = new CoachFold(algorithm, config, seed);
   for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
   return fold.view(now);
@@ -331,10 +425,22 @@ export class CoachMemo {
     this.last = null;
   }
 
-  fold(algorithm: AnyAlgorithm, config: AlgorithmConfig, history: readonly CoachEntry[], now: number, seed: number): CoachView {
+  fold(
+    algorithm: AnyAlgorithm,
+    config: AlgorithmConfig,
+    history: readonly CoachEntry[],
+    now: number,
+    seed: number,
+  ): CoachView {
     const entry = history[history.length - 1];
     const m = this.last;
-    if (m && m.length === history.length && m.entry === entry && (m.view.next === null || now < m.view.next)) return m.view;
+    if (
+      m &&
+      m.length === history.length &&
+      m.entry === entry &&
+      (m.view.next === null || now < m.view.next)
+    )
+      return m.view;
     const view = coach(algorithm, config, history, now, seed);
     this.last = { length: history.length, entry, view };
     return view;
@@ -351,7 +457,11 @@ function waitedOn(sh: Shadow, s: Suggestion): boolean {
 
 /** The earliest moment the view changes with no new entry: a shadow timer fires, a deadline passes. */
 function nextChange(sh: Shadow, ub: number): number | null {
-  const times = [...[...sh.timers.values()].filter((t) => t.armed).map((t) => t.at), ...sh.open.map((s) => s.due), ...sh.ahead.map((a) => a.at + ub)];
+  const times = [
+    ...[...sh.timers.values()].filter((t) => t.armed).map((t) => t.at),
+    ...sh.open.map((s) => s.due),
+    ...sh.ahead.map((a) => a.at + ub),
+  ];
   return times.length ? Math.min(...times) : null;
 }
 

@@ -3,7 +3,14 @@
 // declare herself, set a timeout of UB...). Each offer is a list of actions one click carries
 // out; the fields the messages need are filled from the event and her tab's counters, and every
 // message is checked against the algorithm's schema before it is offered (parseMessage).
-import { roundTripBound, successorsOf, type AlgorithmConfig, type AlgorithmName, type Message, type ProcessId } from '../algorithms/algorithm.ts';
+import {
+  roundTripBound,
+  successorsOf,
+  type AlgorithmConfig,
+  type AlgorithmName,
+  type Message,
+  type ProcessId,
+} from '../algorithms/algorithm.ts';
 import { bullyTimeouts } from '../algorithms/bully.ts';
 import { parseMessage } from '../algorithms/messages.ts';
 import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
@@ -42,7 +49,11 @@ export interface HandCounters {
 }
 
 /** Messages the documents send every interval (003's heartbeats, Raft's): a newer one supersedes an unanswered older one. */
-export const PERIODIC: ReadonlySet<string> = new Set(['HEARTBEAT', 'MASTER_HEARTBEAT', 'SLAVE_HEARTBEAT']);
+export const PERIODIC: ReadonlySet<string> = new Set([
+  'HEARTBEAT',
+  'MASTER_HEARTBEAT',
+  'SLAVE_HEARTBEAT',
+]);
 
 const TIMER_UB = 'her:ub';
 const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
@@ -58,32 +69,54 @@ interface Asked {
 }
 
 /** The replies a delivered message offers. */
-export function replies(algorithm: AlgorithmName, config: AlgorithmConfig, from: ProcessId, m: Message, c: HandCounters): Offer[] {
+export function replies(
+  algorithm: AlgorithmName,
+  config: AlgorithmConfig,
+  from: ProcessId,
+  m: Message,
+  c: HandCounters,
+): Offer[] {
   const a: Asked = { config, from, m, c };
   const out = [...(REPLIES[algorithm]?.(a) ?? [])];
   const hop = isRing(algorithm) && m.type !== 'ACK' && typeof m.seq === 'number';
   if (hop && out.length === 0) out.push(offer(`ack-${from}`, `Acknowledge to ${from}`, ack(a)));
-  if (m.type === 'PING') out.push(offer(`pong-${from}`, `Answer PONG to ${from}`, [send(from, { type: 'PONG' })]));
+  if (m.type === 'PING')
+    out.push(offer(`pong-${from}`, `Answer PONG to ${from}`, [send(from, { type: 'PONG' })]));
   return out.filter((o) => o.steps.every(valid(algorithm)));
 }
 
 /** The ring hop layer's acknowledgement of the message she answers (ring-forwarding.ts). */
-const ack = ({ from, m }: Asked): HandStep[] => (typeof m.seq === 'number' ? [send(from, { type: 'ACK', seq: m.seq })] : []);
+const ack = ({ from, m }: Asked): HandStep[] =>
+  typeof m.seq === 'number' ? [send(from, { type: 'ACK', seq: m.seq })] : [];
 /** She believes `x`, or declares herself when `x` is her. */
-const settle = (x: ProcessId, self: ProcessId): HandStep => (x === self ? { kind: 'declare' } : { kind: 'believe', coordinator: x });
+const settle = (x: ProcessId, self: ProcessId): HandStep =>
+  x === self ? { kind: 'declare' } : { kind: 'believe', coordinator: x };
 
 const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
   // 000: OK to a lower id's ELECTION; believe a COORDINATOR; after an OK, wait for COORDINATOR.
   bully({ config, from, m }) {
     const out: Offer[] = [];
     if (m.type === 'ELECTION' && from < config.self) {
-      out.push(offer(`ok-${from}`, `Answer OK to ${from}`, [send(from, pick(m, 'OK', ['election', 'term']))]));
+      out.push(
+        offer(`ok-${from}`, `Answer OK to ${from}`, [
+          send(from, pick(m, 'OK', ['election', 'term'])),
+        ]),
+      );
     }
     if (m.type === 'OK') {
       const wait = bullyTimeouts(config.timing, config.options).coordinatorTimeout;
-      out.push(offer('wait', `Wait for COORDINATOR (set the coordinator wait, ${seconds(wait)})`, [{ kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait }]));
+      out.push(
+        offer('wait', `Wait for COORDINATOR (set the coordinator wait, ${seconds(wait)})`, [
+          { kind: 'set-timer', name: TIMER_COORDINATOR_WAIT, after: wait },
+        ]),
+      );
     }
-    if (m.type === 'COORDINATOR') out.push(offer(`believe-${from}`, `Believe ${from} is coordinator`, [{ kind: 'believe', coordinator: from }]));
+    if (m.type === 'COORDINATOR')
+      out.push(
+        offer(`believe-${from}`, `Believe ${from} is coordinator`, [
+          { kind: 'believe', coordinator: from },
+        ]),
+      );
     return out;
   },
   // 002: add her id and forward; her own id back in the list: circulate COORDINATOR(max).
@@ -100,13 +133,28 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     if (m.type === 'ELECTION' && list.length > 0) {
       const x = Math.max(...list);
       const result = { type: 'COORDINATOR', seq: 0, eid: m.eid, coordinator: x, origin: self };
-      return [offer(`done-${to}`, `Circuit complete: COORDINATOR(${x}) to ${to}`, [...ack(a), send(to, result), settle(x, self)])];
+      return [
+        offer(`done-${to}`, `Circuit complete: COORDINATOR(${x}) to ${to}`, [
+          ...ack(a),
+          send(to, result),
+          settle(x, self),
+        ]),
+      ];
     }
     if (m.type === 'COORDINATOR' && typeof m.coordinator === 'number') {
       const x = m.coordinator;
-      if (m.origin === self) return [offer(`coord-${to}`, `Believe ${x} (it came back to me)`, [...ack(a), settle(x, self)])];
+      if (m.origin === self)
+        return [
+          offer(`coord-${to}`, `Believe ${x} (it came back to me)`, [...ack(a), settle(x, self)]),
+        ];
       const pass = { type: 'COORDINATOR', seq: 0, eid: m.eid, coordinator: x, origin: m.origin };
-      return [offer(`coord-${to}`, `Believe ${x} and pass it on to ${to}`, [...ack(a), send(to, pass), settle(x, self)])];
+      return [
+        offer(`coord-${to}`, `Believe ${x} and pass it on to ${to}`, [
+          ...ack(a),
+          send(to, pass),
+          settle(x, self),
+        ]),
+      ];
     }
     return [];
   },
@@ -118,29 +166,62 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     if (to === null) return [];
     // A copy of an Elect she forwarded already (a late ACK made its sender send it again): 001 (b)
     // adds j once, so the reference drops it; the hop is still acknowledged.
-    if (m.type === 'ELECT' && m.epoch === c.epoch && typeof m.id === 'number' && c.forwarded.includes(m.id)) return [];
+    if (
+      m.type === 'ELECT' &&
+      m.epoch === c.epoch &&
+      typeof m.id === 'number' &&
+      c.forwarded.includes(m.id)
+    )
+      return [];
     if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self) {
       const fwd = { type: 'ELECT', seq: 0, id: m.id, epoch: m.epoch };
       // 001 (a): the first Elect(j) of an election she has not joined: "add Elect(i) + send Elect(j)".
       if (typeof m.epoch === 'number' && m.epoch > c.joined) {
         const own = { type: 'ELECT', seq: 0, id: self, epoch: m.epoch };
-        return [offer(`fwd-${to}`, `First Elect of this election: send my own Elect(${self}), then Elect(${m.id}), to ${to}`, [...ack(a), send(to, own), send(to, fwd)])];
+        return [
+          offer(
+            `fwd-${to}`,
+            `First Elect of this election: send my own Elect(${self}), then Elect(${m.id}), to ${to}`,
+            [...ack(a), send(to, own), send(to, fwd)],
+          ),
+        ];
       }
       // She told a lower winner already: her list was incomplete, so Elected(j) follows (the reference's correction).
       if (c.told !== null && m.id > c.told && m.epoch === c.epoch) {
         const correct = { type: 'ELECTED', seq: 0, coordinator: m.id, epoch: m.epoch };
-        return [offer(`fwd-${to}`, `Forward Elect(${m.id}) to ${to}, and correct my Elected: Elected(${m.id})`, [...ack(a), send(to, fwd), send(to, correct)])];
+        return [
+          offer(
+            `fwd-${to}`,
+            `Forward Elect(${m.id}) to ${to}, and correct my Elected: Elected(${m.id})`,
+            [...ack(a), send(to, fwd), send(to, correct)],
+          ),
+        ];
       }
-      return [offer(`fwd-${to}`, `Add ${m.id} to my list and forward Elect(${m.id}) to ${to}`, [...ack(a), send(to, fwd)])];
+      return [
+        offer(`fwd-${to}`, `Add ${m.id} to my list and forward Elect(${m.id}) to ${to}`, [
+          ...ack(a),
+          send(to, fwd),
+        ]),
+      ];
     }
     if (m.type === 'ELECT' && m.id === self) {
       const x = Math.max(self, ...c.activeList);
       const elected = { type: 'ELECTED', seq: 0, coordinator: x, epoch: m.epoch };
       // Believed when Elected(x) comes round (001: "If a process receives Elected(x), set coordinator to x").
-      return [offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [...ack(a), send(to, elected)])];
+      return [
+        offer(`elected-${to}`, `My Elect came back: Elected(${x}) to ${to}`, [
+          ...ack(a),
+          send(to, elected),
+        ]),
+      ];
     }
     if (m.type === 'ELECTED' && typeof m.coordinator === 'number') {
-      return [offer(`believe-${m.coordinator}`, `Believe ${m.coordinator}`, [...ack(a), settle(m.coordinator, self)])];
+      return [
+        offer(`believe-${m.coordinator}`, `Believe ${m.coordinator}`, [
+          ...ack(a),
+          settle(m.coordinator, self),
+        ]),
+      ];
     }
     return [];
   },
@@ -150,14 +231,22 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
     const term = m.term;
     if (m.type === 'REQUEST_VOTE') {
       return [
-        offer(`vote-${from}`, `Vote for ${from} in term ${term}`, [send(from, { type: 'VOTE', term, granted: true })]),
-        offer(`refuse-${from}`, `Refuse ${from} (already voted in term ${term})`, [send(from, { type: 'VOTE', term, granted: false })]),
+        offer(`vote-${from}`, `Vote for ${from} in term ${term}`, [
+          send(from, { type: 'VOTE', term, granted: true }),
+        ]),
+        offer(`refuse-${from}`, `Refuse ${from} (already voted in term ${term})`, [
+          send(from, { type: 'VOTE', term, granted: false }),
+        ]),
       ];
     }
     if (m.type === 'HEARTBEAT') {
       // No reply: the reference answers only a stale leader's heartbeat (HEARTBEAT_REPLY carries the newer term).
       if (c.believes === from) return [];
-      return [offer(`follow-${from}`, `Follow leader ${from} (term ${term})`, [{ kind: 'believe', coordinator: from }])];
+      return [
+        offer(`follow-${from}`, `Follow leader ${from} (term ${term})`, [
+          { kind: 'believe', coordinator: from },
+        ]),
+      ];
     }
     return [];
   },
@@ -165,8 +254,20 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
   // follows it: a slave's own heartbeats go to everyone on its timer, her 'Slave heartbeat' move);
   // a master aborts a candidacy.
   emergent({ config, from, m, c }) {
-    if (m.type === 'MASTER_HEARTBEAT') return c.believes === from ? [] : [offer(`follow-${from}`, `Follow master ${from}`, [{ kind: 'believe', coordinator: from }])];
-    if (m.type === 'CANDIDATE') return [offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [send(from, { type: 'ABORT', master: config.self })])];
+    if (m.type === 'MASTER_HEARTBEAT')
+      return c.believes === from
+        ? []
+        : [
+            offer(`follow-${from}`, `Follow master ${from}`, [
+              { kind: 'believe', coordinator: from },
+            ]),
+          ];
+    if (m.type === 'CANDIDATE')
+      return [
+        offer(`abort-${from}`, `Abort ${from}'s candidacy: I am master`, [
+          send(from, { type: 'ABORT', master: config.self }),
+        ]),
+      ];
     return [];
   },
 };
@@ -184,30 +285,85 @@ export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: Hand
   const to = c.successor;
   if (algorithm === 'bully') {
     // 003: ELECTION to every higher id, then wait UB; with none answering, COORDINATOR to every lower id.
-    const elect = [...higher.map((h) => send(h, { type: 'ELECTION', election: n })), { kind: 'set-timer', name: TIMER_UB, after: ub } as const];
-    if (higher.length) out.push(offer('elect', `Hold an election: ELECTION to every higher id (${higher.join(', ')}) and a timeout of UB`, elect));
-    const label = lower.length ? `Declare myself coordinator: COORDINATOR to every lower id (${lower.join(', ')})` : 'Declare myself coordinator';
-    out.push(offer('declare', label, [{ kind: 'declare' }, ...lower.map((l) => send(l, { type: 'COORDINATOR' }))]));
+    const elect = [
+      ...higher.map((h) => send(h, { type: 'ELECTION', election: n })),
+      { kind: 'set-timer', name: TIMER_UB, after: ub } as const,
+    ];
+    if (higher.length)
+      out.push(
+        offer(
+          'elect',
+          `Hold an election: ELECTION to every higher id (${higher.join(', ')}) and a timeout of UB`,
+          elect,
+        ),
+      );
+    const label = lower.length
+      ? `Declare myself coordinator: COORDINATOR to every lower id (${lower.join(', ')})`
+      : 'Declare myself coordinator';
+    out.push(
+      offer('declare', label, [
+        { kind: 'declare' },
+        ...lower.map((l) => send(l, { type: 'COORDINATOR' })),
+      ]),
+    );
   } else if (algorithm === 'ring' && to !== null) {
     const start = { type: 'ELECTION', seq: 0, eid: `${self}-h${n}`, list: [self] };
     out.push(offer('elect', `Start an election: ELECTION([${self}]) to ${to}`, [send(to, start)]));
   } else if (algorithm === 'ring-active-list' && to !== null) {
     // 001, on detection: a new election (the epoch after the newest she knows) with Elect(i).
-    out.push(offer('elect', `Start an election: Elect(${self}) to ${to}`, [send(to, { type: 'ELECT', seq: 0, id: self, epoch: c.epoch + 1 })]));
+    out.push(
+      offer('elect', `Start an election: Elect(${self}) to ${to}`, [
+        send(to, { type: 'ELECT', seq: 0, id: self, epoch: c.epoch + 1 }),
+      ]),
+    );
   } else if (algorithm === 'emergent') {
-    out.push(offer('candidate', 'Stand as candidate: CANDIDATE to everyone', everyone({ type: 'CANDIDATE' })));
-    out.push(offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [{ kind: 'declare' }, ...everyone({ type: 'MASTER_HEARTBEAT' })]));
+    out.push(
+      offer(
+        'candidate',
+        'Stand as candidate: CANDIDATE to everyone',
+        everyone({ type: 'CANDIDATE' }),
+      ),
+    );
+    out.push(
+      offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [
+        { kind: 'declare' },
+        ...everyone({ type: 'MASTER_HEARTBEAT' }),
+      ]),
+    );
     // 003, "Operation ii": an idle that sees fewer than poolMin slaves joins the pool; a slave
     // heartbeats every interval to stay in it, and leaves when it sees more than poolMax.
-    out.push(offer('pool-beat', 'Slave heartbeat (join or stay in the pool): SLAVE_HEARTBEAT to everyone', everyone({ type: 'SLAVE_HEARTBEAT' })));
-    out.push(offer('pool-leave', 'Leave the slave pool: SLAVE_LEAVE to everyone', everyone({ type: 'SLAVE_LEAVE' })));
+    out.push(
+      offer(
+        'pool-beat',
+        'Slave heartbeat (join or stay in the pool): SLAVE_HEARTBEAT to everyone',
+        everyone({ type: 'SLAVE_HEARTBEAT' }),
+      ),
+    );
+    out.push(
+      offer(
+        'pool-leave',
+        'Leave the slave pool: SLAVE_LEAVE to everyone',
+        everyone({ type: 'SLAVE_LEAVE' }),
+      ),
+    );
   } else if (algorithm === 'raft') {
     // §5.2: "a follower increments its current term and transitions to candidate state".
     const term = c.term + 1;
-    out.push(offer('vote', `Stand for term ${term}: REQUEST_VOTE to everyone`, everyone({ type: 'REQUEST_VOTE', term })));
+    out.push(
+      offer(
+        'vote',
+        `Stand for term ${term}: REQUEST_VOTE to everyone`,
+        everyone({ type: 'REQUEST_VOTE', term }),
+      ),
+    );
   }
-  if (algorithm !== 'bully') out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
-  out.push(offer('ub', `Set a timeout of UB (${seconds(ub)})`, [{ kind: 'set-timer', name: TIMER_UB, after: ub }]));
+  if (algorithm !== 'bully')
+    out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
+  out.push(
+    offer('ub', `Set a timeout of UB (${seconds(ub)})`, [
+      { kind: 'set-timer', name: TIMER_UB, after: ub },
+    ]),
+  );
   return out.filter((o) => o.steps.every(valid(algorithm)));
 }
 
@@ -218,8 +374,10 @@ function seconds(ms: number): string {
 
 /** Her own timer ran out, in her words. */
 export function timerWords(name: string, after: number): string {
-  if (name === TIMER_UB) return `your UB timeout (${seconds(after)}) ran out: no answer came within UB`;
-  if (name === TIMER_COORDINATOR_WAIT) return `your coordinator wait (${seconds(after)}) ran out: no COORDINATOR came`;
+  if (name === TIMER_UB)
+    return `your UB timeout (${seconds(after)}) ran out: no answer came within UB`;
+  if (name === TIMER_COORDINATOR_WAIT)
+    return `your coordinator wait (${seconds(after)}) ran out: no COORDINATOR came`;
   return `your timer ${name} (${seconds(after)}) ran out`;
 }
 
@@ -249,7 +407,12 @@ export function secondsLeft(ms: number): string {
  * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
  * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
  */
-export function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boolean): HandCounters {
+export function seeElect(
+  c: HandCounters,
+  id: ProcessId,
+  epoch: number,
+  own: boolean,
+): HandCounters {
   const newer = epoch > c.epoch;
   const list = newer ? [] : c.activeList;
   return {
@@ -269,8 +432,19 @@ export function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boo
  */
 export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
   if (m.epoch !== c.epoch) return c;
-  if (m.type === 'ELECTED' && typeof m.coordinator === 'number' && (c.told === null || c.told < m.coordinator)) return { ...c, told: m.coordinator };
-  if (m.type === 'ELECT' && typeof m.id === 'number' && m.id !== self && !c.forwarded.includes(m.id)) return { ...c, forwarded: [...c.forwarded, m.id] };
+  if (
+    m.type === 'ELECTED' &&
+    typeof m.coordinator === 'number' &&
+    (c.told === null || c.told < m.coordinator)
+  )
+    return { ...c, told: m.coordinator };
+  if (
+    m.type === 'ELECT' &&
+    typeof m.id === 'number' &&
+    m.id !== self &&
+    !c.forwarded.includes(m.id)
+  )
+    return { ...c, forwarded: [...c.forwarded, m.id] };
   return c;
 }
 
@@ -278,7 +452,11 @@ export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCo
 const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
 
 /** Her move that answers a call for an election (the start, the detector, the instructor): only where the lab's shared detector calls. */
-export function electionMove(algorithm: AlgorithmName, config: AlgorithmConfig | null, c: HandCounters): Offer[] {
+export function electionMove(
+  algorithm: AlgorithmName,
+  config: AlgorithmConfig | null,
+  c: HandCounters,
+): Offer[] {
   if (!config || !usesSharedDetector(algorithm)) return [];
   const all = moves(algorithm, config, c);
   const move = ELECTION_MOVES.map((k) => all.find((m) => m.key === k)).find((m) => m !== undefined);
@@ -305,4 +483,5 @@ function pick(m: Message, type: string, fields: string[]): Message {
   return out;
 }
 
-const valid = (algorithm: AlgorithmName) => (s: HandStep) => s.kind !== 'send' || composed(algorithm, s.message) !== null;
+const valid = (algorithm: AlgorithmName) => (s: HandStep) =>
+  s.kind !== 'send' || composed(algorithm, s.message) !== null;

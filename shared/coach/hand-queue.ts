@@ -61,12 +61,35 @@ export class HandQueue {
     this.checkedAt = -Infinity;
   }
 
-  push(at: number, from: ProcessId | null, message: Message | null, note: string, offers: Offer[]): void {
-    const item: QueuedItem = { n: ++this.n, at, from, message, note, offers, done: offers.length === 0 };
+  push(
+    at: number,
+    from: ProcessId | null,
+    message: Message | null,
+    note: string,
+    offers: Offer[],
+  ): void {
+    const item: QueuedItem = {
+      n: ++this.n,
+      at,
+      from,
+      message,
+      note,
+      offers,
+      done: offers.length === 0,
+    };
     // A heartbeat (sent every interval) or a message that asks nothing of her replaces the same
     // one from the same sender still waiting, counted, instead of pushing out what she must answer.
     const supersedes = message !== null && (offers.length === 0 || PERIODIC.has(message.type));
-    const i = supersedes ? this.items.findIndex((q) => q.from === from && q.message !== null && sameMessage(q.message, message) && q.done === item.done && (q.offers.length === 0) === (offers.length === 0)) : -1;
+    const i = supersedes
+      ? this.items.findIndex(
+          (q) =>
+            q.from === from &&
+            q.message !== null &&
+            sameMessage(q.message, message) &&
+            q.done === item.done &&
+            (q.offers.length === 0) === (offers.length === 0),
+        )
+      : -1;
     if (i >= 0) {
       item.repeats = (this.items[i]!.repeats ?? 1) + 1;
       this.items = this.items.filter((_, k) => k !== i);
@@ -85,21 +108,45 @@ export class HandQueue {
    * she just sent another way (a hint, a batch: the same type and numbers), or whose call for an
    * election her election move answered.
    */
-  answer(n: number | null, sent: readonly { to: ProcessId; message: Message }[], key: string): void {
-    const replied = (q: QueuedItem, m: Message) => sent.some((x) => x.to === q.from && x.message.type === m.type && SAME_IDS.every((f) => x.message[f] === undefined || m[f] === undefined || x.message[f] === m[f]));
-    const answers = (q: QueuedItem, o: Offer) => o.steps.some((s) => s.kind === 'send' && s.to === q.from && replied(q, s.message)) || (o.key === key && ELECTION_KEYS.has(key));
-    this.update((q) => (q.n === n || q.offers.some((o) => answers(q, o)) ? { ...q, done: true } : q));
+  answer(
+    n: number | null,
+    sent: readonly { to: ProcessId; message: Message }[],
+    key: string,
+  ): void {
+    const replied = (q: QueuedItem, m: Message) =>
+      sent.some(
+        (x) =>
+          x.to === q.from &&
+          x.message.type === m.type &&
+          SAME_IDS.every(
+            (f) => x.message[f] === undefined || m[f] === undefined || x.message[f] === m[f],
+          ),
+      );
+    const answers = (q: QueuedItem, o: Offer) =>
+      o.steps.some((s) => s.kind === 'send' && s.to === q.from && replied(q, s.message)) ||
+      (o.key === key && ELECTION_KEYS.has(key));
+    this.update((q) =>
+      q.n === n || q.offers.some((o) => answers(q, o)) ? { ...q, done: true } : q,
+    );
   }
 
   /** The offers of the open messages, made again (her counters changed). */
   reoffer(offers: (from: ProcessId, message: Message) => Offer[]): void {
-    this.update((q) => (q.from === null || q.message === null ? q : { ...q, offers: offers(q.from, q.message) }));
+    this.update((q) =>
+      q.from === null || q.message === null ? q : { ...q, offers: offers(q.from, q.message) },
+    );
   }
 
   /** When the next open answer's UB runs out after the last `expire` (it may expire then), or Infinity. */
   nextDeadline(ub: number): number {
     let next = Infinity;
-    for (const q of this.items) if (!q.done && q.at + ub >= this.checkedAt && q.offers[0]?.steps.some((s) => s.kind === 'send')) next = Math.min(next, q.at + ub);
+    for (const q of this.items)
+      if (
+        !q.done &&
+        q.at + ub >= this.checkedAt &&
+        q.offers[0]?.steps.some((s) => s.kind === 'send')
+      )
+        next = Math.min(next, q.at + ub);
     return next;
   }
 
@@ -156,7 +203,8 @@ const ELECTION_KEYS = new Set(['elect', 'vote', 'candidate', 'declare']);
 function believed(q: QueuedItem, self: ProcessId): ProcessId | null {
   const steps = q.offers[0]?.steps ?? [];
   const b = steps.find((s) => s.kind === 'believe' || s.kind === 'declare');
-  if (!b || !steps.every((s) => s.kind === 'believe' || s.kind === 'declare' || isAck(s))) return null;
+  if (!b || !steps.every((s) => s.kind === 'believe' || s.kind === 'declare' || isAck(s)))
+    return null;
   return b.kind === 'believe' ? b.coordinator : self;
 }
 
@@ -180,6 +228,7 @@ function mootness(q: QueuedItem, c: QueueContext, newest: ProcessId | null): str
   const sends = q.offers[0]?.steps.filter((s) => s.kind === 'send') ?? [];
   if (sends.length === 0) return settledSince ? `you settled on ${c.believes} since` : null;
   const owed = sends.some((s) => s.kind === 'send' && c.owes(s.to, s.message.type));
-  if (!owed && c.now > q.at + c.ub) return 'too late to matter: the election it belonged to is over';
+  if (!owed && c.now > q.at + c.ub)
+    return 'too late to matter: the election it belonged to is over';
   return null;
 }

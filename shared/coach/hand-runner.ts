@@ -9,14 +9,42 @@
 // bookkeeping (an ACK clears a wait; no ACK within UB marks the successor dead and queues a note)
 // and, when she leaves the toggle on, the failure detector (auto-beat.ts): heartbeats or polls,
 // and a queued "the coordinator is silent" that both she and the shadow see as `elect`.
-import { roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect, type Message, type ProcessId, type Report, type AnyAlgorithm } from '../algorithms/algorithm.ts';
+import {
+  roundTripBound,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Effect,
+  type Message,
+  type ProcessId,
+  type Report,
+  type AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
-import { CoachMemo, explain, MAX_HISTORY, type CoachEntry, type CoachView, type Deviation } from './coach.ts';
+import {
+  CoachMemo,
+  explain,
+  MAX_HISTORY,
+  type CoachEntry,
+  type CoachView,
+  type Deviation,
+} from './coach.ts';
 import { identify } from './identify.ts';
-import { composed, electionMove, moves, replies, seeElect, sentInRing, successorChoices, timerWords, type HandCounters, type HandStep, type Offer } from './hand-kit.ts';
+import {
+  composed,
+  electionMove,
+  moves,
+  replies,
+  seeElect,
+  sentInRing,
+  successorChoices,
+  timerWords,
+  type HandCounters,
+  type HandStep,
+  type Offer,
+} from './hand-kit.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
@@ -74,7 +102,16 @@ export class HandRunner implements ProcessRunner {
   private t0 = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = { elections: 0, successor: null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
+  private counters: HandCounters = {
+    elections: 0,
+    successor: null,
+    activeList: [],
+    epoch: 0,
+    joined: 0,
+    told: null,
+    forwarded: [],
+    term: 0,
+  };
   private down = new Set<ProcessId>();
   private sent = new Set<string>();
   private view_: HandView | null = null;
@@ -121,10 +158,24 @@ export class HandRunner implements ProcessRunner {
     this.settledAt = null;
     this.sent.clear();
     this.down.clear();
-    this.counters = { elections: 0, successor: successorChoices(config)[0] ?? null, activeList: [], epoch: 0, joined: 0, told: null, forwarded: [], term: 0 };
+    this.counters = {
+      elections: 0,
+      successor: successorChoices(config)[0] ?? null,
+      activeList: [],
+      epoch: 0,
+      joined: 0,
+      told: null,
+      forwarded: [],
+      term: 0,
+    };
     this.opts.listener?.({ kind: 'started', config });
     this.emit({ kind: 'report', report: START });
-    this.enqueue(null, null, 'started: the documents say a process holds an election on start (003)', electionMove(this.opts.algorithm.name, this.config, this.counters));
+    this.enqueue(
+      null,
+      null,
+      'started: the documents say a process holds an election on start (003)',
+      electionMove(this.opts.algorithm.name, this.config, this.counters),
+    );
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
     this.scheduleTick();
@@ -149,7 +200,9 @@ export class HandRunner implements ProcessRunner {
       return this.timers.cancel(`her:ack:${from}:${message.seq}`);
     }
     // The shadow runs the lab's detector: it hears the heartbeats and PONGs the toggle handles.
-    const detector = usesSharedDetector(this.opts.algorithm.name) && (message.type === 'HEARTBEAT' || message.type === 'PONG');
+    const detector =
+      usesSharedDetector(this.opts.algorithm.name) &&
+      (message.type === 'HEARTBEAT' || message.type === 'PONG');
     if (detector) this.record({ kind: 'message', from, message });
     if (this.autoBeat.hears(from, message)) return;
     if (!detector) this.record({ kind: 'message', from, message });
@@ -157,7 +210,13 @@ export class HandRunner implements ProcessRunner {
     // does: a peer's epoch or term of 2.5 would otherwise name one no message can carry, and her
     // "Start an election" or "Stand for term" move would vanish. She still sees the message.
     if (composed(this.opts.algorithm.name, message)) {
-      if (message.type === 'ELECT' && typeof message.id === 'number') this.counters = seeElect(this.counters, message.id, typeof message.epoch === 'number' ? message.epoch : 0, false);
+      if (message.type === 'ELECT' && typeof message.id === 'number')
+        this.counters = seeElect(
+          this.counters,
+          message.id,
+          typeof message.epoch === 'number' ? message.epoch : 0,
+          false,
+        );
       if (this.seeTerm(message)) this.reoffer();
     }
     this.enqueue(from, message, `${message.type} from ${from}`);
@@ -195,28 +254,40 @@ export class HandRunner implements ProcessRunner {
         // reference's numbers when she sends what it would (her start election knows no epoch
         // yet: 0), and the ring answers what it received, not what the offer said.
         const m = step.message;
-        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number') this.counters = seeElect(this.counters, m.id, m.epoch, true);
+        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number')
+          this.counters = seeElect(this.counters, m.id, m.epoch, true);
         this.counters = sentInRing(this.counters, m, this.config.self);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
         sent.push({ to: step.to, message: step.message });
-        if (ELECTING_TYPES.has(step.message.type) && !report.electing) report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
+        if (ELECTING_TYPES.has(step.message.type) && !report.electing)
+          report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
         // 003: the dashboard counts the slave pool by role.
-        else if (step.message.type === 'SLAVE_HEARTBEAT' && report.role !== 'slave' && !report.electing) report = { ...report, role: 'slave' };
-        else if (step.message.type === 'SLAVE_LEAVE' && report.role === 'slave') report = { ...report, role: 'idle' };
-      } else if (step.kind === 'set-timer') effects.push({ kind: 'set-timer', name: step.name, after: step.after });
-      else if (step.kind === 'declare') report = { role: 'coordinator', coordinator: this.config.self, electing: false };
+        else if (
+          step.message.type === 'SLAVE_HEARTBEAT' &&
+          report.role !== 'slave' &&
+          !report.electing
+        )
+          report = { ...report, role: 'slave' };
+        else if (step.message.type === 'SLAVE_LEAVE' && report.role === 'slave')
+          report = { ...report, role: 'idle' };
+      } else if (step.kind === 'set-timer')
+        effects.push({ kind: 'set-timer', name: step.name, after: step.after });
+      else if (step.kind === 'declare')
+        report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
       if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
     }
-    if (offer.key === 'elect' || offer.key === 'vote') this.counters = { ...this.counters, elections: this.counters.elections + 1 };
+    if (offer.key === 'elect' || offer.key === 'vote')
+      this.counters = { ...this.counters, elections: this.counters.elections + 1 };
     const believed = this.last.coordinator;
     if (report !== this.last) effects.push({ kind: 'report', report });
     // Her item, and every item this click answered another way (a hint, a batch), are answered.
     this.items.answer(item?.n ?? null, sent, offer.key);
     execute(this, effects, HandRunner.effects);
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
-    if (this.last.coordinator !== believed) this.autoBeat.follow(this.last.coordinator, this.config.self);
+    if (this.last.coordinator !== believed)
+      this.autoBeat.follow(this.last.coordinator, this.config.self);
     // What waits is offered anew, once, from her counters and belief as the click left them (a
     // heartbeat from the one she now follows asks nothing; an Elect waiting since before she joined
     // no longer offers her own Elect).
@@ -233,12 +304,18 @@ export class HandRunner implements ProcessRunner {
   private reoffer(): void {
     const config = this.config!;
     const counters = this.offerCounters();
-    this.items.reoffer((from, message) => replies(this.opts.algorithm.name, config, from, message, counters));
+    this.items.reoffer((from, message) =>
+      replies(this.opts.algorithm.name, config, from, message, counters),
+    );
   }
 
   /** Raft: the newest term in a message she received or sent is her term from now on; true when it changed. */
   private seeTerm(m: Message): boolean {
-    const raft = this.opts.algorithm.name === 'raft' && typeof m.term === 'number' && Number.isFinite(m.term) && m.term > this.counters.term;
+    const raft =
+      this.opts.algorithm.name === 'raft' &&
+      typeof m.term === 'number' &&
+      Number.isFinite(m.term) &&
+      m.term > this.counters.term;
     if (raft) this.counters = { ...this.counters, term: m.term as number };
     return raft;
   }
@@ -257,7 +334,17 @@ export class HandRunner implements ProcessRunner {
       queue: this.items.items,
       moves: config ? moves(this.opts.algorithm.name, config, this.counters) : [],
       report: this.last,
-      coach: c ?? { suggestions: [], late: [], owed: [], next: null, pending: [], deviations: [], report: null, wouldDeclare: false, broken: false },
+      coach: c ?? {
+        suggestions: [],
+        late: [],
+        owed: [],
+        next: null,
+        pending: [],
+        deviations: [],
+        report: null,
+        wouldDeclare: false,
+        broken: false,
+      },
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
       successors: config ? successorChoices(config) : [],
       successor: this.counters.successor,
@@ -274,19 +361,36 @@ export class HandRunner implements ProcessRunner {
   /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
   private due(): boolean {
     const ub = this.config ? roundTripBound(this.config.timing) : Infinity;
-    return this.running && Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now();
+    return (
+      this.running &&
+      Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now()
+    );
   }
 
   /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
   private resolve(s: HandStep): HandStep {
     if (s.kind !== 'send') return s;
     const c = this.coachNow();
-    return { ...s, message: identify(s.message, s.to, [...c.suggestions, ...c.late], () => 1_000_000 + ++this.seq) };
+    return {
+      ...s,
+      message: identify(
+        s.message,
+        s.to,
+        [...c.suggestions, ...c.late],
+        () => 1_000_000 + ++this.seq,
+      ),
+    };
   }
 
   /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    return this.coachMemo.fold(this.opts.algorithm, this.config!, this.history, this.now(), this.opts.seed);
+    return this.coachMemo.fold(
+      this.opts.algorithm,
+      this.config!,
+      this.history,
+      this.now(),
+      this.opts.seed,
+    );
   }
 
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
@@ -297,7 +401,15 @@ export class HandRunner implements ProcessRunner {
     const owed = new Set([...c.suggestions, ...c.owed].map((s) => `${s.to}:${s.message.type}`));
     const owes = (to: ProcessId, type: string) => owed.has(`${to}:${type}`);
     const ub = roundTripBound(this.config.timing);
-    this.items.expire({ now: this.now(), ub, self: this.config.self, believes: this.last.coordinator, settledAt: this.settledAt, suspected: this.suspected, owes });
+    this.items.expire({
+      now: this.now(),
+      ub,
+      self: this.config.self,
+      believes: this.last.coordinator,
+      settledAt: this.settledAt,
+      suspected: this.suspected,
+      owes,
+    });
     return this.items.items !== before;
   }
 
@@ -307,7 +419,11 @@ export class HandRunner implements ProcessRunner {
     this.changed();
     const fresh = this.view().deviations.filter((d) => !this.sent.has(key(d)));
     for (const d of fresh) this.sent.add(key(d));
-    if (action !== null || fresh.length) this.opts.onHand?.(action, fresh.map((d) => ({ rule: d.rule, text: d.text })));
+    if (action !== null || fresh.length)
+      this.opts.onHand?.(
+        action,
+        fresh.map((d) => ({ rule: d.rule, text: d.text })),
+      );
   }
 
   private scheduleTick(): void {
@@ -327,7 +443,8 @@ export class HandRunner implements ProcessRunner {
 
   private record(event: AlgorithmEvent): void {
     this.history.push({ kind: 'event', at: this.now(), event });
-    if (this.history.length > MAX_HISTORY) this.history.splice(0, this.history.length - MAX_HISTORY);
+    if (this.history.length > MAX_HISTORY)
+      this.history.splice(0, this.history.length - MAX_HISTORY);
   }
 
   /**
@@ -336,16 +453,35 @@ export class HandRunner implements ProcessRunner {
    */
   private enqueueElect(note: string, detector = false): void {
     // The log says what it was: the detector's silence timer, or the instructor's elect.
-    this.opts.listener?.({ kind: 'in', event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' } });
+    this.opts.listener?.({
+      kind: 'in',
+      event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' },
+    });
     // The shadow's own detector (the lab's) suspects the same silence: it is not told twice.
     const shadowDetects = detector && this.config?.detector !== 'none';
-    if (!shadowDetects && !(detector && this.coachNow().report?.electing)) this.record({ kind: 'elect' });
-    this.enqueue(null, null, note, electionMove(this.opts.algorithm.name, this.config, this.counters));
+    if (!shadowDetects && !(detector && this.coachNow().report?.electing))
+      this.record({ kind: 'elect' });
+    this.enqueue(
+      null,
+      null,
+      note,
+      electionMove(this.opts.algorithm.name, this.config, this.counters),
+    );
   }
 
-  private enqueue(from: ProcessId | null, message: Message | null, note: string, extra: Offer[] = []): void {
+  private enqueue(
+    from: ProcessId | null,
+    message: Message | null,
+    note: string,
+    extra: Offer[] = [],
+  ): void {
     const config = this.config!;
-    const offers = [...(message && from !== null ? replies(this.opts.algorithm.name, config, from, message, this.offerCounters()) : []), ...extra];
+    const offers = [
+      ...(message && from !== null
+        ? replies(this.opts.algorithm.name, config, from, message, this.offerCounters())
+        : []),
+      ...extra,
+    ];
     this.items.push(this.now(), from, message, note, offers);
     this.changed();
   }
@@ -364,14 +500,25 @@ export class HandRunner implements ProcessRunner {
   private noAck(to: ProcessId, message: Message): void {
     this.down.add(to);
     const next = this.view().successors.find((s) => !this.down.has(s) && s !== to) ?? null;
-    if (next !== null && this.counters.successor === to) this.counters = { ...this.counters, successor: next };
-    const resend: Offer[] = next === null ? [] : [{ key: `resend-${next}`, label: `Skip ${to}: send the same ${message.type} to ${next}`, steps: [{ kind: 'send', to: next, message }] }];
+    if (next !== null && this.counters.successor === to)
+      this.counters = { ...this.counters, successor: next };
+    const resend: Offer[] =
+      next === null
+        ? []
+        : [
+            {
+              key: `resend-${next}`,
+              label: `Skip ${to}: send the same ${message.type} to ${next}`,
+              steps: [{ kind: 'send', to: next, message }],
+            },
+          ];
     this.opts.listener?.({ kind: 'in', event: { kind: 'timer', name: `her:ack:${to}` } });
     this.enqueue(null, null, `no ACK from ${to} within UB: ${to} looks dead`, resend);
   }
 
   private emit(e: { kind: 'report'; report: Report }): void {
-    if (e.report.coordinator !== this.last.coordinator || e.report.electing !== this.last.electing) this.settledAt = this.running ? this.now() : null;
+    if (e.report.coordinator !== this.last.coordinator || e.report.electing !== this.last.electing)
+      this.settledAt = this.running ? this.now() : null;
     this.last = e.report;
     this.opts.listener?.(e);
     this.opts.io.report(e.report);

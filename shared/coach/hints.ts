@@ -22,10 +22,18 @@ interface Hint {
 /** The hints, most urgent (earliest deadline) first; never empty. */
 export function hints(view: HandView, self: ProcessId): Hint[] {
   const c = view.coach;
-  if (c.broken) return [{ label: 'The coach stopped: the reference failed on what you received.', offer: null, due: null }];
+  if (c.broken)
+    return [
+      {
+        label: 'The coach stopped: the reference failed on what you received.',
+        offer: null,
+        due: null,
+      },
+    ];
   const out: Hint[] = [];
   const groups = new Map<string, { to: ProcessId; message: Message; due: number }[]>();
-  for (const s of [...c.owed, ...c.suggestions]) groups.set(s.message.type, [...(groups.get(s.message.type) ?? []), s]);
+  for (const s of [...c.owed, ...c.suggestions])
+    groups.set(s.message.type, [...(groups.get(s.message.type) ?? []), s]);
   // The reference holds itself coordinator and her tab does not: declare (with its COORDINATORs, one click).
   const believes = c.report && !c.report.electing ? c.report.coordinator : null;
   const mine = view.report;
@@ -37,26 +45,69 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
     const to = owed.map((s) => s.to);
     const what = `${type === 'OK' ? 'Answer OK to' : `Send ${type} to`} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}`;
     const label = withDeclare ? `Declare myself coordinator: ${what}` : what;
-    out.push({ label, offer: { key: `hint-${type}`, label, steps: withDeclare ? [{ kind: 'declare' }, ...steps] : steps }, due: Math.min(...owed.map((s) => s.due)) });
+    out.push({
+      label,
+      offer: {
+        key: `hint-${type}`,
+        label,
+        steps: withDeclare ? [{ kind: 'declare' }, ...steps] : steps,
+      },
+      due: Math.min(...owed.map((s) => s.due)),
+    });
   }
   if (reconcile && !(declare && groups.has('COORDINATOR'))) {
-    const step: HandStep = declare ? { kind: 'declare' } : { kind: 'believe', coordinator: believes };
+    const step: HandStep = declare
+      ? { kind: 'declare' }
+      : { kind: 'believe', coordinator: believes };
     const label = declare ? 'Declare myself coordinator' : `Believe ${believes} is coordinator`;
     const why = mine.electing ? ' (your tab says you are electing; the election is over)' : '';
-    out.push({ label: `${label}${why}`, offer: { key: declare ? 'hint-declare' : `hint-believe-${believes}`, label, steps: [step] }, due: null });
+    out.push({
+      label: `${label}${why}`,
+      offer: { key: declare ? 'hint-declare' : `hint-believe-${believes}`, label, steps: [step] },
+      due: null,
+    });
   }
   out.sort((a, b) => (a.due ?? Infinity) - (b.due ?? Infinity));
   // A ring hop she received is acknowledged (plumbing the coach does not judge, but the sender
   // takes her for dead without it): with the first hint, or alone.
-  const acks = view.queue.filter((q) => !q.done).flatMap((q) => (q.offers[0]?.steps ?? []).filter((s) => s.kind === 'send' && s.message.type === 'ACK'));
+  const acks = view.queue
+    .filter((q) => !q.done)
+    .flatMap((q) =>
+      (q.offers[0]?.steps ?? []).filter((s) => s.kind === 'send' && s.message.type === 'ACK'),
+    );
   if (acks.length) {
     const first = out[0];
     const to = acks.map((s) => (s.kind === 'send' ? s.to : null)).join(', ');
-    if (first?.offer) out[0] = { ...first, offer: { ...first.offer, steps: [...acks, ...first.offer.steps] } };
-    else out.unshift({ label: `Acknowledge the ring messages waiting (ACK to ${to})`, offer: { key: 'hint-ack', label: `ACK to ${to}`, steps: acks }, due: null });
+    if (first?.offer)
+      out[0] = { ...first, offer: { ...first.offer, steps: [...acks, ...first.offer.steps] } };
+    else
+      out.unshift({
+        label: `Acknowledge the ring messages waiting (ACK to ${to})`,
+        offer: { key: 'hint-ack', label: `ACK to ${to}`, steps: acks },
+        due: null,
+      });
   }
   if (out.length) return out;
-  if (c.report?.electing) return [{ label: 'Nothing to do now: wait for the answers to your election (the reference waits too).', offer: null, due: null }];
+  if (c.report?.electing)
+    return [
+      {
+        label:
+          'Nothing to do now: wait for the answers to your election (the reference waits too).',
+        offer: null,
+        due: null,
+      },
+    ];
   const x = c.report?.coordinator ?? null;
-  return [{ label: x === null ? 'Nothing to do now.' : x === self ? 'Nothing to do: you are the coordinator.' : `Nothing to do: you follow ${x}.`, offer: null, due: null }];
+  return [
+    {
+      label:
+        x === null
+          ? 'Nothing to do now.'
+          : x === self
+            ? 'Nothing to do: you are the coordinator.'
+            : `Nothing to do: you follow ${x}.`,
+      offer: null,
+      due: null,
+    },
+  ];
 }

@@ -12,7 +12,12 @@ const IDENTIFYING = ['seq', 'eid', 'epoch', 'election', 'term'];
  * when it is the same message (her own election start, say), never onto another election's
  * message she passes on. A hop the reference would not send takes `ownSeq()`.
  */
-export function identify(message: Message, to: ProcessId, known: readonly { to: ProcessId; message: Message }[], ownSeq: () => number): Message {
+export function identify(
+  message: Message,
+  to: ProcessId,
+  known: readonly { to: ProcessId; message: Message }[],
+  ownSeq: () => number,
+): Message {
   if (message.type === 'ACK') return message;
   const like = known.filter((g) => g.to === to && g.message.type === message.type);
   // The reference's send of this very election first (her Elect joining epoch 2 is not its start
@@ -21,8 +26,10 @@ export function identify(message: Message, to: ProcessId, known: readonly { to: 
   const out = { ...message };
   // The same send: it carries every number the reference's carries (a term the kit's offer lacks too).
   const whole = same !== undefined && sameBut(same.message, message);
-  for (const f of whole ? IDENTIFYING : ['seq']) if (same && same.message[f] !== undefined && (whole || f in out)) out[f] = same.message[f];
-  if (typeof out.seq === 'number' && !(same && typeof same.message.seq === 'number')) out.seq = ownSeq();
+  for (const f of whole ? IDENTIFYING : ['seq'])
+    if (same && same.message[f] !== undefined && (whole || f in out)) out[f] = same.message[f];
+  if (typeof out.seq === 'number' && !(same && typeof same.message.seq === 'number'))
+    out.seq = ownSeq();
   return out;
 }
 

@@ -13,20 +13,59 @@ interface Rule {
 }
 
 export const RULES = {
-  'bully.answer': { source: '000', text: 'When an ELECTION arrives from a lower id, the receiver sends an OK message back to the sender to indicate that it is alive and will take over.' },
-  'bully.elect-higher': { source: '003', text: 'It sends an election message to all machines with a higher ID.' },
-  'bully.hold': { source: '000', text: 'The receiver then holds an election, unless it is already holding one.' },
-  'bully.declare': { source: '003', text: 'If no reply is received during a time-out period – 2*(transit time) + (processing time) – it sends a coordinator message to all processes with a lower ID; if it receives a reply (it must be from a higher ID), it waits for a coordinator message.' },
-  'bully.announce': { source: '000', text: 'It announces its victory by sending all processes a message telling them that starting immediately it is the new coordinator.' },
-  'bully.believe': { source: '000', text: 'A process believes the COORDINATOR of a higher id; a victory message from a lower id starts a new election.' },
+  'bully.answer': {
+    source: '000',
+    text: 'When an ELECTION arrives from a lower id, the receiver sends an OK message back to the sender to indicate that it is alive and will take over.',
+  },
+  'bully.elect-higher': {
+    source: '003',
+    text: 'It sends an election message to all machines with a higher ID.',
+  },
+  'bully.hold': {
+    source: '000',
+    text: 'The receiver then holds an election, unless it is already holding one.',
+  },
+  'bully.declare': {
+    source: '003',
+    text: 'If no reply is received during a time-out period – 2*(transit time) + (processing time) – it sends a coordinator message to all processes with a lower ID; if it receives a reply (it must be from a higher ID), it waits for a coordinator message.',
+  },
+  'bully.announce': {
+    source: '000',
+    text: 'It announces its victory by sending all processes a message telling them that starting immediately it is the new coordinator.',
+  },
+  'bully.believe': {
+    source: '000',
+    text: 'A process believes the COORDINATOR of a higher id; a victory message from a lower id starts a new election.',
+  },
   'ring.forward': { source: '002', text: 'Each process adds its own number and forwards to next.' },
-  'ring.skip': { source: '002', text: 'Sends to first live successor: faulty systems, those that do not respond in a fixed amount of time, are skipped.' },
-  'ring.complete': { source: '002', text: 'When the message returns to p, it sees its own process ID in the list and knows that the circuit is complete; only then does it announce the result.' },
-  'ring.circulate': { source: '002', text: 'P circulates a COORDINATOR message with the new high number; each process passes it on and believes it.' },
-  'active.forward': { source: '001', text: 'If i != j, add i to the active list and forward Elect(j) to the neighbour; Elected(x) is circulated once the message comes back.' },
-  'reference.send': { source: 'the reference', text: 'The lab’s algorithm would not send this message now.' },
-  'reference.missed': { source: 'the reference', text: 'The lab’s algorithm would have sent this message by now.' },
-  'reference.belief': { source: 'the reference', text: 'The lab’s algorithm believes another coordinator at this point.' },
+  'ring.skip': {
+    source: '002',
+    text: 'Sends to first live successor: faulty systems, those that do not respond in a fixed amount of time, are skipped.',
+  },
+  'ring.complete': {
+    source: '002',
+    text: 'When the message returns to p, it sees its own process ID in the list and knows that the circuit is complete; only then does it announce the result.',
+  },
+  'ring.circulate': {
+    source: '002',
+    text: 'P circulates a COORDINATOR message with the new high number; each process passes it on and believes it.',
+  },
+  'active.forward': {
+    source: '001',
+    text: 'If i != j, add i to the active list and forward Elect(j) to the neighbour; Elected(x) is circulated once the message comes back.',
+  },
+  'reference.send': {
+    source: 'the reference',
+    text: 'The lab’s algorithm would not send this message now.',
+  },
+  'reference.missed': {
+    source: 'the reference',
+    text: 'The lab’s algorithm would have sent this message by now.',
+  },
+  'reference.belief': {
+    source: 'the reference',
+    text: 'The lab’s algorithm believes another coordinator at this point.',
+  },
 } as const satisfies Record<string, Rule>;
 
 export type RuleId = keyof typeof RULES;
@@ -41,7 +80,14 @@ const isRing = (a: AlgorithmName) => a === 'ring' || a === 'ring-active-list';
  * She sent `message` to `to` and the reference would not have. `expected`: whom the reference
  * would send a message of that type to now (empty: it sends none of that type).
  */
-export function unexpectedSendRule(algorithm: AlgorithmName, self: ProcessId, to: ProcessId, message: Message, expected: readonly ProcessId[], ring: readonly ProcessId[]): RuleId {
+export function unexpectedSendRule(
+  algorithm: AlgorithmName,
+  self: ProcessId,
+  to: ProcessId,
+  message: Message,
+  expected: readonly ProcessId[],
+  ring: readonly ProcessId[],
+): RuleId {
   if (algorithm === 'bully') {
     if (message.type === 'ELECTION') return to < self ? 'bully.elect-higher' : 'bully.hold';
     if (message.type === 'OK') return 'bully.answer';
@@ -87,7 +133,12 @@ export function believeRule(algorithm: AlgorithmName): RuleId {
 }
 
 /** `to` lies strictly between `self` and `target` going round the ring. */
-function skippedOver(ring: readonly ProcessId[], self: ProcessId, to: ProcessId, target: ProcessId): boolean {
+function skippedOver(
+  ring: readonly ProcessId[],
+  self: ProcessId,
+  to: ProcessId,
+  target: ProcessId,
+): boolean {
   const i = ring.indexOf(self);
   if (i < 0) return false;
   const after = [...ring.slice(i + 1), ...ring.slice(0, i)];

@@ -17,10 +17,11 @@ export function experimentFigures(rows: readonly RunRow[]): Figure[] {
   const lossless = rows.filter((r) => r.drop === 0);
   const algorithms = [...new Set(lossless.map((r) => r.algorithm))];
   const cases = [...new Set(lossless.map((r) => r.case))];
-  for (const a of algorithms) for (const c of cases) {
-    const fig = messagesFigure(lossless, a, c);
-    if (fig) out.push(fig);
-  }
+  for (const a of algorithms)
+    for (const c of cases) {
+      const fig = messagesFigure(lossless, a, c);
+      if (fig) out.push(fig);
+    }
   for (const c of cases) {
     const fig = timeFigure(lossless, c);
     if (fig) out.push(fig);
@@ -32,7 +33,18 @@ export function experimentFigures(rows: readonly RunRow[]): Figure[] {
 /** Mean per N of a value, as chart points. */
 function perN(rows: readonly RunRow[], value: (r: RunRow) => number | null): [number, number][] {
   const ns = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);
-  return ns.map((n) => [n, mean(rows.filter((r) => r.n === n).map(value).filter((v): v is number => v !== null))] as [number, number]);
+  return ns.map(
+    (n) =>
+      [
+        n,
+        mean(
+          rows
+            .filter((r) => r.n === n)
+            .map(value)
+            .filter((v): v is number => v !== null),
+        ),
+      ] as [number, number],
+  );
 }
 
 function timingOf(r: RunRow) {
@@ -49,15 +61,33 @@ function messagesFigure(rows: readonly RunRow[], a: AlgorithmName, c: ElectionCa
   const series: Series[] = [];
   types.forEach((t, i) => {
     const color = PALETTE[i % PALETTE.length]!;
-    series.push({ name: `${t} measured`, color, style: 'points', points: perN(mine, (r) => r.messages[t] ?? 0) });
+    series.push({
+      name: `${t} measured`,
+      color,
+      style: 'points',
+      points: perN(mine, (r) => r.messages[t] ?? 0),
+    });
     if (formulas.includes(t)) {
       const e = (n: number) => expectedMessages(a, n, c, timingOf(mine[0]!)).messages[t]!;
-      series.push({ name: `${t}: ${e(ns[0]!).formula}`, color, style: 'line', dashed: true, points: ns.map((n) => [n, e(n).mean] as [number, number]) });
+      series.push({
+        name: `${t}: ${e(ns[0]!).formula}`,
+        color,
+        style: 'line',
+        dashed: true,
+        points: ns.map((n) => [n, e(n).mean] as [number, number]),
+      });
     }
   });
   return {
     file: `messages-${a}-${c}.svg`,
-    svg: renderChart({ title: `${a}, ${c} case: messages by type`, xLabel: 'N (processes; N−1 crashed)', yLabel: 'messages (log; zeros not drawn)', xLog: true, yLog: true, series }),
+    svg: renderChart({
+      title: `${a}, ${c} case: messages by type`,
+      xLabel: 'N (processes; N−1 crashed)',
+      yLabel: 'messages (log; zeros not drawn)',
+      xLog: true,
+      yLog: true,
+      series,
+    }),
   };
 }
 
@@ -69,13 +99,31 @@ function timeFigure(rows: readonly RunRow[], c: ElectionCase): Figure | null {
     const color = PALETTE[i % PALETTE.length]!;
     const rs = mine.filter((r) => r.algorithm === a);
     const ns = [...new Set(rs.map((r) => r.n))].sort((x, y) => x - y);
-    series.push({ name: `${a} measured`, color, style: 'points', points: perN(rs, (r) => r.electionTimeT) });
+    series.push({
+      name: `${a} measured`,
+      color,
+      style: 'points',
+      points: perN(rs, (r) => r.electionTimeT),
+    });
     const e = (n: number) => expectedMessages(a, n, c, timingOf(rs[0]!)).time;
-    series.push({ name: `${a}: ${short(e(ns[0]!).formula)}`, color, style: 'line', dashed: true, points: ns.map((n) => [n, e(n).mean] as [number, number]) });
+    series.push({
+      name: `${a}: ${short(e(ns[0]!).formula)}`,
+      color,
+      style: 'line',
+      dashed: true,
+      points: ns.map((n) => [n, e(n).mean] as [number, number]),
+    });
   });
   return {
     file: `time-${c}.svg`,
-    svg: renderChart({ title: `Election time, ${c} case`, xLabel: 'N (processes)', yLabel: 'detection → all know the coordinator (T)', xLog: true, yLog: true, series }),
+    svg: renderChart({
+      title: `Election time, ${c} case`,
+      xLabel: 'N (processes)',
+      yLabel: 'detection → all know the coordinator (T)',
+      xLog: true,
+      yLog: true,
+      series,
+    }),
   };
 }
 
@@ -93,7 +141,13 @@ function agreementFigure(rows: readonly RunRow[]): Figure {
   });
   return {
     file: 'agreement.svg',
-    svg: renderChart({ title: `Runs that ended in agreement (detector ${[...new Set(rows.map((r) => r.detector))].join(', ')})`, xLabel: 'loss probability per message', yLabel: 'share of runs agreed', series, yInclude: [0, 1] }),
+    svg: renderChart({
+      title: `Runs that ended in agreement (detector ${[...new Set(rows.map((r) => r.detector))].join(', ')})`,
+      xLabel: 'loss probability per message',
+      yLabel: 'share of runs agreed',
+      series,
+      yInclude: [0, 1],
+    }),
   };
 }
 

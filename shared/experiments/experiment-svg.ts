@@ -28,44 +28,82 @@ const W = 820;
 const H = 440;
 const M = { left: 70, right: 250, top: 40, bottom: 56 };
 
-export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+export const PALETTE = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#7f7f7f',
+  '#bcbd22',
+];
 
 export function renderChart(c: Chart): string {
-  const pts = c.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!c.xLog || x > 0) && (!c.yLog || y > 0));
+  const pts = c.series
+    .flatMap((s) => s.points)
+    .filter(
+      ([x, y]) =>
+        Number.isFinite(x) && Number.isFinite(y) && (!c.xLog || x > 0) && (!c.yLog || y > 0),
+    );
   const xs = pts.map((p) => p[0]);
   const ys = [...pts.map((p) => p[1]), ...(c.yInclude ?? [])];
   const xAxis = axis(xs, !!c.xLog, M.left, W - M.right);
   const yAxis = axis(ys, !!c.yLog, H - M.bottom, M.top);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
-  out.push(`<text x="${W / 2 - M.right / 2 + M.left / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(c.title)}</text>`);
+  out.push(
+    `<text x="${W / 2 - M.right / 2 + M.left / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(c.title)}</text>`,
+  );
   for (const t of xAxis.ticks) {
     const x = xAxis.at(t);
-    out.push(`<line x1="${f(x)}" y1="${M.top}" x2="${f(x)}" y2="${H - M.bottom}" stroke="#e6e6e6"/>`);
+    out.push(
+      `<line x1="${f(x)}" y1="${M.top}" x2="${f(x)}" y2="${H - M.bottom}" stroke="#e6e6e6"/>`,
+    );
     out.push(`<text x="${f(x)}" y="${H - M.bottom + 16}" text-anchor="middle">${label(t)}</text>`);
   }
   for (const t of yAxis.ticks) {
     const y = yAxis.at(t);
-    out.push(`<line x1="${M.left}" y1="${f(y)}" x2="${W - M.right}" y2="${f(y)}" stroke="#e6e6e6"/>`);
+    out.push(
+      `<line x1="${M.left}" y1="${f(y)}" x2="${W - M.right}" y2="${f(y)}" stroke="#e6e6e6"/>`,
+    );
     out.push(`<text x="${M.left - 6}" y="${f(y + 4)}" text-anchor="end">${label(t)}</text>`);
   }
-  out.push(`<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#444"/>`);
-  out.push(`<text x="${(M.left + W - M.right) / 2}" y="${H - 14}" text-anchor="middle">${esc(c.xLabel)}</text>`);
-  out.push(`<text transform="translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(c.yLabel)}</text>`);
+  out.push(
+    `<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#444"/>`,
+  );
+  out.push(
+    `<text x="${(M.left + W - M.right) / 2}" y="${H - 14}" text-anchor="middle">${esc(c.xLabel)}</text>`,
+  );
+  out.push(
+    `<text transform="translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(c.yLabel)}</text>`,
+  );
   c.series.forEach((s, i) => {
-    const ok = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!c.xLog || x > 0) && (!c.yLog || y > 0));
+    const ok = s.points.filter(
+      ([x, y]) =>
+        Number.isFinite(x) && Number.isFinite(y) && (!c.xLog || x > 0) && (!c.yLog || y > 0),
+    );
     const xy = ok.map(([x, y]) => [xAxis.at(x), yAxis.at(y)] as const);
     if (s.style !== 'points' && xy.length > 1) {
       const d = xy.map(([x, y], k) => `${k === 0 ? 'M' : 'L'}${f(x)} ${f(y)}`).join(' ');
-      out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+      out.push(
+        `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
     }
     if (s.style !== 'line') for (const [x, y] of xy) out.push(marker(x, y, s));
     // Legend entry.
     const ly = M.top + 8 + i * 18;
     const lx = W - M.right + 14;
     if (s.style === 'points') out.push(marker(lx + 10, ly, s));
-    else out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 20}" y2="${ly}" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+    else
+      out.push(
+        `<line x1="${lx}" y1="${ly}" x2="${lx + 20}" y2="${ly}" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
     out.push(`<text x="${lx + 26}" y="${ly + 4}">${esc(s.name)}</text>`);
   });
   out.push('</svg>');

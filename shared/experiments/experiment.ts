@@ -2,7 +2,16 @@
 // the coordinator N-1 crashed, one process detects it) for every algorithm, N, case, loss rate and
 // seed asked for. Each run yields one row: the messages sent from detection on, by type, the
 // time until every live process knew the coordinator, and whether the run ended safe and agreed.
-import { DEFAULT_TIMING, type Algorithm, type AlgorithmName, type DetectorMode, type Effect, type Message, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type Algorithm,
+  type AlgorithmName,
+  type DetectorMode,
+  type Effect,
+  type Message,
+  type ProcessId,
+  type Timing,
+} from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { detectorsFor, type ElectionCase } from '../analysis/formulas.ts';
 import { checkAgreement, checkSafety } from '../analysis/properties.ts';
@@ -49,7 +58,8 @@ export const DETECT_AT = 1000;
 
 /** How long after detection a run may go on. Emergent heartbeats never stop: its window ends after the election. */
 function horizon(p: RunParams, timing: Timing): number {
-  if (p.algorithm === 'emergent' && p.detector === 'none') return 6 * timing.heartbeatInterval + 20 * timing.transmission;
+  if (p.algorithm === 'emergent' && p.detector === 'none')
+    return 6 * timing.heartbeatInterval + 20 * timing.transmission;
   return p.detector === 'none' && p.drop === 0 ? 600_000 : 60_000;
 }
 
@@ -84,7 +94,8 @@ export function runOne(p: RunParams, clock: () => number = () => 0): RunRow {
     total: Object.values(counted).reduce((a, b) => a + b, 0),
     dropped: r.messages.dropped,
     electionTime: r.electionTime,
-    electionTimeT: r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
+    electionTimeT:
+      r.electionTime === null || transmission === 0 ? null : r.electionTime / transmission,
     coordinator: coords.size === 1 ? [...coords][0]! : null,
     agreed: agreement === null,
     safe: safety === null,
@@ -99,10 +110,15 @@ export function runOne(p: RunParams, clock: () => number = () => 0): RunRow {
  * Wraps an algorithm so every send it makes at or after `from` (virtual time) is counted by
  * type. The counter belongs to one run; the algorithm itself stays untouched.
  */
-export function counting<S, M extends Message>(algo: Algorithm<S, M>, from: number, into: Record<string, number>): Algorithm<S, M> {
+export function counting<S, M extends Message>(
+  algo: Algorithm<S, M>,
+  from: number,
+  into: Record<string, number>,
+): Algorithm<S, M> {
   const tally = (effects: Effect<M>[], now: number) => {
     if (now < from) return;
-    for (const e of effects) if (e.kind === 'send') into[e.message.type] = (into[e.message.type] ?? 0) + 1;
+    for (const e of effects)
+      if (e.kind === 'send') into[e.message.type] = (into[e.message.type] ?? 0) + 1;
   };
   return {
     ...algo,
@@ -152,12 +168,23 @@ export function sweepRuns(spec: SweepSpec): RunParams[] {
       for (const drop of spec.drops)
         for (const n of spec.nodes)
           for (let run = 0; run < spec.runs; run++)
-            out.push({ algorithm, n, case: c, run, seed: spec.seed + run, delay: spec.delay, jitter: spec.jitter, drop, detector: spec.detector });
+            out.push({
+              algorithm,
+              n,
+              case: c,
+              run,
+              seed: spec.seed + run,
+              delay: spec.delay,
+              jitter: spec.jitter,
+              drop,
+              detector: spec.detector,
+            });
   return out;
 }
 
 /** Relative cost of a run, for a progress bar that moves evenly: messages grow up to N². */
 export function runWeight(p: RunParams): number {
-  const quadratic = p.algorithm === 'ring-active-list' || (p.algorithm === 'bully' && p.case !== 'best');
+  const quadratic =
+    p.algorithm === 'ring-active-list' || (p.algorithm === 'bully' && p.case !== 'best');
   return quadratic ? p.n * p.n : p.algorithm === 'emergent' ? 20 * p.n : 4 * p.n;
 }

@@ -8,13 +8,25 @@
 //   checker's overlap bound), agreement at the end (e_i = P: every live process believes in the
 //   same live leader, the highest live id for Bully and the rings), and liveness (everyone
 //   settled within the checker's bounds after the last fault).
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmName,
+  type ProcessId,
+  type Timing,
+} from '../algorithms/algorithm.ts';
 import { checkerProfile } from '../analysis/checker-profiles.ts';
 import { emergentOptions } from '../algorithms/emergent-state.ts';
-import { detectorsFor, expectedFor, expectedMessages, formulaTypes, type ElectionCase } from '../analysis/formulas.ts';
+import {
+  detectorsFor,
+  expectedFor,
+  expectedMessages,
+  formulaTypes,
+  type ElectionCase,
+} from '../analysis/formulas.ts';
 import type { SimulationSpec } from '../sim/simulator.ts';
 
-export type CaseGroup = 'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss' | 'partition';
+export type CaseGroup =
+  'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss' | 'partition';
 
 export interface GradeCase {
   id: string;
@@ -48,11 +60,24 @@ function bounds(algorithm: AlgorithmName, ids: readonly number[]) {
 }
 
 /** Liveness after the last fault at `at`: noticing it (the checker's quiet bound) plus one election. */
-function afterFault(algorithm: AlgorithmName, ids: readonly number[], at: number, detector: boolean) {
+function afterFault(
+  algorithm: AlgorithmName,
+  ids: readonly number[],
+  at: number,
+  detector: boolean,
+) {
   const b = bounds(algorithm, ids);
   return detector
-    ? { from: at, bound: b.quiet + b.election, formula: 'detection + one election (the checker\'s quiet + election bounds)' }
-    : { from: at, bound: 2 * b.election + b.quiet, formula: 'two elections and a timeout (the checker\'s bounds)' };
+    ? {
+        from: at,
+        bound: b.quiet + b.election,
+        formula: "detection + one election (the checker's quiet + election bounds)",
+      }
+    : {
+        from: at,
+        bound: 2 * b.election + b.quiet,
+        formula: "two elections and a timeout (the checker's bounds)",
+      };
 }
 
 /** How long the documents' runs go on after detection (the experiment runner's horizon). */
@@ -80,8 +105,16 @@ function countsCase(algorithm: AlgorithmName, n: number, c: ElectionCase): Grade
       until: DETECT_AT + horizon(algorithm),
     },
     safety: true,
-    counts: { from: DETECT_AT, expected: Object.fromEntries(types.map((t) => [t, e.messages[t] ?? 0])), formulas: formulaText(algorithm, n, c) },
-    liveness: { from: DETECT_AT, bound: e.time * T, formula: `${expectedTimeFormula(algorithm, n, c)} = ${round(e.time)}T` },
+    counts: {
+      from: DETECT_AT,
+      expected: Object.fromEntries(types.map((t) => [t, e.messages[t] ?? 0])),
+      formulas: formulaText(algorithm, n, c),
+    },
+    liveness: {
+      from: DETECT_AT,
+      bound: e.time * T,
+      formula: `${expectedTimeFormula(algorithm, n, c)} = ${round(e.time)}T`,
+    },
     winner: HIGHEST.includes(algorithm) ? n - 2 : null,
   };
 }
@@ -107,9 +140,21 @@ function example(algorithm: AlgorithmName): GradeCase {
         id: 'figure-6-20',
         group: 'example',
         title: 'Figure 6-20 (000): 7 has crashed, 4 notices; 6 must win',
-        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: 7, at: 0 }], elections: [{ id: 4, at: 0 }], until: 20_000 },
+        spec: {
+          ids,
+          timing: TIMING,
+          detector: 'none',
+          link: { delay: T },
+          crashes: [{ id: 7, at: 0 }],
+          elections: [{ id: 4, at: 0 }],
+          until: 20_000,
+        },
         safety: true,
-        counts: { from: 0, expected: { ELECTION: 6, OK: 3, COORDINATOR: 6 }, formulas: { ELECTION: '(a) 3 + (c) 3', OK: '(b) 2 + (d) 1', COORDINATOR: '(e) N−2' } },
+        counts: {
+          from: 0,
+          expected: { ELECTION: 6, OK: 3, COORDINATOR: 6 },
+          formulas: { ELECTION: '(a) 3 + (c) 3', OK: '(b) 2 + (d) 1', COORDINATOR: '(e) N−2' },
+        },
         liveness: { from: 0, bound: 4 * T + TIMING.processing, formula: 'T + UB + T = 4T + M' },
         winner: 6,
       };
@@ -120,9 +165,24 @@ function example(algorithm: AlgorithmName): GradeCase {
         id: 'ring-002',
         group: 'example',
         title: 'Ring example (002): 7 has crashed, 2 and 5 notice at once; both elect 6',
-        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: 7, at: 0 }], elections: [{ id: 5, at: 0 }, { id: 2, at: 0 }], until: 20_000 },
+        spec: {
+          ids,
+          timing: TIMING,
+          detector: 'none',
+          link: { delay: T },
+          crashes: [{ id: 7, at: 0 }],
+          elections: [
+            { id: 5, at: 0 },
+            { id: 2, at: 0 },
+          ],
+          until: 20_000,
+        },
         safety: true,
-        liveness: { from: 0, bound: bounds('ring', ids).election, formula: "2N(T + M) + UB (the checker's election bound)" },
+        liveness: {
+          from: 0,
+          bound: bounds('ring', ids).election,
+          formula: "2N(T + M) + UB (the checker's election bound)",
+        },
         winner: 6,
       };
     }
@@ -132,9 +192,26 @@ function example(algorithm: AlgorithmName): GradeCase {
         id: 'ring-001',
         group: 'example',
         title: 'Active-list example (001): ring P1..P4, P1 and P4 crash, P2 notices; both choose 3',
-        spec: { ids, ring: ids, timing: TIMING, detector: 'none', link: { delay: T }, initialCoordinator: 4, crashes: [{ id: 1, at: 0 }, { id: 4, at: 0 }], elections: [{ id: 2, at: 0 }], until: 20_000 },
+        spec: {
+          ids,
+          ring: ids,
+          timing: TIMING,
+          detector: 'none',
+          link: { delay: T },
+          initialCoordinator: 4,
+          crashes: [
+            { id: 1, at: 0 },
+            { id: 4, at: 0 },
+          ],
+          elections: [{ id: 2, at: 0 }],
+          until: 20_000,
+        },
         safety: true,
-        liveness: { from: 0, bound: bounds('ring-active-list', ids).election, formula: "2N(T + M) + UB (the checker's election bound)" },
+        liveness: {
+          from: 0,
+          bound: bounds('ring-active-list', ids).election,
+          formula: "2N(T + M) + UB (the checker's election bound)",
+        },
         winner: 3,
       };
     }
@@ -144,9 +221,20 @@ function example(algorithm: AlgorithmName): GradeCase {
         id: 'master-crash',
         group: 'example',
         title: 'Master crash (003): 7 is master, slaves 3..6; the master crashes, the slaves elect',
-        spec: { ids, timing: TIMING, link: { delay: T }, options: { initialPool: 4 }, crashes: [{ id: 7, at: 500 }], until: 12_000 },
+        spec: {
+          ids,
+          timing: TIMING,
+          link: { delay: T },
+          options: { initialPool: 4 },
+          crashes: [{ id: 7, at: 500 }],
+          until: 12_000,
+        },
         safety: true,
-        counts: { from: 500, expected: { CANDIDATE: 12, ABORT: 0 }, formulas: { CANDIDATE: 'k(k−1), k = 4', ABORT: '0' } },
+        counts: {
+          from: 500,
+          expected: { CANDIDATE: 12, ABORT: 0 },
+          formulas: { CANDIDATE: 'k(k−1), k = 4', ABORT: '0' },
+        },
         liveness: afterFault('emergent', ids, 500, true),
         winner: null,
       };
@@ -157,7 +245,19 @@ function example(algorithm: AlgorithmName): GradeCase {
         id: 'split-vote',
         group: 'example',
         title: 'Split vote (§5.2): 4 led and crashed; 1 and 3 campaign at once',
-        spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, links: { '1->0': { delay: 50 }, '3->2': { delay: 50 } }, crashes: [{ id: 4, at: 0 }], elections: [{ id: 1, at: 0 }, { id: 3, at: 0 }], until: 30_000 },
+        spec: {
+          ids,
+          timing: TIMING,
+          detector: 'none',
+          link: { delay: T },
+          links: { '1->0': { delay: 50 }, '3->2': { delay: 50 } },
+          crashes: [{ id: 4, at: 0 }],
+          elections: [
+            { id: 1, at: 0 },
+            { id: 3, at: 0 },
+          ],
+          until: 30_000,
+        },
         safety: true,
         liveness: afterFault('raft', ids, 0, false),
         winner: null,
@@ -172,18 +272,37 @@ function crashDuringElection(algorithm: AlgorithmName): GradeCase {
   const b = bounds(algorithm, ids);
   // The would-be winner (N-2) crashes once the election has reached it, before it can win. Raft
   // (no detector): the candidate 1 crashes after asking for votes, and 2 campaigns a second later.
-  const at = algorithm === 'emergent' ? 2300 : algorithm === 'bully' || algorithm === 'raft' ? 150 : 250;
+  const at =
+    algorithm === 'emergent' ? 2300 : algorithm === 'bully' || algorithm === 'raft' ? 150 : 250;
   const victim = algorithm === 'raft' ? 1 : n - 2;
   const spec: GradeCase['spec'] =
     algorithm === 'emergent'
-      ? { ids, timing: TIMING, link: { delay: T }, crashes: [{ id: n - 1, at: 500 }, { id: victim, at }], until: 15_000 }
+      ? {
+          ids,
+          timing: TIMING,
+          link: { delay: T },
+          crashes: [
+            { id: n - 1, at: 500 },
+            { id: victim, at },
+          ],
+          until: 15_000,
+        }
       : {
           ids,
           timing: TIMING,
           detector: 'none',
           link: { delay: T },
-          crashes: [{ id: n - 1, at: 0 }, { id: victim, at }],
-          elections: algorithm === 'raft' ? [{ id: 1, at: 0 }, { id: 2, at: 1000 }] : [{ id: 0, at: 0 }],
+          crashes: [
+            { id: n - 1, at: 0 },
+            { id: victim, at },
+          ],
+          elections:
+            algorithm === 'raft'
+              ? [
+                  { id: 1, at: 0 },
+                  { id: 2, at: 1000 },
+                ]
+              : [{ id: 0, at: 0 }],
           until: 30_000,
         };
   return {
@@ -192,7 +311,11 @@ function crashDuringElection(algorithm: AlgorithmName): GradeCase {
     title: `a crash during the election: ${n - 1} has crashed; ${victim} crashes at t=${at}, mid-election${algorithm === 'raft' ? '; 2 campaigns at t=1000' : ''}`,
     spec,
     safety: true,
-    liveness: { from: algorithm === 'raft' ? 1000 : at, bound: b.quiet + 2 * b.election, formula: "a timeout and two elections (the checker's quiet + 2 × election bounds)" },
+    liveness: {
+      from: algorithm === 'raft' ? 1000 : at,
+      bound: b.quiet + 2 * b.election,
+      formula: "a timeout and two elections (the checker's quiet + 2 × election bounds)",
+    },
     winner: HIGHEST.includes(algorithm) ? n - 3 : null,
   };
 }
@@ -205,7 +328,15 @@ function recovery(algorithm: AlgorithmName): GradeCase {
     id: 'recovery',
     group: 'recovery',
     title: `a recovery: ${n - 1} crashes, the others elect, ${n - 1} comes back at t=${back}`,
-    spec: { ids, timing: TIMING, detector: 'heartbeat', link: { delay: T }, crashes: [{ id: n - 1, at: 500 }], recoveries: [{ id: n - 1, at: back }], until: 20_000 },
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'heartbeat',
+      link: { delay: T },
+      crashes: [{ id: n - 1, at: 500 }],
+      recoveries: [{ id: n - 1, at: back }],
+      until: 20_000,
+    },
     safety: true,
     liveness: afterFault(algorithm, ids, back, true),
     winner: HIGHEST.includes(algorithm) ? n - 1 : null,
@@ -219,7 +350,18 @@ function twoInitiators(algorithm: AlgorithmName): GradeCase {
     id: 'two-initiators',
     group: 'initiators',
     title: `two initiators at once: ${n - 1} has crashed, 1 and 3 notice at the same moment`,
-    spec: { ids, timing: TIMING, detector: 'none', link: { delay: T }, crashes: [{ id: n - 1, at: 0 }], elections: [{ id: 1, at: 0 }, { id: 3, at: 0 }], until: 30_000 },
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'none',
+      link: { delay: T },
+      crashes: [{ id: n - 1, at: 0 }],
+      elections: [
+        { id: 1, at: 0 },
+        { id: 3, at: 0 },
+      ],
+      until: 30_000,
+    },
     safety: true,
     liveness: afterFault(algorithm, ids, 0, false),
     winner: HIGHEST.includes(algorithm) ? n - 2 : null,
@@ -234,7 +376,16 @@ function lossWithDetector(algorithm: AlgorithmName): GradeCase {
     id: 'loss-detector',
     group: 'loss',
     title: `loss with the failure detector on: 10% of messages lost until t=${calm}, ${n - 1} crashes at t=2000`,
-    spec: { ids, timing: TIMING, detector: 'heartbeat', link: { delay: T, drop: 0.1 }, dropUntil: calm, crashes: [{ id: n - 1, at: 2000 }], seed: 7, until: 40_000 },
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'heartbeat',
+      link: { delay: T, drop: 0.1 },
+      dropUntil: calm,
+      crashes: [{ id: n - 1, at: 2000 }],
+      seed: 7,
+      until: 40_000,
+    },
     // Lost messages leave the id-ranked algorithms' assumptions (every message within T): for them
     // only agreement and liveness after the loss stops. Raft's Election Safety (§5.2, Figure 3)
     // holds under any loss (one vote per term), so its safety is checked here too.
@@ -260,18 +411,43 @@ function partitionHeals(): GradeCase {
     id: 'partition-heals',
     group: 'partition',
     title: `a partition that heals: 7 leads, {0..4} and {5, 6, 7} cut apart at t=1000, healed at t=${heal}`,
-    spec: { ids, timing: TIMING, link: { delay: T }, options: { initialPool: 4 }, partitions: [{ at: 1000, groups: [range(5), range(3, 5)] }, { at: heal, groups: null }], until: 20_000 },
+    spec: {
+      ids,
+      timing: TIMING,
+      link: { delay: T },
+      options: { initialPool: 4 },
+      partitions: [
+        { at: 1000, groups: [range(5), range(3, 5)] },
+        { at: heal, groups: null },
+      ],
+      until: 20_000,
+    },
     safety: true,
     safetyFrom: heal,
     liveness: afterFault('emergent', ids, heal, true),
     winner: null,
-    pool: { min: options.poolMin, max: options.poolMax, formula: 'poolMin..poolMax (003, Operation ii: "If a slave registers there are too many slaves it drops back into an idle state")' },
+    pool: {
+      min: options.poolMin,
+      max: options.poolMax,
+      formula:
+        'poolMin..poolMax (003, Operation ii: "If a slave registers there are too many slaves it drops back into an idle state")',
+    },
   };
 }
 
 /** Every case for `algorithm`, in the order the report lists them. */
 export function casesFor(algorithm: AlgorithmName): GradeCase[] {
-  const counts = [4, 6, 8].flatMap((n) => (['worst', 'best'] as const).map((c) => countsCase(algorithm, n, c)));
+  const counts = [4, 6, 8].flatMap((n) =>
+    (['worst', 'best'] as const).map((c) => countsCase(algorithm, n, c)),
+  );
   const partition = algorithm === 'emergent' ? [partitionHeals()] : [];
-  return [example(algorithm), ...counts, crashDuringElection(algorithm), recovery(algorithm), twoInitiators(algorithm), lossWithDetector(algorithm), ...partition];
+  return [
+    example(algorithm),
+    ...counts,
+    crashDuringElection(algorithm),
+    recovery(algorithm),
+    twoInitiators(algorithm),
+    lossWithDetector(algorithm),
+    ...partition,
+  ];
 }

@@ -29,7 +29,8 @@ function items(trace: readonly TraceEvent[], steady: ReadonlySet<string>): Item[
   const out: Item[] = [];
   const last = new Map<ProcessId, string>();
   for (const e of trace) {
-    if (e.kind === 'send' && !steady.has(e.type)) out.push({ t: e.t, node: e.from, text: `${e.from} sends ${e.type} to ${e.to}` });
+    if (e.kind === 'send' && !steady.has(e.type))
+      out.push({ t: e.t, node: e.from, text: `${e.from} sends ${e.type} to ${e.to}` });
     else if (e.kind === 'report') {
       const r = e.report;
       const text = `${e.node} ${leads(r) ? 'leads' : r.electing ? 'is electing' : r.coordinator === null ? 'knows no coordinator' : `follows ${r.coordinator}`}`;
@@ -55,7 +56,11 @@ function byInstant(list: Item[]): Map<number, Item[]> {
 }
 
 /** The first instant at which the two runs differ, or null when they agree throughout. */
-export function firstDivergence(reference: readonly TraceEvent[], yours: readonly TraceEvent[], steady: ReadonlySet<string>): Divergence | null {
+export function firstDivergence(
+  reference: readonly TraceEvent[],
+  yours: readonly TraceEvent[],
+  steady: ReadonlySet<string>,
+): Divergence | null {
   const a = byInstant(items(reference, steady));
   const b = byInstant(items(yours, steady));
   const instants = [...new Set([...a.keys(), ...b.keys()])].sort((x, y) => x - y);
@@ -65,8 +70,16 @@ export function firstDivergence(reference: readonly TraceEvent[], yours: readonl
     if (ra.join('\n') === rb.join('\n')) continue;
     const onlyRef = minus(ra, rb);
     const onlyYours = minus(rb, ra);
-    const first = [...(a.get(t) ?? []), ...(b.get(t) ?? [])].find((i) => onlyRef.includes(i.text) || onlyYours.includes(i.text))!;
-    return { t, process: first.node, event: handling(yours, first.node, t), reference: onlyRef, yours: onlyYours };
+    const first = [...(a.get(t) ?? []), ...(b.get(t) ?? [])].find(
+      (i) => onlyRef.includes(i.text) || onlyYours.includes(i.text),
+    )!;
+    return {
+      t,
+      process: first.node,
+      event: handling(yours, first.node, t),
+      reference: onlyRef,
+      yours: onlyYours,
+    };
   }
   return null;
 }
@@ -90,7 +103,8 @@ function handling(trace: readonly TraceEvent[], node: ProcessId, t: number): str
     if (e.kind === 'deliver' && e.to === node) found = `${e.type} from ${e.from} (t=${round(e.t)})`;
     else if (e.kind === 'timer' && e.node === node) found = `timer ${e.name} (t=${round(e.t)})`;
     else if (e.kind === 'elect' && e.node === node) found = `elect (t=${round(e.t)})`;
-    else if ((e.kind === 'recover' || e.kind === 'crash') && e.node === node) found = `${e.kind} (t=${round(e.t)})`;
+    else if ((e.kind === 'recover' || e.kind === 'crash') && e.node === node)
+      found = `${e.kind} (t=${round(e.t)})`;
   }
   return found;
 }
@@ -98,6 +112,11 @@ function handling(trace: readonly TraceEvent[], node: ProcessId, t: number): str
 const round = (x: number) => Math.round(x * 100) / 100;
 
 export function describeDivergence(d: Divergence): string {
-  const list = (xs: string[]) => (xs.length === 0 ? 'nothing' : xs.length <= 4 ? xs.join('; ') : `${xs.slice(0, 4).join('; ')}; and ${xs.length - 4} more`);
+  const list = (xs: string[]) =>
+    xs.length === 0
+      ? 'nothing'
+      : xs.length <= 4
+        ? xs.join('; ')
+        : `${xs.slice(0, 4).join('; ')}; and ${xs.length - 4} more`;
   return `first divergence from the reference at t=${round(d.t)}, process ${d.process}${d.event ? ` handling ${d.event}` : ''}: the reference: ${list(d.reference)}; yours: ${list(d.yours)}`;
 }

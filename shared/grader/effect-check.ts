@@ -18,7 +18,9 @@ export function wireTypes(algorithm: AlgorithmName): string[] {
 /** The message types her module may send in a lab of `algorithm`. */
 export function studentMessageTypes(algorithm: AlgorithmName): string[] {
   const all = wireTypes(algorithm);
-  return HOST_DETECTOR.includes(algorithm) ? all.filter((t) => !DETECTOR_MESSAGE_TYPES.includes(t)) : all;
+  return HOST_DETECTOR.includes(algorithm)
+    ? all.filter((t) => !DETECTOR_MESSAGE_TYPES.includes(t))
+    : all;
 }
 
 /** Why the bots of `algorithm` would not understand `message` (null: they would). */
@@ -61,49 +63,91 @@ export function checkEffects(effects: unknown, rules: Rules): Effect[] {
   let sends = 0;
   if (effects.length > 8 * rules.maxSends) {
     const sent = effects.filter((e) => (e as { kind?: unknown } | null)?.kind === 'send').length;
-    if (sent > rules.maxSends) throw new Error(`${sent} sends in one step; at most ${rules.maxSends} (a lab of ${rules.ids.size} processes never needs that many)`);
+    if (sent > rules.maxSends)
+      throw new Error(
+        `${sent} sends in one step; at most ${rules.maxSends} (a lab of ${rules.ids.size} processes never needs that many)`,
+      );
     throw new Error(`${effects.length} effects in one step; at most ${8 * rules.maxSends}`);
   }
   for (let i = 0; i < effects.length; i++) {
     const e = effects[i] as Record<string, unknown> | null;
     const at = `effects[${i}]`;
-    if (!e || typeof e !== 'object' || Array.isArray(e)) throw new Error(`${at} is ${kindOf(e)}, not an effect object`);
+    if (!e || typeof e !== 'object' || Array.isArray(e))
+      throw new Error(`${at} is ${kindOf(e)}, not an effect object`);
     switch (e.kind) {
       case 'send': {
-        if (++sends > rules.maxSends) throw new Error(`more than ${rules.maxSends} sends in one step (a lab of ${rules.ids.size} processes never needs that many)`);
+        if (++sends > rules.maxSends)
+          throw new Error(
+            `more than ${rules.maxSends} sends in one step (a lab of ${rules.ids.size} processes never needs that many)`,
+          );
         const to = e.to;
-        if (typeof to !== 'number' || !Number.isInteger(to)) throw new Error(`${at}: send.to must be a process id (a whole number), got ${kindOf(to)}`);
-        if (to === rules.self) throw new Error(`${at}: a send to itself (${to}); to act later, set a timer`);
-        if (!rules.ids.has(to)) throw new Error(`${at}: a send to ${to}, which is not in this lab (ids ${describeIds(rules.ids)})`);
+        if (typeof to !== 'number' || !Number.isInteger(to))
+          throw new Error(
+            `${at}: send.to must be a process id (a whole number), got ${kindOf(to)}`,
+          );
+        if (to === rules.self)
+          throw new Error(`${at}: a send to itself (${to}); to act later, set a timer`);
+        if (!rules.ids.has(to))
+          throw new Error(
+            `${at}: a send to ${to}, which is not in this lab (ids ${describeIds(rules.ids)})`,
+          );
         const message = jsonCopy(e.message, `${at}.message`);
-        if (!message || typeof message !== 'object' || Array.isArray(message)) throw new Error(`${at}.message must be an object with a string type, got ${kindOf(message)}`);
+        if (!message || typeof message !== 'object' || Array.isArray(message))
+          throw new Error(
+            `${at}.message must be an object with a string type, got ${kindOf(message)}`,
+          );
         const type = (message as { type?: unknown }).type;
-        if (typeof type !== 'string' || type.length === 0 || type.length > 32) throw new Error(`${at}.message.type must be a string of 1 to 32 characters`);
-        if (rules.reservedTypes.has(type)) throw new Error(`${at}: ${type} belongs to the host's failure detector; the host sends it`);
-        if (!rules.types.has(type)) throw new Error(`${at}: message type ${type} is not in your messageTypes (${[...rules.types].join(', ')})`);
+        if (typeof type !== 'string' || type.length === 0 || type.length > 32)
+          throw new Error(`${at}.message.type must be a string of 1 to 32 characters`);
+        if (rules.reservedTypes.has(type))
+          throw new Error(
+            `${at}: ${type} belongs to the host's failure detector; the host sends it`,
+          );
+        if (!rules.types.has(type))
+          throw new Error(
+            `${at}: message type ${type} is not in your messageTypes (${[...rules.types].join(', ')})`,
+          );
         out.push({ kind: 'send', to, message: message as Message });
         break;
       }
       case 'set-timer': {
         const name = e.name;
-        if (typeof name !== 'string' || !TIMER_NAME.test(name)) throw new Error(`${at}: set-timer.name must be a string of 1 to 64 characters`);
-        if (rules.reservedTimers && name.startsWith('fd:')) throw new Error(`${at}: timer names starting with fd: belong to the host's failure detector`);
+        if (typeof name !== 'string' || !TIMER_NAME.test(name))
+          throw new Error(`${at}: set-timer.name must be a string of 1 to 64 characters`);
+        if (rules.reservedTimers && name.startsWith('fd:'))
+          throw new Error(
+            `${at}: timer names starting with fd: belong to the host's failure detector`,
+          );
         const after = e.after;
-        if (typeof after !== 'number' || !Number.isFinite(after) || after < 0 || after > MAX_TIMER_MS) throw new Error(`${at}: set-timer.after must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${kindOf(after)}`);
+        if (
+          typeof after !== 'number' ||
+          !Number.isFinite(after) ||
+          after < 0 ||
+          after > MAX_TIMER_MS
+        )
+          throw new Error(
+            `${at}: set-timer.after must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${kindOf(after)}`,
+          );
         out.push({ kind: 'set-timer', name, after });
         break;
       }
       case 'cancel-timer': {
         const name = e.name;
-        if (typeof name !== 'string' || !TIMER_NAME.test(name)) throw new Error(`${at}: cancel-timer.name must be a string of 1 to 64 characters`);
-        if (rules.reservedTimers && name.startsWith('fd:')) throw new Error(`${at}: timer names starting with fd: belong to the host's failure detector`);
+        if (typeof name !== 'string' || !TIMER_NAME.test(name))
+          throw new Error(`${at}: cancel-timer.name must be a string of 1 to 64 characters`);
+        if (rules.reservedTimers && name.startsWith('fd:'))
+          throw new Error(
+            `${at}: timer names starting with fd: belong to the host's failure detector`,
+          );
         out.push({ kind: 'cancel-timer', name });
         break;
       }
       case 'report':
         break;
       default:
-        throw new Error(`${at} has kind ${JSON.stringify(e.kind) ?? 'undefined'}; an effect is one of send, set-timer, cancel-timer`);
+        throw new Error(
+          `${at} has kind ${JSON.stringify(e.kind) ?? 'undefined'}; an effect is one of send, set-timer, cancel-timer`,
+        );
     }
   }
   return out;
@@ -114,7 +158,8 @@ function jsonCopy(v: unknown, at: string): unknown {
   const problem = plainProblem(v, at, true);
   if (problem) throw new Error(`${problem} (messages must be JSON)`);
   const text = JSON.stringify(v);
-  if (text.length > MAX_MESSAGE_BYTES) throw new Error(`${at} is ${text.length} bytes as JSON; at most ${MAX_MESSAGE_BYTES}`);
+  if (text.length > MAX_MESSAGE_BYTES)
+    throw new Error(`${at} is ${text.length} bytes as JSON; at most ${MAX_MESSAGE_BYTES}`);
   return JSON.parse(text);
 }
 
@@ -150,7 +195,9 @@ export function plainProblem(v: unknown, at: string, json = false): string | nul
           return null;
         }
         if (proto !== Object.prototype && proto !== null) {
-          const name = (x as { constructor?: { name?: string } }).constructor?.name ?? 'an object with a prototype';
+          const name =
+            (x as { constructor?: { name?: string } }).constructor?.name ??
+            'an object with a prototype';
           return `${path} is a ${name}; use plain objects and arrays`;
         }
         seen.add(x);

@@ -24,7 +24,14 @@ const NO_FAULTS: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, sl
  */
 const probeShare = (s: ExploreSetup) => (s.budget.restart > 0 ? 0.75 : 0.25);
 
-function lab(algorithm: AlgorithmName, subject: AnyAlgorithm, n: number, alive: boolean, initiators: number[], budget: FaultBudget): ExploreSetup {
+function lab(
+  algorithm: AlgorithmName,
+  subject: AnyAlgorithm,
+  n: number,
+  alive: boolean,
+  initiators: number[],
+  budget: FaultBudget,
+): ExploreSetup {
   const ids = Array.from({ length: n }, (_, i) => i);
   const timing = DEFAULT_TIMING;
   return {
@@ -47,7 +54,10 @@ function lab(algorithm: AlgorithmName, subject: AnyAlgorithm, n: number, alive: 
 /** The labs her module is explored in, in order (the first finding ends the case). */
 function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSetup[] {
   if (algorithm === 'raft') {
-    return [lab(algorithm, subject, 4, true, [0, 2], NO_FAULTS), lab(algorithm, subject, 5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 })];
+    return [
+      lab(algorithm, subject, 4, true, [0, 2], NO_FAULTS),
+      lab(algorithm, subject, 5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 }),
+    ];
   }
   if (algorithm === 'emergent') return [lab(algorithm, subject, 4, false, [0, 1, 2], NO_FAULTS)];
   const crash = { ...NO_FAULTS, crash: 1 };
@@ -64,11 +74,16 @@ function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSe
 export function asFault(err: unknown): FaultInfo {
   if (err instanceof ModuleFault) return err.info;
   // Not hers (the simulator's own invariant, or a host bug): say so plainly.
-  return { kind: 'throw', message: `the run stopped: ${err instanceof Error ? err.message : String(err)}` };
+  return {
+    kind: 'throw',
+    message: `the run stopped: ${err instanceof Error ? err.message : String(err)}`,
+  };
 }
 
 function labTitle(s: ExploreSetup): string {
-  const who = s.crashed.length ? `${s.crashed.join(', ')} crashed, ${s.initiators.join(', ')} notice within T` : `${s.initiators.join(' and ')} campaign at once`;
+  const who = s.crashed.length
+    ? `${s.crashed.join(', ')} crashed, ${s.initiators.join(', ')} notice within T`
+    : `${s.initiators.join(' and ')} campaign at once`;
   return `${labWords(s)} (${who})`;
 }
 
@@ -79,36 +94,112 @@ export interface ExploreCounts {
 }
 
 /** The explorer over her module in every lab, the time budget (or `counts`) shared among them. */
-export function gradeExplore(algorithm: AlgorithmName, subject: AnyAlgorithm, ms: number, clock: () => number, counts?: ExploreCounts): CaseResult {
+export function gradeExplore(
+  algorithm: AlgorithmName,
+  subject: AnyAlgorithm,
+  ms: number,
+  clock: () => number,
+  counts?: ExploreCounts,
+): CaseResult {
   const started = clock();
   const labs = exploreLabs(algorithm, subject);
-  const base = { id: 'explore', group: 'explore' as const, title: `explorer, ${(ms / 1000).toFixed(1)} s: ${labs.map(labTitle).join('; ')}` };
+  const base = {
+    id: 'explore',
+    group: 'explore' as const,
+    title: `explorer, ${(ms / 1000).toFixed(1)} s: ${labs.map(labTitle).join('; ')}`,
+  };
   const figures: CaseResult['figures'] = [];
   const proofs: ExploreProof[] = [];
   try {
     for (const setup of labs) {
       const share = counts ? Infinity : ms / labs.length;
-      const probes = { count: counts?.probes ?? 1_000_000, steps: 5000, ms: share * probeShare(setup) };
-      const r = search(setup, { depth: 60, states: counts?.states ?? 2_000_000, ms: share * (1 - probeShare(setup)), probes }, clock);
-      figures.push({ name: `schedules of ${labWords(setup)}`, measured: provenWords(setup, r), expected: 'no violation', pass: !r.finding });
-      proofs.push({ lab: labTitle(setup), exhaustive: r.exhaustive, states: r.states, depth: r.depth, bound: r.bound, probes: r.probes });
-      if (r.finding) return { ...failure(algorithm, setup, r, base, figures, clock() - started), proofs };
+      const probes = {
+        count: counts?.probes ?? 1_000_000,
+        steps: 5000,
+        ms: share * probeShare(setup),
+      };
+      const r = search(
+        setup,
+        {
+          depth: 60,
+          states: counts?.states ?? 2_000_000,
+          ms: share * (1 - probeShare(setup)),
+          probes,
+        },
+        clock,
+      );
+      figures.push({
+        name: `schedules of ${labWords(setup)}`,
+        measured: provenWords(setup, r),
+        expected: 'no violation',
+        pass: !r.finding,
+      });
+      proofs.push({
+        lab: labTitle(setup),
+        exhaustive: r.exhaustive,
+        states: r.states,
+        depth: r.depth,
+        bound: r.bound,
+        probes: r.probes,
+      });
+      if (r.finding)
+        return { ...failure(algorithm, setup, r, base, figures, clock() - started), proofs };
     }
-    return { ...base, pass: true, figures, proofs, reason: null, fault: null, divergence: null, trace: null, ms: clock() - started };
+    return {
+      ...base,
+      pass: true,
+      figures,
+      proofs,
+      reason: null,
+      fault: null,
+      divergence: null,
+      trace: null,
+      ms: clock() - started,
+    };
   } catch (err) {
     const fault = asFault(err);
-    return { ...base, pass: false, figures, proofs, reason: describeFault(fault), fault, divergence: null, trace: null, ms: clock() - started };
+    return {
+      ...base,
+      pass: false,
+      figures,
+      proofs,
+      reason: describeFault(fault),
+      fault,
+      divergence: null,
+      trace: null,
+      ms: clock() - started,
+    };
   }
 }
 
 type CaseHead = Pick<CaseResult, 'id' | 'group' | 'title'>;
 
-function failure(algorithm: AlgorithmName, setup: ExploreSetup, r: SearchResult, base: CaseHead, figures: CaseResult['figures'], ms: number): CaseResult {
+function failure(
+  algorithm: AlgorithmName,
+  setup: ExploreSetup,
+  r: SearchResult,
+  base: CaseHead,
+  figures: CaseResult['figures'],
+  ms: number,
+): CaseResult {
   const f = r.finding!;
   const { trace, worlds } = scheduleTrace(setup, f.actions, f.violation);
-  const schedule = f.actions.map((a, i) => `${String(i + 1).padStart(3)}. ${describeAction(setup, worlds[i]!, worlds[i + 1]!, a)}`);
-  const faults = (Object.keys(setup.budget) as (keyof FaultBudget)[]).filter((k) => setup.budget[k] > 0);
-  const header = { source: 'explorer' as const, algorithm, ids: [...setup.ids], seed: setup.seed, faults, violation: f.violation, grader: { case: 'explore', title: base.title } };
+  const schedule = f.actions.map(
+    (a, i) =>
+      `${String(i + 1).padStart(3)}. ${describeAction(setup, worlds[i]!, worlds[i + 1]!, a)}`,
+  );
+  const faults = (Object.keys(setup.budget) as (keyof FaultBudget)[]).filter(
+    (k) => setup.budget[k] > 0,
+  );
+  const header = {
+    source: 'explorer' as const,
+    algorithm,
+    ids: [...setup.ids],
+    seed: setup.seed,
+    faults,
+    violation: f.violation,
+    grader: { case: 'explore', title: base.title },
+  };
   const how = f.by === 'probe' ? ' (a random schedule: maybe not the shortest)' : '';
   return {
     ...base,

@@ -49,7 +49,10 @@ const MAX_RESTARTS = 3;
 const BACKSTOP_MS = 10_000;
 
 /** Case ids and titles in report order: the scenario cases, then the wire check and the explorer. */
-function plan(algorithm: AlgorithmName, student: boolean): { id: string; title: string; group: CaseResult['group'] }[] {
+function plan(
+  algorithm: AlgorithmName,
+  student: boolean,
+): { id: string; title: string; group: CaseResult['group'] }[] {
   return [
     ...casesFor(algorithm).map((c) => ({ id: c.id, title: c.title, group: c.group })),
     ...(student ? [{ id: 'wire', title: 'wire format', group: 'wire' as const }] : []),
@@ -73,7 +76,15 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
       if (finished) return;
       finished = true;
       const ordered = steps.flatMap((s) => results.get(s.id) ?? []);
-      resolve(assemble(opts.algorithm, opts.subject, loadError ? [] : ordered, [...phases].map(([name, ms]) => ({ name, ms: Math.round(ms) })), loadError));
+      resolve(
+        assemble(
+          opts.algorithm,
+          opts.subject,
+          loadError ? [] : ordered,
+          [...phases].map(([name, ms]) => ({ name, ms: Math.round(ms) })),
+          loadError,
+        ),
+      );
     };
 
     const launch = () => {
@@ -105,15 +116,38 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
         disarm();
         worker.terminate();
         enter(phase);
-        if (phase === 'start' || phase === 'load' || current === null) return finish(phase === 'start' ? { kind: 'load', message: fault.message } : fault);
+        if (phase === 'start' || phase === 'load' || current === null)
+          return finish(phase === 'start' ? { kind: 'load', message: fault.message } : fault);
         const step = steps.find((s) => s.id === current)!;
-        const result: CaseResult = { id: step.id, group: step.group, title: step.title, pass: false, figures: [], reason: describeFault(fault), fault, divergence: null, trace: null, ms: 0 };
+        const result: CaseResult = {
+          id: step.id,
+          group: step.group,
+          title: step.title,
+          pass: false,
+          figures: [],
+          reason: describeFault(fault),
+          fault,
+          divergence: null,
+          trace: null,
+          ms: 0,
+        };
         results.set(step.id, result);
         opts.onCase?.(result);
         if (++restarts > MAX_RESTARTS) {
           for (const s of steps) {
             if (results.has(s.id)) continue;
-            results.set(s.id, { id: s.id, group: s.group, title: s.title, pass: false, figures: [], reason: `not run: the sandbox was stopped ${MAX_RESTARTS + 1} times`, fault: null, divergence: null, trace: null, ms: 0 });
+            results.set(s.id, {
+              id: s.id,
+              group: s.group,
+              title: s.title,
+              pass: false,
+              figures: [],
+              reason: `not run: the sandbox was stopped ${MAX_RESTARTS + 1} times`,
+              fault: null,
+              divergence: null,
+              trace: null,
+              ms: 0,
+            });
           }
           return finish(null);
         }
@@ -122,8 +156,16 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
 
       const runaway = (): FaultInfo => {
         const where = last ? { process: last.process, t: last.t, event: last.event } : {};
-        if (phase === 'load') return { kind: 'runaway', message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?); the sandbox was stopped` };
-        return { kind: 'runaway', message: `the sandbox stopped answering${phase === 'explore' ? ' in the explorer' : ''} (a call past ${2 * opts.stepMs} ms that the engine did not interrupt); it was stopped; the last call seen`, ...where };
+        if (phase === 'load')
+          return {
+            kind: 'runaway',
+            message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?); the sandbox was stopped`,
+          };
+        return {
+          kind: 'runaway',
+          message: `the sandbox stopped answering${phase === 'explore' ? ' in the explorer' : ''} (a call past ${2 * opts.stepMs} ms that the engine did not interrupt); it was stopped; the last call seen`,
+          ...where,
+        };
       };
 
       const worker = opts.spawn({
@@ -133,7 +175,17 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
             case 'ready':
               enter('load');
               arm(startMs, () => ({ kind: 'load', message: 'the grader did not start' }));
-              worker.post({ kind: 'grade', algorithm: opts.algorithm, source: opts.source, subject: opts.subject, exploreMs: opts.exploreMs, stepMs: opts.stepMs, loadMs, memoryMb: opts.memoryMb, skip: [...results.keys()] });
+              worker.post({
+                kind: 'grade',
+                algorithm: opts.algorithm,
+                source: opts.source,
+                subject: opts.subject,
+                exploreMs: opts.exploreMs,
+                stepMs: opts.stepMs,
+                loadMs,
+                memoryMb: opts.memoryMb,
+                skip: [...results.keys()],
+              });
               return;
             case 'loading':
               arm(loadMs + BACKSTOP_MS, runaway);
@@ -181,12 +233,20 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
           kill(
             // Her memory is the engine's, bounded inside the wall: a worker out of memory is the grader's own.
             reason.memory
-              ? { kind: 'throw', message: 'the grader\'s worker ran out of memory (its own, not the module\'s); the last call seen', ...where }
+              ? {
+                  kind: 'throw',
+                  message:
+                    "the grader's worker ran out of memory (its own, not the module's); the last call seen",
+                  ...where,
+                }
               : { kind: 'throw', message: `the sandbox stopped: ${reason.message}`, ...where },
           );
         },
       });
-      arm(startMs, () => ({ kind: 'load', message: `the grader's worker did not start within ${startMs} ms` }));
+      arm(startMs, () => ({
+        kind: 'load',
+        message: `the grader's worker did not start within ${startMs} ms`,
+      }));
     };
 
     launch();
@@ -194,5 +254,10 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
 }
 
 function label(phase: 'start' | 'load' | 'cases' | 'explore'): string {
-  return { start: 'start the sandbox', load: 'load the module', cases: 'scenario cases', explore: 'explorer' }[phase];
+  return {
+    start: 'start the sandbox',
+    load: 'load the module',
+    cases: 'scenario cases',
+    explore: 'explorer',
+  }[phase];
 }

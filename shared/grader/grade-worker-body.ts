@@ -58,27 +58,55 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
   const skip = new Set(req.skip);
   if (req.source === null) {
     post({ kind: 'loaded' });
-    gradeAll({ algorithm: req.algorithm, subject: getAlgorithm(req.algorithm), compare: false, clock, subjectName: req.subject, exploreMs: req.exploreMs, wire: null, skip, onStart: (id) => post({ kind: 'start', id }), onCase: (result) => post({ kind: 'case', result }) });
+    gradeAll({
+      algorithm: req.algorithm,
+      subject: getAlgorithm(req.algorithm),
+      compare: false,
+      clock,
+      subjectName: req.subject,
+      exploreMs: req.exploreMs,
+      wire: null,
+      skip,
+      onStart: (id) => post({ kind: 'start', id }),
+      onCase: (result) => post({ kind: 'case', result }),
+    });
     post({ kind: 'done' });
     return;
   }
   const problems = checkSource(req.source);
   if (problems.length > 0) {
     const p = problems[0]!;
-    post({ kind: 'load-error', fault: { kind: 'load', message: p.message, line: p.line, column: p.column } });
+    post({
+      kind: 'load-error',
+      fault: { kind: 'load', message: p.message, line: p.line, column: p.column },
+    });
     return;
   }
   await loadEngine(req.memoryMb);
   post({ kind: 'loading' });
   let loaded: WalledModule;
   try {
-    loaded = await openWalled(req.source, { memoryMb: req.memoryMb, stepMs: req.stepMs, loadMs: req.loadMs, clock });
+    loaded = await openWalled(req.source, {
+      memoryMb: req.memoryMb,
+      stepMs: req.stepMs,
+      loadMs: req.loadMs,
+      clock,
+    });
   } catch (err) {
-    post({ kind: 'load-error', fault: err instanceof WallFault ? err.info : { kind: 'load', message: `the module did not load: ${String(err)}` } });
+    post({
+      kind: 'load-error',
+      fault:
+        err instanceof WallFault
+          ? err.info
+          : { kind: 'load', message: `the module did not load: ${String(err)}` },
+    });
     return;
   }
   post({ kind: 'loaded' });
-  const precise: Beacon = { begin: (process, event, t) => post({ kind: 'call', process, t, event }), end() {} };
+  const precise: Beacon = {
+    begin: (process, event, t) => post({ kind: 'call', process, t, event }),
+    end() {},
+  };
   let lastTold = -Infinity;
   const coarse: Beacon = {
     begin(process, event, t) {
@@ -94,10 +122,18 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
   try {
     // The wall bounds each call's time and copies every state across as JSON: no stepMs or copyState here.
     const common = { algorithm: req.algorithm, url: loaded.url };
-    subject = studentAlgorithm(loaded.exports, { ...common, checkState: true, beacon: precise, onWire: (p) => void (wire.length < 50 && wire.push(p)) });
+    subject = studentAlgorithm(loaded.exports, {
+      ...common,
+      checkState: true,
+      beacon: precise,
+      onWire: (p) => void (wire.length < 50 && wire.push(p)),
+    });
     exploreSubject = studentAlgorithm(loaded.exports, { ...common, beacon: coarse });
   } catch (err) {
-    post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) } });
+    post({
+      kind: 'load-error',
+      fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) },
+    });
     return;
   }
   gradeAll({

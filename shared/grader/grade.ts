@@ -3,7 +3,13 @@
 // searches its delivery orders in a small lab for the shortest schedule that breaks safety or
 // agreement. Pure and synchronous: a worker (the browser's or a Node worker_thread) runs it, one
 // case at a time, telling its runner as it goes (grade-runner.ts).
-import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm, type ProcessId, type Report } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmName,
+  type AnyAlgorithm,
+  type ProcessId,
+  type Report,
+} from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkerProfile } from '../analysis/checker-profiles.ts';
 import { checkAgreement, checkSafety, leads } from '../analysis/properties.ts';
@@ -56,7 +62,16 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
     run = simulate({ ...kase.spec, algorithm, trace: true, maxEvents: MAX_EVENTS });
   } catch (err) {
     const fault = asFault(err);
-    return { ...base, pass: false, figures: [], reason: describeFault(fault), fault, divergence: null, trace: null, ms: opts.clock() - started };
+    return {
+      ...base,
+      pass: false,
+      figures: [],
+      reason: describeFault(fault),
+      fault,
+      divergence: null,
+      trace: null,
+      ms: opts.clock() - started,
+    };
   }
   const figures = judge(kase, opts.algorithm, run, counted);
   const failed = figures.find((f) => !f.pass) ?? null;
@@ -64,17 +79,36 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
   let trace: string | null = null;
   if (failed) {
     if (opts.compare) {
-      const ref = simulate({ ...kase.spec, algorithm: getAlgorithm(opts.algorithm), trace: true, maxEvents: MAX_EVENTS });
-      const d = firstDivergence(ref.trace, run.trace, checkerProfile({ algorithm: opts.algorithm, ids: kase.spec.ids, timing: DEFAULT_TIMING }).steady);
-      divergence = d ? describeDivergence(d) : 'her run and the reference\'s agree on every send and belief (the difference is elsewhere: timing or a field)';
+      const ref = simulate({
+        ...kase.spec,
+        algorithm: getAlgorithm(opts.algorithm),
+        trace: true,
+        maxEvents: MAX_EVENTS,
+      });
+      const d = firstDivergence(
+        ref.trace,
+        run.trace,
+        checkerProfile({ algorithm: opts.algorithm, ids: kase.spec.ids, timing: DEFAULT_TIMING })
+          .steady,
+      );
+      divergence = d
+        ? describeDivergence(d)
+        : "her run and the reference's agree on every send and belief (the difference is elsewhere: timing or a field)";
     }
-    trace = caseTrace(opts.algorithm, kase, run.trace, `${failed.name}: ${failed.measured}, expected ${failed.expected}`);
+    trace = caseTrace(
+      opts.algorithm,
+      kase,
+      run.trace,
+      `${failed.name}: ${failed.measured}, expected ${failed.expected}`,
+    );
   }
   return {
     ...base,
     pass: !failed,
     figures,
-    reason: failed ? `${failed.name}: measured ${failed.measured}, expected ${failed.expected}` : null,
+    reason: failed
+      ? `${failed.name}: measured ${failed.measured}, expected ${failed.expected}`
+      : null,
     fault: null,
     divergence,
     trace,
@@ -83,27 +117,54 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
 }
 
 /** The figures of one run against the case's expectations. */
-function judge(kase: GradeCase, name: AlgorithmName, run: SimulationResult, counted: Record<string, number>): Figure[] {
+function judge(
+  kase: GradeCase,
+  name: AlgorithmName,
+  run: SimulationResult,
+  counted: Record<string, number>,
+): Figure[] {
   const figures: Figure[] = [];
   if (run.truncated && run.events >= MAX_EVENTS) {
-    figures.push({ name: 'the run ends', measured: `still busy after ${MAX_EVENTS} events (t=${Math.round(run.endTime)})`, expected: 'the election to end and the processes to quiet', pass: false });
+    figures.push({
+      name: 'the run ends',
+      measured: `still busy after ${MAX_EVENTS} events (t=${Math.round(run.endTime)})`,
+      expected: 'the election to end and the processes to quiet',
+      pass: false,
+    });
   }
   if (kase.counts) {
     for (const [type, expected] of Object.entries(kase.counts.expected)) {
       const measured = counted[type] ?? 0;
-      figures.push({ name: `${type} messages`, measured: String(measured), expected: `${expected} (${kase.counts.formulas[type] ?? 'formula'})`, pass: measured === expected });
+      figures.push({
+        name: `${type} messages`,
+        measured: String(measured),
+        expected: `${expected} (${kase.counts.formulas[type] ?? 'formula'})`,
+        pass: measured === expected,
+      });
     }
   }
   const profile = checkerProfile({ algorithm: name, ids: kase.spec.ids, timing: DEFAULT_TIMING });
   if (kase.safety) {
     const v = safetyOverTime(run.trace, profile.bounds.overlap, kase.safetyFrom);
     const from = kase.safetyFrom ? ` from t=${kase.safetyFrom} on` : '';
-    figures.push({ name: 'safety', measured: v ?? 'never two leaders at once', expected: `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}${from}`, pass: v === null });
+    figures.push({
+      name: 'safety',
+      measured: v ?? 'never two leaders at once',
+      expected: `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}${from}`,
+      pass: v === null,
+    });
   }
   if (kase.pool) {
     const { min, max, formula } = kase.pool;
-    const size = run.live.filter((id) => ['slave', 'candidate'].includes(run.reports[id]?.role ?? '')).length;
-    figures.push({ name: 'slave pool at the end', measured: `${size} slaves`, expected: `${min} to ${max} (${formula})`, pass: size >= min && size <= max });
+    const size = run.live.filter((id) =>
+      ['slave', 'candidate'].includes(run.reports[id]?.role ?? ''),
+    ).length;
+    figures.push({
+      name: 'slave pool at the end',
+      measured: `${size} slaves`,
+      expected: `${min} to ${max} (${formula})`,
+      pass: size >= min && size <= max,
+    });
   }
   const agreement = checkAgreement(name, run.live, run.reports);
   const believed = [...new Set(run.live.map((id) => run.reports[id]?.coordinator ?? null))];
@@ -111,7 +172,10 @@ function judge(kase: GradeCase, name: AlgorithmName, run: SimulationResult, coun
   figures.push({
     name: 'agreement (e_i = P)',
     measured: agreement ? agreement.message : `every live process follows ${believed[0]}`,
-    expected: kase.winner === null ? 'every live process follows one live leader' : `every live process follows ${kase.winner}`,
+    expected:
+      kase.winner === null
+        ? 'every live process follows one live leader'
+        : `every live process follows ${kase.winner}`,
     pass: agreement === null && winnerOk,
   });
   const settled = settledAt(run.trace, run.live);
@@ -151,7 +215,8 @@ function safetyOverTime(trace: readonly TraceEvent[], overlap: number, from = 0)
   let since: number | null = null;
   let who = '';
   for (const e of trace) {
-    if (since !== null && e.t - since > overlap) return `${who} from t=${round(since)} to at least t=${round(e.t)}`;
+    if (since !== null && e.t - since > overlap)
+      return `${who} from t=${round(since)} to at least t=${round(e.t)}`;
     if (e.kind === 'report') {
       reports.set(e.node, e.report);
       live.add(e.node);
@@ -165,14 +230,35 @@ function safetyOverTime(trace: readonly TraceEvent[], overlap: number, from = 0)
       who = v.message;
     } else if (!v) since = null;
   }
-  return since !== null && (trace[trace.length - 1]?.t ?? 0) - since > overlap ? `${who} from t=${round(since)} until the end` : null;
+  return since !== null && (trace[trace.length - 1]?.t ?? 0) - since > overlap
+    ? `${who} from t=${round(since)} until the end`
+    : null;
 }
 
-function caseTrace(algorithm: AlgorithmName, kase: GradeCase, events: readonly TraceEvent[], verdict: string): string {
+function caseTrace(
+  algorithm: AlgorithmName,
+  kase: GradeCase,
+  events: readonly TraceEvent[],
+  verdict: string,
+): string {
   const cut = events.length > MAX_TRACE_EVENTS ? events.slice(0, MAX_TRACE_EVENTS) : events;
   const last = cut[cut.length - 1];
-  const note: TraceEvent = { seq: (last?.seq ?? -1) + 1, t: last?.t ?? 0, kind: 'note', text: `grader, ${kase.id}: ${verdict}${cut.length < events.length ? ` (trace cut at ${MAX_TRACE_EVENTS} events)` : ''}` };
-  return serializeTrace({ source: 'simulator', algorithm, ids: [...kase.spec.ids], seed: kase.spec.seed ?? 1, grader: { case: kase.id, title: kase.title } }, [...cut, note]);
+  const note: TraceEvent = {
+    seq: (last?.seq ?? -1) + 1,
+    t: last?.t ?? 0,
+    kind: 'note',
+    text: `grader, ${kase.id}: ${verdict}${cut.length < events.length ? ` (trace cut at ${MAX_TRACE_EVENTS} events)` : ''}`,
+  };
+  return serializeTrace(
+    {
+      source: 'simulator',
+      algorithm,
+      ids: [...kase.spec.ids],
+      seed: kase.spec.seed ?? 1,
+      grader: { case: kase.id, title: kase.title },
+    },
+    [...cut, note],
+  );
 }
 
 /** The wire-format check: every message she sent in the cases fits what the lab's bots understand. */
@@ -184,7 +270,19 @@ function gradeWire(problems: readonly WireProblem[]): CaseResult {
     group: 'wire',
     title: 'wire format: the bots in a live lab understand every message',
     pass,
-    figures: [{ name: 'messages that do not fit', measured: pass ? 'none' : `${problems.length} (${distinct.slice(0, 3).map((p) => `process ${p.process}: ${p.message}`).join('; ')})`, expected: 'none', pass }],
+    figures: [
+      {
+        name: 'messages that do not fit',
+        measured: pass
+          ? 'none'
+          : `${problems.length} (${distinct
+              .slice(0, 3)
+              .map((p) => `process ${p.process}: ${p.message}`)
+              .join('; ')})`,
+        expected: 'none',
+        pass,
+      },
+    ],
     reason: pass ? null : `a message the bots would ignore: ${distinct[0]!.message}`,
     fault: null,
     divergence: null,
@@ -194,7 +292,13 @@ function gradeWire(problems: readonly WireProblem[]): CaseResult {
 }
 
 /** The report from the case results, in case order. */
-export function assemble(algorithm: AlgorithmName, subject: string, cases: CaseResult[], phases: { name: string; ms: number }[], loadError: FaultInfo | null = null): GradeReport {
+export function assemble(
+  algorithm: AlgorithmName,
+  subject: string,
+  cases: CaseResult[],
+  phases: { name: string; ms: number }[],
+  loadError: FaultInfo | null = null,
+): GradeReport {
   return {
     algorithm,
     subject,
@@ -244,8 +348,28 @@ export function gradeAll(opts: RunOptions): GradeReport {
     opts.onStart?.('explore');
     const unplain = results.find((r) => r.fault?.kind === 'state');
     if (unplain) {
-      add({ id: 'explore', group: 'explore', title: 'explorer', pass: false, figures: [], reason: `not run: ${unplain.reason}`, fault: null, divergence: null, trace: null, ms: 0 });
-    } else add(gradeExplore(opts.algorithm, opts.exploreSubject ?? opts.subject, opts.exploreMs, opts.clock, opts.exploreCounts));
+      add({
+        id: 'explore',
+        group: 'explore',
+        title: 'explorer',
+        pass: false,
+        figures: [],
+        reason: `not run: ${unplain.reason}`,
+        fault: null,
+        divergence: null,
+        trace: null,
+        ms: 0,
+      });
+    } else
+      add(
+        gradeExplore(
+          opts.algorithm,
+          opts.exploreSubject ?? opts.subject,
+          opts.exploreMs,
+          opts.clock,
+          opts.exploreCounts,
+        ),
+      );
     phases.push({ name: 'explorer', ms: opts.clock() - t });
   }
   return assemble(opts.algorithm, opts.subjectName, results, phases);

@@ -31,7 +31,15 @@ export function checkSource(text: string): SourceProblem[] {
     const pos = typeof e.pos === 'number' ? e.pos : 0;
     // acorn's message ends with "(line:column)"; the position is given separately.
     const message = String(e.message).replace(/\s*\(\d+:\d+\)$/, '');
-    return [{ line: e.loc?.line ?? 1, column: (e.loc?.column ?? 0) + 1, from: pos, to: Math.min(text.length, pos + 1), message: `Syntax error: ${message}` }];
+    return [
+      {
+        line: e.loc?.line ?? 1,
+        column: (e.loc?.column ?? 0) + 1,
+        from: pos,
+        to: Math.min(text.length, pos + 1),
+        message: `Syntax error: ${message}`,
+      },
+    ];
   }
   const problems: SourceProblem[] = [];
   let hasDefault = false;
@@ -45,16 +53,24 @@ export function checkSource(text: string): SourceProblem[] {
   walk(program, (n) => {
     switch (n.type) {
       case 'ImportDeclaration':
-        problems.push(at(n, 'A module may not import anything: the host gives it all it needs (config, events, ctx)'));
+        problems.push(
+          at(
+            n,
+            'A module may not import anything: the host gives it all it needs (config, events, ctx)',
+          ),
+        );
         break;
       case 'ImportExpression':
-        problems.push(at(n, 'A module may not load code with import(): the host gives it all it needs'));
+        problems.push(
+          at(n, 'A module may not load code with import(): the host gives it all it needs'),
+        );
         break;
       case 'ExportAllDeclaration':
         problems.push(at(n, 'A module may not re-export another module'));
         break;
       case 'ExportNamedDeclaration':
-        if ((n as { source?: unknown }).source) problems.push(at(n, 'A module may not re-export another module'));
+        if ((n as { source?: unknown }).source)
+          problems.push(at(n, 'A module may not re-export another module'));
         break;
       case 'ExportDefaultDeclaration':
         hasDefault = true;
@@ -63,7 +79,14 @@ export function checkSource(text: string): SourceProblem[] {
   });
   if (!hasDefault && problems.length === 0) {
     const end = text.length;
-    problems.push({ line: text.split('\n').length, column: 1, from: Math.max(0, end - 1), to: end, message: 'No `export default`: the module must end with export default { name, messageTypes, init, step, report }' });
+    problems.push({
+      line: text.split('\n').length,
+      column: 1,
+      from: Math.max(0, end - 1),
+      to: end,
+      message:
+        'No `export default`: the module must end with export default { name, messageTypes, init, step, report }',
+    });
   }
   return problems;
 }
@@ -89,7 +112,10 @@ export function walk(node: unknown, visit: (n: Node) => void): void {
  * The line and column in the module of the first stack frame that points into it (`url` is how
  * the host loaded it: a data:, blob: or file: URL). Null when the error did not come from there.
  */
-export function locateInModule(stack: string | undefined, url: string | undefined): { line: number; column: number } | null {
+export function locateInModule(
+  stack: string | undefined,
+  url: string | undefined,
+): { line: number; column: number } | null {
   if (!stack || !url) return null;
   for (const raw of stack.split('\n')) {
     const i = raw.indexOf(url);

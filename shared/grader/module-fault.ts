@@ -31,7 +31,8 @@ export class WallFault extends Error {
 
 /** One line: what, where and on which event. */
 export function describeFault(f: FaultInfo): string {
-  const where = f.line !== undefined ? ` (line ${f.line}${f.column !== undefined ? `:${f.column}` : ''})` : '';
+  const where =
+    f.line !== undefined ? ` (line ${f.line}${f.column !== undefined ? `:${f.column}` : ''})` : '';
   const who = f.process !== undefined ? `process ${f.process}` : '';
   const when = f.t !== undefined ? `t=${Math.round(f.t)}` : '';
   const on = f.event ? `on ${f.event}` : '';
@@ -53,10 +54,19 @@ export function describeEvent(e: AlgorithmEvent | 'init'): string {
 }
 
 /** An exception out of her code, located in her module by its stack. */
-export function thrown(err: unknown, self: ProcessId, t: number, event: string, url: string | undefined): FaultInfo {
+export function thrown(
+  err: unknown,
+  self: ProcessId,
+  t: number,
+  event: string,
+  url: string | undefined,
+): FaultInfo {
   if (err instanceof WallFault) return { ...err.info, process: self, t, event };
   const e = err as { name?: unknown; message?: unknown; stack?: unknown } | null;
-  const text = e && typeof e === 'object' ? `${typeof e.name === 'string' ? e.name : 'Error'}: ${String(e.message)}` : `threw ${String(err)}`;
+  const text =
+    e && typeof e === 'object'
+      ? `${typeof e.name === 'string' ? e.name : 'Error'}: ${String(e.message)}`
+      : `threw ${String(err)}`;
   const where = locateInModule(typeof e?.stack === 'string' ? e.stack : undefined, url);
   const stackOverflow = e instanceof RangeError && /call stack/i.test(String(e.message));
   return {

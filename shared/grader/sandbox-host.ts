@@ -7,7 +7,15 @@
 // the worker answers is checked again here before anything reaches the relay: sends only to ids
 // of the lab, JSON of a known type that the lab's bots understand, timers with names and delays,
 // reports that are reports.
-import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmEvent,
+  AlgorithmName,
+  Effect,
+  Message,
+  ProcessId,
+  Report,
+} from '../algorithms/algorithm.ts';
 import { ReportSchema } from '../protocol/payloads.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
@@ -20,7 +28,10 @@ interface SandboxWorker {
   terminate(): void;
 }
 
-export type SpawnSandbox = (on: { message(m: SandboxReply): void; died(message: string): void }) => SandboxWorker;
+export type SpawnSandbox = (on: {
+  message(m: SandboxReply): void;
+  died(message: string): void;
+}) => SandboxWorker;
 
 export type SandboxStatus = 'loading' | 'running' | 'stopped';
 
@@ -124,7 +135,8 @@ export class SandboxHost implements ProcessRunner {
     const generation = ++this.generation;
     this.worker = this.opts.spawn({
       message: (m) => generation === this.generation && this.onReply(m),
-      died: (message) => generation === this.generation && this.runaway(`the sandbox stopped: ${message}`),
+      died: (message) =>
+        generation === this.generation && this.runaway(`the sandbox stopped: ${message}`),
     });
     this.load();
   }
@@ -136,7 +148,16 @@ export class SandboxHost implements ProcessRunner {
     this.setStatus('loading');
     this.busy = 'init';
     this.arm();
-    this.worker?.post({ kind: 'load', source: this.opts.source, algorithm: this.opts.algorithm, config, seed: this.opts.seed, now: this.opts.io.now(), stepMs: this.opts.stepMs, memoryMb: this.opts.memoryMb ?? MEMORY_MB });
+    this.worker?.post({
+      kind: 'load',
+      source: this.opts.source,
+      algorithm: this.opts.algorithm,
+      config,
+      seed: this.opts.seed,
+      now: this.opts.io.now(),
+      stepMs: this.opts.stepMs,
+      memoryMb: this.opts.memoryMb ?? MEMORY_MB,
+    });
   }
 
   private enqueue(e: AlgorithmEvent): void {
@@ -144,7 +165,11 @@ export class SandboxHost implements ProcessRunner {
     this.queue.push(e);
     if (this.queue.length > MAX_QUEUE) {
       this.queue.splice(0, this.queue.length - MAX_QUEUE);
-      this.opts.onFault({ kind: 'slow', message: `more than ${MAX_QUEUE} events waiting for your module: the oldest were dropped`, process: this.config?.self });
+      this.opts.onFault({
+        kind: 'slow',
+        message: `more than ${MAX_QUEUE} events waiting for your module: the oldest were dropped`,
+        process: this.config?.self,
+      });
     }
     this.pump();
   }
@@ -162,7 +187,10 @@ export class SandboxHost implements ProcessRunner {
   private arm(): void {
     this.clearWatchdog();
     // Loading includes compiling her module and the worker's own start: give it longer.
-    const ms = this.busy === 'init' ? Math.max(5000, 4 * this.opts.stepMs) + BACKSTOP_MS : 2 * this.opts.stepMs + BACKSTOP_MS;
+    const ms =
+      this.busy === 'init'
+        ? Math.max(5000, 4 * this.opts.stepMs) + BACKSTOP_MS
+        : 2 * this.opts.stepMs + BACKSTOP_MS;
     this.watchdog = setTimeout(() => this.runaway(null), ms);
   }
 
@@ -179,7 +207,10 @@ export class SandboxHost implements ProcessRunner {
         this.opts.onFault({ ...m.fault, process: this.config?.self });
         return this.stop();
       case 'loaded':
-        this.types = new Set([...m.messageTypes, ...(HOST_DETECTOR.includes(this.opts.algorithm) ? DETECTOR_TYPES : [])]);
+        this.types = new Set([
+          ...m.messageTypes,
+          ...(HOST_DETECTOR.includes(this.opts.algorithm) ? DETECTOR_TYPES : []),
+        ]);
         this.clearWatchdog();
         this.busy = null;
         this.setStatus('running');
@@ -188,12 +219,14 @@ export class SandboxHost implements ProcessRunner {
       case 'stepped':
       case 'fault': {
         // A runaway the wall stopped: her process starts afresh, in the same worker (the wall held).
-        if (m.kind === 'fault' && m.fault.kind === 'runaway') return this.runaway(m.fault.message, true);
+        if (m.kind === 'fault' && m.fault.kind === 'runaway')
+          return this.runaway(m.fault.message, true);
         const event = this.busy;
         this.clearWatchdog();
         this.busy = null;
         if (m.kind === 'fault') this.opts.onFault(m.fault);
-        else this.apply(m.effects, event === null || event === 'init' ? 'init' : describeEvent(event));
+        else
+          this.apply(m.effects, event === null || event === 'init' ? 'init' : describeEvent(event));
         return this.pump();
       }
     }
@@ -205,7 +238,11 @@ export class SandboxHost implements ProcessRunner {
     const now = this.opts.io.now();
     this.opts.onFault({
       kind: 'runaway',
-      message: died ? `${died}: ${wallHeld ? 'your process started afresh' : 'the sandbox was replaced and your process started afresh'}` : event === 'init' ? `loading and init did not finish within ${Math.max(5000, 4 * this.opts.stepMs)} ms` : `the sandbox did not answer within ${2 * this.opts.stepMs + BACKSTOP_MS} ms: it was replaced and your process started afresh`,
+      message: died
+        ? `${died}: ${wallHeld ? 'your process started afresh' : 'the sandbox was replaced and your process started afresh'}`
+        : event === 'init'
+          ? `loading and init did not finish within ${Math.max(5000, 4 * this.opts.stepMs)} ms`
+          : `the sandbox did not answer within ${2 * this.opts.stepMs + BACKSTOP_MS} ms: it was replaced and your process started afresh`,
       process: this.config?.self,
       t: now,
       event: event === null ? undefined : event === 'init' ? 'init' : describeEvent(event),
@@ -225,7 +262,11 @@ export class SandboxHost implements ProcessRunner {
     }
     this.stop();
     if (this.runaways.length >= RUNAWAYS_BEFORE_STOP || !config) {
-      this.opts.onFault({ kind: 'runaway', message: `stopped: ${this.runaways.length} runaways in a minute, each restarting your process. Fix the module and run it again`, process: config?.self });
+      this.opts.onFault({
+        kind: 'runaway',
+        message: `stopped: ${this.runaways.length} runaways in a minute, each restarting your process. Fix the module and run it again`,
+        process: config?.self,
+      });
       return;
     }
     this.config = config;
@@ -236,10 +277,25 @@ export class SandboxHost implements ProcessRunner {
   /** Her effects, checked again (the worker is hers): what passes is carried out, what does not is told. */
   private apply(effects: Effect[], event: string): void {
     const config = this.config!;
-    const fault = (message: string) => this.opts.onFault({ kind: 'effects', message, process: config.self, t: this.opts.io.now(), event });
+    const fault = (message: string) =>
+      this.opts.onFault({
+        kind: 'effects',
+        message,
+        process: config.self,
+        t: this.opts.io.now(),
+        event,
+      });
     if (!Array.isArray(effects)) return fault('the sandbox answered no effects');
-    const rules = { self: config.self, ids: new Set(config.ids), types: this.types, reservedTypes: new Set<string>(), reservedTimers: false, maxSends: maxSendsPerStep(config.ids.length) + config.ids.length };
-    if (effects.filter((e) => e?.kind === 'send').length > rules.maxSends) return fault(`more than ${rules.maxSends} sends in one step: none sent`);
+    const rules = {
+      self: config.self,
+      ids: new Set(config.ids),
+      types: this.types,
+      reservedTypes: new Set<string>(),
+      reservedTimers: false,
+      maxSends: maxSendsPerStep(config.ids.length) + config.ids.length,
+    };
+    if (effects.filter((e) => e?.kind === 'send').length > rules.maxSends)
+      return fault(`more than ${rules.maxSends} sends in one step: none sent`);
     for (const e of effects) {
       if (e?.kind === 'report') {
         const r = ReportSchema.safeParse(e.report);

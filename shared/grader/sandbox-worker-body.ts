@@ -5,7 +5,12 @@
 // student.ts (her reports are derived, the host's failure detector runs here beside her code),
 // or the fault that stopped it. Nothing here touches the network: the tab does, after checking
 // again what comes back.
-import type { AlgorithmConfig, AlgorithmEvent, AlgorithmName, Effect } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmEvent,
+  AlgorithmName,
+  Effect,
+} from '../algorithms/algorithm.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { checkSource } from './module-check.ts';
 import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';
@@ -13,7 +18,16 @@ import { studentAlgorithm, type Boxed } from './student.ts';
 import { openWalled, type WalledModule } from './student-wall.ts';
 
 export type SandboxRequest =
-  | { kind: 'load'; source: string; algorithm: AlgorithmName; config: AlgorithmConfig; seed: number; now: number; stepMs: number; memoryMb: number }
+  | {
+      kind: 'load';
+      source: string;
+      algorithm: AlgorithmName;
+      config: AlgorithmConfig;
+      seed: number;
+      now: number;
+      stepMs: number;
+      memoryMb: number;
+    }
   | { kind: 'event'; event: AlgorithmEvent; now: number };
 
 export type SandboxReply =
@@ -44,13 +58,27 @@ export function sandboxHandler(post: (m: SandboxReply) => void, clock: () => num
     const problems = checkSource(req.source);
     if (problems.length > 0) {
       const p = problems[0]!;
-      return post({ kind: 'load-error', fault: { kind: 'load', message: p.message, line: p.line, column: p.column } });
+      return post({
+        kind: 'load-error',
+        fault: { kind: 'load', message: p.message, line: p.line, column: p.column },
+      });
     }
     let mod: WalledModule;
     try {
-      mod = await openWalled(req.source, { memoryMb: req.memoryMb, stepMs: req.stepMs, loadMs: Math.max(1000, 2 * req.stepMs), clock });
+      mod = await openWalled(req.source, {
+        memoryMb: req.memoryMb,
+        stepMs: req.stepMs,
+        loadMs: Math.max(1000, 2 * req.stepMs),
+        clock,
+      });
     } catch (err) {
-      return post({ kind: 'load-error', fault: err instanceof WallFault ? err.info : { kind: 'load', message: `the module did not load: ${String(err)}` } });
+      return post({
+        kind: 'load-error',
+        fault:
+          err instanceof WallFault
+            ? err.info
+            : { kind: 'load', message: `the module did not load: ${String(err)}` },
+      });
     }
     try {
       const algorithm = studentAlgorithm(mod.exports, { algorithm: req.algorithm, url: mod.url });
@@ -61,7 +89,10 @@ export function sandboxHandler(post: (m: SandboxReply) => void, clock: () => num
       post({ kind: 'loaded', messageTypes: [...types], effects: out.effects });
     } catch (err) {
       mod.dispose();
-      post({ kind: 'load-error', fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) } });
+      post({
+        kind: 'load-error',
+        fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) },
+      });
     }
   };
 
@@ -73,11 +104,17 @@ export function sandboxHandler(post: (m: SandboxReply) => void, clock: () => num
     const run = () => {
       if (!loaded) return;
       try {
-        const out = loaded.algorithm.step(loaded.state, req.event, { now: req.now, random: loaded.random });
+        const out = loaded.algorithm.step(loaded.state, req.event, {
+          now: req.now,
+          random: loaded.random,
+        });
         loaded.state = out.state;
         post({ kind: 'stepped', effects: out.effects });
       } catch (err) {
-        post({ kind: 'fault', fault: err instanceof ModuleFault ? err.info : { kind: 'throw', message: String(err) } });
+        post({
+          kind: 'fault',
+          fault: err instanceof ModuleFault ? err.info : { kind: 'throw', message: String(err) },
+        });
       }
     };
     if (loading && !loaded) void loading.then(run);

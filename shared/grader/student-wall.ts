@@ -8,7 +8,11 @@
 // returned here are host-side functions standing for hers, so studentAlgorithm (student.ts)
 // checks them exactly as it checks any module.
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync';
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
 import { WallFault } from './module-fault.ts';
 import { MODULE_URL, refusal, thrownInfo, type Thrown } from './wall-codec.ts';
 import { WallSession } from './wall-session.ts';
@@ -51,8 +55,15 @@ export function loadEngine(memoryMb: number): Promise<QuickJSWASMModule> {
   if (!e) {
     const pages = (mb: number) => Math.ceil((mb * 1024 * 1024) / 65536);
     // The project's TypeScript libs have no WebAssembly types; the global is there in Node and every browser.
-    const wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => object } }).WebAssembly;
-    const wasmMemory = new wasm.Memory({ initial: pages(ENGINE_MB), maximum: pages(Math.min(memoryMb, MAX_MEMORY_MB) + ENGINE_MB) });
+    const wasm = (
+      globalThis as unknown as {
+        WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => object };
+      }
+    ).WebAssembly;
+    const wasmMemory = new wasm.Memory({
+      initial: pages(ENGINE_MB),
+      maximum: pages(Math.min(memoryMb, MAX_MEMORY_MB) + ENGINE_MB),
+    });
     e = newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: wasmMemory as never }));
     engines.set(memoryMb, e);
   }
@@ -69,21 +80,30 @@ export async function openWalled(source: string, opts: WallOptions): Promise<Wal
   /** The report that rode along with the last init or step, for the state it returned (the host asks for it next). */
   let riding: { state: unknown; report: Riding } | null = null;
   const report = (state: unknown): unknown => {
-    const r = riding && riding.state === state && state !== null && typeof state === 'object' ? riding.report : null;
+    const r =
+      riding && riding.state === state && state !== null && typeof state === 'object'
+        ? riding.report
+        : null;
     riding = null;
     if (!r) return session.invoke('report', [state]);
     if (r.threw) throw new WallFault(thrownInfo(r.threw, opts.memoryMb));
     if (r.refused !== undefined) throw refusal(r.refused);
     return r.value;
   };
-  const stepOrInit = (name: 'init' | 'step', args: unknown[], ctx: { now: number; random: () => number }): unknown => {
+  const stepOrInit = (
+    name: 'init' | 'step',
+    args: unknown[],
+    ctx: { now: number; random: () => number },
+  ): unknown => {
     riding = null;
     const both = session.invoke(name, args, ctx) as { out: unknown; report: Riding };
     riding = { state: (both.out as { state?: unknown } | null)?.state, report: both.report };
     return both.out;
   };
   return {
-    exports: exportsFrom(desc, (name, args, ctx) => (name === 'report' ? report(args[0]) : stepOrInit(name, args, ctx!))),
+    exports: exportsFrom(desc, (name, args, ctx) =>
+      name === 'report' ? report(args[0]) : stepOrInit(name, args, ctx!),
+    ),
     url: MODULE_URL,
     get broken() {
       return session.broken;
@@ -101,12 +121,29 @@ interface Descriptor {
 }
 
 /** Her default export as the host sees it: what she declared, and a host function for each of hers. */
-function exportsFrom(d: Descriptor, invoke: (name: 'init' | 'step' | 'report', args: unknown[], ctx?: { now: number; random: () => number }) => unknown): unknown {
+function exportsFrom(
+  d: Descriptor,
+  invoke: (
+    name: 'init' | 'step' | 'report',
+    args: unknown[],
+    ctx?: { now: number; random: () => number },
+  ) => unknown,
+): unknown {
   if (!d.has) return {};
-  if (d.kind !== 'object') return { default: { null: null, undefined, function: () => undefined, number: 0, string: '', boolean: false }[d.kind ?? 'undefined'] ?? d.kind };
+  if (d.kind !== 'object')
+    return {
+      default:
+        { null: null, undefined, function: () => undefined, number: 0, string: '', boolean: false }[
+          d.kind ?? 'undefined'
+        ] ?? d.kind,
+    };
   const def: Record<string, unknown> = { name: d.name, messageTypes: d.messageTypes };
-  if (d.fns?.includes('init')) def.init = (config: unknown, ctx: { now: number; random: () => number }) => invoke('init', [config], ctx);
-  if (d.fns?.includes('step')) def.step = (state: unknown, event: unknown, ctx: { now: number; random: () => number }) => invoke('step', [state, event], ctx);
+  if (d.fns?.includes('init'))
+    def.init = (config: unknown, ctx: { now: number; random: () => number }) =>
+      invoke('init', [config], ctx);
+  if (d.fns?.includes('step'))
+    def.step = (state: unknown, event: unknown, ctx: { now: number; random: () => number }) =>
+      invoke('step', [state, event], ctx);
   if (d.fns?.includes('report')) def.report = (state: unknown) => invoke('report', [state]);
   return { default: def };
 }

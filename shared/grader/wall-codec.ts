@@ -22,15 +22,22 @@ export interface Thrown {
 /** A result that is not plain data, named by where in it (`result.state.x`, `report`). */
 export function refusal(where: string): WallFault {
   const message = `${where} (only plain data crosses to the host: objects, arrays, strings, numbers, booleans, null)`;
-  return new WallFault({ kind: /^state\b/.test(where) ? 'state' : /^report\b/.test(where) ? 'report' : 'effects', message });
+  return new WallFault({
+    kind: /^state\b/.test(where) ? 'state' : /^report\b/.test(where) ? 'report' : 'effects',
+    message,
+  });
 }
 
-export const memoryMessage = (mb: number) => `the module used more memory than the sandbox allows (${mb} MB; an endless allocation?)`;
+export const memoryMessage = (mb: number) =>
+  `the module used more memory than the sandbox allows (${mb} MB; an endless allocation?)`;
 
 /** What the prelude said she threw, as a fault (its process and event are added by student.ts). */
 export function thrownInfo(d: Thrown, memoryMb: number): FaultInfo {
-  if (d.name === 'InternalError' && d.message === 'out of memory') return { kind: 'memory', message: memoryMessage(memoryMb) };
-  const at = locateInModule(d.stack, MODULE_URL) ?? (d.line !== undefined ? { line: d.line, column: d.column ?? 1 } : null);
+  if (d.name === 'InternalError' && d.message === 'out of memory')
+    return { kind: 'memory', message: memoryMessage(memoryMb) };
+  const at =
+    locateInModule(d.stack, MODULE_URL) ??
+    (d.line !== undefined ? { line: d.line, column: d.column ?? 1 } : null);
   const overflow = d.message === 'stack overflow' ? ' (endless recursion?)' : '';
   const message = d.odd ?? `${d.name ?? 'Error'}: ${d.message ?? ''}${overflow}`;
   return { kind: 'throw', message, ...(at ? { line: at.line, column: at.column } : {}) };
@@ -49,7 +56,10 @@ export function markThrows(source: string): string {
     if (n.type !== 'ThrowStatement') return;
     const arg = (n as unknown as { argument: { start: number; end: number } }).argument;
     const loc = (n as unknown as { loc: { start: { line: number; column: number } } }).loc.start;
-    edits.push({ at: arg.start, text: '__wallThrow(' }, { at: arg.end, text: `, ${loc.line}, ${loc.column + 1})` });
+    edits.push(
+      { at: arg.start, text: '__wallThrow(' },
+      { at: arg.end, text: `, ${loc.line}, ${loc.column + 1})` },
+    );
   });
   edits.sort((a, b) => b.at - a.at);
   let out = source;
@@ -60,7 +70,8 @@ export function markThrows(source: string): string {
 /** JSON with undefined, NaN and the infinities carried as tagged strings (wall-prelude.ts reads them). */
 export function encodeTagged(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) => {
-    if (typeof x === 'number') return Number.isFinite(x) ? x : Number.isNaN(x) ? '\u0000n' : x > 0 ? '\u0000+' : '\u0000-';
+    if (typeof x === 'number')
+      return Number.isFinite(x) ? x : Number.isNaN(x) ? '\u0000n' : x > 0 ? '\u0000+' : '\u0000-';
     if (x === undefined) return '\u0000u';
     if (typeof x === 'string' && x.charCodeAt(0) === 0) return `\u0000s${x}`;
     return x;

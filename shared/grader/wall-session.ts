@@ -1,9 +1,23 @@
 // One engine session for a student's module (student-wall.ts): a QuickJS runtime and context in
 // the engine's WebAssembly memory, the prelude (wall-prelude.ts) inside, and the one way to call
 // in: under a deadline measured around that call alone, with whatever comes back read as text.
-import { DefaultIntrinsics, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import {
+  DefaultIntrinsics,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
 import { WallFault } from './module-fault.ts';
-import { decodeTagged, encodeTagged, markThrows, memoryMessage, MODULE_URL, refusal, thrownInfo } from './wall-codec.ts';
+import {
+  decodeTagged,
+  encodeTagged,
+  markThrows,
+  memoryMessage,
+  MODULE_URL,
+  refusal,
+  thrownInfo,
+} from './wall-codec.ts';
 import { WALL_PRELUDE } from './wall-prelude.ts';
 
 /** The engine's own stack for her calls: small enough that QuickJS says "stack overflow" before the host's stack ends. */
@@ -31,7 +45,10 @@ export class WallSession {
   private interrupted = false;
   private random: () => number = () => 0;
 
-  constructor(qjs: QuickJSWASMModule, private readonly opts: SessionOptions) {
+  constructor(
+    qjs: QuickJSWASMModule,
+    private readonly opts: SessionOptions,
+  ) {
     const rt = (this.rt = qjs.newRuntime());
     rt.setMemoryLimit(opts.memoryMb * 1024 * 1024);
     rt.setMaxStackSize(STACK_BYTES);
@@ -45,7 +62,11 @@ export class WallSession {
     const hostRandom = ctx.newFunction('random', () => ctx.newNumber(this.random()));
     const factory = ctx.unwrapResult(ctx.evalCode(WALL_PRELUDE, 'wall.js'));
     const api = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostRandom));
-    this.fns = { bind: ctx.getProp(api, 'bind'), call: ctx.getProp(api, 'call'), describe: ctx.getProp(api, 'describe') };
+    this.fns = {
+      bind: ctx.getProp(api, 'bind'),
+      call: ctx.getProp(api, 'call'),
+      describe: ctx.getProp(api, 'describe'),
+    };
     for (const h of [factory, api, hostRandom]) h.dispose();
   }
 
@@ -55,19 +76,36 @@ export class WallSession {
     const loading = `the module did not finish loading within ${opts.loadMs} ms (an endless loop at the top level?)`;
     const fail = (f: WallFault): never => {
       this.dispose();
-      throw f.info.kind === 'throw' ? new WallFault({ ...f.info, kind: 'load', message: `the module threw while loading: ${f.info.message}` }) : f;
+      throw f.info.kind === 'throw'
+        ? new WallFault({
+            ...f.info,
+            kind: 'load',
+            message: `the module threw while loading: ${f.info.message}`,
+          })
+        : f;
     };
-    const evaluated = this.within(opts.loadMs, () => ctx.evalCode(markThrows(source), MODULE_URL, { type: 'module' }));
+    const evaluated = this.within(opts.loadMs, () =>
+      ctx.evalCode(markThrows(source), MODULE_URL, { type: 'module' }),
+    );
     if (evaluated.error) return fail(this.takeError(evaluated.error, loading));
     const ns = evaluated.value;
     const settled = this.within(opts.loadMs, () => {
       rt.executePendingJobs();
       return ctx.getPromiseState(ns);
     });
-    if (settled.type === 'pending') fail(new WallFault({ kind: 'load', message: 'the module\'s top level awaits something that never comes' }));
+    if (settled.type === 'pending')
+      fail(
+        new WallFault({
+          kind: 'load',
+          message: "the module's top level awaits something that never comes",
+        }),
+      );
     if (settled.type === 'rejected') fail(this.takeError(settled.error, loading));
     const value = settled.type === 'fulfilled' ? settled.value : ns;
-    const bound = this.answer(this.within(opts.loadMs, () => ctx.callFunction(this.fns.bind, ctx.undefined, value)), loading);
+    const bound = this.answer(
+      this.within(opts.loadMs, () => ctx.callFunction(this.fns.bind, ctx.undefined, value)),
+      loading,
+    );
     if (value !== ns && value.alive) value.dispose();
     ns.dispose();
     if (bound instanceof WallFault) fail(bound);
@@ -75,15 +113,33 @@ export class WallSession {
   }
 
   /** One call of hers: interrupted once, it is run again alone before it is called a runaway. */
-  invoke(name: 'init' | 'step' | 'report', args: unknown[], ctxArg?: { now: number; random: () => number }): unknown {
-    if (this.broken) throw new WallFault({ kind: 'throw', message: 'not run: an earlier call stopped the engine' });
+  invoke(
+    name: 'init' | 'step' | 'report',
+    args: unknown[],
+    ctxArg?: { now: number; random: () => number },
+  ): unknown {
+    if (this.broken)
+      throw new WallFault({
+        kind: 'throw',
+        message: 'not run: an earlier call stopped the engine',
+      });
     const { ctx, opts } = this;
     const runaway = `a call did not return within ${opts.stepMs} ms (an endless loop?); run again alone, it did not return again`;
     const text = encodeTagged(args);
     for (let attempt = 0; ; attempt++) {
       this.random = ctxArg?.random ?? (() => 0);
       const res = this.within(opts.stepMs, () =>
-        ctx.newString(name).consume((n) => ctx.newString(text).consume((a) => ctx.newNumber(ctxArg?.now ?? 0).consume((t) => ctx.callFunction(this.fns.call, ctx.undefined, n, a, t)))),
+        ctx
+          .newString(name)
+          .consume((n) =>
+            ctx
+              .newString(text)
+              .consume((a) =>
+                ctx
+                  .newNumber(ctxArg?.now ?? 0)
+                  .consume((t) => ctx.callFunction(this.fns.call, ctx.undefined, n, a, t)),
+              ),
+          ),
       );
       const interrupted = this.interrupted;
       const out = this.answer(res, runaway);
@@ -110,7 +166,10 @@ export class WallSession {
     } catch (err) {
       this.broken = true;
       this.opts.onBroken();
-      throw new WallFault({ kind: 'throw', message: `the engine running the module stopped: ${String((err as Error)?.message ?? err)} (endless recursion in a built-in such as JSON.stringify?); nothing more of it runs` });
+      throw new WallFault({
+        kind: 'throw',
+        message: `the engine running the module stopped: ${String((err as Error)?.message ?? err)} (endless recursion in a built-in such as JSON.stringify?); nothing more of it runs`,
+      });
     } finally {
       this.deadline = Infinity;
     }
@@ -120,10 +179,16 @@ export class WallSession {
   private takeError(err: QuickJSHandle, runaway: string): WallFault {
     try {
       if (this.interrupted) return new WallFault({ kind: 'runaway', message: runaway });
-      const res = this.within(this.opts.stepMs, () => this.ctx.callFunction(this.fns.describe, this.ctx.undefined, err));
+      const res = this.within(this.opts.stepMs, () =>
+        this.ctx.callFunction(this.fns.describe, this.ctx.undefined, err),
+      );
       if (res.error) {
         res.error.dispose();
-        return new WallFault(this.interrupted ? { kind: 'runaway', message: runaway } : { kind: 'memory', message: memoryMessage(this.opts.memoryMb) });
+        return new WallFault(
+          this.interrupted
+            ? { kind: 'runaway', message: runaway }
+            : { kind: 'memory', message: memoryMessage(this.opts.memoryMb) },
+        );
       }
       const text = this.ctx.getString(res.value);
       res.value.dispose();
@@ -138,10 +203,18 @@ export class WallSession {
     if (res.error) return this.takeError(res.error, runaway);
     const text = this.ctx.typeof(res.value) === 'string' ? this.ctx.getString(res.value) : '';
     res.value.dispose();
-    if (text.length > MAX_RESULT_CHARS) return new WallFault({ kind: 'effects', message: `a result of ${text.length} characters of JSON; at most ${MAX_RESULT_CHARS} cross the wall` });
+    if (text.length > MAX_RESULT_CHARS)
+      return new WallFault({
+        kind: 'effects',
+        message: `a result of ${text.length} characters of JSON; at most ${MAX_RESULT_CHARS} cross the wall`,
+      });
     if (text[0] === 'J') return { value: decodeTagged(text.slice(1)) };
     if (text[0] === 'R') return refusal(text.slice(1));
-    if (text[0] === 'T') return new WallFault(thrownInfo(JSON.parse(text.slice(1)), this.opts.memoryMb));
-    return new WallFault({ kind: 'throw', message: 'the sandbox answered something that is not a result' });
+    if (text[0] === 'T')
+      return new WallFault(thrownInfo(JSON.parse(text.slice(1)), this.opts.memoryMb));
+    return new WallFault({
+      kind: 'throw',
+      message: 'the sandbox answered something that is not a result',
+    });
   }
 }

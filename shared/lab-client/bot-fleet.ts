@@ -4,7 +4,13 @@
 // WebSocket, or the relay's in-process sessions for server-side bots). The fleet only adds
 // what a crowd needs: joining in bounded batches, optional overrides of the lab's algorithm and
 // timing, and running figures (joined, elections, coordinator, messages).
-import type { AlgorithmConfig, AlgorithmName, ProcessId, Timing, AnyAlgorithm } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmName,
+  ProcessId,
+  Timing,
+  AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { LabProcess, type ChannelFactory, type LabProcessEvent } from './lab-client.ts';
 
@@ -73,8 +79,20 @@ export interface FleetStatus {
 }
 
 /** What the fleet's processes report, counted (pure: the fleet passes its processes). */
-export function fleetStatus(processes: readonly Pick<LabProcess, 'status' | 'id' | 'report'>[]): FleetStatus {
-  const s: FleetStatus = { total: processes.length, up: 0, crashed: 0, connecting: 0, gone: 0, electing: 0, coordinator: null, agreeing: 0, agreed: false };
+export function fleetStatus(
+  processes: readonly Pick<LabProcess, 'status' | 'id' | 'report'>[],
+): FleetStatus {
+  const s: FleetStatus = {
+    total: processes.length,
+    up: 0,
+    crashed: 0,
+    connecting: 0,
+    gone: 0,
+    electing: 0,
+    coordinator: null,
+    agreeing: 0,
+    agreed: false,
+  };
   const votes = new Map<ProcessId | null, number>();
   const down = new Set<ProcessId>();
   for (const p of processes) {
@@ -98,7 +116,12 @@ export function fleetStatus(processes: readonly Pick<LabProcess, 'status' | 'id'
       s.agreeing = n;
     }
   }
-  s.agreed = s.up > 0 && s.agreeing === s.up && s.electing === 0 && s.coordinator !== null && !down.has(s.coordinator);
+  s.agreed =
+    s.up > 0 &&
+    s.agreeing === s.up &&
+    s.electing === 0 &&
+    s.coordinator !== null &&
+    !down.has(s.coordinator);
   return s;
 }
 
@@ -109,13 +132,22 @@ interface StartResult {
 
 export class BotFleet {
   readonly processes: LabProcess[] = [];
-  readonly counters: FleetCounters = { sent: 0, received: 0, sentByType: {}, electionsStarted: 0, episodes: 0, errors: 0, rejoins: 0 };
+  readonly counters: FleetCounters = {
+    sent: 0,
+    received: 0,
+    sentByType: {},
+    electionsStarted: 0,
+    episodes: 0,
+    errors: 0,
+    rejoins: 0,
+  };
   private readonly electing: boolean[] = [];
   private readonly joinedOnce: boolean[] = [];
   private electingNow = 0;
 
   constructor(private readonly opts: FleetOptions) {
-    if (opts.ids && opts.ids.length < opts.count) throw new RangeError(`${opts.count} processes but only ${opts.ids.length} ids`);
+    if (opts.ids && opts.ids.length < opts.count)
+      throw new RangeError(`${opts.count} processes but only ${opts.ids.length} ids`);
     for (let i = 0; i < opts.count; i++) {
       this.electing.push(false);
       this.joinedOnce.push(false);
@@ -142,7 +174,12 @@ export class BotFleet {
       const batch = this.processes.slice(i, i + parallel).map((p, k) =>
         p.start().then(
           (id) => void result.joined.push(id),
-          (err: { code?: string; message?: string }) => void result.refused.push({ index: i + k, code: err.code ?? 'ERROR', message: err.message ?? String(err) }),
+          (err: { code?: string; message?: string }) =>
+            void result.refused.push({
+              index: i + k,
+              code: err.code ?? 'ERROR',
+              message: err.message ?? String(err),
+            }),
         ),
       );
       await Promise.all(batch);

@@ -13,7 +13,11 @@ import { createRng, deriveSeed } from '../sim/rng.ts';
 
 export interface LiveDeps {
   /** An authenticated REST call to the relay (path from `/api`). */
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; text: string }>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown; text: string }>;
   sleep(ms: number): Promise<void>;
   clock(): number;
 }
@@ -24,7 +28,11 @@ export function fetchDeps(url: string, token: string): LiveDeps {
     async api(method, path, body) {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(url.replace(/\/$/, '') + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(url.replace(/\/$/, '') + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -59,12 +67,24 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
     if (out.status >= 300) throw new Error(`${what}: HTTP ${out.status} ${out.text.slice(0, 200)}`);
     return out;
   };
-  await expect(deps.api('POST', '/api/labs', { name: labName, algorithm: p.algorithm, ids, detector: p.detector, timing: { ...DEFAULT_TIMING, transmission: T, processing: liveProcessingMs(T) }, fabric: { link: { delay: p.delay, jitter: p.jitter } }, seed: p.seed }), 'create lab');
+  await expect(
+    deps.api('POST', '/api/labs', {
+      name: labName,
+      algorithm: p.algorithm,
+      ids,
+      detector: p.detector,
+      timing: { ...DEFAULT_TIMING, transmission: T, processing: liveProcessingMs(T) },
+      fabric: { link: { delay: p.delay, jitter: p.jitter } },
+      seed: p.seed,
+    }),
+    'create lab',
+  );
   try {
     await expect(deps.api('POST', `${lab}/bots`, { count: p.n, ids }), 'start bots');
     const first = await firstCoordinator(p, deps, lab, ids);
     if (first === null) throw new Error('the lab did not agree on a first coordinator within 60 s');
-    if (p.drop > 0) await expect(deps.api('PUT', `${lab}/fabric`, { link: { loss: p.drop } }), 'set loss');
+    if (p.drop > 0)
+      await expect(deps.api('PUT', `${lab}/fabric`, { link: { loss: p.drop } }), 'set loss');
     await expect(deps.api('POST', `${lab}/processes/${first.coordinator}/crash`), 'crash');
     const live = ids.filter((id) => id !== first.coordinator);
     const initiator = pickInitiator(p, live, first.reports);
@@ -72,7 +92,10 @@ export async function runLive(p: RunParams, deps: LiveDeps, labName: string): Pr
     await expect(deps.api('POST', `${lab}/processes/${initiator}/elect`), 'elect');
     const settled = await waitSettled(deps, lab, live, Math.max(10_000, 40 * p.n * T), 3 * T + 200);
     const trace = await expect(deps.api('GET', `${lab}/trace`), 'trace');
-    return { ...measure(p, trace.text, initiator, settled !== null), wallMs: deps.clock() - started };
+    return {
+      ...measure(p, trace.text, initiator, settled !== null),
+      wallMs: deps.clock() - started,
+    };
   } finally {
     await deps.api('DELETE', `${lab}/bots`).catch(() => undefined);
     await deps.api('DELETE', lab).catch(() => undefined);
@@ -116,8 +139,13 @@ async function firstCoordinator(p: RunParams, deps: LiveDeps, lab: string, ids: 
 }
 
 /** Who detects: the case's choice among the live ids (emergent: among the slaves, as in formulas.ts). */
-function pickInitiator(p: RunParams, live: ProcessId[], reports: Map<ProcessId, Report | null>): ProcessId {
-  const pool = p.algorithm === 'emergent' ? live.filter((id) => reports.get(id)?.role === 'slave') : live;
+function pickInitiator(
+  p: RunParams,
+  live: ProcessId[],
+  reports: Map<ProcessId, Report | null>,
+): ProcessId {
+  const pool =
+    p.algorithm === 'emergent' ? live.filter((id) => reports.get(id)?.role === 'slave') : live;
   const from = pool.length ? pool : live;
   if (p.initiator !== undefined && from.includes(p.initiator)) return p.initiator;
   if (p.case === 'worst') return from[0]!;
@@ -129,7 +157,13 @@ function pickInitiator(p: RunParams, live: ProcessId[], reports: Map<ProcessId, 
  * Polls the lab until every listed process is up, reports, is not electing and all follow one
  * coordinator, unchanged for `steady` ms; null after `timeout` ms.
  */
-async function waitSettled(deps: LiveDeps, lab: string, ids: ProcessId[], timeout: number, steady = 300) {
+async function waitSettled(
+  deps: LiveDeps,
+  lab: string,
+  ids: ProcessId[],
+  timeout: number,
+  steady = 300,
+) {
   const until = deps.clock() + timeout;
   let since: number | null = null;
   let last = '';
@@ -137,22 +171,36 @@ async function waitSettled(deps: LiveDeps, lab: string, ids: ProcessId[], timeou
     const snap = await deps.api('GET', lab);
     const procs = processesOf(snap.body);
     const mine = ids.map((id) => procs.find((q) => q.id === id));
-    const coords = new Set(mine.map((q) => (q?.status === 'up' && q.report && !q.report.electing ? q.report.coordinator : undefined)));
+    const coords = new Set(
+      mine.map((q) =>
+        q?.status === 'up' && q.report && !q.report.electing ? q.report.coordinator : undefined,
+      ),
+    );
     const c = [...coords][0];
     const ok = coords.size === 1 && c !== undefined && c !== null;
     const key = JSON.stringify(mine.map((q) => q?.report ?? null));
     if (!ok || key !== last) since = ok ? deps.clock() : null;
     last = key;
-    if (ok && since !== null && deps.clock() - since >= steady) return { coordinator: c as ProcessId, reports: new Map(mine.map((q, i) => [ids[i]!, q?.report ?? null])) };
+    if (ok && since !== null && deps.clock() - since >= steady)
+      return {
+        coordinator: c as ProcessId,
+        reports: new Map(mine.map((q, i) => [ids[i]!, q?.report ?? null])),
+      };
     await deps.sleep(POLL_MS);
   }
   return null;
 }
 
 /** Counts and times from the relay's trace, from the `elect` event on. */
-function measure(p: RunParams, traceText: string, initiator: ProcessId, settled: boolean): Omit<RunRow, 'wallMs'> {
+function measure(
+  p: RunParams,
+  traceText: string,
+  initiator: ProcessId,
+  settled: boolean,
+): Omit<RunRow, 'wallMs'> {
   const parsed = parseTraceFile(traceText);
-  if (!parsed.ok) throw new Error(`the relay's trace did not parse: ${parsed.problems[0]?.message}`);
+  if (!parsed.ok)
+    throw new Error(`the relay's trace did not parse: ${parsed.problems[0]?.message}`);
   const events = parsed.trace.events;
   let from = -1;
   for (let i = events.length - 1; i >= 0 && from < 0; i--) {
@@ -167,7 +215,11 @@ function measure(p: RunParams, traceText: string, initiator: ProcessId, settled:
   for (const [i, e] of events.entries()) {
     if (e.kind === 'report') {
       const prev = lastReport.get(e.node);
-      if (i > from && (!prev || prev.coordinator !== e.report.coordinator || prev.electing !== e.report.electing)) settledAt = Math.max(settledAt, e.t);
+      if (
+        i > from &&
+        (!prev || prev.coordinator !== e.report.coordinator || prev.electing !== e.report.electing)
+      )
+        settledAt = Math.max(settledAt, e.t);
       lastReport.set(e.node, e.report);
     }
     if (i <= from) continue;
@@ -178,7 +230,9 @@ function measure(p: RunParams, traceText: string, initiator: ProcessId, settled:
   const live = end.processes.filter((q) => q.status === 'up').map((q) => q.id);
   const reports = Object.fromEntries(end.processes.map((q) => [q.id, q.report]));
   const safety = checkSafety(live, reports);
-  const agreement = settled ? checkAgreement(p.algorithm, live, reports) : { message: 'did not settle in time' };
+  const agreement = settled
+    ? checkAgreement(p.algorithm, live, reports)
+    : { message: 'did not settle in time' };
   const coords = new Set(Object.values(end.coordinators));
   const T = p.delay + p.jitter;
   const electionTime = settled ? settledAt - electAt : null;

@@ -5,11 +5,23 @@
 // a ProcessHost with real timers, sends and reports through the relay, obeys crashed /
 // recovered / restart / elect, and after a dropped connection rejoins with its resume token.
 import { io as ioClient, type Socket } from 'socket.io-client';
-import type { AlgorithmName, AnyAlgorithm, Message, ProcessId, Report } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmName,
+  AnyAlgorithm,
+  Message,
+  ProcessId,
+  Report,
+} from '../algorithms/algorithm.ts';
 import { withWorkload } from '../work/with-work.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import type { ErrorFrame } from '../protocol/errors.ts';
-import { algorithmConfig, ProcessHost, type HostEvent, type HostIO, type ProcessRunner } from '../sim/process-host.ts';
+import {
+  algorithmConfig,
+  ProcessHost,
+  type HostEvent,
+  type HostIO,
+  type ProcessRunner,
+} from '../sim/process-host.ts';
 import type { ClientFrame, ProcessConfig, ProcessKind, ServerFrame } from '../protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '../protocol/grade-summary.ts';
 import { handFrames } from '../protocol/class-play.ts';
@@ -35,7 +47,12 @@ export type ChannelFactory = (events: ChannelEvents) => Channel;
 /** socket.io (browser tabs, the dashboard, bots); reconnects by itself. `url`: the relay's origin. */
 export function socketIoChannel(url: string, opts: { reconnect?: boolean } = {}): ChannelFactory {
   return (events) => {
-    const socket: Socket = ioClient(url, { transports: ['websocket'], reconnection: opts.reconnect ?? true, reconnectionDelay: 250, reconnectionDelayMax: 5000 });
+    const socket: Socket = ioClient(url, {
+      transports: ['websocket'],
+      reconnection: opts.reconnect ?? true,
+      reconnectionDelay: 250,
+      reconnectionDelayMax: 5000,
+    });
     socket.on('connect', () => events.open());
     socket.on('disconnect', () => events.close());
     // A relay that is down never connects: say so, so a cluster client can try another relay.
@@ -65,7 +82,11 @@ interface WebSocketLike {
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 /** Plain WebSocket at `<relay>/ws`, JSON text frames; reconnects with backoff (250 ms doubling to 5 s). */
-export function wsChannel(url: string, WebSocketImpl: WebSocketConstructor, opts: { reconnect?: boolean } = {}): ChannelFactory {
+export function wsChannel(
+  url: string,
+  WebSocketImpl: WebSocketConstructor,
+  opts: { reconnect?: boolean } = {},
+): ChannelFactory {
   return (events) => {
     let socket: WebSocketLike | null = null;
     let closed = false;
@@ -117,7 +138,8 @@ const JOIN_REF = 'lab-client-join';
 const ANSWER_REF = 'lab-client-answer';
 
 /** `paused`: the instructor paused it (SIGSTOP); its runner is frozen until resumed. */
-export type LabProcessStatus = 'connecting' | 'up' | 'paused' | 'crashed' | 'left' | 'refused' | 'closed';
+export type LabProcessStatus =
+  'connecting' | 'up' | 'paused' | 'crashed' | 'left' | 'refused' | 'closed';
 
 export type LabProcessEvent =
   | { kind: 'status'; status: LabProcessStatus }
@@ -157,7 +179,11 @@ interface LabProcessOptions {
  * Runs the process instead of a ProcessHost over the registry's algorithm: code mode's sandbox
  * (shared/grader/sandbox-host.ts). Given the lab's config and the host's I/O.
  */
-type RunnerFactory = (config: ProcessConfig, io: HostIO, listener: ((e: HostEvent) => void) | undefined) => ProcessRunner;
+type RunnerFactory = (
+  config: ProcessConfig,
+  io: HostIO,
+  listener: ((e: HostEvent) => void) | undefined,
+) => ProcessRunner;
 
 /** One process of a lab. */
 export class LabProcess {
@@ -170,7 +196,10 @@ export class LabProcess {
   private runner: RunnerFactory | null = null;
   private channel: Channel | null = null;
   private resume: string | null = null;
-  private joinWaiters: { resolve: (id: ProcessId) => void; reject: (e: ErrorFrame) => void } | null = null;
+  private joinWaiters: {
+    resolve: (id: ProcessId) => void;
+    reject: (e: ErrorFrame) => void;
+  } | null = null;
   private readonly t0 = performance.now();
   /** Bumped on every channel switch, so a closed channel's late events are ignored. */
   private generation = 0;
@@ -188,7 +217,9 @@ export class LabProcess {
   /** Connects and joins; resolves with the id the relay gave, rejects with the relay's error frame. */
   start(): Promise<ProcessId> {
     this.setStatus('connecting');
-    const joined = new Promise<ProcessId>((resolve, reject) => (this.joinWaiters = { resolve, reject }));
+    const joined = new Promise<ProcessId>(
+      (resolve, reject) => (this.joinWaiters = { resolve, reject }),
+    );
     this.connect(this.opts.channel);
     return joined;
   }
@@ -272,7 +303,8 @@ export class LabProcess {
         if (this.mode !== 'auto') this.channel?.send({ type: 'mode', mode: this.mode });
         // A resumed process whose lab did not change carries on; its report was cleared on disconnect.
         if (changed || !this.host?.isRunning) this.restart(f.config);
-        else if (this.host.report && !f.paused) this.channel?.send({ type: 'report', report: this.host.report });
+        else if (this.host.report && !f.paused)
+          this.channel?.send({ type: 'report', report: this.host.report });
         if (f.paused) this.pauseHost();
         else this.host?.resume?.(); // resumed while it was away
         return;
@@ -311,7 +343,8 @@ export class LabProcess {
       case 'answered':
         return this.emit({ kind: 'answer', step: f.step, value: f.value, error: null });
       case 'error':
-        if (f.ref === ANSWER_REF) return this.emit({ kind: 'answer', step: -1, value: null, error: f });
+        if (f.ref === ANSWER_REF)
+          return this.emit({ kind: 'answer', step: -1, value: null, error: f });
         this.emit({ kind: 'error', error: f });
         // A refused join (first or after a reconnect, e.g. the id went to someone else) ends this process.
         if (f.ref === JOIN_REF) {
@@ -337,11 +370,19 @@ export class LabProcess {
 
   private onClose(): void {
     // A paused runner stays frozen while reconnecting; the relay's `joined` says whether it still is.
-    if (this.status === 'up' || this.status === 'paused' || this.status === 'crashed') this.setStatus('connecting');
+    if (this.status === 'up' || this.status === 'paused' || this.status === 'crashed')
+      this.setStatus('connecting');
     // The relay may be gone for good (a cluster member killed): after a while try the others,
     // which answer `moved` to whoever owns the lab now.
     const relays = this.opts.relays ?? [];
-    if (!this.opts.follow || relays.length === 0 || this.failover || this.status === 'closed' || this.status === 'left') return;
+    if (
+      !this.opts.follow ||
+      relays.length === 0 ||
+      this.failover ||
+      this.status === 'closed' ||
+      this.status === 'left'
+    )
+      return;
     this.failover = setTimeout(() => {
       this.failover = null;
       const url = relays[this.nextRelay++ % relays.length]!;
@@ -380,15 +421,29 @@ export class LabProcess {
     this.host?.stop();
     const io: HostIO = {
       send: (to, message) => this.channel?.send({ type: 'send', to, message }),
-      fault: (f) => this.channel?.send({ type: 'fault', error: f.error, event: f.event, restarted: f.restarted }),
+      fault: (f) =>
+        this.channel?.send({
+          type: 'fault',
+          error: f.error,
+          event: f.event,
+          restarted: f.restarted,
+        }),
       report: (report) => this.channel?.send({ type: 'report', report }),
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
       now: () => performance.now() - this.t0,
       random: createRng(deriveSeed(config.seed, id)),
     };
-    const listener = this.opts.onEvent ? (event: HostEvent) => this.emit({ kind: 'host', event }) : undefined;
-    this.host = this.runner ? this.runner(config, io, listener) : new ProcessHost(withWorkload((this.opts.algorithms ?? getAlgorithm)(config.algorithm), config.workload), io, listener);
+    const listener = this.opts.onEvent
+      ? (event: HostEvent) => this.emit({ kind: 'host', event })
+      : undefined;
+    this.host = this.runner
+      ? this.runner(config, io, listener)
+      : new ProcessHost(
+          withWorkload((this.opts.algorithms ?? getAlgorithm)(config.algorithm), config.workload),
+          io,
+          listener,
+        );
     this.host.start(algorithmConfig(config, id));
   }
 

@@ -3,7 +3,12 @@
 // with its resume token.
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { socketIoChannel, wsChannel, type ChannelFactory, type WebSocketConstructor } from './lab-client.ts';
+import {
+  socketIoChannel,
+  wsChannel,
+  type ChannelFactory,
+  type WebSocketConstructor,
+} from './lab-client.ts';
 
 export type BotTransport = 'socketio' | 'ws';
 

@@ -28,7 +28,8 @@ export const demoStart = (): DemoState => ({ crashed: null });
  */
 export function agreedCoordinator(view: DemoView): ProcessId | null {
   const votes = new Map<ProcessId, number>();
-  for (const r of view.reports) if (r.coordinator !== null) votes.set(r.coordinator, (votes.get(r.coordinator) ?? 0) + 1);
+  for (const r of view.reports)
+    if (r.coordinator !== null) votes.set(r.coordinator, (votes.get(r.coordinator) ?? 0) + 1);
   let best: ProcessId | null = null;
   for (const [id, n] of votes) if (best === null || n > votes.get(best)!) best = id;
   if (best === null || votes.get(best)! * 2 <= view.reports.length) return null;
@@ -38,7 +39,8 @@ export function agreedCoordinator(view: DemoView): ProcessId | null {
 
 /** One tick: recover what the last tick crashed, or crash the agreed coordinator. */
 export function demoTick(state: DemoState, view: DemoView): { state: DemoState; move: DemoMove } {
-  if (state.crashed !== null) return { state: { crashed: null }, move: { kind: 'recover', id: state.crashed } };
+  if (state.crashed !== null)
+    return { state: { crashed: null }, move: { kind: 'recover', id: state.crashed } };
   const coordinator = agreedCoordinator(view);
   if (coordinator === null) return { state, move: null };
   return { state: { crashed: coordinator }, move: { kind: 'crash', id: coordinator } };

@@ -23,14 +23,24 @@ interface StepOutcome {
   expected: number;
   agrees: boolean;
   /** The run's own figures, for the projector's caption. */
-  run: { endTime: number; events: number; messages: number; coordinators: Record<string, number>; truncated: boolean };
+  run: {
+    endTime: number;
+    events: number;
+    messages: number;
+    coordinators: Record<string, number>;
+    truncated: boolean;
+  };
   /** The run as a trace file (JSON Lines, opens in /replay). */
   trace: () => string;
 }
 
 function stepSpec(step: LessonStep): SimulationSpec {
   const { setup, run } = step;
-  const link = { delay: setup.link?.delay ?? 100, jitter: setup.link?.jitter ?? 0, drop: setup.link?.loss ?? 0 };
+  const link = {
+    delay: setup.link?.delay ?? 100,
+    jitter: setup.link?.jitter ?? 0,
+    drop: setup.link?.loss ?? 0,
+  };
   return {
     algorithm: getAlgorithm(setup.algorithm),
     ids: setup.ids,
@@ -55,14 +65,21 @@ function stepSpec(step: LessonStep): SimulationSpec {
  * The run's directed link rules: those at time 0 hold from the start (the simulator would apply a
  * change at 0 after the run's other events at 0); each later change keeps the earlier ones.
  */
-function linkRules(step: LessonStep, link: { delay: number; jitter: number; drop: number }): Pick<SimulationSpec, 'links' | 'linkChanges'> {
+function linkRules(
+  step: LessonStep,
+  link: { delay: number; jitter: number; drop: number },
+): Pick<SimulationSpec, 'links' | 'linkChanges'> {
   const rules = [...(step.run.links ?? [])].sort((a, b) => a.at - b.at);
   const links: Record<string, { delay?: number; drop?: number }> = {};
   const changes: NonNullable<SimulationSpec['linkChanges']> = [];
   let initial: Record<string, { delay?: number; drop?: number }> | null = null;
   for (const r of rules) {
     if (r.at > 0) initial ??= { ...links };
-    links[`${r.from}->${r.to}`] = { ...links[`${r.from}->${r.to}`], ...(r.delay !== undefined ? { delay: r.delay } : {}), ...(r.loss !== undefined ? { drop: r.loss } : {}) };
+    links[`${r.from}->${r.to}`] = {
+      ...links[`${r.from}->${r.to}`],
+      ...(r.delay !== undefined ? { delay: r.delay } : {}),
+      ...(r.loss !== undefined ? { drop: r.loss } : {}),
+    };
     if (r.at > 0) changes.push({ at: r.at, link, links: { ...links } });
   }
   return { links: initial ?? links, linkChanges: changes };
@@ -72,19 +89,41 @@ export function runStep(step: LessonStep): StepOutcome {
   const spec = stepSpec(step);
   const r = simulate(spec);
   // A run cut short by the event bound measured part of what the step meant: no value.
-  const measured = r.events >= MAX_LESSON_EVENTS ? null : measure(step, spec, r, step.reveal.measure);
+  const measured =
+    r.events >= MAX_LESSON_EVENTS ? null : measure(step, spec, r, step.reveal.measure);
   const coordinators: Record<string, number> = {};
-  for (const c of Object.values(r.coordinatorByNode)) coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
+  for (const c of Object.values(r.coordinatorByNode))
+    coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
   return {
     measured,
     expected: step.reveal.expected,
     agrees: measured === step.reveal.expected,
-    run: { endTime: r.endTime, events: r.events, messages: r.messages.total, coordinators, truncated: r.truncated },
-    trace: () => serializeTrace({ source: 'simulator', algorithm: step.setup.algorithm, ids: step.setup.ids, seed: spec.seed }, r.trace),
+    run: {
+      endTime: r.endTime,
+      events: r.events,
+      messages: r.messages.total,
+      coordinators,
+      truncated: r.truncated,
+    },
+    trace: () =>
+      serializeTrace(
+        {
+          source: 'simulator',
+          algorithm: step.setup.algorithm,
+          ids: step.setup.ids,
+          seed: spec.seed,
+        },
+        r.trace,
+      ),
   };
 }
 
-function measure(step: LessonStep, spec: SimulationSpec, r: SimulationResult, m: Measure): number | null {
+function measure(
+  step: LessonStep,
+  spec: SimulationSpec,
+  r: SimulationResult,
+  m: Measure,
+): number | null {
   switch (m.kind) {
     case 'messages':
       return m.types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
@@ -104,9 +143,24 @@ function measure(step: LessonStep, spec: SimulationSpec, r: SimulationResult, m:
       return r.electionTime;
     case 'findings': {
       // The checker judges by the bounds the processes were told (the simulator's own default of T).
-      const timing = { ...DEFAULT_TIMING, transmission: spec.link!.delay! + spec.link!.jitter!, ...step.setup.timing };
-      const { summary } = checkTrace(r.trace, { algorithm: step.setup.algorithm, ids: step.setup.ids, timing, options: step.setup.options }, r.endTime);
-      return m.finding === 'spurious-elections' ? summary.spuriousElections : summary.counts[m.finding];
+      const timing = {
+        ...DEFAULT_TIMING,
+        transmission: spec.link!.delay! + spec.link!.jitter!,
+        ...step.setup.timing,
+      };
+      const { summary } = checkTrace(
+        r.trace,
+        {
+          algorithm: step.setup.algorithm,
+          ids: step.setup.ids,
+          timing,
+          options: step.setup.options,
+        },
+        r.endTime,
+      );
+      return m.finding === 'spurious-elections'
+        ? summary.spuriousElections
+        : summary.counts[m.finding];
     }
   }
 }

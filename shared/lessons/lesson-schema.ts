@@ -3,7 +3,12 @@
 // from the run's trace, what the documents predict and where they say so. Lesson files in
 // lessons/ are checked against this schema; docs/schema.json publishes it as `Lesson`.
 import { z } from 'zod';
-import { AlgorithmNameSchema, DetectorSchema, ProcessIdSchema, TimingSchema } from '../protocol/lab-config.ts';
+import {
+  AlgorithmNameSchema,
+  DetectorSchema,
+  ProcessIdSchema,
+  TimingSchema,
+} from '../protocol/lab-config.ts';
 import { FINDING_KINDS } from '../protocol/finding.ts';
 
 /** Virtual times of a run, ms; a lesson's run is short (a class watches it). */
@@ -27,21 +32,49 @@ const SetupSchema = z
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
     /** Who every process starts agreeing on; absent: the highest id; null: nobody (all elect). */
     coordinator: ProcessIdSchema.nullable().optional(),
-    link: z.object({ delay: z.number().min(0).max(60_000), jitter: z.number().min(0).max(60_000).optional(), loss: z.number().min(0).max(1).optional() }).strict().optional(),
-    seed: z.int().min(0).max(2 ** 32 - 1).optional(),
+    link: z
+      .object({
+        delay: z.number().min(0).max(60_000),
+        jitter: z.number().min(0).max(60_000).optional(),
+        loss: z.number().min(0).max(1).optional(),
+      })
+      .strict()
+      .optional(),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     /** Virtual horizon of the run, ms (runs with heartbeats never go quiet on their own). */
     until: At.optional(),
   })
   .strict();
 
-const ChoiceSchema = z.object({ label: Text(80), value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER) }).strict();
+const ChoiceSchema = z
+  .object({ label: Text(80), value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER) })
+  .strict();
 
 /** What the class is asked before the run; every answer is a number (a count, a choice's value or an id). */
 /** Optional time to answer, in seconds: the projector counts it down (the instructor still locks). */
 const Seconds = { seconds: z.int().min(5).max(3600).optional() };
 const QuestionSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('number'), text: Text(300), min: z.int().min(0).max(MAX_ANSWER).optional(), max: z.int().min(0).max(MAX_ANSWER).optional(), ...Seconds }).strict(),
-  z.object({ kind: z.literal('choice'), text: Text(300), choices: z.array(ChoiceSchema).min(2).max(MAX_CHOICES), ...Seconds }).strict(),
+  z
+    .object({
+      kind: z.literal('number'),
+      text: Text(300),
+      min: z.int().min(0).max(MAX_ANSWER).optional(),
+      max: z.int().min(0).max(MAX_ANSWER).optional(),
+      ...Seconds,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('choice'),
+      text: Text(300),
+      choices: z.array(ChoiceSchema).min(2).max(MAX_CHOICES),
+      ...Seconds,
+    })
+    .strict(),
   z.object({ kind: z.literal('process'), text: Text(300), ...Seconds }).strict(),
 ]);
 
@@ -53,9 +86,25 @@ const RunSchema = z
     /** A process's failure detector firing (or the instructor's "elect"). */
     elect: z.array(TimedId).max(64).optional(),
     /** `groups: null` heals. */
-    partition: z.array(z.object({ at: At, groups: z.array(IdList).min(1).max(16).nullable() }).strict()).max(16).optional(),
+    partition: z
+      .array(z.object({ at: At, groups: z.array(IdList).min(1).max(16).nullable() }).strict())
+      .max(16)
+      .optional(),
     /** From `at` on, these directed links take this delay (or lose this share). */
-    links: z.array(z.object({ at: At, from: ProcessIdSchema, to: ProcessIdSchema, delay: z.number().min(0).max(60_000).optional(), loss: z.number().min(0).max(1).optional() }).strict()).max(64).optional(),
+    links: z
+      .array(
+        z
+          .object({
+            at: At,
+            from: ProcessIdSchema,
+            to: ProcessIdSchema,
+            delay: z.number().min(0).max(60_000).optional(),
+            loss: z.number().min(0).max(1).optional(),
+          })
+          .strict(),
+      )
+      .max(64)
+      .optional(),
   })
   .strict();
 
@@ -72,11 +121,18 @@ const MeasureSchema = z.discriminatedUnion('kind', [
   /** From the first election to the last live process settling, ms. */
   z.object({ kind: z.literal('election-time') }).strict(),
   /** The live checker's findings of a kind, or (`spurious-elections`) its count of false detections. */
-  z.object({ kind: z.literal('findings'), finding: z.enum([...FINDING_KINDS, 'spurious-elections']) }).strict(),
+  z
+    .object({
+      kind: z.literal('findings'),
+      finding: z.enum([...FINDING_KINDS, 'spurious-elections']),
+    })
+    .strict(),
 ]);
 export type Measure = z.infer<typeof MeasureSchema>;
 
-const CiteSchema = z.object({ document: z.enum(['000', '001', '002', '003', '004']), rule: Text(300) }).strict();
+const CiteSchema = z
+  .object({ document: z.enum(['000', '001', '002', '003', '004']), rule: Text(300) })
+  .strict();
 
 const RevealSchema = z
   .object({
@@ -91,11 +147,21 @@ const RevealSchema = z
   })
   .strict();
 
-const StepSchema = z.object({ title: Text(120), setup: SetupSchema, question: QuestionSchema.optional(), run: RunSchema, reveal: RevealSchema }).strict();
+const StepSchema = z
+  .object({
+    title: Text(120),
+    setup: SetupSchema,
+    question: QuestionSchema.optional(),
+    run: RunSchema,
+    reveal: RevealSchema,
+  })
+  .strict();
 
 export const LessonSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and -, at most 64'),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and -, at most 64'),
     title: Text(120),
     summary: Text(600),
     steps: z.array(StepSchema).min(1).max(20),
@@ -110,24 +176,44 @@ export type Question = z.infer<typeof QuestionSchema>;
  * A lesson file checked: the lesson, or why not with the fields named (`steps.0.reveal.expected:
  * ...`), as an instructor who wrote it needs to read. Ids the run names must be the set-up's.
  */
-export function parseLesson(raw: unknown): { ok: true; lesson: Lesson } | { ok: false; errors: string[] } {
+export function parseLesson(
+  raw: unknown,
+): { ok: true; lesson: Lesson } | { ok: false; errors: string[] } {
   const parsed = LessonSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.slice(0, 10).map((i) => `${i.path.map(String).join('.') || '(lesson)'}: ${i.message}`) };
-  const errors = parsed.data.steps.flatMap((s, i) => strangers(s).map((what) => `steps.${i}.${what}`));
-  return errors.length ? { ok: false, errors: errors.slice(0, 10) } : { ok: true, lesson: parsed.data };
+  if (!parsed.success)
+    return {
+      ok: false,
+      errors: parsed.error.issues
+        .slice(0, 10)
+        .map((i) => `${i.path.map(String).join('.') || '(lesson)'}: ${i.message}`),
+    };
+  const errors = parsed.data.steps.flatMap((s, i) =>
+    strangers(s).map((what) => `steps.${i}.${what}`),
+  );
+  return errors.length
+    ? { ok: false, errors: errors.slice(0, 10) }
+    : { ok: true, lesson: parsed.data };
 }
 
 /** Fields of a step that name a process its set-up does not have. */
 function strangers(step: LessonStep): string[] {
   const ids = new Set(step.setup.ids);
   const out: string[] = [];
-  const check = (path: string, id: number) => void (ids.has(id) || out.push(`${path}: ${id} is not among setup.ids`));
+  const check = (path: string, id: number) =>
+    void (ids.has(id) || out.push(`${path}: ${id} is not among setup.ids`));
   step.setup.ring?.forEach((id, j) => check(`setup.ring.${j}`, id));
-  if (typeof step.setup.coordinator === 'number') check('setup.coordinator', step.setup.coordinator);
-  for (const key of ['crash', 'recover', 'elect'] as const) step.run[key]?.forEach((e, j) => check(`run.${key}.${j}.id`, e.id));
-  step.run.partition?.forEach((p, j) => p.groups?.forEach((g, k) => g.forEach((id) => check(`run.partition.${j}.groups.${k}`, id))));
-  step.run.links?.forEach((l, j) => (check(`run.links.${j}.from`, l.from), check(`run.links.${j}.to`, l.to)));
+  if (typeof step.setup.coordinator === 'number')
+    check('setup.coordinator', step.setup.coordinator);
+  for (const key of ['crash', 'recover', 'elect'] as const)
+    step.run[key]?.forEach((e, j) => check(`run.${key}.${j}.id`, e.id));
+  step.run.partition?.forEach((p, j) =>
+    p.groups?.forEach((g, k) => g.forEach((id) => check(`run.partition.${j}.groups.${k}`, id))),
+  );
+  step.run.links?.forEach(
+    (l, j) => (check(`run.links.${j}.from`, l.from), check(`run.links.${j}.to`, l.to)),
+  );
   const q = step.question;
-  if (q?.kind === 'number' && q.min !== undefined && q.max !== undefined && q.min > q.max) out.push('question.max: below question.min');
+  if (q?.kind === 'number' && q.min !== undefined && q.max !== undefined && q.min > q.max)
+    out.push('question.max: below question.min');
   return out;
 }

@@ -4,7 +4,16 @@
 // /api/openapi.json. A schema added or changed in zod shows up here with no further edit.
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
-import { BotsSchema, CreateLabSchema, FabricPatchSchema, LabConfigSchema, PartitionSchema, PlayPatchSchema, StepSchema, UpdateLabSchema } from './lab-config.ts';
+import {
+  BotsSchema,
+  CreateLabSchema,
+  FabricPatchSchema,
+  LabConfigSchema,
+  PartitionSchema,
+  PlayPatchSchema,
+  StepSchema,
+  UpdateLabSchema,
+} from './lab-config.ts';
 import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './frames.ts';
 import { LabSnapshotSchema, ProcessInfoSchema, ServerFrameSchema } from './server-frames.ts';
 import { LessonSchema } from '../lessons/lesson-schema.ts';
@@ -15,7 +24,11 @@ const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
 
 type Json = Record<string, unknown>;
 const toJson = (schema: z.ZodType, io: 'input' | 'output' = 'input'): Json => {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  const out = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as Json;
   delete out['$schema'];
   return out;
 };
@@ -26,7 +39,8 @@ export function buildSchema(): Json {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: SCHEMA_ID,
     title: 'Election Lab wire contract',
-    description: 'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), trace events (TraceEvent), and lesson files (Lesson, docs/RUN_A_CLASS.md). docs/PROTOCOL.md explains them.',
+    description:
+      'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), trace events (TraceEvent), and lesson files (Lesson, docs/RUN_A_CLASS.md). docs/PROTOCOL.md explains them.',
     'x-protocol-version': PROTOCOL_VERSION,
     'x-trace-version': TRACE_VERSION,
     $defs: {
@@ -37,18 +51,37 @@ export function buildSchema(): Json {
       ProcessConfig: toJson(ProcessConfigSchema, 'output'),
       Lesson: toJson(LessonSchema),
     },
-    anyOf: [{ $ref: '#/$defs/ClientFrame' }, { $ref: '#/$defs/ServerFrame' }, { $ref: '#/$defs/TraceEvent' }],
+    anyOf: [
+      { $ref: '#/$defs/ClientFrame' },
+      { $ref: '#/$defs/ServerFrame' },
+      { $ref: '#/$defs/TraceEvent' },
+    ],
   };
 }
 
-const ErrorBody = toJson(z.object({ type: z.literal('error'), code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]), message: z.string(), details: z.array(z.string()).optional() }));
+const ErrorBody = toJson(
+  z.object({
+    type: z.literal('error'),
+    code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    details: z.array(z.string()).optional(),
+  }),
+);
 const json = (schema: Json) => ({ 'application/json': { schema } });
-const errors = { default: { description: 'An error (docs/PROTOCOL.md, the error table)', content: json({ $ref: '#/components/schemas/Error' }) } };
+const errors = {
+  default: {
+    description: 'An error (docs/PROTOCOL.md, the error table)',
+    content: json({ $ref: '#/components/schemas/Error' }),
+  },
+};
 const okAny = (description: string) => ({ description, content: json({ type: 'object' }) });
 const labParam = { name: 'lab', in: 'path', required: true, schema: { type: 'string' } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } };
 const bearer = [{ instructor: [] }];
-const body = (ref: string) => ({ required: true, content: json({ $ref: `#/components/schemas/${ref}` }) });
+const body = (ref: string) => ({
+  required: true,
+  content: json({ $ref: `#/components/schemas/${ref}` }),
+});
 
 /** OpenAPI 3.1 of the REST API; request bodies are the zod schemas the API validates with. */
 export function buildOpenApi(): Json {
@@ -59,14 +92,29 @@ export function buildOpenApi(): Json {
     ...(requestBody ? { requestBody } : {}),
     responses: { '200': okAny('Done'), ...errors },
   });
-  const read = (summary: string, params: Json[] = [labParam], extra: Json[] = [], ref?: string) => ({
+  const read = (
+    summary: string,
+    params: Json[] = [labParam],
+    extra: Json[] = [],
+    ref?: string,
+  ) => ({
     summary,
     parameters: [...params, ...extra],
-    responses: { '200': ref ? { description: summary, content: json({ $ref: `#/components/schemas/${ref}` }) } : okAny(summary), ...errors },
+    responses: {
+      '200': ref
+        ? { description: summary, content: json({ $ref: `#/components/schemas/${ref}` }) }
+        : okAny(summary),
+      ...errors,
+    },
   });
   return {
     openapi: '3.1.0',
-    info: { title: 'Election Lab relay REST API', version: String(PROTOCOL_VERSION), description: 'JSON in and out (Content-Type: application/json, body at most 2 MB). Reads are open; changes need the instructor token.' },
+    info: {
+      title: 'Election Lab relay REST API',
+      version: String(PROTOCOL_VERSION),
+      description:
+        'JSON in and out (Content-Type: application/json, body at most 2 MB). Reads are open; changes need the instructor token.',
+    },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     components: {
       securitySchemes: { instructor: { type: 'http', scheme: 'bearer' } },
@@ -94,43 +142,145 @@ export function buildOpenApi(): Json {
       '/api/openapi.json': { get: read('This document', []) },
       '/api/labs': {
         get: read('Labs on this relay', []),
-        post: { summary: 'Create a lab (defaults: link delay 20 ms, heartbeat detector, a random seed)', security: bearer, requestBody: body('CreateLab'), responses: { '201': okAny('The lab'), ...errors } },
+        post: {
+          summary: 'Create a lab (defaults: link delay 20 ms, heartbeat detector, a random seed)',
+          security: bearer,
+          requestBody: body('CreateLab'),
+          responses: { '201': okAny('The lab'), ...errors },
+        },
       },
-      '/api/join/{code}': { get: read('The lab a join code stands for: { lab, joinCode }', [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }]) },
-      '/api/labs/{lab}': { get: read('A lab: config, processes, join code', [labParam], [], 'LabSnapshot'), put: change('Reconfigure a lab', body('UpdateLab')), delete: change('Delete a lab') },
+      '/api/join/{code}': {
+        get: read('The lab a join code stands for: { lab, joinCode }', [
+          { name: 'code', in: 'path', required: true, schema: { type: 'string' } },
+        ]),
+      },
+      '/api/labs/{lab}': {
+        get: read('A lab: config, processes, join code', [labParam], [], 'LabSnapshot'),
+        put: change('Reconfigure a lab', body('UpdateLab')),
+        delete: change('Delete a lab'),
+      },
       '/api/labs/{lab}/fabric': { put: change('Change the network fabric', body('FabricPatch')) },
-      '/api/labs/{lab}/play': { put: change('Set hand play for the class (students by hand, chosen ids, hints)', body('PlayPatch')) },
-      '/api/labs/{lab}/partition': { post: change('Partition the lab', body('Partition')), delete: change('Heal the partition') },
-      '/api/labs/{lab}/processes/{id}': { get: read("One process; `claimedGrade` and `hand.claimed` are what its tab reported, not verified", [labParam, idParam], [], 'ProcessInfo') },
-      '/api/labs/{lab}/processes/{id}/grade-trace': { get: read("The failing run of the process's latest grade, as the trace file (JSON Lines) its tab sent", [labParam, idParam]) },
-      '/api/labs/{lab}/processes/{id}/crash': { post: change('Crash a process', undefined, [labParam, idParam]) },
-      '/api/labs/{lab}/processes/{id}/recover': { post: change('Recover a process', undefined, [labParam, idParam]) },
-      '/api/labs/{lab}/processes/{id}/pause': { post: change('Pause a process (SIGSTOP): it gets and sends nothing until resumed', undefined, [labParam, idParam]) },
-      '/api/labs/{lab}/processes/{id}/resume': { post: change('Resume a paused process (SIGCONT): it gets what waited for it, in order', undefined, [labParam, idParam]) },
-      '/api/labs/{lab}/processes/{id}/elect': { post: change('Ask a process to start an election', undefined, [labParam, idParam]) },
+      '/api/labs/{lab}/play': {
+        put: change(
+          'Set hand play for the class (students by hand, chosen ids, hints)',
+          body('PlayPatch'),
+        ),
+      },
+      '/api/labs/{lab}/partition': {
+        post: change('Partition the lab', body('Partition')),
+        delete: change('Heal the partition'),
+      },
+      '/api/labs/{lab}/processes/{id}': {
+        get: read(
+          'One process; `claimedGrade` and `hand.claimed` are what its tab reported, not verified',
+          [labParam, idParam],
+          [],
+          'ProcessInfo',
+        ),
+      },
+      '/api/labs/{lab}/processes/{id}/grade-trace': {
+        get: read(
+          "The failing run of the process's latest grade, as the trace file (JSON Lines) its tab sent",
+          [labParam, idParam],
+        ),
+      },
+      '/api/labs/{lab}/processes/{id}/crash': {
+        post: change('Crash a process', undefined, [labParam, idParam]),
+      },
+      '/api/labs/{lab}/processes/{id}/recover': {
+        post: change('Recover a process', undefined, [labParam, idParam]),
+      },
+      '/api/labs/{lab}/processes/{id}/pause': {
+        post: change(
+          'Pause a process (SIGSTOP): it gets and sends nothing until resumed',
+          undefined,
+          [labParam, idParam],
+        ),
+      },
+      '/api/labs/{lab}/processes/{id}/resume': {
+        post: change(
+          'Resume a paused process (SIGCONT): it gets what waited for it, in order',
+          undefined,
+          [labParam, idParam],
+        ),
+      },
+      '/api/labs/{lab}/processes/{id}/elect': {
+        post: change('Ask a process to start an election', undefined, [labParam, idParam]),
+      },
       '/api/labs/{lab}/pause': { post: change('Pause the lab') },
       '/api/labs/{lab}/resume': { post: change('Resume the lab') },
       '/api/labs/{lab}/reset': { post: change('Reset the lab') },
-      '/api/labs/{lab}/step': { post: change('Deliver or drop one held message while paused', body('Step')) },
-      '/api/labs/{lab}/bots': { post: change('Start server-side bots', body('Bots')), delete: change('Stop the server-side bots') },
+      '/api/labs/{lab}/step': {
+        post: change('Deliver or drop one held message while paused', body('Step')),
+      },
+      '/api/labs/{lab}/bots': {
+        post: change('Start server-side bots', body('Bots')),
+        delete: change('Stop the server-side bots'),
+      },
       '/api/labs/{lab}/demo': {
-        get: read("Whether the demo loop drives the lab (npm start's demo lab: its coordinator crashed and recovered every `everyMs`); any instructor request on the lab stops it", [labParam], [], 'DemoStatus'),
+        get: read(
+          "Whether the demo loop drives the lab (npm start's demo lab: its coordinator crashed and recovered every `everyMs`); any instructor request on the lab stops it",
+          [labParam],
+          [],
+          'DemoStatus',
+        ),
         delete: change('Stop the demo loop (a process it crashed is recovered)'),
       },
-      '/api/lessons': { get: read('The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json; without the instructor token each step has its title and question only); `refused`: files left out, with the fields that failed', []) },
+      '/api/lessons': {
+        get: read(
+          'The shipped lessons (lessons/*.json, each a Lesson of docs/schema.json; without the instructor token each step has its title and question only); `refused`: files left out, with the fields that failed',
+          [],
+        ),
+      },
       '/api/labs/{lab}/lesson': {
-        get: read("The lab's lesson as the class sees it (JSON null when it runs none); with the instructor token also each answer by process id (byStudent)", [labParam], [], 'LessonView'),
-        post: change('Run a lesson in the lab: a shipped one by id or a lesson of her own, from step `step` (answers start empty)', body('SetLesson')),
+        get: read(
+          "The lab's lesson as the class sees it (JSON null when it runs none); with the instructor token also each answer by process id (byStudent)",
+          [labParam],
+          [],
+          'LessonView',
+        ),
+        post: change(
+          'Run a lesson in the lab: a shipped one by id or a lesson of her own, from step `step` (answers start empty)',
+          body('SetLesson'),
+        ),
         delete: change("End the lab's lesson"),
       },
-      '/api/labs/{lab}/lesson/trace': { get: read("The step's run as a trace file (JSON Lines, opens in /replay?lesson=LAB): from the reveal on (the instructor: once it ran)") },
+      '/api/labs/{lab}/lesson/trace': {
+        get: read(
+          "The step's run as a trace file (JSON Lines, opens in /replay?lesson=LAB): from the reveal on (the instructor: once it ran)",
+        ),
+      },
       '/api/labs/{lab}/lesson/{action}': {
-        post: change('Move the lesson on: start (open the question), lock (no more answers), run (run the step in the simulator), reveal, next', undefined, [labParam, { name: 'action', in: 'path', required: true, schema: { type: 'string', enum: ['start', 'lock', 'run', 'reveal', 'next'] } }]),
+        post: change(
+          'Move the lesson on: start (open the question), lock (no more answers), run (run the step in the simulator), reveal, next',
+          undefined,
+          [
+            labParam,
+            {
+              name: 'action',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: ['start', 'lock', 'run', 'reveal', 'next'] },
+            },
+          ],
+        ),
       },
       '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
       '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },
       '/api/labs/{lab}/trace': {
-        get: read('The trace (JSON Lines)', [labParam], [{ name: 'since', in: 'query', required: false, description: 'Only events with seq greater than this (exclusive)', schema: { type: 'integer', minimum: 0 } }]),
+        get: read(
+          'The trace (JSON Lines)',
+          [labParam],
+          [
+            {
+              name: 'since',
+              in: 'query',
+              required: false,
+              description: 'Only events with seq greater than this (exclusive)',
+              schema: { type: 'integer', minimum: 0 },
+            },
+          ],
+        ),
       },
     },
   };

@@ -12,7 +12,10 @@ export const MAX_NAME_CHARS = 40;
 const RULES: [RegExp, string][] = [
   // eslint-disable-next-line no-control-regex -- finding control characters is the rule
   [/[\u0000-\u001f\u007f-\u009f]/u, 'a control character (NUL, tab, newline...)'],
-  [/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u, 'a bidirectional control (a right-to-left override or mark), which can make a name read as another'],
+  [
+    /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u,
+    'a bidirectional control (a right-to-left override or mark), which can make a name read as another',
+  ],
   [/[\u200b-\u200d\u2060\ufeff]/u, 'a zero-width character, which makes a name look like another'],
 ];
 

@@ -5,10 +5,26 @@ import { z } from 'zod';
 import type { Message, ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { CheckerSummary } from './finding.ts';
 import type { ErrorFrame } from './errors.ts';
-import { AlgorithmNameSchema, DetectorSchema, LabName, ProcessIdSchema, TimingSchema, WorkloadSchema, type FabricConfig, type LabConfig, type Play } from './lab-config.ts';
+import {
+  AlgorithmNameSchema,
+  DetectorSchema,
+  LabName,
+  ProcessIdSchema,
+  TimingSchema,
+  WorkloadSchema,
+  type FabricConfig,
+  type LabConfig,
+  type Play,
+} from './lab-config.ts';
 import { DisplayNameSchema } from './display-name.ts';
 import { DeviationSchema, MAX_DEVIATIONS_PER_FRAME, MAX_HAND_ACTION_CHARS } from './class-play.ts';
-import { GradeSummarySchema, MAX_GRADE_TRACE_CHARS, ProcessModeSchema, type GradeSummary, type ProcessMode } from './grade-summary.ts';
+import {
+  GradeSummarySchema,
+  MAX_GRADE_TRACE_CHARS,
+  ProcessModeSchema,
+  type GradeSummary,
+  type ProcessMode,
+} from './grade-summary.ts';
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 import { MAX_ANSWER } from '../lessons/lesson-schema.ts';
@@ -33,28 +49,89 @@ const JoinFrame = z
   })
   .strict();
 
-const SendFrame = z.object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref }).strict();
-const ReportFrame = z.object({ type: z.literal('report'), report: ReportSchema, ref: Ref }).strict();
+const SendFrame = z
+  .object({ type: z.literal('send'), to: ProcessIdSchema, message: MessageSchema, ref: Ref })
+  .strict();
+const ReportFrame = z
+  .object({ type: z.literal('report'), report: ReportSchema, ref: Ref })
+  .strict();
 const LeaveFrame = z.object({ type: z.literal('leave'), ref: Ref }).strict();
 const ObserveFrame = z.object({ type: z.literal('observe'), lab: LabName, ref: Ref }).strict();
 const UnobserveFrame = z.object({ type: z.literal('unobserve'), lab: LabName, ref: Ref }).strict();
 const PingFrame = z.object({ type: z.literal('ping'), ref: Ref }).strict();
 /** The process's algorithm threw and its host restarted it (or gave up): recorded as a `fault` trace event. */
-const FaultFrame = z.object({ type: z.literal('fault'), error: z.string().max(200), event: z.string().max(64), restarted: z.boolean(), ref: Ref }).strict();
+const FaultFrame = z
+  .object({
+    type: z.literal('fault'),
+    error: z.string().max(200),
+    event: z.string().max(64),
+    restarted: z.boolean(),
+    ref: Ref,
+  })
+  .strict();
 /** What the tab runs now: the lab's algorithm, her hand, or her own module (docs/STUDENT_MODULES.md). */
 const ModeFrame = z.object({ type: z.literal('mode'), mode: ProcessModeSchema, ref: Ref }).strict();
 /** Her latest grade, and the failing run as a trace file (JSON Lines) when it fits. */
-const GradeFrame = z.object({ type: z.literal('grade'), summary: GradeSummarySchema, trace: z.string().max(MAX_GRADE_TRACE_CHARS).optional(), ref: Ref }).strict();
+const GradeFrame = z
+  .object({
+    type: z.literal('grade'),
+    summary: GradeSummarySchema,
+    trace: z.string().max(MAX_GRADE_TRACE_CHARS).optional(),
+    ref: Ref,
+  })
+  .strict();
 /** Hand mode: her click (`action`, its label; null: a deadline she let pass) and the coach's deviations from the reference. */
-const HandFrame = z.object({ type: z.literal('hand'), action: z.string().min(1).max(MAX_HAND_ACTION_CHARS).nullable(), deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME), ref: Ref }).strict();
+const HandFrame = z
+  .object({
+    type: z.literal('hand'),
+    action: z.string().min(1).max(MAX_HAND_ACTION_CHARS).nullable(),
+    deviations: z.array(DeviationSchema).max(MAX_DEVIATIONS_PER_FRAME),
+    ref: Ref,
+  })
+  .strict();
 /** Be told `labs-changed` whenever the relay's (or the cluster's) lab list changes. */
 /** A student's answer to the lab's open lesson question (docs/RUN_A_CLASS.md, "Lessons"); her latest one counts. */
-const AnswerFrame = z.object({ type: z.literal('answer'), step: z.int().min(0).max(19), value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER), ref: Ref }).strict();
+const AnswerFrame = z
+  .object({
+    type: z.literal('answer'),
+    step: z.int().min(0).max(19),
+    value: z.number().min(-MAX_ANSWER).max(MAX_ANSWER),
+    ref: Ref,
+  })
+  .strict();
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
-export const ClientFrameSchema = z.discriminatedUnion('type', [JoinFrame, SendFrame, ReportFrame, LeaveFrame, ObserveFrame, UnobserveFrame, PingFrame, ObserveLabsFrame, FaultFrame, ModeFrame, GradeFrame, HandFrame, AnswerFrame]);
+export const ClientFrameSchema = z.discriminatedUnion('type', [
+  JoinFrame,
+  SendFrame,
+  ReportFrame,
+  LeaveFrame,
+  ObserveFrame,
+  UnobserveFrame,
+  PingFrame,
+  ObserveLabsFrame,
+  FaultFrame,
+  ModeFrame,
+  GradeFrame,
+  HandFrame,
+  AnswerFrame,
+]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
-export const CLIENT_FRAME_TYPES = ['join', 'send', 'report', 'leave', 'observe', 'unobserve', 'ping', 'observe-labs', 'fault', 'mode', 'grade', 'hand', 'answer'] as const;
+export const CLIENT_FRAME_TYPES = [
+  'join',
+  'send',
+  'report',
+  'leave',
+  'observe',
+  'unobserve',
+  'ping',
+  'observe-labs',
+  'fault',
+  'mode',
+  'grade',
+  'hand',
+  'answer',
+] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
 /** The wire protocol's version: in every `joined` frame and in the JSON Schema (docs/schema.json). */
@@ -177,7 +254,13 @@ export interface StepResult {
 export interface LabStats {
   /** ms since the lab started. */
   now: number;
-  messages: { sent: number; delivered: number; dropped: number; duplicated: number; byType: Record<string, number> };
+  messages: {
+    sent: number;
+    delivered: number;
+    dropped: number;
+    duplicated: number;
+    byType: Record<string, number>;
+  };
   drops: Record<string, number>;
   /** The election in progress or the last one: started when a process began electing (or the instructor asked). */
   election: {
@@ -206,13 +289,32 @@ export interface LabStats {
    * is behind its disk (`waiting` bytes; new messages refused) or full (no event written), and the
    * events left out by kind.
    */
-  trace?: { bytes: number; lean: boolean; unrecorded: number; behind?: boolean; full?: boolean; waiting?: number; unwritten?: Record<string, number> };
+  trace?: {
+    bytes: number;
+    lean: boolean;
+    unrecorded: number;
+    behind?: boolean;
+    full?: boolean;
+    waiting?: number;
+    unwritten?: Record<string, number>;
+  };
   /** Messages refused before they were recorded, by reason ('address-budget', 'lab-budget', 'trace-behind'). */
   refused?: Record<string, number>;
 }
 
 export type ServerFrame =
-  | { type: 'joined'; protocol: typeof PROTOCOL_VERSION; lab: string; id: ProcessId; resume: string; config: ProcessConfig; status: 'up' | 'crashed'; paused?: true; play?: Play; ref?: string | number }
+  | {
+      type: 'joined';
+      protocol: typeof PROTOCOL_VERSION;
+      lab: string;
+      id: ProcessId;
+      resume: string;
+      config: ProcessConfig;
+      status: 'up' | 'crashed';
+      paused?: true;
+      play?: Play;
+      ref?: string | number;
+    }
   /** The lab's play settings changed (hand mode for students, hints): the tab obeys at once. */
   | { type: 'play'; play: Play }
   | { type: 'deliver'; from: ProcessId; msg: number; message: Message }
@@ -244,10 +346,30 @@ export type ServerFrame =
 
 // The relay writes these two frames by hand on its hot path (server/trace/wire-encode.ts); as schemas a
 // test holds that text to them. The assertions keep them and ServerFrame in step.
-export const DeliverFrameSchema = z.object({ type: z.literal('deliver'), from: ProcessIdSchema, msg: z.int().min(0), message: MessageSchema }).strict();
-export const EventsFrameSchema = z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }).strict();
-const _fastFramesMatchTypes: Same<Omit<z.infer<typeof DeliverFrameSchema>, 'message'>, Omit<Extract<ServerFrame, { type: 'deliver' }>, 'message'>> &
-  Same<Omit<z.infer<typeof EventsFrameSchema>, 'events'>, Omit<Extract<ServerFrame, { type: 'events' }>, 'events'>> = true;
+export const DeliverFrameSchema = z
+  .object({
+    type: z.literal('deliver'),
+    from: ProcessIdSchema,
+    msg: z.int().min(0),
+    message: MessageSchema,
+  })
+  .strict();
+export const EventsFrameSchema = z
+  .object({
+    type: z.literal('events'),
+    lab: LabName,
+    events: z.array(TraceEventSchema),
+    skipped: z.int().min(0),
+  })
+  .strict();
+const _fastFramesMatchTypes: Same<
+  Omit<z.infer<typeof DeliverFrameSchema>, 'message'>,
+  Omit<Extract<ServerFrame, { type: 'deliver' }>, 'message'>
+> &
+  Same<
+    Omit<z.infer<typeof EventsFrameSchema>, 'events'>,
+    Omit<Extract<ServerFrame, { type: 'events' }>, 'events'>
+  > = true;
 void _fastFramesMatchTypes;
 
 /** socket.io event maps: everything travels in one `frame` event each way. */

@@ -17,14 +17,32 @@ export const GradeSummarySchema = z
     passed: z.int().min(0).max(200),
     total: z.int().min(0).max(200),
     /** The first failing case; null when every case passed. */
-    failing: z.object({ id: z.string().min(1).max(40), title: z.string().max(200), reason: z.string().max(400) }).strict().nullable(),
+    failing: z
+      .object({
+        id: z.string().min(1).max(40),
+        title: z.string().max(200),
+        reason: z.string().max(400),
+      })
+      .strict()
+      .nullable(),
   })
   .strict()
   // A verdict its own numbers contradict ("200 of 1", a pass beside a failing case) is refused.
   .superRefine((g, ctx) => {
-    if (g.passed > g.total) ctx.addIssue({ code: 'custom', path: ['passed'], message: 'passed cannot exceed total' });
-    if (g.pass && g.passed !== g.total) ctx.addIssue({ code: 'custom', path: ['pass'], message: 'pass is true only when every case passed (passed = total)' });
-    if (g.pass && g.failing !== null) ctx.addIssue({ code: 'custom', path: ['failing'], message: 'pass is true only when no case failed (failing is null)' });
+    if (g.passed > g.total)
+      ctx.addIssue({ code: 'custom', path: ['passed'], message: 'passed cannot exceed total' });
+    if (g.pass && g.passed !== g.total)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pass'],
+        message: 'pass is true only when every case passed (passed = total)',
+      });
+    if (g.pass && g.failing !== null)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['failing'],
+        message: 'pass is true only when no case failed (failing is null)',
+      });
   });
 export type GradeSummary = z.infer<typeof GradeSummarySchema>;
 

@@ -5,10 +5,14 @@ export const JOIN_CODE_ALPHABET = 'CFHJKRSTXYZ';
 export const JOIN_CODE_LENGTH = 6;
 
 /** A fresh code not in `taken`, from `random` (uniform in [0, 1)). */
-export function newJoinCode(taken: (code: string) => boolean, random: () => number = Math.random): string {
+export function newJoinCode(
+  taken: (code: string) => boolean,
+  random: () => number = Math.random,
+): string {
   for (;;) {
     let code = '';
-    for (let i = 0; i < JOIN_CODE_LENGTH; i++) code += JOIN_CODE_ALPHABET[Math.floor(random() * JOIN_CODE_ALPHABET.length)];
+    for (let i = 0; i < JOIN_CODE_LENGTH; i++)
+      code += JOIN_CODE_ALPHABET[Math.floor(random() * JOIN_CODE_ALPHABET.length)];
     if (!taken(code)) return code;
   }
 }

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { ALGORITHM_NAMES } from '../algorithms/algorithm.ts';
 
-export const LabName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
+export const LabName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, - and _, at most 64');
 /** The largest process id a lab may have. */
 export const MAX_PROCESS_ID = 1_000_000;
 export const ProcessIdSchema = z.int().min(0).max(MAX_PROCESS_ID);
@@ -33,9 +35,18 @@ const LinkRulesSchema = z
   })
   .strict();
 
-export const DEFAULT_LINK: LinkRules = { delay: 20, jitter: 0, loss: 0, lossMode: 'independent', burstLength: 3, duplicate: 0 };
+export const DEFAULT_LINK: LinkRules = {
+  delay: 20,
+  jitter: 0,
+  loss: 0,
+  lossMode: 'independent',
+  burstLength: 3,
+  duplicate: 0,
+};
 
-const LinkOverrideSchema = LinkRulesSchema.partial().extend({ from: ProcessIdSchema, to: ProcessIdSchema }).strict();
+const LinkOverrideSchema = LinkRulesSchema.partial()
+  .extend({ from: ProcessIdSchema, to: ProcessIdSchema })
+  .strict();
 
 export const FabricSchema = z
   .object({
@@ -49,7 +60,12 @@ export const FabricSchema = z
   })
   .strict();
 
-export const DEFAULT_FABRIC: FabricConfig = { link: DEFAULT_LINK, links: [], reorder: false, timeScale: 1 };
+export const DEFAULT_FABRIC: FabricConfig = {
+  link: DEFAULT_LINK,
+  links: [],
+  reorder: false,
+  timeScale: 1,
+};
 
 /** PUT /api/labs/:lab/fabric body: any subset; `link` fields merge into the current ones. */
 export const FabricPatchSchema = z
@@ -89,7 +105,10 @@ export type PlayPatch = z.infer<typeof PlayPatchSchema>;
 const LimitsSchema = z
   .object({
     maxHeld: z.int().min(1000).max(5_000_000),
-    maxHeldBytes: z.int().min(2 ** 20).max(2 ** 32),
+    maxHeldBytes: z
+      .int()
+      .min(2 ** 20)
+      .max(2 ** 32),
   })
   .strict();
 export type Limits = z.infer<typeof LimitsSchema>;
@@ -109,7 +128,9 @@ export const WorkloadSchema = z
     taskMs: z.int().min(1).max(600_000),
     sharing: z.enum(['static', 'dynamic']),
     fencing: z.boolean(),
-    slow: z.array(z.object({ id: ProcessIdSchema, factor: z.number().min(0.1).max(100) }).strict()).max(5000),
+    slow: z
+      .array(z.object({ id: ProcessIdSchema, factor: z.number().min(0.1).max(100) }).strict())
+      .max(5000),
   })
   .strict();
 export type Workload = z.infer<typeof WorkloadSchema>;
@@ -124,11 +145,17 @@ export const LabConfigSchema = z
     detector: DetectorSchema,
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
     fabric: FabricSchema,
-    seed: z.int().min(0).max(2 ** 32 - 1),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1),
     /** Absent: DEFAULT_LIMITS. */
     limits: LimitsSchema.optional(),
     /** The class's join code (shared/protocol/join-code.ts), fixed when the lab is made. */
-    joinCode: z.string().regex(/^[CFHJKRSTXYZ]{6}$/).optional(),
+    joinCode: z
+      .string()
+      .regex(/^[CFHJKRSTXYZ]{6}$/)
+      .optional(),
     /** Hand play (shared/protocol/class-play.ts); absent: every tab runs the lab's algorithm. */
     play: PlaySchema.optional(),
     /** The work schedule the processes run over the election; absent: the election alone. */
@@ -148,7 +175,11 @@ export const CreateLabSchema = z
     detector: DetectorSchema.optional(),
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
     fabric: FabricPatchSchema.optional(),
-    seed: z.int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     limits: LimitsSchema.partial().strict().optional(),
     /** null: the election alone again. */
     workload: WorkloadSchema.nullable().optional(),
@@ -158,14 +189,18 @@ export const CreateLabSchema = z
 /** PATCH-style update of a running lab's algorithm settings (restarts every process). */
 export const UpdateLabSchema = CreateLabSchema.omit({ name: true, size: true }).strict();
 
-export const PartitionSchema = z.object({ groups: z.array(z.array(ProcessIdSchema).max(5000)).min(1).max(100) }).strict();
+export const PartitionSchema = z
+  .object({ groups: z.array(z.array(ProcessIdSchema).max(5000)).min(1).max(100) })
+  .strict();
 /** POST /api/labs/:lab/step body: deliver or drop one held message; empty: deliver the next due one. */
 export const StepSchema = z
   .object({ msg: z.int().min(1).optional(), action: z.enum(['deliver', 'drop']).optional() })
   .strict();
 export type StepRequest = z.infer<typeof StepSchema>;
 
-export const BotsSchema = z.object({ count: z.int().min(1).max(1000), ids: z.array(ProcessIdSchema).max(1000).optional() }).strict();
+export const BotsSchema = z
+  .object({ count: z.int().min(1).max(1000), ids: z.array(ProcessIdSchema).max(1000).optional() })
+  .strict();
 
 export type LinkRules = z.infer<typeof LinkRulesSchema>;
 export type LinkOverride = z.infer<typeof LinkOverrideSchema>;

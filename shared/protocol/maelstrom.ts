@@ -63,33 +63,60 @@ export function readNodeLine(text: string, ctx: LineContext): NodeOutput {
     return refused('not JSON');
   }
   const parsed = LineSchema.safeParse(json);
-  if (!parsed.success) return refused(`not a Maelstrom message: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    return refused(
+      `not a Maelstrom message: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`)
+        .join('; ')}`,
+    );
   const { src, dest, body } = parsed.data;
-  if (src !== nodeName(ctx.self)) return refused(`src is ${JSON.stringify(src)}, not this node's id "${nodeName(ctx.self)}"`);
+  if (src !== nodeName(ctx.self))
+    return refused(`src is ${JSON.stringify(src)}, not this node's id "${nodeName(ctx.self)}"`);
   const { msg_id: _id, in_reply_to: inReplyTo, ...fields } = body;
   if (body.type === 'init_ok') return { kind: 'init_ok', inReplyTo };
   if (dest === LAB_NODE) return readReport(fields);
   const to = nodeId(dest);
-  if (to === null || !ctx.ids.has(to)) return refused(`dest ${JSON.stringify(dest)} is no node of this lab (n<id> for the lab's ids, or "lab")`);
+  if (to === null || !ctx.ids.has(to))
+    return refused(
+      `dest ${JSON.stringify(dest)} is no node of this lab (n<id> for the lab's ids, or "lab")`,
+    );
   if (to === ctx.self) return refused('a node cannot send to itself');
   const message = parseMessage(ctx.schemas, fields);
-  if (!message) return refused(`body does not fit the lab algorithm's ${JSON.stringify(body.type)} message (types: ${Object.keys(ctx.schemas).join(', ')})`);
+  if (!message)
+    return refused(
+      `body does not fit the lab algorithm's ${JSON.stringify(body.type)} message (types: ${Object.keys(ctx.schemas).join(', ')})`,
+    );
   // The relay refuses a frame past its limit; say so here, where the line number is known.
   const bytes = utf8.encode(JSON.stringify({ type: 'send', to, message })).length;
-  if (bytes > MAX_FRAME_BYTES) return refused(`the message takes ${bytes} bytes as a frame; the relay takes ${MAX_FRAME_BYTES} at most`);
+  if (bytes > MAX_FRAME_BYTES)
+    return refused(
+      `the message takes ${bytes} bytes as a frame; the relay takes ${MAX_FRAME_BYTES} at most`,
+    );
   return { kind: 'send', to, message };
 }
 
 /** A body to `lab`: `{type: "report", ...the report frame's fields}`; ids may be written "n<k>". */
 function readReport(fields: Record<string, unknown>): NodeOutput {
-  if (fields['type'] !== 'report') return refused(`"lab" takes only {"type": "report", ...}; got ${JSON.stringify(fields['type'])}`);
+  if (fields['type'] !== 'report')
+    return refused(
+      `"lab" takes only {"type": "report", ...}; got ${JSON.stringify(fields['type'])}`,
+    );
   const { type: _type, ...rest } = fields;
   const asId = (v: unknown) => (typeof v === 'string' && nodeId(v) !== null ? nodeId(v) : v);
   const report: Record<string, unknown> = { ...rest };
-  for (const key of ['coordinator', 'successor'] as const) if (key in report) report[key] = asId(report[key]);
-  if (Array.isArray(report['activeList'])) report['activeList'] = report['activeList'].slice(0, 5001).map(asId);
+  for (const key of ['coordinator', 'successor'] as const)
+    if (key in report) report[key] = asId(report[key]);
+  if (Array.isArray(report['activeList']))
+    report['activeList'] = report['activeList'].slice(0, 5001).map(asId);
   const parsed = ReportSchema.safeParse(report);
-  if (!parsed.success) return refused(`report does not fit the report frame: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    return refused(
+      `report does not fit the report frame: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
   return { kind: 'report', report: parsed.data as Report };
 }
 
@@ -97,10 +124,29 @@ function readReport(fields: Record<string, unknown>): NodeOutput {
  * `init` for node `self`: Maelstrom's fields, plus `lab`, the lab's algorithm, timing bounds and
  * detector, which Maelstrom's libraries ignore and a node may read to time itself as the bots do.
  */
-export function initLine(self: ProcessId, config: Pick<ProcessConfig, 'algorithm' | 'ids' | 'timing' | 'detector' | 'options'>, msgId: number): MaelstromLine {
+export function initLine(
+  self: ProcessId,
+  config: Pick<ProcessConfig, 'algorithm' | 'ids' | 'timing' | 'detector' | 'options'>,
+  msgId: number,
+): MaelstromLine {
   const ids = [...config.ids].sort((a, b) => a - b);
-  const lab = { algorithm: config.algorithm, timing: config.timing, detector: config.detector, options: config.options };
-  return { src: LAB_NODE, dest: nodeName(self), body: { type: 'init', msg_id: msgId, node_id: nodeName(self), node_ids: ids.map(nodeName), lab } };
+  const lab = {
+    algorithm: config.algorithm,
+    timing: config.timing,
+    detector: config.detector,
+    options: config.options,
+  };
+  return {
+    src: LAB_NODE,
+    dest: nodeName(self),
+    body: {
+      type: 'init',
+      msg_id: msgId,
+      node_id: nodeName(self),
+      node_ids: ids.map(nodeName),
+      lab,
+    },
+  };
 }
 
 /** A lab message from `from` to `self`, as a line for the node's stdin. */
@@ -117,7 +163,9 @@ export function electLine(self: ProcessId): MaelstromLine {
  * A line a node (or a Maelstrom client) wrote to us: who sent it and its body without Maelstrom's
  * envelope keys; null when it is no Maelstrom message. For the other direction (maelstrom-node).
  */
-export function readInboundLine(text: string): { src: string; dest: string; body: Message; msgId: number | undefined } | null {
+export function readInboundLine(
+  text: string,
+): { src: string; dest: string; body: Message; msgId: number | undefined } | null {
   let json: unknown;
   try {
     json = JSON.parse(text);

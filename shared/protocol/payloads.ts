@@ -12,7 +12,9 @@ export const ReportSchema = z
     activeList: z.array(ProcessIdSchema).max(5000).optional(),
     successor: ProcessIdSchema.nullable().optional(),
     term: z.int().min(0).optional(),
-    detail: z.record(z.string().max(32), z.union([z.number(), z.string().max(64), z.boolean(), z.null()])).optional(),
+    detail: z
+      .record(z.string().max(32), z.union([z.number(), z.string().max(64), z.boolean(), z.null()]))
+      .optional(),
   })
   .strict();
 

@@ -3,8 +3,20 @@
 // in step on the fields a client relies on, so a frame changed in one and not the other fails to compile.
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
-import { FabricSchema, LabConfigSchema, LabName, PlaySchema, ProcessIdSchema } from './lab-config.ts';
-import { PROTOCOL_VERSION, ProcessConfigSchema, type HandFigures, type ProcessInfo, type ServerFrame } from './frames.ts';
+import {
+  FabricSchema,
+  LabConfigSchema,
+  LabName,
+  PlaySchema,
+  ProcessIdSchema,
+} from './lab-config.ts';
+import {
+  PROTOCOL_VERSION,
+  ProcessConfigSchema,
+  type HandFigures,
+  type ProcessInfo,
+  type ServerFrame,
+} from './frames.ts';
 import { GradeSummarySchema, ProcessModeSchema } from './grade-summary.ts';
 import { MessageSchema, ReportSchema } from './payloads.ts';
 import { TraceEventSchema } from './trace.ts';
@@ -24,8 +36,15 @@ export const ProcessInfoSchema = z.object({
   mode: ProcessModeSchema.optional(),
   /** Her latest grade as her tab reported it: a claim the relay did not re-run ("reported by the student's tab"). */
   claimedGrade: z
-    .object({ ...GradeSummarySchema.shape, claimed: z.literal(true), at: z.number(), trace: z.boolean() })
-    .describe("Reported by the student's tab; the relay checked only that it does not contradict itself")
+    .object({
+      ...GradeSummarySchema.shape,
+      claimed: z.literal(true),
+      at: z.number(),
+      trace: z.boolean(),
+    })
+    .describe(
+      "Reported by the student's tab; the relay checked only that it does not contradict itself",
+    )
     .optional(),
   since: z.number().nullable().optional(),
   /** Hand mode: the relay's own figures (actions, sends, deviations) and her tab's claims. */
@@ -33,8 +52,15 @@ export const ProcessInfoSchema = z.object({
     .object({
       actions: z.int().min(0).describe('Her moves as the relay received them (verified)'),
       sends: z.int().min(0).describe('Messages she sent while playing by hand (verified)'),
-      deviations: z.int().min(0).describe("Marks of the relay's own coach on what it delivered to her and what she sent (verified)"),
-      claimed: z.object({ clicks: z.int().min(0), deviations: z.int().min(0) }).describe("What her tab reported: not verified"),
+      deviations: z
+        .int()
+        .min(0)
+        .describe(
+          "Marks of the relay's own coach on what it delivered to her and what she sent (verified)",
+        ),
+      claimed: z
+        .object({ clicks: z.int().min(0), deviations: z.int().min(0) })
+        .describe('What her tab reported: not verified'),
       progress: z
         .object({
           open: z.int().min(0),
@@ -42,7 +68,9 @@ export const ProcessInfoSchema = z.object({
           electingMs: z.number().min(0).nullable(),
           stuck: z.boolean(),
         })
-        .describe("Whether she holds the class up, by the relay's own coach and clock (verified): answers owed, the oldest's wait, time electing; stuck past 2 x UB")
+        .describe(
+          "Whether she holds the class up, by the relay's own coach and clock (verified): answers owed, the oldest's wait, time electing; stuck past 2 x UB",
+        )
         .optional(),
     })
     .optional(),
@@ -50,7 +78,8 @@ export const ProcessInfoSchema = z.object({
   paused: z.literal(true).optional(),
   held: z.int().min(0).optional(),
 });
-const _processInfo: Same<keyof z.infer<typeof ProcessInfoSchema>, keyof ProcessInfo> & Same<z.infer<typeof ProcessInfoSchema>['hand'], HandFigures | undefined> = true;
+const _processInfo: Same<keyof z.infer<typeof ProcessInfoSchema>, keyof ProcessInfo> &
+  Same<z.infer<typeof ProcessInfoSchema>['hand'], HandFigures | undefined> = true;
 void _processInfo;
 
 export const LabSnapshotSchema = z.looseObject({
@@ -89,7 +118,12 @@ export const ServerFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('left') }),
   z.object({ type: z.literal('pong'), ref: Ref }),
   z.object({ type: z.literal('snapshot'), lab: LabName, snapshot: LabSnapshotSchema, ref: Ref }),
-  z.object({ type: z.literal('events'), lab: LabName, events: z.array(TraceEventSchema), skipped: z.int().min(0) }),
+  z.object({
+    type: z.literal('events'),
+    lab: LabName,
+    events: z.array(TraceEventSchema),
+    skipped: z.int().min(0),
+  }),
   z.object({ type: z.literal('fabric'), lab: LabName, fabric: FabricSchema }),
   /** A cluster: the lab lives on the relay at `url` (docs/SCALING.md). */
   z.object({ type: z.literal('moved'), lab: LabName, url: z.string().max(2048), ref: Ref }),

@@ -2,7 +2,13 @@
 // one TraceEvent per line. The simulator, the explorer and the experiment runner write them; the
 // relay serves the same events. Reading checks every line against the schema and returns the
 // problems as values, so a dashboard can show them instead of throwing.
-import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema, type TraceEvent, type TraceHeader } from './trace.ts';
+import {
+  TRACE_VERSION,
+  TraceEventSchema,
+  TraceHeaderSchema,
+  type TraceEvent,
+  type TraceHeader,
+} from './trace.ts';
 
 export interface ParsedTrace {
   /** Null when the file starts with an event (the relay's raw `.jsonl`). */
@@ -45,7 +51,11 @@ export function parseTraceFile(text: string): ParseResult {
       }
       const h = TraceHeaderSchema.safeParse(value);
       if (!h.success) problems.push({ line, message: `header: ${describe(h.error)}` });
-      else if (h.data.version !== TRACE_VERSION) problems.push({ line, message: `trace version ${h.data.version} is not supported (this build reads ${TRACE_VERSION})` });
+      else if (h.data.version !== TRACE_VERSION)
+        problems.push({
+          line,
+          message: `trace version ${h.data.version} is not supported (this build reads ${TRACE_VERSION})`,
+        });
       else header = h.data;
       continue;
     }
@@ -54,7 +64,8 @@ export function parseTraceFile(text: string): ParseResult {
       problems.push({ line, message: describe(e.error) });
       continue;
     }
-    if (e.data.seq <= lastSeq) problems.push({ line, message: `seq ${e.data.seq} does not increase (previous ${lastSeq})` });
+    if (e.data.seq <= lastSeq)
+      problems.push({ line, message: `seq ${e.data.seq} does not increase (previous ${lastSeq})` });
     lastSeq = e.data.seq;
     events.push(e.data as TraceEvent);
   }
@@ -62,7 +73,10 @@ export function parseTraceFile(text: string): ParseResult {
   return { ok: true, trace: { header, events } };
 }
 
-export function serializeTrace(header: Omit<TraceHeader, 'kind' | 'version'>, events: readonly TraceEvent[]): string {
+export function serializeTrace(
+  header: Omit<TraceHeader, 'kind' | 'version'>,
+  events: readonly TraceEvent[],
+): string {
   const head = JSON.stringify({ kind: 'header', version: TRACE_VERSION, ...header });
   const out = [head];
   for (const e of events) out.push(JSON.stringify(e));
@@ -73,7 +87,9 @@ function isHeaderLike(v: unknown): boolean {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'header';
 }
 
-function describe(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+function describe(error: {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}): string {
   return error.issues
     .slice(0, 3)
     .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))

@@ -34,7 +34,14 @@ export type TraceEvent = Base &
   (
     | { kind: 'send'; msg: number; from: ProcessId; to: ProcessId; type: string; message: Message }
     | { kind: 'deliver'; msg: number; from: ProcessId; to: ProcessId; type: string }
-    | { kind: 'drop'; msg: number; from: ProcessId; to: ProcessId; type: string; reason: DropReason }
+    | {
+        kind: 'drop';
+        msg: number;
+        from: ProcessId;
+        to: ProcessId;
+        type: string;
+        reason: DropReason;
+      }
     | { kind: 'duplicate'; msg: number; of: number; from: ProcessId; to: ProcessId; type: string }
     | { kind: 'timer'; node: ProcessId; name: string }
     | { kind: 'elect'; node: ProcessId }
@@ -46,7 +53,11 @@ export type TraceEvent = Base &
      * The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric;
      * `restart`: a new time scale restarted every process (a reset or a reconfigure always does).
      */
-    | { kind: 'control'; action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric'; restart?: true }
+    | {
+        kind: 'control';
+        action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric';
+        restart?: true;
+      }
     | { kind: 'note'; text: string }
     /** The process's algorithm threw; its host restarted it from scratch (`restarted`) or stopped it. */
     | { kind: 'fault'; node: ProcessId; error: string; event: string; restarted: boolean }
@@ -58,7 +69,17 @@ export type TraceEvent = Base &
     | { kind: 'deviation'; node: ProcessId; rule: string; text: string; action: string | null }
   );
 
-const DROP_REASONS = ['loss', 'partition', 'receiver-crashed', 'sender-crashed', 'unknown-destination', 'manual', 'overflow', 'receiver-gone', 'reset'] as const satisfies readonly DropReason[];
+const DROP_REASONS = [
+  'loss',
+  'partition',
+  'receiver-crashed',
+  'sender-crashed',
+  'unknown-destination',
+  'manual',
+  'overflow',
+  'receiver-gone',
+  'reset',
+] as const satisfies readonly DropReason[];
 
 // The same events as a zod schema, for reading trace files back (replay). The assertions below
 // keep it and the TraceEvent type in step: a field added to one and not the other fails to compile.
@@ -72,21 +93,94 @@ const Id = ProcessIdSchema;
 const Type = z.string().min(1).max(64);
 const Msg = z.int().min(0);
 export const TraceEventSchema = z.discriminatedUnion('kind', [
-  z.object({ ...base, kind: z.literal('send'), msg: Msg, from: Id, to: Id, type: Type, message: MessageSchema }).strict(),
-  z.object({ ...base, kind: z.literal('deliver'), msg: Msg, from: Id, to: Id, type: Type }).strict(),
-  z.object({ ...base, kind: z.literal('drop'), msg: Msg, from: Id, to: Id, type: Type, reason: z.enum(DROP_REASONS) }).strict(),
-  z.object({ ...base, kind: z.literal('duplicate'), msg: Msg, of: Msg, from: Id, to: Id, type: Type }).strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('send'),
+      msg: Msg,
+      from: Id,
+      to: Id,
+      type: Type,
+      message: MessageSchema,
+    })
+    .strict(),
+  z
+    .object({ ...base, kind: z.literal('deliver'), msg: Msg, from: Id, to: Id, type: Type })
+    .strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('drop'),
+      msg: Msg,
+      from: Id,
+      to: Id,
+      type: Type,
+      reason: z.enum(DROP_REASONS),
+    })
+    .strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('duplicate'),
+      msg: Msg,
+      of: Msg,
+      from: Id,
+      to: Id,
+      type: Type,
+    })
+    .strict(),
   z.object({ ...base, kind: z.literal('timer'), node: Id, name: z.string().max(128) }).strict(),
   z.object({ ...base, kind: z.literal('elect'), node: Id }).strict(),
-  z.object({ ...base, kind: z.enum(['crash', 'recover', 'pause', 'resume', 'join', 'leave']), node: Id }).strict(),
+  z
+    .object({
+      ...base,
+      kind: z.enum(['crash', 'recover', 'pause', 'resume', 'join', 'leave']),
+      node: Id,
+    })
+    .strict(),
   z.object({ ...base, kind: z.literal('report'), node: Id, report: ReportSchema }).strict(),
-  z.object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() }).strict(),
-  z.object({ ...base, kind: z.literal('control'), action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']), restart: z.literal(true).optional() }).strict(),
+  z
+    .object({ ...base, kind: z.literal('partition'), groups: z.array(z.array(Id)).nullable() })
+    .strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('control'),
+      action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']),
+      restart: z.literal(true).optional(),
+    })
+    .strict(),
   z.object({ ...base, kind: z.literal('note'), text: z.string().max(10_000) }).strict(),
-  z.object({ ...base, kind: z.literal('fault'), node: Id, error: z.string().max(200), event: z.string().max(64), restarted: z.boolean() }).strict(),
-  z.object({ ...base, kind: z.literal('owner'), relay: z.string().max(128), epoch: z.int().min(0), previous: z.string().max(128).nullable() }).strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('fault'),
+      node: Id,
+      error: z.string().max(200),
+      event: z.string().max(64),
+      restarted: z.boolean(),
+    })
+    .strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('owner'),
+      relay: z.string().max(128),
+      epoch: z.int().min(0),
+      previous: z.string().max(128).nullable(),
+    })
+    .strict(),
   z.object({ ...base, kind: z.literal('finding'), finding: FindingSchema }).strict(),
-  z.object({ ...base, kind: z.literal('deviation'), node: Id, rule: z.string().max(48), text: z.string().max(300), action: z.string().max(120).nullable() }).strict(),
+  z
+    .object({
+      ...base,
+      kind: z.literal('deviation'),
+      node: Id,
+      rule: z.string().max(48),
+      text: z.string().max(300),
+      action: z.string().max(120).nullable(),
+    })
+    .strict(),
 ]);
 
 /**
@@ -106,6 +200,9 @@ export type TraceHeader = z.infer<typeof TraceHeaderSchema>;
 
 type Parsed = z.infer<typeof TraceEventSchema>;
 // Messages are open objects on both sides; compare the rest field by field.
-const _schemaMatchesType: Same<Omit<Extract<Parsed, { kind: 'send' }>, 'message'>, Omit<Extract<TraceEvent, { kind: 'send' }>, 'message'>> &
+const _schemaMatchesType: Same<
+  Omit<Extract<Parsed, { kind: 'send' }>, 'message'>,
+  Omit<Extract<TraceEvent, { kind: 'send' }>, 'message'>
+> &
   Same<Exclude<Parsed, { kind: 'send' }>, Exclude<TraceEvent, { kind: 'send' }>> = true;
 void _schemaMatchesType;

@@ -87,7 +87,7 @@ export class EventQueue<T extends Timed> {
     const add = (i: number) => {
       if (i >= this.items.length) return;
       frontier.push(i);
-      for (let c = frontier.length - 1; c > 0; ) {
+      for (let c = frontier.length - 1; c > 0;) {
         const p = (c - 1) >> 1;
         if (!before(frontier[c]!, frontier[p]!)) break;
         [frontier[c], frontier[p]] = [frontier[p]!, frontier[c]!];
@@ -99,7 +99,7 @@ export class EventQueue<T extends Timed> {
       const last = frontier.pop()!;
       if (frontier.length) {
         frontier[0] = last;
-        for (let i = 0; ; ) {
+        for (let i = 0; ;) {
           const l = 2 * i + 1;
           let m = i;
           if (l < frontier.length && before(frontier[l]!, frontier[m]!)) m = l;
@@ -258,7 +258,14 @@ export class TimeQueue<T extends { at: number }> {
   /** Moves what is left of the open run into the heap. */
   private close(): void {
     const left = this.open.length - this.openHead;
-    if (left > 0) this.insert(left === 1 ? this.open[this.openHead]! : new Run<T>(this.openHead === 0 ? this.open : this.open.slice(this.openHead)), this.openAt, this.openSeq);
+    if (left > 0)
+      this.insert(
+        left === 1
+          ? this.open[this.openHead]!
+          : new Run<T>(this.openHead === 0 ? this.open : this.open.slice(this.openHead)),
+        this.openAt,
+        this.openSeq,
+      );
     this.open = [];
     this.openHead = 0;
   }

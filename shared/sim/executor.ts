@@ -8,7 +8,16 @@
 // - The host stores the algorithm's new state before the first effect runs (`commit`), so an
 //   effect that feeds the process again (a send to itself handled at once) sees the new state.
 // - Setting a timer that is already set replaces it; cancelling one that is not set does nothing.
-import type { AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report, StepContext, AnyAlgorithm } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmEvent,
+  Effect,
+  Message,
+  ProcessId,
+  Report,
+  StepContext,
+  AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 
 /** What the four effects mean for one kind of host; `P` is the host's handle on the process. */
 export interface EffectHandlers<P> {
@@ -48,14 +57,27 @@ export interface StateHandlers<P> extends EffectHandlers<P> {
 }
 
 /** Starts (or restarts from scratch) a process: `init`, then its effects. */
-export function startProcess<P>(algorithm: AnyAlgorithm, config: AlgorithmConfig, ctx: StepContext, p: P, h: StateHandlers<P>): void {
+export function startProcess<P>(
+  algorithm: AnyAlgorithm,
+  config: AlgorithmConfig,
+  ctx: StepContext,
+  p: P,
+  h: StateHandlers<P>,
+): void {
   const out = algorithm.init(config, ctx);
   h.commit(p, out.state);
   execute(p, out.effects, h);
 }
 
 /** Feeds one event to a process: `step`, then its effects. */
-export function stepProcess<P>(algorithm: AnyAlgorithm, state: unknown, event: AlgorithmEvent, ctx: StepContext, p: P, h: StateHandlers<P>): void {
+export function stepProcess<P>(
+  algorithm: AnyAlgorithm,
+  state: unknown,
+  event: AlgorithmEvent,
+  ctx: StepContext,
+  p: P,
+  h: StateHandlers<P>,
+): void {
   const out = algorithm.step(state, event, ctx);
   h.commit(p, out.state);
   execute(p, out.effects, h);

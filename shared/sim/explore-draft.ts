@@ -3,12 +3,30 @@
 // reused), and its effects are carried out here through the shared executor
 // (shared/sim/executor.ts): sends go through the network model's partition rule and arrival
 // window (shared/sim/network.ts), timers are set and cancelled, reports recorded.
-import type { AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report, StepContext } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmEvent,
+  Effect,
+  Message,
+  ProcessId,
+  Report,
+  StepContext,
+} from '../algorithms/algorithm.ts';
 import type { DropReason } from '../protocol/trace.ts';
 import { leads } from '../analysis/properties.ts';
 import { execute, type EffectHandlers } from './executor.ts';
 import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './explore-hash.ts';
-import { derived, MEMO_MAX, type Derived, type ExploreSetup, type FaultBudget, type Pending, type Proc, type Recorder, type World } from './explore-world.ts';
+import {
+  derived,
+  MEMO_MAX,
+  type Derived,
+  type ExploreSetup,
+  type FaultBudget,
+  type Pending,
+  type Proc,
+  type Recorder,
+  type World,
+} from './explore-world.ts';
 import { arrivalWindow, separated } from './network.ts';
 import { createRng, deriveSeed } from './rng.ts';
 
@@ -74,7 +92,15 @@ export class WorldDraft {
   }
 
   dropped(p: Extract<Pending, { kind: 'deliver' }>, reason: DropReason): void {
-    this.rec?.({ t: this.now, kind: 'drop', msg: p.id, from: p.from, to: p.to, type: p.message.type, reason });
+    this.rec?.({
+      t: this.now,
+      kind: 'drop',
+      msg: p.id,
+      from: p.from,
+      to: p.to,
+      type: p.message.type,
+      reason,
+    });
   }
 
   /**
@@ -95,7 +121,13 @@ export class WorldDraft {
     const memo = this.d.memo;
     const key = p === null ? 0 : memoKey(before.hash, p.sig, this.now, before.draws);
     const hit = p === null ? undefined : memo.get(key);
-    if (hit !== undefined && hit.stateHash === before.hash && hit.sig === p!.sig && hit.now === this.now && hit.draws === before.draws) {
+    if (
+      hit !== undefined &&
+      hit.stateHash === before.hash &&
+      hit.sig === p!.sig &&
+      hit.now === this.now &&
+      hit.draws === before.draws
+    ) {
       state = hit.state;
       effects = hit.effects;
       hash = hit.hash;
@@ -104,18 +136,35 @@ export class WorldDraft {
       const ctx: StepContext = { now: this.now, random: drawFor };
       // eslint-disable-next-line @typescript-eslint/no-this-alias -- `drawFor` reads the draft in progress (see `stepping`)
       stepping = this;
-      const out = p === null ? this.setup.algorithm.init(config!, ctx) : this.setup.algorithm.step(before.state, eventOf(p), ctx);
+      const out =
+        p === null
+          ? this.setup.algorithm.init(config!, ctx)
+          : this.setup.algorithm.step(before.state, eventOf(p), ctx);
       stepping = null;
       state = out.state;
       effects = out.effects;
       hash = out.state === before.state ? before.hash : hashValue(out.state);
       if (p !== null) {
         if (memo.size >= MEMO_MAX) memo.clear();
-        memo.set(key, { stateHash: before.hash, sig: p.sig, now: this.now, draws: before.draws, state, effects, hash, drawsAfter: this.draws });
+        memo.set(key, {
+          stateHash: before.hash,
+          sig: p.sig,
+          now: this.now,
+          draws: before.draws,
+          state,
+          effects,
+          hash,
+          drawsAfter: this.draws,
+        });
       }
     }
     // The state first (the executor's rule), then the effects, which may change the report.
-    const made: { -readonly [K in keyof Proc]: Proc[K] } = { state, report: this.report, draws: this.draws, hash };
+    const made: { -readonly [K in keyof Proc]: Proc[K] } = {
+      state,
+      report: this.report,
+      draws: this.draws,
+      hash,
+    };
     this.setProc(node, made);
     execute(this, effects, EXPLORER_EFFECTS);
     // A report effect changes the new process record (made here, shared with no other world yet).
@@ -140,7 +189,9 @@ export class WorldDraft {
     if (me.state === null) return;
     const id = setup.ids[i]!;
     const c = me.report?.coordinator;
-    const dead = (c !== undefined && c !== null && this.has(c) && this.proc(c).state === null) || (this.hears && this.unsettled(id, me));
+    const dead =
+      (c !== undefined && c !== null && this.has(c) && this.proc(c).state === null) ||
+      (this.hears && this.unsettled(id, me));
     let mine = 0;
     let watching = false;
     for (const p of this.pending) {
@@ -150,12 +201,23 @@ export class WorldDraft {
       }
     }
     if (!dead) {
-      if (watching) this.pending = this.pending.filter((p) => !(p.kind === 'elect' && p.node === id && p.watch));
+      if (watching)
+        this.pending = this.pending.filter(
+          (p) => !(p.kind === 'elect' && p.node === id && p.watch),
+        );
       return;
     }
     if (mine > 0) return;
     const at = this.now + setup.timing.heartbeatTimeout;
-    this.pending.push({ id: this.nextId++, sig: sigOfElect(id, true), kind: 'elect', earliest: at, latest: at + setup.detectWindow, node: id, watch: true });
+    this.pending.push({
+      id: this.nextId++,
+      sig: sigOfElect(id, true),
+      kind: 'elect',
+      earliest: at,
+      latest: at + setup.detectWindow,
+      node: id,
+      watch: true,
+    });
   }
 
   /**
@@ -169,9 +231,17 @@ export class WorldDraft {
   private unsettled(id: ProcessId, me: Proc): boolean {
     const c = me.report?.coordinator ?? null;
     const name = this.setup.algorithm.name;
-    if (name !== 'raft' && name !== 'bully' && name !== 'ring' && name !== 'ring-active-list') return false;
+    if (name !== 'raft' && name !== 'bully' && name !== 'ring' && name !== 'ring-active-list')
+      return false;
     // Following a live process that no longer leads: its heartbeats stop, the detector times out.
-    if (c !== null && c !== id && this.has(c) && this.proc(c).state !== null && !leads(this.proc(c).report)) return true;
+    if (
+      c !== null &&
+      c !== id &&
+      this.has(c) &&
+      this.proc(c).state !== null &&
+      !leads(this.proc(c).report)
+    )
+      return true;
     if (name === 'raft') return c === null && !me.report?.electing;
     for (const i of this.d.sorted) {
       const other = this.setup.ids[i]!;
@@ -198,11 +268,21 @@ export class WorldDraft {
     if (!this.has(to)) reason = 'unknown-destination';
     else if (this.proc(to).state === null) reason = 'receiver-crashed';
     else if (separated(this.groups, node, to)) reason = 'partition';
-    if (reason !== null) this.rec?.({ t: this.now, kind: 'drop', msg: id, from: node, to, type, reason });
+    if (reason !== null)
+      this.rec?.({ t: this.now, kind: 'drop', msg: id, from: node, to, type, reason });
     else {
       const slow = this.slow !== null && this.slow[0] === node && this.slow[1] === to;
       const { earliest, latest } = arrivalWindow(this.d.link, this.now, 1);
-      this.pending.push({ id, sig: sigOfMessage(node, to, message), kind: 'deliver', earliest, latest: slow ? Infinity : latest, from: node, to, message });
+      this.pending.push({
+        id,
+        sig: sigOfMessage(node, to, message),
+        kind: 'deliver',
+        earliest,
+        latest: slow ? Infinity : latest,
+        from: node,
+        to,
+        message,
+      });
     }
   }
 
@@ -210,12 +290,22 @@ export class WorldDraft {
     const node = this.node;
     this.cancelTimerOf(name);
     const at = this.now + after;
-    this.pending.push({ id: this.nextId++, sig: sigOfTimer(node, name), kind: 'timer', earliest: at, latest: at, node, name });
+    this.pending.push({
+      id: this.nextId++,
+      sig: sigOfTimer(node, name),
+      kind: 'timer',
+      earliest: at,
+      latest: at,
+      node,
+      name,
+    });
   }
 
   cancelTimerOf(name: string): void {
     const node = this.node;
-    const i = this.pending.findIndex((p) => p.kind === 'timer' && p.node === node && p.name === name);
+    const i = this.pending.findIndex(
+      (p) => p.kind === 'timer' && p.node === node && p.name === name,
+    );
     if (i >= 0) this.pending.splice(i, 1);
   }
 

@@ -19,21 +19,36 @@ import type { AlgorithmConfig, ProcessId } from '../algorithms/algorithm.ts';
 import { WorldDraft } from './explore-draft.ts';
 import { sigOfElect } from './explore-hash.ts';
 import { checkSafety } from '../analysis/properties.ts';
-import { deadline, derived, DOWN, live, reportsOf, type Action, type ExploreSetup, type Pending, type Recorder, type World } from './explore-world.ts';
+import {
+  deadline,
+  derived,
+  DOWN,
+  live,
+  reportsOf,
+  type Action,
+  type ExploreSetup,
+  type Pending,
+  type Recorder,
+  type World,
+} from './explore-world.ts';
 import { separated } from './network.ts';
 
 export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
-  const w = new WorldDraft(setup, {
-    now: 0,
-    procs: setup.ids.map(() => DOWN),
-    pending: [],
-    used: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 },
-    groups: null,
-    slow: null,
-    nextId: 1,
-    fresh: true,
-    twoLeadersSince: null,
-  }, rec);
+  const w = new WorldDraft(
+    setup,
+    {
+      now: 0,
+      procs: setup.ids.map(() => DOWN),
+      pending: [],
+      used: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 },
+      groups: null,
+      slow: null,
+      nextId: 1,
+      fresh: true,
+      twoLeadersSince: null,
+    },
+    rec,
+  );
   for (const id of setup.ids) {
     if (setup.crashed.includes(id)) {
       rec?.({ t: 0, kind: 'crash', node: id });
@@ -43,7 +58,15 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
   }
   for (const node of setup.initiators) {
     if (setup.crashed.includes(node)) continue;
-    w.pending.push({ id: w.nextId++, sig: sigOfElect(node, false), kind: 'elect', earliest: 0, latest: setup.detectWindow, node, watch: false });
+    w.pending.push({
+      id: w.nextId++,
+      sig: sigOfElect(node, false),
+      kind: 'elect',
+      earliest: 0,
+      latest: setup.detectWindow,
+      node,
+      watch: false,
+    });
   }
   w.detect();
   return w.done();
@@ -51,7 +74,14 @@ export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
 
 /** A process's config: at the start (the steady coordinator, if any) or after a restart (none: it holds an election). */
 function configOf(setup: ExploreSetup, self: ProcessId, start: boolean): AlgorithmConfig {
-  const config: AlgorithmConfig = { self, ids: setup.ids, ring: setup.ids, timing: setup.timing, detector: setup.detector, options: setup.options };
+  const config: AlgorithmConfig = {
+    self,
+    ids: setup.ids,
+    ring: setup.ids,
+    timing: setup.timing,
+    detector: setup.detector,
+    options: setup.options,
+  };
   if (start) config.initialCoordinator = setup.initialCoordinator;
   return config;
 }
@@ -62,7 +92,8 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   // A link slow from the start allows everything a link that turns slow later does (slowness
   // only lifts the upper bound), so the slow link is chosen once, first.
   if (w.fresh && setup.budget.slow > 0) {
-    for (const from of up) for (const to of up) if (from !== to) out.push({ kind: 'slow', from, to });
+    for (const from of up)
+      for (const to of up) if (from !== to) out.push({ kind: 'slow', from, to });
     return out;
   }
   const d = deadline(w);
@@ -73,18 +104,24 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
     if (p.kind === 'deliver' && !oldestOnLink(w, p)) continue;
     out.push({ kind: 'fire', id: p.id, at: 'early' });
     // Firing as late as allowed is a different world only when that is later and finite.
-    if (setup.extremes && d !== Infinity && d > Math.max(w.now, p.earliest)) out.push({ kind: 'fire', id: p.id, at: 'late' });
+    if (setup.extremes && d !== Infinity && d > Math.max(w.now, p.earliest))
+      out.push({ kind: 'fire', id: p.id, at: 'late' });
     if (lossy && p.kind === 'deliver') out.push({ kind: 'drop', id: p.id });
   }
   if (w.used.crash < setup.budget.crash) for (const node of up) out.push({ kind: 'crash', node });
-  if (w.used.restart < setup.budget.restart) for (const node of setup.ids) if (w.procs[derived(setup).index.get(node)!]!.state === null) out.push({ kind: 'restart', node });
+  if (w.used.restart < setup.budget.restart)
+    for (const node of setup.ids)
+      if (w.procs[derived(setup).index.get(node)!]!.state === null)
+        out.push({ kind: 'restart', node });
   if (w.groups) out.push({ kind: 'heal' });
-  else if (w.used.partition < setup.budget.partition) for (const g of splits(up)) out.push({ kind: 'partition', groups: g });
+  else if (w.used.partition < setup.budget.partition)
+    for (const g of splits(up)) out.push({ kind: 'partition', groups: g });
   return out;
 }
 
 function oldestOnLink(w: World, p: Extract<Pending, { kind: 'deliver' }>): boolean {
-  for (const q of w.pending) if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) return false;
+  for (const q of w.pending)
+    if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) return false;
   return true;
 }
 
@@ -104,7 +141,10 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
   if (setup.overlap === undefined) return w;
   // An overlap that outlived the bound stays on record even if this step ended it (it lasted until now).
   const expired = w0.twoLeadersSince !== null && w.now - w0.twoLeadersSince > setup.overlap;
-  const since = expired || checkSafety(live(setup, w), reportsOf(setup, w)) ? (w0.twoLeadersSince ?? w.now) : null;
+  const since =
+    expired || checkSafety(live(setup, w), reportsOf(setup, w))
+      ? (w0.twoLeadersSince ?? w.now)
+      : null;
   return since === w.twoLeadersSince ? w : { ...w, twoLeadersSince: since };
 }
 
@@ -125,7 +165,15 @@ function stepOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder
         w.dropped(p, 'partition');
         return w.done();
       }
-      if (p.kind === 'deliver') rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
+      if (p.kind === 'deliver')
+        rec?.({
+          t: w.now,
+          kind: 'deliver',
+          msg: p.id,
+          from: p.from,
+          to: p.to,
+          type: p.message.type,
+        });
       else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
       else rec?.({ t: w.now, kind: 'elect', node });
       w.run(node, null, p);
@@ -139,8 +187,11 @@ function stepOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder
       w.setProc(action.node, { ...DOWN, draws: w.proc(action.node).draws });
       rec?.({ t: w.now, kind: 'crash', node: action.node });
       // Its timers die with it; messages to it would only be dropped on arrival.
-      for (const p of w.pending) if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
-      w.pending = w.pending.filter((p) => (p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node));
+      for (const p of w.pending)
+        if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
+      w.pending = w.pending.filter((p) =>
+        p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node,
+      );
       w.detect();
       return w.done();
     }
@@ -172,8 +223,16 @@ function stepOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder
       w.used = { ...w.used, slow: w.used.slow + 1 };
       w.slow = [action.from, action.to];
       // Messages already on the link may now be late too.
-      w.pending = w.pending.map((p) => (p.kind === 'deliver' && p.from === action.from && p.to === action.to ? { ...p, latest: Infinity } : p));
-      rec?.({ t: w.now, kind: 'note', text: `link ${action.from}->${action.to} is slow from now on: its messages may arrive after any timeout` });
+      w.pending = w.pending.map((p) =>
+        p.kind === 'deliver' && p.from === action.from && p.to === action.to
+          ? { ...p, latest: Infinity }
+          : p,
+      );
+      rec?.({
+        t: w.now,
+        kind: 'note',
+        text: `link ${action.from}->${action.to} is slow from now on: its messages may arrive after any timeout`,
+      });
       return w.done();
     }
   }

@@ -94,7 +94,10 @@ function finish(a: number, b: number): number {
 export function memoKey(stateHash: number, sig: number, now: number, draws: number): number {
   f64[0] = now;
   let x = Math.imul((stateHash >>> 0) ^ Math.imul(sig >>> 0, 0x85ebca6b), 2654435761);
-  let y = Math.imul(Math.floor(stateHash / 4294967296) ^ Math.imul(Math.floor(sig / 4294967296), 0xc2b2ae35), 1597334677);
+  let y = Math.imul(
+    Math.floor(stateHash / 4294967296) ^ Math.imul(Math.floor(sig / 4294967296), 0xc2b2ae35),
+    1597334677,
+  );
   x = Math.imul(x ^ u32[0]!, 2246822507) ^ draws;
   y = Math.imul(y ^ u32[1]!, 3266489909);
   return finish(x, y);

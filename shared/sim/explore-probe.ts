@@ -18,8 +18,14 @@ import type { AlgorithmName, ProcessId, Timing } from '../algorithms/algorithm.t
  * get the time to notice and elect (the settle bound); Raft none within a term (§5.2, Election
  * Safety); the emergent algorithm the checker's overlap (a master yields on a higher one's heartbeat).
  */
-export function restartOverlap(algorithm: AlgorithmName, ids: readonly ProcessId[], timing: Timing): number | undefined {
-  const ms = settleBound(algorithm, ids, timing) ?? checkerProfile({ algorithm, ids, timing }).bounds.overlap;
+export function restartOverlap(
+  algorithm: AlgorithmName,
+  ids: readonly ProcessId[],
+  timing: Timing,
+): number | undefined {
+  const ms =
+    settleBound(algorithm, ids, timing) ??
+    checkerProfile({ algorithm, ids, timing }).bounds.overlap;
   // 0 (Raft): not even for an instant, which is the explorer's default.
   return ms > 0 ? ms : undefined;
 }
@@ -30,8 +36,13 @@ export function restartOverlap(algorithm: AlgorithmName, ids: readonly ProcessId
  * first short). Raft (§5.2: randomized timeouts, no hard bound) and the emergent algorithm
  * (candidacy waits on heartbeats a schedule can starve) get none: agreement at quiescence only.
  */
-export function settleBound(algorithm: AlgorithmName, ids: readonly ProcessId[], timing: Timing): number | undefined {
-  if (algorithm !== 'bully' && algorithm !== 'ring' && algorithm !== 'ring-active-list') return undefined;
+export function settleBound(
+  algorithm: AlgorithmName,
+  ids: readonly ProcessId[],
+  timing: Timing,
+): number | undefined {
+  if (algorithm !== 'bully' && algorithm !== 'ring' && algorithm !== 'ring-active-list')
+    return undefined;
   const b = checkerProfile({ algorithm, ids, timing }).bounds;
   return b.quiet + 2 * b.election;
 }
@@ -84,7 +95,13 @@ export function probe(
   return { tally, finding: null };
 }
 
-function oneProbe(setup: ExploreSetup, maxSteps: number, rng: Random, check: (w: World) => Violation | null, which: readonly Property[]) {
+function oneProbe(
+  setup: ExploreSetup,
+  maxSteps: number,
+  rng: Random,
+  check: (w: World) => Violation | null,
+  which: readonly Property[],
+) {
   let w = initialWorld(setup);
   const actions: Action[] = [];
   let lastFault = 0;
@@ -98,9 +115,17 @@ function oneProbe(setup: ExploreSetup, maxSteps: number, rng: Random, check: (w:
     const v = check(w);
     if (v) return { actions, settled: true, violation: v };
     if (w.pending.length === 0) return { actions, settled: true, violation: null };
-    if (setup.settle !== undefined && w.groups === null && w.slow === null && w.now - lastFault >= setup.settle) {
-      const agreement = which.includes('agreement') ? checkAgreement(setup.algorithm.name, live(setup, w), reportsOf(setup, w)) : null;
-      if (agreement) agreement.message += ` (${Math.round(w.now - lastFault)} ms after the last fault; the documents' bound is ${Math.round(setup.settle)} ms)`;
+    if (
+      setup.settle !== undefined &&
+      w.groups === null &&
+      w.slow === null &&
+      w.now - lastFault >= setup.settle
+    ) {
+      const agreement = which.includes('agreement')
+        ? checkAgreement(setup.algorithm.name, live(setup, w), reportsOf(setup, w))
+        : null;
+      if (agreement)
+        agreement.message += ` (${Math.round(w.now - lastFault)} ms after the last fault; the documents' bound is ${Math.round(setup.settle)} ms)`;
       return { actions, settled: true, violation: agreement };
     }
   }
@@ -117,9 +142,15 @@ function choose(options: readonly Action[], rng: Random): Action {
   const restarts = options.filter((a) => a.kind === 'restart');
   const faults = options.filter((a) => a.kind !== 'fire' && a.kind !== 'restart');
   const odds = rng();
-  const pool = events.length === 0 && faults.length === 0 ? restarts
-    : restarts.length > 0 && odds < RESTART_ODDS ? restarts
-    : events.length === 0 || (faults.length > 0 && odds > 1 - FAULT_ODDS) ? (faults.length > 0 ? faults : restarts)
-    : events;
+  const pool =
+    events.length === 0 && faults.length === 0
+      ? restarts
+      : restarts.length > 0 && odds < RESTART_ODDS
+        ? restarts
+        : events.length === 0 || (faults.length > 0 && odds > 1 - FAULT_ODDS)
+          ? faults.length > 0
+            ? faults
+            : restarts
+          : events;
   return pool[Math.floor(rng() * pool.length)]!;
 }

@@ -6,9 +6,23 @@
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { enabled, initialWorld, step } from './explore-engine.ts';
 import { hashValue } from './explore-hash.ts';
-import { live, procOf, reportsOf, type Action, type ExploreSetup, type Recorder, type World } from './explore-world.ts';
+import {
+  live,
+  procOf,
+  reportsOf,
+  type Action,
+  type ExploreSetup,
+  type Recorder,
+  type World,
+} from './explore-world.ts';
 import { probe, type ProbeLimits, type ProbeTally } from './explore-probe.ts';
-import { checkAgreement, checkSafety, leads, type Property, type Violation } from '../analysis/properties.ts';
+import {
+  checkAgreement,
+  checkSafety,
+  leads,
+  type Property,
+  type Violation,
+} from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { separated } from './network.ts';
 
@@ -54,7 +68,11 @@ export interface SearchResult {
 
 const NO_PROBES: ProbeTally = { run: 0, settled: 0, steps: 0 };
 
-function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['safety', 'agreement']): Violation | null {
+function check(
+  setup: ExploreSetup,
+  w: World,
+  which: readonly Property[] = ['safety', 'agreement'],
+): Violation | null {
   const name: AlgorithmName = setup.algorithm.name;
   const quiet = w.pending.length === 0 && which.includes('agreement');
   if (which.includes('safety')) {
@@ -77,7 +95,11 @@ function check(setup: ExploreSetup, w: World, which: readonly Property[] = ['saf
 function overlapViolation(setup: ExploreSetup, w: World, since: number): Violation {
   const v = checkSafety(live(setup, w), reportsOf(setup, w));
   const who = v ? v.message : 'two processes led';
-  return { property: 'safety', processes: v?.processes ?? [], message: `${who} from t=${since} to t=${w.now}, longer than the ${setup.overlap} ms the documents allow` };
+  return {
+    property: 'safety',
+    processes: v?.processes ?? [],
+    message: `${who} from t=${since} to t=${w.now}, longer than the ${setup.overlap} ms the documents allow`,
+  };
 }
 
 /**
@@ -117,7 +139,11 @@ class SeenSet {
   }
 }
 
-export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
+export function search(
+  setup: ExploreSetup,
+  limits: SearchLimits,
+  clock: () => number,
+): SearchResult {
   const r = breadthFirst(setup, limits, clock);
   if (r.bound === null || !limits.probes || limits.probes.count === 0) return r;
   const started = clock();
@@ -125,10 +151,20 @@ export function search(setup: ExploreSetup, limits: SearchLimits, clock: () => n
   const p = probe(setup, limits.probes, clock, (w) => check(setup, w, which), which);
   const elapsedMs = r.elapsedMs + (clock() - started);
   if (!p.finding) return { ...r, probes: p.tally, elapsedMs };
-  return { ...r, probes: p.tally, elapsedMs, stoppedBy: 'found', finding: { ...p.finding, by: 'probe' } };
+  return {
+    ...r,
+    probes: p.tally,
+    elapsedMs,
+    stoppedBy: 'found',
+    finding: { ...p.finding, by: 'probe' },
+  };
 }
 
-function breadthFirst(setup: ExploreSetup, limits: SearchLimits, clock: () => number): SearchResult {
+function breadthFirst(
+  setup: ExploreSetup,
+  limits: SearchLimits,
+  clock: () => number,
+): SearchResult {
   const started = clock();
   const parent: number[] = [-1];
   const via: (Action | null)[] = [null];
@@ -137,7 +173,11 @@ function breadthFirst(setup: ExploreSetup, limits: SearchLimits, clock: () => nu
   const root = initialWorld(setup);
   seen.add(worldKey(root));
   let transitions = 0;
-  const done = (stoppedBy: SearchResult['stoppedBy'], depth: number, finding: SearchFinding | null = null): SearchResult => ({
+  const done = (
+    stoppedBy: SearchResult['stoppedBy'],
+    depth: number,
+    finding: SearchFinding | null = null,
+  ): SearchResult => ({
     finding,
     states: seen.size,
     transitions,
@@ -167,7 +207,12 @@ function breadthFirst(setup: ExploreSetup, limits: SearchLimits, clock: () => nu
         via.push(action);
         const id = parent.length - 1;
         const v = check(setup, w, which);
-        if (v) return done('found', depth + 1, { violation: v, actions: pathTo(id, parent, via), by: 'bfs' });
+        if (v)
+          return done('found', depth + 1, {
+            violation: v,
+            actions: pathTo(id, parent, via),
+            by: 'bfs',
+          });
         next.push({ world: w, node: id });
         if (seen.size >= limits.states) return done('states', depth);
       }
@@ -204,7 +249,8 @@ export function createKeyer(): (w: World) => number {
     // Pending events are kept in id order (each is appended when made), so a message's rank on
     // its link is the count of its link's messages before it; any other order is counted pairwise.
     let ordered = true;
-    for (let i = 1; i < pending.length; i++) if (pending[i]!.id < pending[i - 1]!.id) ordered = false;
+    for (let i = 1; i < pending.length; i++)
+      if (pending[i]!.id < pending[i - 1]!.id) ordered = false;
     let links = 0;
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
@@ -268,7 +314,11 @@ function mix(h: number, v: number): number {
 }
 
 /** Replays a schedule from the start, recording it as a trace the dashboard can replay. */
-export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[], found?: Violation): { trace: TraceEvent[]; worlds: World[] } {
+export function scheduleTrace(
+  setup: ExploreSetup,
+  actions: readonly Action[],
+  found?: Violation,
+): { trace: TraceEvent[]; worlds: World[] } {
   const trace: TraceEvent[] = [];
   const rec: Recorder = (e) => trace.push({ seq: trace.length, ...e } as TraceEvent);
   let w = initialWorld(setup, rec);
@@ -279,19 +329,34 @@ export function scheduleTrace(setup: ExploreSetup, actions: readonly Action[], f
   }
   // The verdict closes the trace, as the live checker's findings do in the relay's.
   const v = found ?? check(setup, w);
-  if (v) rec({ t: w.now, kind: 'finding', finding: { kind: v.property, at: w.now, detail: v.message, processes: v.processes } });
+  if (v)
+    rec({
+      t: w.now,
+      kind: 'finding',
+      finding: { kind: v.property, at: w.now, detail: v.message, processes: v.processes },
+    });
   return { trace, worlds };
 }
 
 /** One line per action, for the terminal. */
-export function describeAction(setup: ExploreSetup, before: World, after: World, a: Action): string {
+export function describeAction(
+  setup: ExploreSetup,
+  before: World,
+  after: World,
+  a: Action,
+): string {
   const t = `t=${after.now}`;
   switch (a.kind) {
     case 'fire': {
       const p = before.pending.find((x) => x.id === a.id)!;
       if (p.kind === 'deliver') {
         const cut = separated(before.groups, p.from, p.to);
-        const fate = procOf(setup, after, p.to)?.state === null ? ' (down: dropped)' : cut ? ' (across the cut: dropped)' : '';
+        const fate =
+          procOf(setup, after, p.to)?.state === null
+            ? ' (down: dropped)'
+            : cut
+              ? ' (across the cut: dropped)'
+              : '';
         return `${t} ${p.to} ${fate ? 'would receive' : 'receives'} ${p.message.type} from ${p.from}${fate}`;
       }
       if (p.kind === 'timer') return `${t} ${p.node}'s timer ${p.name} fires`;

@@ -3,7 +3,15 @@
 // one world to the next, and what the explorer derives once per setup. Worlds are immutable
 // values, so the search can branch freely: explore-engine.ts says which actions a world enables
 // and makes the next world, through a draft (explore-draft.ts).
-import type { DetectorMode, Effect, Message, ProcessId, Report, Timing, AnyAlgorithm } from '../algorithms/algorithm.ts';
+import type {
+  DetectorMode,
+  Effect,
+  Message,
+  ProcessId,
+  Report,
+  Timing,
+  AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import type { Reports } from '../analysis/properties.ts';
@@ -56,10 +64,35 @@ export interface FaultBudget {
 
 /** `sig`: a fingerprint of what the event is (not of its id or times), fixed when it is created. */
 export type Pending =
-  | { id: number; sig: number; kind: 'deliver'; earliest: number; latest: number; from: ProcessId; to: ProcessId; message: Message }
-  | { id: number; sig: number; kind: 'timer'; earliest: number; latest: number; node: ProcessId; name: string }
+  | {
+      id: number;
+      sig: number;
+      kind: 'deliver';
+      earliest: number;
+      latest: number;
+      from: ProcessId;
+      to: ProcessId;
+      message: Message;
+    }
+  | {
+      id: number;
+      sig: number;
+      kind: 'timer';
+      earliest: number;
+      latest: number;
+      node: ProcessId;
+      name: string;
+    }
   /** `watch`: a follower's detector noticing its coordinator is down (withdrawn if it learns of a live one first). */
-  | { id: number; sig: number; kind: 'elect'; earliest: number; latest: number; node: ProcessId; watch: boolean };
+  | {
+      id: number;
+      sig: number;
+      kind: 'elect';
+      earliest: number;
+      latest: number;
+      node: ProcessId;
+      watch: boolean;
+    };
 
 /** One process in a world: its algorithm state (null while down), report, random draws and the state's fingerprint. */
 export interface Proc {

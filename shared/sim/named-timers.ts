@@ -74,7 +74,12 @@ export class NamedTimers {
 
   /** Timers currently set, soonest first (frozen ones as if they ran on from now). */
   list(): TimerView[] {
-    if (this.frozen) return [...this.frozen].map(([name, t]) => ({ name, due: this.io.now() + t.left })).sort((a, b) => a.due - b.due);
-    return [...this.timers].map(([name, t]) => ({ name, due: t.due })).sort((a, b) => a.due - b.due);
+    if (this.frozen)
+      return [...this.frozen]
+        .map(([name, t]) => ({ name, due: this.io.now() + t.left }))
+        .sort((a, b) => a.due - b.due);
+    return [...this.timers]
+      .map(([name, t]) => ({ name, due: t.due }))
+      .sort((a, b) => a.due - b.due);
   }
 }

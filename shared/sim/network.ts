@@ -91,7 +91,11 @@ export const LOST = -2;
 export const linkKey = (from: ProcessId, to: ProcessId): number => from * 1_048_576 + to;
 
 /** When a message sent now on a link with `rule` may arrive: [earliest, latest] (the jitter's range). */
-export function arrivalWindow(rule: LinkRules, now: number, timeScale: number): { earliest: number; latest: number } {
+export function arrivalWindow(
+  rule: LinkRules,
+  now: number,
+  timeScale: number,
+): { earliest: number; latest: number } {
   const earliest = now + rule.delay * timeScale;
   return { earliest, latest: earliest + rule.jitter * timeScale };
 }
@@ -246,7 +250,8 @@ export class Network {
     const row = this.table.row;
     if (faulty && this.lost(rule, row, slot + 1)) return LOST;
     const at = this.arrival(rule, row, slot, now);
-    if (faulty && rule.duplicate > 0 && this.random() < rule.duplicate) this.dupAt = this.arrival(rule, row, slot, now);
+    if (faulty && rule.duplicate > 0 && this.random() < rule.duplicate)
+      this.dupAt = this.arrival(rule, row, slot, now);
     return at;
   }
 
@@ -290,6 +295,7 @@ export class Network {
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  for (const [k, v] of Object.entries(o))
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }

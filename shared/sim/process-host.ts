@@ -1,7 +1,15 @@
 // Runs one pure algorithm for real: executes its effects with a host-supplied scheduler and
 // transport. The browser tab, the headless bot, the relay's server-side bots and the tests all
 // drive an algorithm through this one class, so they cannot drift apart.
-import type { AlgorithmConfig, AlgorithmEvent, Effect, Message, ProcessId, Report, AnyAlgorithm } from '../algorithms/algorithm.ts';
+import type {
+  AlgorithmConfig,
+  AlgorithmEvent,
+  Effect,
+  Message,
+  ProcessId,
+  Report,
+  AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 import type { ProcessConfig } from '../protocol/frames.ts';
 import { execute, type EffectHandlers } from './executor.ts';
 import { NamedTimers, type TimerView } from './named-timers.ts';
@@ -121,7 +129,11 @@ export class ProcessHost implements ProcessRunner {
     this.faults.push(now);
     const restarted = this.faults.length < MAX_FAULTS && this.config !== null;
     const message = err instanceof Error ? err.message : String(err);
-    const fault: HostFault = { error: message.slice(0, 200) || 'exception', event: event.slice(0, 64), restarted };
+    const fault: HostFault = {
+      error: message.slice(0, 200) || 'exception',
+      event: event.slice(0, 64),
+      restarted,
+    };
     const config = this.config;
     this.stop();
     this.listener?.({ kind: 'fault', fault });
@@ -164,7 +176,8 @@ export class ProcessHost implements ProcessRunner {
     let out;
     try {
       out = this.algorithm.step(this.state, event, this.ctx());
-      if (!out || !Array.isArray(out.effects)) throw new Error('step returned no { state, effects }');
+      if (!out || !Array.isArray(out.effects))
+        throw new Error('step returned no { state, effects }');
     } catch (err) {
       return this.contain(err, eventLabel(event));
     }
@@ -201,7 +214,8 @@ export class ProcessHost implements ProcessRunner {
 }
 
 function eventLabel(e: AlgorithmEvent): string {
-  if (e.kind === 'message') return `message:${typeof e.message?.type === 'string' ? e.message.type : '?'}`;
+  if (e.kind === 'message')
+    return `message:${typeof e.message?.type === 'string' ? e.message.type : '?'}`;
   if (e.kind === 'timer') return `timer:${e.name}`;
   return e.kind;
 }

@@ -3,7 +3,18 @@
 // duplication, partitions, FIFO links), with crashes and recoveries at given times and a seeded
 // random source. The same spec and seed give the same trace, event for event, and the same rules
 // and seed give the same message fates as the relay under the same sends.
-import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Message, type ProcessId, type Report, type StepContext, type Timing, type AnyAlgorithm } from '../algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type DetectorMode,
+  type Message,
+  type ProcessId,
+  type Report,
+  type StepContext,
+  type Timing,
+  type AnyAlgorithm,
+} from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkOverride } from '../protocol/lab-config.ts';
 import { TimeQueue, type DistributiveOmit } from './event-queue.ts';
 import { startProcess, stepProcess, TimerGenerations, type StateHandlers } from './executor.ts';
@@ -37,7 +48,11 @@ export interface SimulationSpec {
    */
   network?: NetworkRules;
   /** From `at` on, `link` and `links` are replaced by these (e.g. slow links that come back within bounds). */
-  linkChanges?: { at: number; link?: Partial<LinkModel>; links?: Record<string, Partial<LinkModel>> }[];
+  linkChanges?: {
+    at: number;
+    link?: Partial<LinkModel>;
+    links?: Record<string, Partial<LinkModel>>;
+  }[];
   crashes?: { id: ProcessId; at: number }[];
   recoveries?: { id: ProcessId; at: number }[];
   /** `elect` events: the initiator's failure detector firing (or the instructor asking). */
@@ -99,10 +114,23 @@ function rulesOf(link: LinkModel, links: Record<string, Partial<LinkModel>>): Ne
   const overrides: LinkOverride[] = [];
   for (const [key, l] of Object.entries(links)) {
     const [from, to] = key.split('->').map(Number) as [number, number];
-    overrides.push({ from, to, delay: l.delay, jitter: l.jitter, loss: l.drop, duplicate: l.duplicate });
+    overrides.push({
+      from,
+      to,
+      delay: l.delay,
+      jitter: l.jitter,
+      loss: l.drop,
+      duplicate: l.duplicate,
+    });
   }
   return {
-    link: { ...DEFAULT_LINK, delay: link.delay, jitter: link.jitter, loss: link.drop, duplicate: link.duplicate },
+    link: {
+      ...DEFAULT_LINK,
+      delay: link.delay,
+      jitter: link.jitter,
+      loss: link.drop,
+      duplicate: link.duplicate,
+    },
     links: overrides,
     reorder: false,
     timeScale: 1,
@@ -142,10 +170,15 @@ class Simulation implements StateHandlers<Node> {
     this.ring = spec.ring ? [...spec.ring] : this.ids;
     const link: LinkModel = { ...DEFAULT_SIM_LINK, ...spec.link };
     const rules = spec.network ?? rulesOf(link, spec.links ?? {});
-    const transmission = spec.network ? (rules.link.delay + rules.link.jitter) * rules.timeScale : link.delay + link.jitter;
+    const transmission = spec.network
+      ? (rules.link.delay + rules.link.jitter) * rules.timeScale
+      : link.delay + link.jitter;
     this.timing = { ...DEFAULT_TIMING, transmission, ...spec.timing };
     this.detector = spec.detector ?? 'heartbeat';
-    this.initialCoordinator = spec.initialCoordinator === undefined ? this.ids[this.ids.length - 1]! : spec.initialCoordinator;
+    this.initialCoordinator =
+      spec.initialCoordinator === undefined
+        ? this.ids[this.ids.length - 1]!
+        : spec.initialCoordinator;
     this.recording = spec.trace ?? true;
     this.algo = spec.algorithm;
     this.network = new Network(rules, networkRandom(this.seed));
@@ -154,15 +187,29 @@ class Simulation implements StateHandlers<Node> {
   run(): SimulationResult {
     const { spec } = this;
     for (const id of this.ids) {
-      this.nodes.set(id, { id, up: false, state: null, timers: new TimerGenerations(), report: null, random: createRng(deriveSeed(this.seed, id)), settledAt: 0 });
+      this.nodes.set(id, {
+        id,
+        up: false,
+        state: null,
+        timers: new TimerGenerations(),
+        report: null,
+        random: createRng(deriveSeed(this.seed, id)),
+        settledAt: 0,
+      });
     }
     for (const id of this.ids) this.start(this.nodes.get(id)!, false);
     for (const c of spec.crashes ?? []) this.queue.push({ at: c.at, kind: 'crash', node: c.id });
-    for (const r of spec.recoveries ?? []) this.queue.push({ at: r.at, kind: 'recover', node: r.id });
+    for (const r of spec.recoveries ?? [])
+      this.queue.push({ at: r.at, kind: 'recover', node: r.id });
     for (const e of spec.elections ?? []) this.queue.push({ at: e.at, kind: 'elect', node: e.id });
-    for (const p of spec.partitions ?? []) this.queue.push({ at: p.at, kind: 'partition', groups: p.groups });
+    for (const p of spec.partitions ?? [])
+      this.queue.push({ at: p.at, kind: 'partition', groups: p.groups });
     for (const c of spec.linkChanges ?? []) {
-      this.queue.push({ at: c.at, kind: 'links', rules: rulesOf({ ...DEFAULT_SIM_LINK, ...c.link }, c.links ?? {}) });
+      this.queue.push({
+        at: c.at,
+        kind: 'links',
+        rules: rulesOf({ ...DEFAULT_SIM_LINK, ...c.link }, c.links ?? {}),
+      });
     }
     const until = spec.until ?? 60_000;
     const maxEvents = spec.maxEvents ?? 50_000_000;
@@ -230,9 +277,11 @@ class Simulation implements StateHandlers<Node> {
   private deliver(d: Extract<QueueEntry, { kind: 'deliver' }>): void {
     const n = this.nodes.get(d.to)!;
     if (!n.up) return this.drop(d.msg, d.from, d.to, d.message.type, 'receiver-crashed');
-    if (this.network.partitioned(d.from, d.to)) return this.drop(d.msg, d.from, d.to, d.message.type, 'partition');
+    if (this.network.partitioned(d.from, d.to))
+      return this.drop(d.msg, d.from, d.to, d.message.type, 'partition');
     this.delivered++;
-    if (this.recording) this.record({ kind: 'deliver', msg: d.msg, from: d.from, to: d.to, type: d.message.type });
+    if (this.recording)
+      this.record({ kind: 'deliver', msg: d.msg, from: d.from, to: d.to, type: d.message.type });
     this.feed(n, { kind: 'message', from: d.from, message: d.message });
   }
 
@@ -252,7 +301,15 @@ class Simulation implements StateHandlers<Node> {
 
   private configFor(id: ProcessId, fresh: boolean): AlgorithmConfig {
     const { ids, ring, timing, detector, initialCoordinator } = this;
-    return { self: id, ids, ring, timing, detector, options: this.spec.options, ...(fresh || initialCoordinator === null ? {} : { initialCoordinator }) };
+    return {
+      self: id,
+      ids,
+      ring,
+      timing,
+      detector,
+      options: this.spec.options,
+      ...(fresh || initialCoordinator === null ? {} : { initialCoordinator }),
+    };
   }
 
   // --- the effect handlers (shared/sim/executor.ts) ---------------------------------------------
@@ -284,7 +341,13 @@ class Simulation implements StateHandlers<Node> {
   }
 
   setTimer(n: Node, name: string, after: number): void {
-    this.queue.push({ at: this.now + after, kind: 'timer', node: n.id, name, gen: n.timers.set(name) });
+    this.queue.push({
+      at: this.now + after,
+      kind: 'timer',
+      node: n.id,
+      name,
+      gen: n.timers.set(name),
+    });
   }
 
   cancelTimer(n: Node, name: string): void {
@@ -294,7 +357,8 @@ class Simulation implements StateHandlers<Node> {
   report(n: Node, report: Report): void {
     const prev = n.report;
     n.report = report;
-    if (!prev || prev.coordinator !== report.coordinator || prev.electing !== report.electing) n.settledAt = this.now;
+    if (!prev || prev.coordinator !== report.coordinator || prev.electing !== report.electing)
+      n.settledAt = this.now;
     if (report.electing && this.electionStart === null) this.electionStart = this.now;
     if (this.recording) this.record({ kind: 'report', node: n.id, report });
   }
@@ -305,7 +369,13 @@ class Simulation implements StateHandlers<Node> {
     if (this.recording) this.trace.push({ seq: this.seq++, t: this.now, ...e } as TraceEvent);
   }
 
-  private drop(msg: number, from: ProcessId, to: ProcessId, type: string, reason: DropReason): void {
+  private drop(
+    msg: number,
+    from: ProcessId,
+    to: ProcessId,
+    type: string,
+    reason: DropReason,
+  ): void {
     this.dropped++;
     if (this.recording) this.record({ kind: 'drop', msg, from, to, type, reason });
   }
@@ -330,7 +400,12 @@ class Simulation implements StateHandlers<Node> {
       live,
       reports,
       coordinatorByNode,
-      messages: { total: this.total, byType: this.byType, delivered: this.delivered, dropped: this.dropped },
+      messages: {
+        total: this.total,
+        byType: this.byType,
+        delivered: this.delivered,
+        dropped: this.dropped,
+      },
       electionTime: this.electionStart === null ? null : Math.max(0, settled - this.electionStart),
     };
   }

@@ -8,11 +8,13 @@ export type Results = readonly (readonly number[])[];
 
 export function noResults(tasks: number): Results {
   const chunks: number[][] = [];
-  for (let at = 0; at < tasks; at += CHUNK) chunks.push(new Array<number>(Math.min(CHUNK, tasks - at)).fill(-1));
+  for (let at = 0; at < tasks; at += CHUNK)
+    chunks.push(new Array<number>(Math.min(CHUNK, tasks - at)).fill(-1));
   return chunks;
 }
 
-export const has = (r: Results, task: number): boolean => (r[Math.floor(task / CHUNK)]?.[task % CHUNK] ?? -1) >= 0;
+export const has = (r: Results, task: number): boolean =>
+  (r[Math.floor(task / CHUNK)]?.[task % CHUNK] ?? -1) >= 0;
 
 export function withResult(r: Results, task: number, value: number): Results {
   const c = Math.floor(task / CHUNK);
@@ -33,6 +35,7 @@ export function entries(r: Results): [number, number][] {
 
 export function fromRecord(tasks: number, ...records: Readonly<Record<number, number>>[]): Results {
   let out = noResults(tasks);
-  for (const rec of records) for (const [t, v] of Object.entries(rec)) out = withResult(out, Number(t), v);
+  for (const rec of records)
+    for (const [t, v] of Object.entries(rec)) out = withResult(out, Number(t), v);
   return out;
 }

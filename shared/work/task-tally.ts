@@ -20,11 +20,23 @@ export interface TaskFigures {
   makespanMs: number | null;
 }
 
-export const TALLIED = ['reassigned', 'wrong', 'staleRefused', 'staleAccepted', 'computed'] as const;
+export const TALLIED = [
+  'reassigned',
+  'wrong',
+  'staleRefused',
+  'staleAccepted',
+  'computed',
+] as const;
 type Tallied = (typeof TALLIED)[number];
 
 export class TaskTally {
-  private readonly sums: Record<Tallied, number> = { reassigned: 0, wrong: 0, staleRefused: 0, staleAccepted: 0, computed: 0 };
+  private readonly sums: Record<Tallied, number> = {
+    reassigned: 0,
+    wrong: 0,
+    staleRefused: 0,
+    staleAccepted: 0,
+    computed: 0,
+  };
   private readonly computedTasks = new Set<number>();
   private readonly storedAt = new Map<number, number>();
 
@@ -55,7 +67,8 @@ export class TaskTally {
   /** The figures, given the tasks live analysers keep now; `since`: when the job began (0: the run's start). */
   figures(total: number, kept: ReadonlySet<number>, since = 0): TaskFigures {
     let makespan: number | null = null;
-    for (const t of kept) makespan = Math.max(makespan ?? 0, (this.storedAt.get(t) ?? since) - since);
+    for (const t of kept)
+      makespan = Math.max(makespan ?? 0, (this.storedAt.get(t) ?? since) - since);
     return {
       total,
       completed: kept.size,

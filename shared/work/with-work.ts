@@ -4,20 +4,49 @@
 // untouched; the work layer's (WORK_*, work:*) are its own. After every step the layer reads the
 // election's report: the process that believes itself coordinator (and is not electing) acts
 // as coordinator; every order it gives carries its token.
-import { withReports, type Algorithm, type AlgorithmConfig, type AlgorithmEvent, type AnyAlgorithm, type Effect } from '../algorithms/algorithm.ts';
+import {
+  withReports,
+  type Algorithm,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type AnyAlgorithm,
+  type Effect,
+} from '../algorithms/algorithm.ts';
 import type { Message, Report, Step, StepContext } from '../algorithms/algorithm.ts';
 import { isProcessId, messageParser } from '../algorithms/messages.ts';
-import { GATHER_TIMER, leaveOffice, onGather, onHeld, onResult, onStatus, onSweep, SWEEP_TIMER, takeOffice } from './work-coordinator.ts';
+import {
+  GATHER_TIMER,
+  leaveOffice,
+  onGather,
+  onHeld,
+  onResult,
+  onStatus,
+  onSweep,
+  SWEEP_TIMER,
+  takeOffice,
+} from './work-coordinator.ts';
 import type { Workload } from '../protocol/lab-config.ts';
 import { answerKey, checks, epochOf, jobOf, makeToken, type WorkJob } from './work-job.ts';
 import { noResults } from './task-results.ts';
 import { isWorkType, WORK_SCHEMAS, WORK_TYPES, type WorkMessage } from './work-messages.ts';
 import { count, ZERO_COUNTERS, type WorkState } from './work-state.ts';
-import { COMPUTE_TIMER, onAssign, onComputed, onHold, onStatusTimer, onStore, STATUS_TIMER, type Fx } from './work-worker.ts';
+import {
+  COMPUTE_TIMER,
+  onAssign,
+  onComputed,
+  onHold,
+  onStatusTimer,
+  onStore,
+  STATUS_TIMER,
+  type Fx,
+} from './work-worker.ts';
 
 const parse = messageParser(WORK_SCHEMAS);
 
-export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: WorkJob): Algorithm<WorkState<S>, Message> {
+export function withWork<S, M extends Message>(
+  election: Algorithm<S, M>,
+  job: WorkJob,
+): Algorithm<WorkState<S>, Message> {
   const key = answerKey(job);
   const none = noResults(job.tasks); // shared by every process's empty store: results are copied on write
   const inner = (out: Step<S, M>, s: WorkState<S>): Step<WorkState<S>, Message> => {
@@ -32,18 +61,48 @@ export function withWork<S, M extends Message>(election: Algorithm<S, M>, job: W
     init(config: AlgorithmConfig, ctx: StepContext) {
       const out = election.init(config, ctx);
       const s0: WorkState<S> = {
-        election: out.state, self: config.self, boot: Math.max(0, Math.floor(ctx.now)), ids: config.ids, job, key, timing: config.timing, last: election.report(out.state),
-        newest: 0, boss: null, askedBy: null, running: null, queue: [], held: {},
-        store: none, storeSize: 0, lastStored: null, lastDone: null, office: null, c: ZERO_COUNTERS,
+        election: out.state,
+        self: config.self,
+        boot: Math.max(0, Math.floor(ctx.now)),
+        ids: config.ids,
+        job,
+        key,
+        timing: config.timing,
+        last: election.report(out.state),
+        newest: 0,
+        boss: null,
+        askedBy: null,
+        running: null,
+        queue: [],
+        held: {},
+        store: none,
+        storeSize: 0,
+        lastStored: null,
+        lastDone: null,
+        office: null,
+        c: ZERO_COUNTERS,
       };
       const step = inner(out, s0);
-      if (job.sharing === 'dynamic') step.effects.push({ kind: 'set-timer', name: STATUS_TIMER, after: config.timing.heartbeatInterval });
+      if (job.sharing === 'dynamic')
+        step.effects.push({
+          kind: 'set-timer',
+          name: STATUS_TIMER,
+          after: config.timing.heartbeatInterval,
+        });
       return step;
     },
     step(s0, event, ctx) {
-      const s = s0.lastDone === null && s0.lastStored === null ? s0 : { ...s0, lastDone: null, lastStored: null };
+      const s =
+        s0.lastDone === null && s0.lastStored === null
+          ? s0
+          : { ...s0, lastDone: null, lastStored: null };
       if (event?.kind === 'message' && isWorkType(event.message?.type)) return work(s, event, ctx);
-      if (event?.kind === 'timer' && typeof event.name === 'string' && event.name.startsWith('work:')) return workTimer(s, event.name, ctx);
+      if (
+        event?.kind === 'timer' &&
+        typeof event.name === 'string' &&
+        event.name.startsWith('work:')
+      )
+        return workTimer(s, event.name, ctx);
       return inner(election.step(s.election, event as AlgorithmEvent<M>, ctx), s);
     },
     report(s) {
@@ -73,7 +132,11 @@ function shareStatically<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   const token = makeToken(1, s.self);
   const analyser = workers[workers.length - 1]!;
   for (let t = 0; t < s.job.tasks; t++) {
-    fx.push({ kind: 'send', to: workers[t % workers.length]!, message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser } });
+    fx.push({
+      kind: 'send',
+      to: workers[t % workers.length]!,
+      message: { type: 'WORK_ASSIGN', token, task: t, reportTo: analyser },
+    });
   }
   return { ...s, newest: token };
 }
@@ -92,8 +155,15 @@ function sync<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   return takeOffice(leaveOffice(s, fx), token, fx);
 }
 
-function work<S>(s: WorkState<S>, event: Extract<AlgorithmEvent, { kind: 'message' }>, ctx: StepContext): Step<WorkState<S>, Message> {
-  const m = isProcessId(event.from) && s.ids.includes(event.from) ? (parse(event.message) as WorkMessage | null) : null;
+function work<S>(
+  s: WorkState<S>,
+  event: Extract<AlgorithmEvent, { kind: 'message' }>,
+  ctx: StepContext,
+): Step<WorkState<S>, Message> {
+  const m =
+    isProcessId(event.from) && s.ids.includes(event.from)
+      ? (parse(event.message) as WorkMessage | null)
+      : null;
   if (!m) return { state: count(s, 'ignored'), effects: [] };
   const fx: Fx = [];
   const from = event.from;
@@ -111,7 +181,11 @@ function work<S>(s: WorkState<S>, event: Extract<AlgorithmEvent, { kind: 'messag
     case 'WORK_RESULT':
       // In office: a worker's answer. Otherwise: static sharing's result for the analyser, or a
       // result for a coordinator gone (kept; the next office finds it by asking).
-      out = s.office ? onResult(s, m, from, ctx, fx) : s.job.sharing === 'static' ? onStore(s, m.token, m.task, m.value, from, fx) : keep(s, m.task, m.value);
+      out = s.office
+        ? onResult(s, m, from, ctx, fx)
+        : s.job.sharing === 'static'
+          ? onStore(s, m.token, m.task, m.value, from, fx)
+          : keep(s, m.task, m.value);
       break;
     case 'WORK_STATUS':
       out = s.office ? onStatus(s, m, from, ctx, fx) : s;
@@ -134,7 +208,11 @@ function keep<S>(s: WorkState<S>, task: number, value: number): WorkState<S> {
   return s.held[task] !== undefined ? s : { ...s, held: { ...s.held, [task]: value } };
 }
 
-function workTimer<S>(s: WorkState<S>, name: string, ctx: StepContext): Step<WorkState<S>, Message> {
+function workTimer<S>(
+  s: WorkState<S>,
+  name: string,
+  ctx: StepContext,
+): Step<WorkState<S>, Message> {
   const fx: Fx = [];
   let out = s;
   if (name === COMPUTE_TIMER) out = onComputed(s, fx);

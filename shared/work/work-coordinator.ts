@@ -19,10 +19,22 @@ export const SWEEP_TIMER = 'work:sweep';
 export function takeOffice<S>(s: Ws<S>, token: number, fx: Fx): Ws<S> {
   const done = fromRecord(s.job.tasks, s.held, Object.fromEntries(entries(s.store)));
   const office: Office = {
-    token, phase: 'gathering', analyser: null, queued: [], running: {}, since: {}, boots: {},
-    done, doneCount: entries(done).length, givenTo: [], heard: {}, storedBy: {},
+    token,
+    phase: 'gathering',
+    analyser: null,
+    queued: [],
+    running: {},
+    since: {},
+    boots: {},
+    done,
+    doneCount: entries(done).length,
+    givenTo: [],
+    heard: {},
+    storedBy: {},
   };
-  for (const to of s.ids) if (to !== s.self) fx.push({ kind: 'send', to, message: { type: 'WORK_HOLD', token, boot: s.boot } });
+  for (const to of s.ids)
+    if (to !== s.self)
+      fx.push({ kind: 'send', to, message: { type: 'WORK_HOLD', token, boot: s.boot } });
   // The answers' round trip, twice: a late answer is still merged when it comes.
   fx.push({ kind: 'set-timer', name: GATHER_TIMER, after: 2 * roundTripBound(s.timing) });
   fx.push({ kind: 'set-timer', name: SWEEP_TIMER, after: s.timing.heartbeatInterval });
@@ -32,11 +44,17 @@ export function takeOffice<S>(s: Ws<S>, token: number, fx: Fx): Ws<S> {
 /** Leaving office (the election named another): the results it knew stay held here. */
 export function leaveOffice<S>(s: Ws<S>, fx: Fx): Ws<S> {
   if (!s.office) return s;
-  fx.push({ kind: 'cancel-timer', name: GATHER_TIMER }, { kind: 'cancel-timer', name: SWEEP_TIMER });
+  fx.push(
+    { kind: 'cancel-timer', name: GATHER_TIMER },
+    { kind: 'cancel-timer', name: SWEEP_TIMER },
+  );
   return { ...s, held: { ...s.held, ...Object.fromEntries(entries(s.office.done)) }, office: null };
 }
 
-const withOffice = <S>(s: Ws<S>, o: Partial<Office>): Ws<S> => ({ ...s, office: { ...s.office!, ...o } });
+const withOffice = <S>(s: Ws<S>, o: Partial<Office>): Ws<S> => ({
+  ...s,
+  office: { ...s.office!, ...o },
+});
 
 export function onGather<S>(s: Ws<S>, ctx: StepContext, fx: Fx): Ws<S> {
   const o = s.office;
@@ -51,12 +69,21 @@ export function onGather<S>(s: Ws<S>, ctx: StepContext, fx: Fx): Ws<S> {
 /** The analyser is appointed as the coordinator is elected (003): the highest id heard, below or above, but not itself. */
 function appoint<S>(s: Ws<S>, fx: Fx): Ws<S> {
   const o = s.office!;
-  const live = Object.keys(o.heard).map(Number).filter((id) => id !== s.self);
+  const live = Object.keys(o.heard)
+    .map(Number)
+    .filter((id) => id !== s.self);
   if (live.length === 0) return withOffice(s, { analyser: null, storedBy: {} });
   const analyser = Math.max(...live);
-  const kept = new Set(o.storedBy[analyser] ?? (analyser === o.analyser ? entries(o.done).map(([t]) => t) : []));
+  const kept = new Set(
+    o.storedBy[analyser] ?? (analyser === o.analyser ? entries(o.done).map(([t]) => t) : []),
+  );
   for (const [t, v] of entries(o.done)) {
-    if (!kept.has(t)) fx.push({ kind: 'send', to: analyser, message: { type: 'WORK_STORE', token: o.token, task: t, value: v } });
+    if (!kept.has(t))
+      fx.push({
+        kind: 'send',
+        to: analyser,
+        message: { type: 'WORK_STORE', token: o.token, task: t, value: v },
+      });
   }
   return withOffice(s, { analyser, storedBy: {} });
 }
@@ -65,7 +92,12 @@ function appoint<S>(s: Ws<S>, fx: Fx): Ws<S> {
 function assign<S>(s: Ws<S>, now: number, fx: Fx, only?: ProcessId): Ws<S> {
   const o = s.office!;
   if (o.phase !== 'running' || o.queued.length === 0) return s;
-  const candidates = only === undefined ? Object.keys(o.heard).map(Number) : o.heard[only] === undefined ? [] : [only];
+  const candidates =
+    only === undefined
+      ? Object.keys(o.heard).map(Number)
+      : o.heard[only] === undefined
+        ? []
+        : [only];
   const idle = candidates.filter((w) => w !== s.self && o.running[w] === undefined);
   if (idle.length === 0) return s; // the common case: copy nothing
   const handed = idle.slice(0, o.queued.length);
@@ -77,13 +109,22 @@ function assign<S>(s: Ws<S>, now: number, fx: Fx, only?: ProcessId): Ws<S> {
     running[w] = task;
     since[w] = now;
     givenTo = given(givenTo, task, w, s.ids.length);
-    fx.push({ kind: 'send', to: w, message: { type: 'WORK_ASSIGN', token: o.token, task, reportTo: s.self } });
+    fx.push({
+      kind: 'send',
+      to: w,
+      message: { type: 'WORK_ASSIGN', token: o.token, task, reportTo: s.self },
+    });
   });
   return withOffice(s, { queued: o.queued.slice(handed.length), running, givenTo, since });
 }
 
 /** givenTo with `w` added for `task` (each list bounded by the lab's size). */
-function given(list: Office['givenTo'], task: number, w: ProcessId, max: number): Office['givenTo'] {
+function given(
+  list: Office['givenTo'],
+  task: number,
+  w: ProcessId,
+  max: number,
+): Office['givenTo'] {
   const out = list.slice();
   out[task] = [...(list[task] ?? []).filter((x) => x !== w), w].slice(-max);
   return out;
@@ -104,19 +145,39 @@ function requeue<S>(s: Ws<S>, w: ProcessId): Ws<S> {
 function record<S>(s: Ws<S>, task: number, value: number, fx: Fx): Ws<S> {
   const o = s.office!;
   if (has(o.done, task)) return s;
-  if (o.analyser !== null) fx.push({ kind: 'send', to: o.analyser, message: { type: 'WORK_STORE', token: o.token, task, value } });
+  if (o.analyser !== null)
+    fx.push({
+      kind: 'send',
+      to: o.analyser,
+      message: { type: 'WORK_STORE', token: o.token, task, value },
+    });
   const queued = o.queued.includes(task) ? o.queued.filter((t) => t !== task) : o.queued;
-  return withOffice(s, { done: withResult(o.done, task, value), doneCount: o.doneCount + 1, queued });
+  return withOffice(s, {
+    done: withResult(o.done, task, value),
+    doneCount: o.doneCount + 1,
+    queued,
+  });
 }
 
-export function onResult<S>(s0: Ws<S>, m: Msg<'WORK_RESULT'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
+export function onResult<S>(
+  s0: Ws<S>,
+  m: Msg<'WORK_RESULT'>,
+  from: ProcessId,
+  ctx: StepContext,
+  fx: Fx,
+): Ws<S> {
   const o = s0.office!;
   // An earlier office's order (its token older, or the table still being rebuilt) is not in this
   // table: its result is kept if it checks, as what its sender holds.
   const earlier = m.token < o.token || o.phase === 'gathering';
   const given = isTask(s0.job, m.task) && (earlier || (o.givenTo[m.task]?.includes(from) ?? false));
   if (!given) return count(s0, 'wrong'); // never given to it: ignored
-  if (!checks(s0.key, m.task, m.value)) return assign(o.running[from] === m.task ? requeue(count(s0, 'wrong'), from) : count(s0, 'wrong'), ctx.now, fx);
+  if (!checks(s0.key, m.task, m.value))
+    return assign(
+      o.running[from] === m.task ? requeue(count(s0, 'wrong'), from) : count(s0, 'wrong'),
+      ctx.now,
+      fx,
+    );
   let s = withOffice(s0, { heard: { ...o.heard, [from]: ctx.now } });
   if (o.running[from] === m.task) {
     const running = { ...o.running };
@@ -127,7 +188,13 @@ export function onResult<S>(s0: Ws<S>, m: Msg<'WORK_RESULT'>, from: ProcessId, c
   return assign(s, ctx.now, fx, from);
 }
 
-export function onStatus<S>(s0: Ws<S>, m: Msg<'WORK_STATUS'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
+export function onStatus<S>(
+  s0: Ws<S>,
+  m: Msg<'WORK_STATUS'>,
+  from: ProcessId,
+  ctx: StepContext,
+  fx: Fx,
+): Ws<S> {
   const o = s0.office!;
   let s = withOffice(s0, { heard: { ...o.heard, [from]: ctx.now } });
   s = rebooted(s, from, m.boot);
@@ -135,9 +202,15 @@ export function onStatus<S>(s0: Ws<S>, m: Msg<'WORK_STATUS'>, from: ProcessId, c
   // An empty machine we think busy lost the order, unless the status left before the order arrived.
   const lost = m.task === NONE && ctx.now - (o.since[from] ?? 0) > roundTripBound(s0.timing);
   if (mine !== undefined && m.task !== mine && lost) s = requeue(s, from);
-  if (m.task !== NONE && s.office!.running[from] === undefined && !has(o.done, m.task)) s = adopt(s, from, m.task, ctx.now);
+  if (m.task !== NONE && s.office!.running[from] === undefined && !has(o.done, m.task))
+    s = adopt(s, from, m.task, ctx.now);
   // It has not heard this office's question (it restarted, or it was cut off): ask it now.
-  if (m.token < o.token) fx.push({ kind: 'send', to: from, message: { type: 'WORK_HOLD', token: o.token, boot: s0.boot } });
+  if (m.token < o.token)
+    fx.push({
+      kind: 'send',
+      to: from,
+      message: { type: 'WORK_HOLD', token: o.token, boot: s0.boot },
+    });
   if (s.office!.phase === 'running' && s.office!.analyser === null) s = appoint(s, fx);
   return assign(s, ctx.now, fx, from);
 }
@@ -165,14 +238,26 @@ function adopt<S>(s: Ws<S>, w: ProcessId, task: number, now: number): Ws<S> {
   });
 }
 
-export function onHeld<S>(s0: Ws<S>, m: Msg<'WORK_HELD'>, from: ProcessId, ctx: StepContext, fx: Fx): Ws<S> {
+export function onHeld<S>(
+  s0: Ws<S>,
+  m: Msg<'WORK_HELD'>,
+  from: ProcessId,
+  ctx: StepContext,
+  fx: Fx,
+): Ws<S> {
   const o = s0.office!;
   if (m.token !== o.token) return s0; // an answer to an earlier office
   // This token was given out before by an earlier life of this process (a crash forgets it; it
   // is not kept on disk): take office again with a newer one, so no two offices share a token.
-  if (m.reused && typeof s0.last.term !== 'number') return takeOffice(leaveOffice(s0, fx), makeToken(epochOf(o.token) + 1, s0.self), fx);
-  const gathering = o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {};
-  let s = rebooted(withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...gathering }), from, m.boot);
+  if (m.reused && typeof s0.last.term !== 'number')
+    return takeOffice(leaveOffice(s0, fx), makeToken(epochOf(o.token) + 1, s0.self), fx);
+  const gathering =
+    o.phase === 'gathering' ? { storedBy: { ...o.storedBy, [from]: m.stored } } : {};
+  let s = rebooted(
+    withOffice(s0, { heard: { ...o.heard, [from]: ctx.now }, ...gathering }),
+    from,
+    m.boot,
+  );
   for (const [t, v] of m.held) {
     if (!checks(s.key, t, v)) s = count(s, 'wrong');
     else s = record(s, t, v, fx);
@@ -196,6 +281,7 @@ export function onSweep<S>(s0: Ws<S>, ctx: StepContext, fx: Fx): Ws<S> {
     s = requeue(withOffice(s, { heard }), w);
     if (w === s.office!.analyser) lostAnalyser = true;
   }
-  if (lostAnalyser && s.office!.phase === 'running') s = appoint(withOffice(s, { analyser: null }), fx);
+  if (lostAnalyser && s.office!.phase === 'running')
+    s = appoint(withOffice(s, { analyser: null }), fx);
   return assign(s, ctx.now, fx);
 }

@@ -21,16 +21,31 @@ export interface WorkJob {
   slow: Readonly<Record<ProcessId, number>>;
 }
 
-export const DEFAULT_JOB: WorkJob = { tasks: 12, size: 1000, taskMs: 400, sharing: 'dynamic', fencing: true, slow: {} };
+export const DEFAULT_JOB: WorkJob = {
+  tasks: 12,
+  size: 1000,
+  taskMs: 400,
+  sharing: 'dynamic',
+  fencing: true,
+  slow: {},
+};
 
 /** A lab's workload (shared/protocol/lab-config.ts) as the layer's job. */
 export function jobOf(w: Workload): WorkJob {
   const slow: Record<ProcessId, number> = {};
   for (const s of w.slow) slow[s.id] = s.factor;
-  return { tasks: w.tasks, size: w.size, taskMs: w.taskMs, sharing: w.sharing, fencing: w.fencing, slow };
+  return {
+    tasks: w.tasks,
+    size: w.size,
+    taskMs: w.taskMs,
+    sharing: w.sharing,
+    fencing: w.fencing,
+    slow,
+  };
 }
 
-export const isTask = (job: WorkJob, t: number): boolean => Number.isInteger(t) && t >= 0 && t < job.tasks;
+export const isTask = (job: WorkJob, t: number): boolean =>
+  Number.isInteger(t) && t >= 0 && t < job.tasks;
 
 /** How long `self` works on one task, virtual ms. */
 export function taskTime(job: WorkJob, self: ProcessId): number {
@@ -56,7 +71,8 @@ export function answerKey(job: WorkJob): readonly number[] {
 }
 
 /** True when `value` is the task's answer in `key` (a wrong or forged result is refused by this). */
-export const checks = (key: readonly number[], task: number, value: number): boolean => Number.isInteger(task) && key[task] === value;
+export const checks = (key: readonly number[], task: number, value: number): boolean =>
+  Number.isInteger(task) && key[task] === value;
 
 // A token is (epoch, coordinator id) in one number: epochs order offices, the id breaks a tie
 // between two coordinators that took office in the same epoch on two sides of a partition.

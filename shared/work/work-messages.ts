@@ -8,20 +8,36 @@ import { MAX_TASKS } from '../protocol/lab-config.ts';
 export const NONE = -1;
 
 const Token = CountSchema;
-const Task = z.int().min(0).max(MAX_TASKS - 1);
+const Task = z
+  .int()
+  .min(0)
+  .max(MAX_TASKS - 1);
 const Value = CountSchema;
 /** When the sender last started (its clock, whole ms): a new value means it crashed and lost its state. */
 const Boot = CountSchema;
 /** The task a machine runs, or NONE (-1) when it is empty: a plain integer, so the hot path's fast check reads it. */
-const Running = z.int().min(NONE).max(MAX_TASKS - 1);
+const Running = z
+  .int()
+  .min(NONE)
+  .max(MAX_TASKS - 1);
 
 export const WORK_SCHEMAS = {
   /** Coordinator -> worker: compute `task`; send the result to `reportTo` (the coordinator, or in static sharing the analyser). */
-  WORK_ASSIGN: z.object({ type: z.literal('WORK_ASSIGN'), token: Token, task: Task, reportTo: IdSchema }),
+  WORK_ASSIGN: z.object({
+    type: z.literal('WORK_ASSIGN'),
+    token: Token,
+    task: Task,
+    reportTo: IdSchema,
+  }),
   /** Worker -> coordinator (static: -> analyser): the answer; also "I am empty". */
   WORK_RESULT: z.object({ type: z.literal('WORK_RESULT'), token: Token, task: Task, value: Value }),
   /** Worker -> coordinator, every heartbeat interval: alive (since `boot`), and busy with `task` or empty (-1). */
-  WORK_STATUS: z.object({ type: z.literal('WORK_STATUS'), token: Token, task: Running, boot: Boot }),
+  WORK_STATUS: z.object({
+    type: z.literal('WORK_STATUS'),
+    token: Token,
+    task: Running,
+    boot: Boot,
+  }),
   /** Coordinator -> analyser: keep this result. */
   WORK_STORE: z.object({ type: z.literal('WORK_STORE'), token: Token, task: Task, value: Value }),
   /** A coordinator taking office -> everyone: "what do you hold?" */
@@ -43,4 +59,5 @@ export const WORK_SCHEMAS = {
 
 export type WorkMessage = z.infer<(typeof WORK_SCHEMAS)[keyof typeof WORK_SCHEMAS]>;
 export const WORK_TYPES = Object.keys(WORK_SCHEMAS);
-export const isWorkType = (type: unknown): boolean => typeof type === 'string' && Object.hasOwn(WORK_SCHEMAS, type);
+export const isWorkType = (type: unknown): boolean =>
+  typeof type === 'string' && Object.hasOwn(WORK_SCHEMAS, type);

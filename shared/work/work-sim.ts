@@ -13,9 +13,15 @@ export interface WorkRun {
 }
 
 /** `spec` with its algorithm doing `job`, and the audit that watches it. */
-export function workSpec(spec: SimulationSpec, job: WorkJob): { spec: SimulationSpec; audit: WorkAudit } {
+export function workSpec(
+  spec: SimulationSpec,
+  job: WorkJob,
+): { spec: SimulationSpec; audit: WorkAudit } {
   const audit = new WorkAudit(job.tasks);
-  return { spec: { ...spec, algorithm: withWork(spec.algorithm, job), observe: audit.observe }, audit };
+  return {
+    spec: { ...spec, algorithm: withWork(spec.algorithm, job), observe: audit.observe },
+    audit,
+  };
 }
 
 /** Runs `spec` with its algorithm doing `job`; the spec's crashes, recoveries and partitions apply. */

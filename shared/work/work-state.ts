@@ -24,7 +24,16 @@ export interface WorkCounters {
   ignored: number;
 }
 
-export const ZERO_COUNTERS: WorkCounters = { staleRefused: 0, staleAccepted: 0, wrong: 0, computed: 0, duplicates: 0, reassigned: 0, dropped: 0, ignored: 0 };
+export const ZERO_COUNTERS: WorkCounters = {
+  staleRefused: 0,
+  staleAccepted: 0,
+  wrong: 0,
+  computed: 0,
+  duplicates: 0,
+  reassigned: 0,
+  dropped: 0,
+  ignored: 0,
+};
 
 /** An order a worker holds: the task, the token it came with and whom it came from. */
 export interface Order {
@@ -91,4 +100,7 @@ export interface WorkState<S = unknown> {
   c: WorkCounters;
 }
 
-export const count = <S>(s: WorkState<S>, k: keyof WorkCounters, n = 1): WorkState<S> => ({ ...s, c: { ...s.c, [k]: s.c[k] + n } });
+export const count = <S>(s: WorkState<S>, k: keyof WorkCounters, n = 1): WorkState<S> => ({
+  ...s,
+  c: { ...s.c, [k]: s.c[k] + n },
+});

@@ -24,7 +24,12 @@ function fence<S>(s: WorkState<S>, token: number, from: ProcessId, fx: Fx): Work
   return count(s, 'staleAccepted');
 }
 
-export function onAssign<S>(s0: WorkState<S>, m: Msg<'WORK_ASSIGN'>, from: ProcessId, fx: Fx): WorkState<S> {
+export function onAssign<S>(
+  s0: WorkState<S>,
+  m: Msg<'WORK_ASSIGN'>,
+  from: ProcessId,
+  fx: Fx,
+): WorkState<S> {
   if (s0.office) return count(s0, 'ignored'); // a coordinator in office takes no orders
   if (!isTask(s0.job, m.task)) return count(s0, 'wrong'); // in the schema's range, not in this job
   const fenced = fence(s0, m.token, from, fx);
@@ -69,7 +74,12 @@ export function onComputed<S>(s0: WorkState<S>, fx: Fx): WorkState<S> {
   const o = s0.running;
   if (!o) return s0;
   const value = s0.key[o.task]!;
-  let s: WorkState<S> = { ...count(s0, 'computed'), running: null, held: { ...s0.held, [o.task]: value }, lastDone: o.task };
+  let s: WorkState<S> = {
+    ...count(s0, 'computed'),
+    running: null,
+    held: { ...s0.held, [o.task]: value },
+    lastDone: o.task,
+  };
   sendResult(s, o, value, fx);
   const [next, ...rest] = s.queue;
   if (next) s = start({ ...s, queue: rest }, next, fx);
@@ -84,31 +94,63 @@ export function onStatusTimer<S>(s: WorkState<S>, fx: Fx): WorkState<S> {
   fx.push({ kind: 'set-timer', name: STATUS_TIMER, after: s.timing.heartbeatInterval });
   const to = s.last.coordinator ?? s.boss;
   if (to === null || to === s.self || s.office) return s;
-  fx.push({ kind: 'send', to, message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? NONE, boot: s.boot } });
+  fx.push({
+    kind: 'send',
+    to,
+    message: { type: 'WORK_STATUS', token: s.newest, task: s.running?.task ?? NONE, boot: s.boot },
+  });
   return s;
 }
 
 /** Analyser: keep a checked result under its task id; a second copy is duplicate work, never a second result. */
-export function onStore<S>(s0: WorkState<S>, token: number, task: number, value: number, from: ProcessId, fx: Fx): WorkState<S> {
+export function onStore<S>(
+  s0: WorkState<S>,
+  token: number,
+  task: number,
+  value: number,
+  from: ProcessId,
+  fx: Fx,
+): WorkState<S> {
   const fenced = fence(s0, token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
   if (!checks(s0.key, task, value)) return count(fenced, 'wrong');
   if (has(fenced.store, task)) return count(fenced, 'duplicates');
-  return { ...fenced, store: withResult(fenced.store, task, value), storeSize: fenced.storeSize + 1, lastStored: task };
+  return {
+    ...fenced,
+    store: withResult(fenced.store, task, value),
+    storeSize: fenced.storeSize + 1,
+    lastStored: task,
+  };
 }
 
 /** "What do you hold?": the task running, every result held or kept; the asker becomes the boss. */
-export function onHold<S>(s0: WorkState<S>, m: Msg<'WORK_HOLD'>, from: ProcessId, fx: Fx): WorkState<S> {
+export function onHold<S>(
+  s0: WorkState<S>,
+  m: Msg<'WORK_HOLD'>,
+  from: ProcessId,
+  fx: Fx,
+): WorkState<S> {
   const fenced = fence(s0, m.token, from, fx);
   if (!fenced) return count(s0, 'staleRefused');
   const reused = m.token === s0.newest && s0.askedBy !== null && s0.askedBy !== m.boot;
-  const s = m.token >= s0.newest ? { ...fenced, askedBy: m.boot, ...(s0.office ? {} : { boss: from }) } : fenced;
-  const held = { ...s.held, ...Object.fromEntries(entries(s.store)), ...Object.fromEntries(s.office ? entries(s.office.done) : []) };
+  const s =
+    m.token >= s0.newest
+      ? { ...fenced, askedBy: m.boot, ...(s0.office ? {} : { boss: from }) }
+      : fenced;
+  const held = {
+    ...s.held,
+    ...Object.fromEntries(entries(s.store)),
+    ...Object.fromEntries(s.office ? entries(s.office.done) : []),
+  };
   fx.push({
     kind: 'send',
     to: from,
     message: {
-      type: 'WORK_HELD', token: m.token, task: s.running?.task ?? NONE, boot: s.boot, reused,
+      type: 'WORK_HELD',
+      token: m.token,
+      task: s.running?.task ?? NONE,
+      boot: s.boot,
+      reused,
       held: Object.entries(held).map(([t, v]) => [Number(t), v]),
       stored: entries(s.store).map(([t]) => t),
     },

@@ -38,7 +38,8 @@ function observer(c: ClusterHarness, lab: string, start: string) {
       if (f.type === 'events') for (const e of f.events) seen.set(e.seq, JSON.stringify(e));
     });
     // The relay died: ask the next one (which answers `moved` once some relay owns the lab).
-    const retry = () => setTimeout(() => socket === s && connect(relays[next++ % relays.length]!), 300);
+    const retry = () =>
+      setTimeout(() => socket === s && connect(relays[next++ % relays.length]!), 300);
     s.on('disconnect', retry);
     s.on('connect_error', retry);
   };
@@ -50,7 +51,11 @@ describe('a cluster of three relays on one Redis', () => {
   it('places a lab on the relay that created it, moves bots there, fails over after kill -9 and survives a Redis restart', async () => {
     const c = await startCluster(3, LEASE_MS);
     cleanups.push(() => c.close());
-    const [a, b, cc] = c.relays as [typeof c.relays[0], typeof c.relays[0], typeof c.relays[0]];
+    const [a, b, cc] = c.relays as [
+      (typeof c.relays)[0],
+      (typeof c.relays)[0],
+      (typeof c.relays)[0],
+    ];
 
     // Observers of the lab list on B (raw WebSocket) and C (socket.io) hear of a lab made on A.
     const heard = { ws: 0, io: 0 };
@@ -60,29 +65,55 @@ describe('a cluster of three relays on one Redis', () => {
     const wsList = new WebSocket(b.url.replace('http', 'ws') + '/ws');
     wsList.on('open', () => wsList.send(JSON.stringify({ type: 'observe-labs' })));
     wsList.on('message', (d) => JSON.parse(String(d)).type === 'labs-changed' && heard.ws++);
-    cleanups.push(() => void ioList.disconnect(), () => wsList.close());
-    await waitFor(() => ioList.connected && wsList.readyState === WebSocket.OPEN, 5000, 'lab-list observers');
+    cleanups.push(
+      () => void ioList.disconnect(),
+      () => wsList.close(),
+    );
+    await waitFor(
+      () => ioList.connected && wsList.readyState === WebSocket.OPEN,
+      5000,
+      'lab-list observers',
+    );
     await new Promise((r) => setTimeout(r, 200));
 
     // Created through A: A owns it (placement on the creating relay), with fencing epoch 1.
-    const created = await c.api(a.url, 'POST', '/api/labs', { name: 'cl', size: 6, algorithm: 'bully', timing: TIMING, fabric: { link: { delay: 5, jitter: 2 } } });
+    const created = await c.api(a.url, 'POST', '/api/labs', {
+      name: 'cl',
+      size: 6,
+      algorithm: 'bully',
+      timing: TIMING,
+      fabric: { link: { delay: 5, jitter: 2 } },
+    });
     expect(created.status).toBe(201);
     const viaB = await c.api(b.url, 'GET', '/api/labs/cl');
     expect(viaB.status).toBe(200);
     expect(viaB.url.startsWith(a.url)).toBe(true);
     await waitFor(() => heard.io > 0 && heard.ws > 0, 5000, 'labs-changed on B and C');
     // The lab list is the same from any relay and names the owner.
-    const list = (await c.api(cc.url, 'GET', '/api/labs')).body as { name: string; owner: string }[];
+    const list = (await c.api(cc.url, 'GET', '/api/labs')).body as {
+      name: string;
+      owner: string;
+    }[];
     expect(list.find((l) => l.name === 'cl')?.owner).toBe('A');
 
     const obs = observer(c, 'cl', b.url);
     cleanups.push(() => void obs.close());
     const relays = c.relays.map((r) => r.url);
     const fleet = (ids: number[], via: string) =>
-      new BotFleet({ lab: 'cl', ids, count: ids.length, channel: () => nodeChannel(via, 'ws'), follow: (u) => nodeChannel(u, 'socketio'), relays });
+      new BotFleet({
+        lab: 'cl',
+        ids,
+        count: ids.length,
+        channel: () => nodeChannel(via, 'ws'),
+        follow: (u) => nodeChannel(u, 'socketio'),
+        relays,
+      });
     const f1 = fleet([0, 1, 2], b.url);
     const f2 = fleet([3, 4, 5], cc.url);
-    cleanups.push(() => f1.stop(), () => f2.stop());
+    cleanups.push(
+      () => f1.stop(),
+      () => f2.stop(),
+    );
     expect((await f1.start()).joined).toEqual([0, 1, 2]);
     expect((await f2.start()).joined).toEqual([3, 4, 5]);
     const agreeOn = (leader: number, up: number) => async () => {
@@ -101,13 +132,17 @@ describe('a cluster of three relays on one Redis', () => {
     // Only Redis knows the instructor's state now.
     await rm(join(c.dataDir, 'cl.state.json'), { force: true });
     let owner = '';
-    await waitFor(async () => {
-      for (const r of [b, cc]) {
-        const s = await c.api(r.url, 'GET', '/api/cluster').catch(() => null);
-        if (s?.body?.owned?.some((o: { lab: string }) => o.lab === 'cl')) owner = r.id;
-      }
-      return owner !== '';
-    }, LEASE_MS * 4, 'takeover');
+    await waitFor(
+      async () => {
+        for (const r of [b, cc]) {
+          const s = await c.api(r.url, 'GET', '/api/cluster').catch(() => null);
+          if (s?.body?.owned?.some((o: { lab: string }) => o.lab === 'cl')) owner = r.id;
+        }
+        return owner !== '';
+      },
+      LEASE_MS * 4,
+      'takeover',
+    );
     const takeover = Date.now() - killedAt;
     // The last renewal was at most a third of a lease before the kill, and the others are waiting
     // for the lease to run out: the takeover comes once the lease ran out, not a lease later. The
@@ -124,12 +159,20 @@ describe('a cluster of three relays on one Redis', () => {
 
     // Nothing an observer saw is lost or renumbered, and the trace names the new owner.
     const trace = await fetch(`${b.url}/api/labs/cl/trace`, { signal: AbortSignal.timeout(5000) });
-    const lines = (await trace.text()).trim().split('\n').map((l) => JSON.parse(l));
-    const bySeq = new Map(lines.filter((e) => typeof e.seq === 'number').map((e) => [e.seq as number, e]));
+    const lines = (await trace.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const bySeq = new Map(
+      lines.filter((e) => typeof e.seq === 'number').map((e) => [e.seq as number, e]),
+    );
     const lost = [...obs.seen].filter(([seq, text]) => JSON.stringify(bySeq.get(seq)) !== text);
     expect(lost.map(([seq]) => seq)).toEqual([]);
     const owners = lines.filter((e) => e.kind === 'owner');
-    expect(owners.map((e) => [e.relay, e.epoch])).toEqual([['A', 1], [owner, 2]]);
+    expect(owners.map((e) => [e.relay, e.epoch])).toEqual([
+      ['A', 1],
+      [owner, 2],
+    ]);
     expect(owners[1].previous).toBe('A');
     const seqs = lines.map((e) => e.seq).filter((s) => typeof s === 'number');
     expect(new Set(seqs).size).toBe(seqs.length);
@@ -140,12 +183,30 @@ describe('a cluster of three relays on one Redis', () => {
     const ownerUrl = c.relays.find((r) => r.id === owner)!.url;
     expect((await c.api(ownerUrl, 'GET', '/api/labs/cl')).status).toBe(200);
     await c.redis.start();
-    await waitFor(async () => {
-      const s = await c.api(ownerUrl, 'GET', '/api/cluster').catch(() => null);
-      return s?.body?.redis === true && s.body.owned.some((o: { lab: string }) => o.lab === 'cl');
-    }, 10_000, 'renewals after the Redis restart');
-    await waitFor(async () => ((await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs')).body as { name: string; owner: string }[]).some((l) => l.name === 'cl' && l.owner === owner), 10_000, 'the directory written back');
-    expect((await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs/cl/stats')).body.coordinators['4']).toBe(4);
+    await waitFor(
+      async () => {
+        const s = await c.api(ownerUrl, 'GET', '/api/cluster').catch(() => null);
+        return s?.body?.redis === true && s.body.owned.some((o: { lab: string }) => o.lab === 'cl');
+      },
+      10_000,
+      'renewals after the Redis restart',
+    );
+    await waitFor(
+      async () =>
+        (
+          (await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs')).body as {
+            name: string;
+            owner: string;
+          }[]
+        ).some((l) => l.name === 'cl' && l.owner === owner),
+      10_000,
+      'the directory written back',
+    );
+    expect(
+      (await c.api(b.id === owner ? cc.url : b.url, 'GET', '/api/labs/cl/stats')).body.coordinators[
+        '4'
+      ],
+    ).toBe(4);
     console.log(`[cluster] takeover after kill -9 in ${takeover} ms (lease ${LEASE_MS} ms)`);
   }, 90_000);
 });

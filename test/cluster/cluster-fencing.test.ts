@@ -27,12 +27,20 @@ afterEach(async () => {
 });
 
 type Status = { owned: { lab: string; epoch: number }[]; lost: number; loopLateMaxMs: number };
-const status = async (c: ClusterHarness, url: string): Promise<Status | null> => (await c.api(url, 'GET', '/api/cluster').catch(() => null))?.body ?? null;
+const status = async (c: ClusterHarness, url: string): Promise<Status | null> =>
+  (await c.api(url, 'GET', '/api/cluster').catch(() => null))?.body ?? null;
 
-async function traceLines(c: ClusterHarness, lab: string): Promise<{ seq: number; kind: string; relay?: string; epoch?: number; text?: string }[]> {
+async function traceLines(
+  c: ClusterHarness,
+  lab: string,
+): Promise<{ seq: number; kind: string; relay?: string; epoch?: number; text?: string }[]> {
   const text = await readFile(join(c.dataDir, `${lab}.jsonl`), 'utf8');
   // Complete lines only: the relay may be mid-write, and its last line is not whole until its newline is.
-  return text.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe('fenced ownership', () => {
@@ -40,14 +48,24 @@ describe('fenced ownership', () => {
     const c = await startCluster(2, LEASE_MS);
     cleanups.push(() => c.close());
     const [a, b] = c.relays as [(typeof c.relays)[0], (typeof c.relays)[0]];
-    for (const name of ['f1', 'f2', 'f3']) expect((await c.api(a.url, 'POST', '/api/labs', { name, size: 8, algorithm: 'bully' })).status).toBe(201);
+    for (const name of ['f1', 'f2', 'f3'])
+      expect(
+        (await c.api(a.url, 'POST', '/api/labs', { name, size: 8, algorithm: 'bully' })).status,
+      ).toBe(201);
     // An observer on the flooded lab, as in the reviewer's run.
     const obs = new WebSocket(a.url.replace('http', 'ws') + '/ws');
     obs.on('open', () => obs.send(JSON.stringify({ type: 'observe', lab: 'f1' })));
     obs.on('error', () => {});
     cleanups.push(() => obs.terminate());
 
-    const flooding = flood({ url: a.url, lab: 'f1', connections: 8, bytes: 16_000, perSecond: 1900, ms: 12_000 });
+    const flooding = flood({
+      url: a.url,
+      lab: 'f1',
+      connections: 8,
+      bytes: 16_000,
+      perSecond: 1900,
+      ms: 12_000,
+    });
     let polls = 0;
     const takenByB: string[] = [];
     let done = false;
@@ -60,52 +78,103 @@ describe('fenced ownership', () => {
     }
     const { sent } = await flooding;
     const sa = await status(c, a.url);
-    console.log(`[fencing] flood: ${sent} messages of 16 KB sent in 12 s; A's event loop late at most ${sa?.loopLateMaxMs} ms; ${polls} polls of B`);
+    console.log(
+      `[fencing] flood: ${sent} messages of 16 KB sent in 12 s; A's event loop late at most ${sa?.loopLateMaxMs} ms; ${polls} polls of B`,
+    );
     // At least 48 MB of student traffic, however slow the machine is.
     expect(sent).toBeGreaterThan(3000);
     expect(takenByB).toEqual([]);
     expect(sa?.lost).toBe(0);
     expect(sa?.owned.map((o) => o.lab).sort()).toEqual(['demo', 'f1', 'f2', 'f3']);
-    for (const lab of ['f1', 'f2', 'f3']) expect((await traceLines(c, lab)).filter((e) => e.kind === 'owner').map((e) => e.epoch)).toEqual([1]);
+    for (const lab of ['f1', 'f2', 'f3'])
+      expect(
+        (await traceLines(c, lab)).filter((e) => e.kind === 'owner').map((e) => e.epoch),
+      ).toEqual([1]);
   }, 90_000);
 
   it('refuses every write of a paused owner after another relay took its lab', async () => {
     const c = await startCluster(2, LEASE_MS);
     cleanups.push(() => c.close());
     const [a, b] = c.relays as [(typeof c.relays)[0], (typeof c.relays)[0]];
-    expect((await c.api(a.url, 'POST', '/api/labs', { name: 'st', size: 6, algorithm: 'bully', timing: TIMING })).status).toBe(201);
+    expect(
+      (
+        await c.api(a.url, 'POST', '/api/labs', {
+          name: 'st',
+          size: 6,
+          algorithm: 'bully',
+          timing: TIMING,
+        })
+      ).status,
+    ).toBe(201);
     const relays = c.relays.map((r) => r.url);
-    const fleet = new BotFleet({ lab: 'st', count: 6, channel: () => nodeChannel(a.url, 'ws'), follow: (u) => nodeChannel(u, 'ws'), relays });
+    const fleet = new BotFleet({
+      lab: 'st',
+      count: 6,
+      channel: () => nodeChannel(a.url, 'ws'),
+      follow: (u) => nodeChannel(u, 'ws'),
+      relays,
+    });
     cleanups.push(() => fleet.stop());
     await fleet.start();
-    await waitFor(() => fleet.status().agreed && fleet.status().coordinator === 5, 15_000, 'agreement on 5');
+    await waitFor(
+      () => fleet.status().agreed && fleet.status().coordinator === 5,
+      15_000,
+      'agreement on 5',
+    );
     // A has written the lab (its owner event is on disk: the trace flushes every 200 ms, sooner only for observers).
-    await waitFor(async () => (await traceLines(c, 'st').catch(() => [])).some((e) => e.kind === 'owner'), 10_000, 'A writes the lab');
+    await waitFor(
+      async () => (await traceLines(c, 'st').catch(() => [])).some((e) => e.kind === 'owner'),
+      10_000,
+      'A writes the lab',
+    );
     // Heartbeats every 100 ms from five bots: A holds unwritten events (flushed every 200 ms) when it stops.
     a.child.kill('SIGSTOP');
     let resumed = false;
     cleanups.push(() => void (resumed || a.child.kill('SIGCONT')));
-    await waitFor(async () => (await status(c, b.url))?.owned.some((o) => o.lab === 'st' && o.epoch === 2) ?? false, LEASE_MS * 6, 'B takes the lab over');
+    await waitFor(
+      async () =>
+        (await status(c, b.url))?.owned.some((o) => o.lab === 'st' && o.epoch === 2) ?? false,
+      LEASE_MS * 6,
+      'B takes the lab over',
+    );
     // The bots' sockets to a stopped relay stay open: they leave it (A reads that on waking) and join B.
     fleet.stop();
     const onB = new BotFleet({ lab: 'st', count: 6, channel: () => nodeChannel(b.url, 'ws') });
     cleanups.push(() => onB.stop());
     await onB.start();
-    await waitFor(async () => ((await c.api(b.url, 'GET', '/api/labs/st/stats').catch(() => null))?.body?.coordinators?.['5'] ?? 0) >= 5, 20_000, 'the bots agree again on B');
+    await waitFor(
+      async () =>
+        ((await c.api(b.url, 'GET', '/api/labs/st/stats').catch(() => null))?.body?.coordinators?.[
+          '5'
+        ] ?? 0) >= 5,
+      20_000,
+      'the bots agree again on B',
+    );
     a.child.kill('SIGCONT');
     resumed = true;
     // A wakes up with its timers due (trace flushes first) and learns it lost the lab.
-    await waitFor(async () => {
-      const s = await status(c, a.url);
-      return s !== null && !s.owned.some((o) => o.lab === 'st') && s.lost >= 1;
-    }, 10_000, 'A lets the lab go');
+    await waitFor(
+      async () => {
+        const s = await status(c, a.url);
+        return s !== null && !s.owned.some((o) => o.lab === 'st') && s.lost >= 1;
+      },
+      10_000,
+      'A lets the lab go',
+    );
     // B goes on writing for a while after A woke up.
     const seen = (await traceLines(c, 'st')).length;
-    await waitFor(async () => (await traceLines(c, 'st')).length > seen + 50, 10_000, 'B writes on');
+    await waitFor(
+      async () => (await traceLines(c, 'st')).length > seen + 50,
+      10_000,
+      'B writes on',
+    );
 
     const lines = await traceLines(c, 'st');
     const owners = lines.filter((e) => e.kind === 'owner').map((e) => [e.relay, e.epoch]);
-    expect(owners).toEqual([['A', 1], ['B', 2]]);
+    expect(owners).toEqual([
+      ['A', 1],
+      ['B', 2],
+    ]);
     const takeover = lines.findIndex((e) => e.kind === 'owner' && e.epoch === 2);
     // Nothing from A after B's owner event (A's lines would carry its older, smaller numbers), and no number twice.
     const back = lines.slice(takeover).filter((e, i, all) => i > 0 && e.seq <= all[i - 1]!.seq);
@@ -118,12 +187,26 @@ describe('fenced ownership', () => {
     const c = await startCluster(1, LEASE_MS);
     cleanups.push(() => c.close());
     const a = c.relays[0]!;
-    expect((await c.api(a.url, 'POST', '/api/labs', { name: 'rd', size: 6, algorithm: 'bully', timing: TIMING })).status).toBe(201);
+    expect(
+      (
+        await c.api(a.url, 'POST', '/api/labs', {
+          name: 'rd',
+          size: 6,
+          algorithm: 'bully',
+          timing: TIMING,
+        })
+      ).status,
+    ).toBe(201);
     const fleet = new BotFleet({ lab: 'rd', count: 6, channel: () => nodeChannel(a.url, 'ws') });
     cleanups.push(() => fleet.stop());
     await fleet.start();
-    await waitFor(() => fleet.status().agreed && fleet.status().coordinator === 5, 15_000, 'agreement on 5');
-    const size = async () => (await stat(join(c.dataDir, 'rd.jsonl')).catch(() => ({ size: 0 }))).size;
+    await waitFor(
+      () => fleet.status().agreed && fleet.status().coordinator === 5,
+      15_000,
+      'agreement on 5',
+    );
+    const size = async () =>
+      (await stat(join(c.dataDir, 'rd.jsonl')).catch(() => ({ size: 0 }))).size;
     const growing = await size();
     await waitFor(async () => (await size()) > growing, 5000, 'the trace growing under heartbeats');
 
@@ -138,12 +221,21 @@ describe('fenced ownership', () => {
     expect(fleet.status().agreed).toBe(true);
 
     await c.redis.start();
-    await waitFor(async () => (await size()) > stopped, 10_000, 'writes again once the lease is confirmed');
+    await waitFor(
+      async () => (await size()) > stopped,
+      10_000,
+      'writes again once the lease is confirmed',
+    );
     const s = await status(c, a.url);
     expect(s?.owned.some((o) => o.lab === 'rd')).toBe(true);
     expect(s?.lost).toBe(0);
-    const retaken = (e: { kind: string; text?: string }) => e.kind === 'note' && /taken again after Redis lost it/.test(e.text ?? '');
-    await waitFor(async () => (await traceLines(c, 'rd')).some(retaken), 5000, 'the note of the lease taken again');
+    const retaken = (e: { kind: string; text?: string }) =>
+      e.kind === 'note' && /taken again after Redis lost it/.test(e.text ?? '');
+    await waitFor(
+      async () => (await traceLines(c, 'rd')).some(retaken),
+      5000,
+      'the note of the lease taken again',
+    );
     const lines = await traceLines(c, 'rd');
     const seqs = lines.map((e) => e.seq);
     expect(seqs.every((q, i) => i === 0 || q > seqs[i - 1]!)).toBe(true);

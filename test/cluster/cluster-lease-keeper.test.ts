@@ -31,7 +31,13 @@ describe('the lease keeper', () => {
     await client.connect();
     cleanups.push(() => client.close());
     const outcomes: string[] = [];
-    const keeper = new LeaseKeeper(redis.url, LEASE_MS, KEYS, (lab, outcome) => outcomes.push(`${lab} ${outcome}`), () => {});
+    const keeper = new LeaseKeeper(
+      redis.url,
+      LEASE_MS,
+      KEYS,
+      (lab, outcome) => outcomes.push(`${lab} ${outcome}`),
+      () => {},
+    );
     cleanups.push(() => keeper.close());
     await keeper.ready();
 
@@ -49,10 +55,14 @@ describe('the lease keeper', () => {
     await (keeper as unknown as { worker: Worker }).worker.terminate();
     await waitFor(() => keeper.restarts === 1, 5000, 'the keeper restarted');
     const after = monoNow();
-    await waitFor(() => {
-      const age = keeper.confirmedAge('k1');
-      return age + 1 < monoNow() - after;
-    }, 10_000, 'a renewal by the new thread');
+    await waitFor(
+      () => {
+        const age = keeper.confirmedAge('k1');
+        return age + 1 < monoNow() - after;
+      },
+      10_000,
+      'a renewal by the new thread',
+    );
     expect(await client.pTTL(KEYS.lease('k1'))).toBeGreaterThan(0);
 
     // Another relay holds the key now: lost, and never confirmed again.

@@ -21,7 +21,13 @@ import type { LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { isBackgroundType } from '../../client/src/utils/message-style.ts';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
+import {
+  launchBrowser,
+  screenshot,
+  screenshotOf,
+  toDocs,
+  watchErrors,
+} from '../helpers/browser.ts';
 import { parseTrace, sleep } from '../helpers/relay-harness.ts';
 import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
 
@@ -32,7 +38,12 @@ const IDS = Array.from({ length: N }, (_, i) => i);
 // T = 4 s, M = 50 ms: UB = 2T + M = 8.05 s for each answer, time for a round of twelve tabs on a
 // loaded machine. The detector suspects after 4 s of silence, beats every 0.5 s (eight missed
 // beats before a false suspicion while the machine is busy).
-const TIMING = { transmission: 4000, processing: 50, heartbeatInterval: 500, heartbeatTimeout: 4000 };
+const TIMING = {
+  transmission: 4000,
+  processing: 50,
+  heartbeatInterval: 500,
+  heartbeatTimeout: 4000,
+};
 /** A phase may take this long before the class counts as not converging (a class at this UB agrees within a minute). */
 const PHASE_MS = 180_000;
 const PHASE_ROUNDS = 600;
@@ -60,7 +71,8 @@ async function open(path: string, width: number): Promise<Page> {
 
 const json = async <T>(path: string): Promise<T> => (await (await api('GET', path)).json()) as T;
 const stats = () => json<LabStats>(`/api/labs/${LAB}/stats?links=0`);
-const trace = async (): Promise<TraceEvent[]> => parseTrace(await (await api('GET', `/api/labs/${LAB}/trace`)).text());
+const trace = async (): Promise<TraceEvent[]> =>
+  parseTrace(await (await api('GET', `/api/labs/${LAB}/trace`)).text());
 /** Every live process believes `leader`, and `live` of them do (the relay's count, from their reports). */
 async function agree(leader: number, live: number): Promise<boolean> {
   const c = (await stats()).coordinators;
@@ -82,7 +94,9 @@ const CLICK_FIRST_HINT = `(() => {
 
 /** One round: every live student clicks her most urgent hint at once. Returns how many clicked. */
 async function round(live: readonly number[]): Promise<number> {
-  const labels = await Promise.all(live.map((id) => students[id]!.evaluate<string | null>(CLICK_FIRST_HINT)));
+  const labels = await Promise.all(
+    live.map((id) => students[id]!.evaluate<string | null>(CLICK_FIRST_HINT)),
+  );
   labels.forEach((label, i) => label && clicked.push({ id: live[i]!, label }));
   return labels.filter(Boolean).length;
 }
@@ -96,14 +110,25 @@ async function playUntil(leader: number, live: readonly number[], what: string):
     // Pacing between rounds (a student reads the next hint), not a timing assertion.
     await sleep(n ? 150 : 500);
   }
-  throw new Error(`${what}: the class did not agree on ${leader} within ${PHASE_MS} ms; coordinators ${JSON.stringify((await stats()).coordinators)}`);
+  throw new Error(
+    `${what}: the class did not agree on ${leader} within ${PHASE_MS} ms; coordinators ${JSON.stringify((await stats()).coordinators)}`,
+  );
 }
 
 beforeAll(async () => {
   ({ relay, base, dataDir, api } = await startServedRelay('election-lab-class-by-hand-', TOKEN));
-  const created = await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', ids: IDS, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 20 } } });
+  const created = await api('POST', '/api/labs', {
+    name: LAB,
+    algorithm: 'bully',
+    ids: IDS,
+    timing: TIMING,
+    detector: 'heartbeat',
+    fabric: { link: { delay: 20 } },
+  });
   expect(created.status).toBe(201);
-  expect((await api('PUT', `/api/labs/${LAB}/play`, { students: true, hints: true })).status).toBe(200);
+  expect((await api('PUT', `/api/labs/${LAB}/play`, { students: true, hints: true })).status).toBe(
+    200,
+  );
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
 }, 180_000);
@@ -116,7 +141,8 @@ afterAll(async () => {
 
 afterEach(async (ctx) => {
   if (ctx.task.result?.state !== 'fail') return;
-  for (const [i, page] of pages.entries()) await screenshot(page, `failed-class-by-hand-${i}`).catch(() => {});
+  for (const [i, page] of pages.entries())
+    await screenshot(page, `failed-class-by-hand-${i}`).catch(() => {});
 }, 180_000); // up to sixteen long full-page screenshots on a loaded machine
 
 describe('a class of twelve plays Bully by hand', () => {
@@ -128,12 +154,16 @@ describe('a class of twelve plays Bully by hand', () => {
         const page = await open(`/lab/${LAB}/process/${id}?mode=hand&name=S${id}`, 390);
         students[id] = page;
         await page.getByText('You are the process.').waitFor({ timeout: 60_000 });
-        await page.getByText(/started: the documents say a process holds an election/).waitFor({ timeout: 60_000 });
+        await page
+          .getByText(/started: the documents say a process holds an election/)
+          .waitFor({ timeout: 60_000 });
       }),
     );
     const opened = Date.now() - t0;
     // Nothing has left a tab: no student has clicked yet.
-    expect((await trace()).filter((e) => e.kind === 'send' && !isBackgroundType(e.type))).toEqual([]);
+    expect((await trace()).filter((e) => e.kind === 'send' && !isBackgroundType(e.type))).toEqual(
+      [],
+    );
 
     // 003: "a process holds an election on start": the class does, by hand, and agrees on 11.
     const startElection = await playUntil(11, IDS, 'the start election');
@@ -162,18 +192,30 @@ describe('a class of twelve plays Bully by hand', () => {
     const dashboard = await open(`/lab/${LAB}`, 1400);
     await expect
       .poll(() => dashboard.getByTestId('election-under-way').textContent(), { timeout: 30_000 })
-      .toMatch(/^An election has been running for \d+(\.\d)?\ss: \d+ of 11 live processes report electing\. It began before this page opened/);
+      .toMatch(
+        /^An election has been running for \d+(\.\d)?\ss: \d+ of 11 live processes report electing\. It began before this page opened/,
+      );
     expect(await dashboard.getByTestId('no-election').count()).toBe(0);
-    toDocs(await screenshot(dashboard, 'dashboard-election-under-way'), 'dashboard-election-under-way');
+    toDocs(
+      await screenshot(dashboard, 'dashboard-election-under-way'),
+      'dashboard-election-under-way',
+    );
     // And on a phone, opened afresh (the ring's canvas is sized when the page lays out), still in
     // the stall: the same line, nothing wider than the screen.
     await dashboard.setViewportSize({ width: 390, height: 844 });
     await dashboard.reload();
     const underWay = dashboard.getByTestId('election-under-way');
-    await expect.poll(() => underWay.textContent(), { timeout: 30_000 }).toMatch(/^An election has been running for/);
-    await expect.poll(() => dashboard.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    await expect
+      .poll(() => underWay.textContent(), { timeout: 30_000 })
+      .toMatch(/^An election has been running for/);
+    await expect
+      .poll(() => dashboard.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 })
+      .toBeLessThanOrEqual(390);
     await underWay.scrollIntoViewIfNeeded();
-    toDocs(await screenshotOf(dashboard.locator('section.stats'), 'dashboard-election-under-way-390'), 'dashboard-election-under-way-390');
+    toDocs(
+      await screenshotOf(dashboard.locator('section.stats'), 'dashboard-election-under-way-390'),
+      'dashboard-election-under-way-390',
+    );
     await dashboard.close();
 
     // The class goes on and agrees on 10.
@@ -183,19 +225,31 @@ describe('a class of twelve plays Bully by hand', () => {
     // out): 10, who answers every lower id's ELECTION and then declares to them all.
     const snapshot = await json<LabSnapshot>(`/api/labs/${LAB}`);
     const sent = new Map<number, number>();
-    for (const e of await trace()) if (e.kind === 'send' && !isBackgroundType(e.type)) sent.set(e.from, (sent.get(e.from) ?? 0) + 1);
+    for (const e of await trace())
+      if (e.kind === 'send' && !isBackgroundType(e.type))
+        sent.set(e.from, (sent.get(e.from) ?? 0) + 1);
     const actions = new Map(snapshot.processes.map((p) => [p.id, p.hand?.actions ?? 0]));
     const busiest = live.reduce((a, b) => ((sent.get(b) ?? 0) > (sent.get(a) ?? 0) ? b : a));
     const marks = snapshot.processes.reduce((s, p) => s + (p.hand?.deviations ?? 0), 0);
-    console.info(`class of ${N} by hand: tabs open in ${opened} ms; start election agreed ${startElection} ms after; after the crash agreed ${crashElection} ms after the stall; ${clicked.length} clicks (${batches.length} batch answers, the largest ${batchSize}); busiest ${busiest}: ${sent.get(busiest)} election messages in ${actions.get(busiest)} actions; ${marks} marks in all`);
+    console.info(
+      `class of ${N} by hand: tabs open in ${opened} ms; start election agreed ${startElection} ms after; after the crash agreed ${crashElection} ms after the stall; ${clicked.length} clicks (${batches.length} batch answers, the largest ${batchSize}); busiest ${busiest}: ${sent.get(busiest)} election messages in ${actions.get(busiest)} actions; ${marks} marks in all`,
+    );
     const tab = students[busiest]!;
-    await expect.poll(() => tab.getByTestId('hint').first().textContent()).toMatch(/^Nothing to do: (you follow 10|you are the coordinator)/);
-    expect(await tab.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expect
+      .poll(() => tab.getByTestId('hint').first().textContent())
+      .toMatch(/^Nothing to do: (you follow 10|you are the coordinator)/);
+    expect(await tab.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
+    );
     // Once the new coordinator has sent more than a log's worth (100) of heartbeats, her outbox
     // (heartbeats hidden) still lists her COORDINATOR messages: it used to show none.
-    const beats = async () => (await trace()).filter((e) => e.kind === 'send' && e.from === 10 && isBackgroundType(e.type)).length;
+    const beats = async () =>
+      (await trace()).filter((e) => e.kind === 'send' && e.from === 10 && isBackgroundType(e.type))
+        .length;
     await expect.poll(beats, { timeout: 60_000 }).toBeGreaterThan(120);
-    await expect.poll(() => students[10]!.getByRole('region', { name: 'Outbox' }).textContent()).toContain('COORDINATOR');
+    await expect
+      .poll(() => students[10]!.getByRole('region', { name: 'Outbox' }).textContent())
+      .toContain('COORDINATOR');
     toDocs(await screenshot(tab, 'class-by-hand-student-390'), 'class-by-hand-student-390');
     await tab.setViewportSize({ width: 1400, height: 1000 });
     toDocs(await screenshot(tab, 'class-by-hand-student-1400'), 'class-by-hand-student-1400');
@@ -207,15 +261,26 @@ describe('a class of twelve plays Bully by hand', () => {
     await expect.poll(() => board.getByTestId('board-row-11').textContent()).toContain('(crashed)');
     for (const id of live) {
       const row = board.getByTestId(`board-row-${id}`);
-      await expect.poll(() => row.locator('[data-col="open"]').textContent(), { timeout: 20_000 }).toMatch(/^\s*(0|—)\s*$/);
+      await expect
+        .poll(() => row.locator('[data-col="open"]').textContent(), { timeout: 20_000 })
+        .toMatch(/^\s*(0|—)\s*$/);
       expect(await row.textContent()).toContain('by hand');
     }
     await expect.poll(() => board.locator('tr[data-stuck]').count(), { timeout: 20_000 }).toBe(0);
-    expect(Number(await board.getByTestId(`board-row-${busiest}`).locator('[data-col="actions"]').textContent())).toBe(actions.get(busiest));
+    expect(
+      Number(
+        await board
+          .getByTestId(`board-row-${busiest}`)
+          .locator('[data-col="actions"]')
+          .textContent(),
+      ),
+    ).toBe(actions.get(busiest));
     await board.scrollIntoViewIfNeeded();
     toDocs(await screenshotOf(board, 'class-by-hand-board-1400'), 'class-by-hand-board-1400');
     await instructor.setViewportSize({ width: 390, height: 844 });
-    await expect.poll(() => instructor.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    await expect
+      .poll(() => instructor.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 })
+      .toBeLessThanOrEqual(390);
     await board.scrollIntoViewIfNeeded();
     toDocs(await screenshotOf(board, 'class-by-hand-board-390'), 'class-by-hand-board-390');
 
@@ -223,11 +288,22 @@ describe('a class of twelve plays Bully by hand', () => {
     for (const width of [1400, 390]) {
       const projector = await open(`/lab/${LAB}/projector`, width);
       const ring = projector.locator('[role="img"]').first();
-      await expect.poll(() => ring.getAttribute('aria-label'), { timeout: 20_000 }).toMatch(/12 processes in ring order, 11 up; coordinator 10(;|$)/);
+      await expect
+        .poll(() => ring.getAttribute('aria-label'), { timeout: 20_000 })
+        .toMatch(/12 processes in ring order, 11 up; coordinator 10(;|$)/);
       // Opened after both elections: its diagram's caption says when the last one ended, not "No election yet".
-      await expect.poll(() => projector.locator('figure.space-time figcaption').textContent(), { timeout: 20_000 }).toMatch(/No election since this page opened; the last one ended \d+(\.\d)?\ss ago/);
-      expect(await projector.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-      toDocs(await screenshot(projector, `class-by-hand-projector-${width}`), `class-by-hand-projector-${width}`);
+      await expect
+        .poll(() => projector.locator('figure.space-time figcaption').textContent(), {
+          timeout: 20_000,
+        })
+        .toMatch(/No election since this page opened; the last one ended \d+(\.\d)?\ss ago/);
+      expect(
+        await projector.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(width);
+      toDocs(
+        await screenshot(projector, `class-by-hand-projector-${width}`),
+        `class-by-hand-projector-${width}`,
+      );
       await projector.close();
     }
     expect(errors.flat()).toEqual([]);

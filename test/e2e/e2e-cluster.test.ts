@@ -30,16 +30,29 @@ describe('a clustered relay in the browser', () => {
     await page.goto(`${b.url}/`);
     await page.getByRole('cell', { name: 'demo', exact: true }).waitFor({ timeout: 10_000 });
 
-    const created = await cluster.api(a.url, 'POST', '/api/labs', { name: 'onA', size: 4, algorithm: 'bully' });
+    const created = await cluster.api(a.url, 'POST', '/api/labs', {
+      name: 'onA',
+      size: 4,
+      algorithm: 'bully',
+    });
     expect(created.status).toBe(201);
     // Well under the page's 15 s poll: the push made it.
     await page.getByRole('cell', { name: 'onA', exact: true }).waitFor({ timeout: 4000 });
     // Every lab of every relay, with the relay that runs it.
     await page.getByRole('heading', { name: 'Labs on these relays' }).waitFor({ timeout: 10_000 });
-    await page.getByRole('row', { name: /onA/ }).getByRole('cell', { name: 'A', exact: true }).waitFor({ timeout: 10_000 });
+    await page
+      .getByRole('row', { name: /onA/ })
+      .getByRole('cell', { name: 'A', exact: true })
+      .waitFor({ timeout: 10_000 });
     await screenshot(page, 'cluster-home');
 
-    fleet = new BotFleet({ lab: 'onA', count: 4, channel: () => nodeChannel(b.url, 'ws'), follow: (u) => nodeChannel(u, 'ws'), relays: [a.url, b.url] });
+    fleet = new BotFleet({
+      lab: 'onA',
+      count: 4,
+      channel: () => nodeChannel(b.url, 'ws'),
+      follow: (u) => nodeChannel(u, 'ws'),
+      relays: [a.url, b.url],
+    });
     await fleet.start();
     await page.getByRole('row', { name: /onA/ }).getByRole('link', { name: 'dashboard' }).click();
     await page.waitForURL(`${a.url}/lab/onA`, { timeout: 10_000 });

@@ -21,7 +21,12 @@ import { sleep } from '../helpers/relay-harness.ts';
 const TOKEN = 'hand-more-token';
 // T = 1 s, M = 50 ms: UB = 2.05 s for each of her answers, time enough for scripted clicks on a
 // busy machine; the link itself delivers in 20 ms, so the bots' elections stay quick.
-const TIMING = { transmission: 1000, processing: 50, heartbeatInterval: 200, heartbeatTimeout: 1200 };
+const TIMING = {
+  transmission: 1000,
+  processing: 50,
+  heartbeatInterval: 200,
+  heartbeatTimeout: 1200,
+};
 const UB = 2 * TIMING.transmission + TIMING.processing;
 // A whole round of Elects reaches her at once and each needs her answer within UB: 5.05 s here.
 // With T = 1.5 s (UB 3.05 s) a loaded 2-core machine clicked her Elected past UB now and then,
@@ -34,7 +39,14 @@ const RAFT_QUIET = 2 * TIMING.heartbeatTimeout;
 const h = handLab('election-lab-hand-more-', TOKEN);
 const { api, until, trace, sendsFrom, lastSeq, agree, marks, openTab } = h;
 /** A lab of seven ids, the bots on every id but hers; `start` runs once the bots are in (Raft's first election). */
-const makeLab = (name: string, algorithm: string, detector: string, bots: number[], start?: () => Promise<void>, timing = TIMING) => h.makeLab(name, algorithm, detector, bots, timing, start);
+const makeLab = (
+  name: string,
+  algorithm: string,
+  detector: string,
+  bots: number[],
+  start?: () => Promise<void>,
+  timing = TIMING,
+) => h.makeLab(name, algorithm, detector, bots, timing, start);
 const offers = (page: Page, prefix: string) => page.locator(`[data-testid^="offer-${prefix}"]`);
 /**
  * Clicks the oldest open offer whose test id starts with `prefix`; false when there is none. The
@@ -45,7 +57,10 @@ async function clickOffer(page: Page, prefix: string): Promise<boolean> {
   const offer = offers(page, prefix).last();
   if ((await offer.count()) === 0) return false;
   // Newer messages push the list while she aims; a click that did not land is retried by the caller.
-  return offer.click({ timeout: 2000 }).then(() => true, () => false);
+  return offer.click({ timeout: 2000 }).then(
+    () => true,
+    () => false,
+  );
 }
 /** The marks' texts, so that a failing expectation says what the coach saw. */
 const markTexts = async (page: Page) => (await marks(page).allInnerTexts()).join(' | ');
@@ -57,7 +72,13 @@ async function believe(page: Page, id: number): Promise<void> {
  * 7 crashes and `elector` is asked to elect; once `offer` reaches her, nothing has left her tab
  * (`self`) since the crash: she has not clicked. Returns the trace's last seq before the crash.
  */
-async function crashThenElect(page: Page, lab: string, elector: number, offer: string, self: number): Promise<number> {
+async function crashThenElect(
+  page: Page,
+  lab: string,
+  elector: number,
+  offer: string,
+  self: number,
+): Promise<number> {
   const crashed = await lastSeq(lab);
   expect((await api('POST', `/api/labs/${lab}/processes/7/crash`)).status).toBe(200);
   expect((await api('POST', `/api/labs/${lab}/processes/${elector}/elect`)).status).toBe(200);
@@ -76,16 +97,29 @@ async function declareIsMarked(page: Page, lab: string, rule: string): Promise<v
 }
 /** The relay's own coach (server/lab/hand-audit.ts) journals the same marks as her tab shows. */
 async function relayAgrees(page: Page, lab: string, self: number): Promise<void> {
-  const tab = async () => (await marks(page).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-rule') ?? ''))).sort().join(',');
-  const relay = async () => (await trace(lab)).flatMap((e) => (e.kind === 'deviation' && e.node === self ? [e.rule] : [])).sort().join(',');
-  await until(async () => (await relay()) === (await tab()), 5000, `${lab}: the relay's marks and her tab's agree`);
+  const tab = async () =>
+    (await marks(page).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-rule') ?? '')))
+      .sort()
+      .join(',');
+  const relay = async () =>
+    (await trace(lab))
+      .flatMap((e) => (e.kind === 'deviation' && e.node === self ? [e.rule] : []))
+      .sort()
+      .join(',');
+  await until(
+    async () => (await relay()) === (await tab()),
+    5000,
+    `${lab}: the relay's marks and her tab's agree`,
+  );
 }
 /** Screenshot at 1,400 px, then the phone's width: nothing wider than the screen. */
 async function shoot(page: Page, name: string): Promise<void> {
   toDocs(await screenshot(page, name), name);
   expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
   await page.setViewportSize({ width: 390, height: 844 });
-  await expect.poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+  await expect
+    .poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 })
+    .toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1400, height: 1000 });
 }
 
@@ -100,11 +134,18 @@ describe('hand mode: the other algorithms', () => {
     /** She answers what reaches her with the kit's 001 offers, oldest first, until the ring agrees on `leader` and nothing waits. */
     const play = async (leader: number, live: number, what: string) => {
       for (let i = 0; i < 120; i++) {
-        const clicked = (await clickOffer(page, 'fwd-')) || (await clickOffer(page, 'elected-')) || (await clickOffer(page, 'believe-')) || (await clickOffer(page, 'ack-'));
-        if (!clicked && (await offers(page, '').count()) === 0 && (await agree(lab, leader, live))) return;
+        const clicked =
+          (await clickOffer(page, 'fwd-')) ||
+          (await clickOffer(page, 'elected-')) ||
+          (await clickOffer(page, 'believe-')) ||
+          (await clickOffer(page, 'ack-'));
+        if (!clicked && (await offers(page, '').count()) === 0 && (await agree(lab, leader, live)))
+          return;
         await sleep(clicked ? 50 : 200);
       }
-      throw new Error(`${what}: the ring did not agree on ${leader}; marks: ${await markTexts(page)}`);
+      throw new Error(
+        `${what}: the ring did not agree on ${leader}; marks: ${await markTexts(page)}`,
+      );
     };
     // 001, on detection: "sends Elect(i)": her start election, by hand; the ring elects anew.
     await page.getByTestId('move-elect').click();
@@ -113,7 +154,9 @@ describe('hand mode: the other algorithms', () => {
     // 7 crashes and 2 detects it: Elect(2) reaches her, and nothing leaves her tab until she clicks.
     const crashed = await crashThenElect(page, lab, 2, 'fwd-4', 3);
     await play(6, 6, 'the election after 7 crashed');
-    const hers = sendsFrom(await trace(lab), 3, crashed).map((e) => (e.kind === 'send' ? `${e.type}->${e.to}` : ''));
+    const hers = sendsFrom(await trace(lab), 3, crashed).map((e) =>
+      e.kind === 'send' ? `${e.type}->${e.to}` : '',
+    );
     expect(hers).toContain('ELECTED->4');
     expect(hers.filter((x) => x === 'ELECT->4').length).toBeGreaterThanOrEqual(2);
     // 001 (b): forwarding is right, and so is Elected(6) once her own Elect came back.
@@ -158,7 +201,9 @@ describe('hand mode: the other algorithms', () => {
     // 003, "Operation ii": an idle joins the pool only while it sees fewer than poolMin slaves;
     // a slave heartbeat now is a send the reference does not make.
     await page.getByTestId('move-pool-beat').click();
-    await marks(page).first().waitFor({ timeout: UB + 3000 });
+    await marks(page)
+      .first()
+      .waitFor({ timeout: UB + 3000 });
     expect(await marks(page).first().getAttribute('data-rule')).toBe('reference.send');
     expect(await marks(page).first().innerText()).toMatch(/sent SLAVE_HEARTBEAT to \d/);
     await until(() => agree(lab, 6, 6), 10_000, 'the lab still agrees on 6');

@@ -2,7 +2,13 @@
 // (never a downloaded browser), and a place for screenshots (test/screenshots/, gitignored).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 export const SCREENSHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
@@ -12,10 +18,18 @@ export function hasChromium(): boolean {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!hasChromium()) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`);
+  if (!hasChromium())
+    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -54,7 +68,12 @@ export function watchErrors(page: Page): string[] {
 }
 
 /** Opens `url` in a new page `width` px wide whose errors go to `errors` (one list per page). */
-export async function openPage(context: BrowserContext, url: string, width: number, errors: string[][]): Promise<Page> {
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+  width: number,
+  errors: string[][],
+): Promise<Page> {
   const page = await context.newPage();
   await page.setViewportSize({ width, height: 900 });
   errors.push(watchErrors(page));

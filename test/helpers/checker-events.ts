@@ -1,15 +1,35 @@
 // Hand-written traces for the checker's unit tests: a tiny builder that stamps seq numbers and
 // message ids, and feeds each event to a checker as it is written, collecting the findings.
 import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
-import { createChecker, type Checker, type CheckerSetup, type Finding } from '@shared/analysis/checker.ts';
+import {
+  createChecker,
+  type Checker,
+  type CheckerSetup,
+  type Finding,
+} from '@shared/analysis/checker.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 export type Body = DistributiveOmit<TraceEvent, 'seq' | 't'>;
 
-export const follower = (coordinator: ProcessId | null, term?: number): Report => ({ role: 'follower', coordinator, electing: false, ...(term === undefined ? {} : { term }) });
-export const leading = (self: ProcessId, term?: number): Report => ({ role: 'coordinator', coordinator: self, electing: false, ...(term === undefined ? {} : { term }) });
-export const electing = (term?: number): Report => ({ role: 'electing', coordinator: null, electing: true, ...(term === undefined ? {} : { term }) });
+export const follower = (coordinator: ProcessId | null, term?: number): Report => ({
+  role: 'follower',
+  coordinator,
+  electing: false,
+  ...(term === undefined ? {} : { term }),
+});
+export const leading = (self: ProcessId, term?: number): Report => ({
+  role: 'coordinator',
+  coordinator: self,
+  electing: false,
+  ...(term === undefined ? {} : { term }),
+});
+export const electing = (term?: number): Report => ({
+  role: 'electing',
+  coordinator: null,
+  electing: true,
+  ...(term === undefined ? {} : { term }),
+});
 
 export interface Script {
   checker: Checker;
@@ -51,7 +71,14 @@ export function script(setup: CheckerSetup): Script {
 }
 
 /** Every id reports following `coordinator` at time t (the coordinator itself leading). */
-export function steady(s: Script, ids: readonly ProcessId[], coordinator: ProcessId, t = 0, term?: number): Script {
-  for (const id of ids) s.report(t, id, id === coordinator ? leading(id, term) : follower(coordinator, term));
+export function steady(
+  s: Script,
+  ids: readonly ProcessId[],
+  coordinator: ProcessId,
+  t = 0,
+  term?: number,
+): Script {
+  for (const id of ids)
+    s.report(t, id, id === coordinator ? leading(id, term) : follower(coordinator, term));
   return s;
 }

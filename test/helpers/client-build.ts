@@ -14,7 +14,9 @@ function newest(path: string): number {
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;
   let m = 0;
-  for (const name of readdirSync(path)) if (!name.startsWith('dist') && name !== 'node_modules') m = Math.max(m, newest(join(path, name)));
+  for (const name of readdirSync(path))
+    if (!name.startsWith('dist') && name !== 'node_modules')
+      m = Math.max(m, newest(join(path, name)));
   return m;
 }
 
@@ -29,7 +31,11 @@ export async function ensureClientBuild(): Promise<void> {
   if (!clientBuildIsStale()) return;
   const { build } = await import('vite');
   const fresh = `${CLIENT_DIST}.build-${process.pid}-${Date.now()}`;
-  await build({ configFile: join(root, 'client', 'vite.config.ts'), logLevel: 'error', build: { outDir: fresh, emptyOutDir: true } });
+  await build({
+    configFile: join(root, 'client', 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir: fresh, emptyOutDir: true },
+  });
   const old = `${CLIENT_DIST}.old-${process.pid}-${Date.now()}`;
   if (existsSync(CLIENT_DIST)) renameSync(CLIENT_DIST, old);
   renameSync(fresh, CLIENT_DIST);

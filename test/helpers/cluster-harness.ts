@@ -4,7 +4,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterApi, freePort, redisOn, startRelayProc, type ClusterApi, type RedisProc, type RelayProc } from '../../scripts/cluster/procs.ts';
+import {
+  clusterApi,
+  freePort,
+  redisOn,
+  startRelayProc,
+  type ClusterApi,
+  type RedisProc,
+  type RelayProc,
+} from '../../scripts/cluster/procs.ts';
 
 export const CLUSTER_TOKEN = 'cluster-test-token';
 
@@ -23,7 +31,17 @@ export async function startCluster(n: number, leaseMs = 1500): Promise<ClusterHa
   const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
   // One at a time: the first creates the demo lab, the others find it in the directory.
   const relays: RelayProc[] = [];
-  for (let i = 0; i < n; i++) relays.push(await startRelayProc({ id: String.fromCharCode(65 + i), port: ports[i]!, dataDir, token: CLUSTER_TOKEN, redisUrl: redis.url, leaseMs }));
+  for (let i = 0; i < n; i++)
+    relays.push(
+      await startRelayProc({
+        id: String.fromCharCode(65 + i),
+        port: ports[i]!,
+        dataDir,
+        token: CLUSTER_TOKEN,
+        redisUrl: redis.url,
+        leaseMs,
+      }),
+    );
   return {
     redis,
     relays,

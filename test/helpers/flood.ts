@@ -38,9 +38,26 @@ const timer = setInterval(() => {
 }, tick);
 `;
 
-export function flood(opts: { url: string; lab: string; connections: number; bytes: number; perSecond: number; ms: number }): Promise<{ sent: number }> {
-  const args = [opts.url.replace('http', 'ws') + '/ws', opts.lab, opts.connections, opts.bytes, opts.perSecond, opts.ms];
-  const child = spawn(process.execPath, ['-e', FLOODER, JSON.stringify(args)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+export function flood(opts: {
+  url: string;
+  lab: string;
+  connections: number;
+  bytes: number;
+  perSecond: number;
+  ms: number;
+}): Promise<{ sent: number }> {
+  const args = [
+    opts.url.replace('http', 'ws') + '/ws',
+    opts.lab,
+    opts.connections,
+    opts.bytes,
+    opts.perSecond,
+    opts.ms,
+  ];
+  const child = spawn(process.execPath, ['-e', FLOODER, JSON.stringify(args)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const killer = setTimeout(() => child.kill('SIGKILL'), opts.ms + 20_000);

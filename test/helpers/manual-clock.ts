@@ -33,7 +33,8 @@ export class ManualClock implements Clock {
     const end = this.t + ms;
     for (let n = 0; n < 100_000; n++) {
       let first: [number, { at: number; fn: () => void }] | null = null;
-      for (const e of this.timers) if (e[1].at <= end && (!first || e[1].at < first[1].at)) first = e;
+      for (const e of this.timers)
+        if (e[1].at <= end && (!first || e[1].at < first[1].at)) first = e;
       if (!first) break;
       this.timers.delete(first[0]);
       this.t = Math.max(this.t, first[1].at);

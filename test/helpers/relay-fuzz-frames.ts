@@ -16,14 +16,41 @@ export function randomValue(r: Random, depth = 0): unknown {
     case 3:
       return randomString(r, Math.floor(r() * 40));
     case 4:
-      return pick(r, ['join', 'send', 'report', 'leave', 'observe', 'ping', 'answer', '__proto__', 'constructor', '']);
+      return pick(r, [
+        'join',
+        'send',
+        'report',
+        'leave',
+        'observe',
+        'ping',
+        'answer',
+        '__proto__',
+        'constructor',
+        '',
+      ]);
     case 5:
       return Math.floor(r() * 10);
     case 6:
       return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let i = Math.floor(r() * 5); i > 0; i--) o[pick(r, ['type', 'lab', 'id', 'to', 'message', 'report', 'ref', 'resume', 'step', 'value', 'x', '__proto__'])] = randomValue(r, depth + 1);
+      for (let i = Math.floor(r() * 5); i > 0; i--)
+        o[
+          pick(r, [
+            'type',
+            'lab',
+            'id',
+            'to',
+            'message',
+            'report',
+            'ref',
+            'resume',
+            'step',
+            'value',
+            'x',
+            '__proto__',
+          ])
+        ] = randomValue(r, depth + 1);
       return o;
     }
   }
@@ -31,7 +58,8 @@ export function randomValue(r: Random, depth = 0): unknown {
 
 export function randomString(r: Random, n: number): string {
   let s = '';
-  for (let i = 0; i < n; i++) s += String.fromCharCode(r() < 0.9 ? 32 + Math.floor(r() * 95) : Math.floor(r() * 0xd7ff));
+  for (let i = 0; i < n; i++)
+    s += String.fromCharCode(r() < 0.9 ? 32 + Math.floor(r() * 95) : Math.floor(r() * 0xd7ff));
   return s;
 }
 
@@ -42,9 +70,16 @@ export function validFrame(r: Random, labs: readonly string[]): Record<string, u
     case 0:
       return { type: 'join', lab: pick(r, labs), ...(r() < 0.5 ? { id } : {}), kind: 'external' };
     case 1:
-      return { type: 'send', to: id, message: { type: pick(r, ['ELECTION', 'OK', 'COORDINATOR', 'HEARTBEAT', 'X']), n: r() } };
+      return {
+        type: 'send',
+        to: id,
+        message: { type: pick(r, ['ELECTION', 'OK', 'COORDINATOR', 'HEARTBEAT', 'X']), n: r() },
+      };
     case 2:
-      return { type: 'report', report: { role: 'follower', coordinator: r() < 0.5 ? id : null, electing: r() < 0.5 } };
+      return {
+        type: 'report',
+        report: { role: 'follower', coordinator: r() < 0.5 ? id : null, electing: r() < 0.5 },
+      };
     case 3:
       return { type: 'leave' };
     case 4:
@@ -53,7 +88,11 @@ export function validFrame(r: Random, labs: readonly string[]): Record<string, u
       return { type: 'unobserve', lab: pick(r, labs) };
     case 6:
       // A lesson answer: the fuzzed lab runs a lesson with step 0 open (test/relay/relay-fuzz.test.ts).
-      return { type: 'answer', step: pick(r, [0, 0, 1, 19]), value: pick(r, [id, 6, 2.5, 1e6, -3]) };
+      return {
+        type: 'answer',
+        step: pick(r, [0, 0, 1, 19]),
+        value: pick(r, [id, 6, 2.5, 1e6, -3]),
+      };
     default:
       return { type: 'ping', ref: randomString(r, 5) };
   }
@@ -81,7 +120,10 @@ export function mutatedFrame(r: Random, labs: readonly string[]): unknown {
     case 5:
       return { ...f, message: { type: randomString(r, 100) } };
     case 6:
-      return { ...f, lab: pick(r, ['../../etc/passwd', '', 'a'.repeat(200), 'no such lab', '__proto__']) };
+      return {
+        ...f,
+        lab: pick(r, ['../../etc/passwd', '', 'a'.repeat(200), 'no such lab', '__proto__']),
+      };
     default:
       return [f];
   }

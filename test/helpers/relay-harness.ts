@@ -19,13 +19,26 @@ export interface Harness {
   url: string;
   wsUrl: string;
   dataDir: string;
-  api<T = any>(method: string, path: string, body?: unknown, opts?: { token?: string | null }): Promise<{ status: number; body: T; text: string }>;
+  api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { token?: string | null },
+  ): Promise<{ status: number; body: T; text: string }>;
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startRelay(opts: Partial<RelayOptions> & { dataDir?: string } = {}): Promise<Harness> {
+export async function startRelay(
+  opts: Partial<RelayOptions> & { dataDir?: string } = {},
+): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'relay-test-')));
-  const relay = await createRelay({ token: TOKEN, clientDir: null, traceFlushMs: 50, ...opts, dataDir });
+  const relay = await createRelay({
+    token: TOKEN,
+    clientDir: null,
+    traceFlushMs: 50,
+    ...opts,
+    dataDir,
+  });
   await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
   const port = (relay.server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
@@ -39,7 +52,12 @@ export async function startRelay(opts: Partial<RelayOptions> & { dataDir?: strin
       const headers: Record<string, string> = {};
       if (token !== null) headers['authorization'] = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+      const res = await fetch(url + path, {
+        method,
+        headers,
+        body:
+          body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
       const text = await res.text();
       let parsed: any = text;
       try {
@@ -69,7 +87,11 @@ export interface FrameClient {
   /** Sends raw text (ws only; socket.io sends it as the frame's argument). */
   sendRaw(text: string): void;
   /** The first frame after index `from` matching `pred`, waiting up to `ms`. */
-  next<T extends ServerFrame = ServerFrame>(pred: (f: ServerFrame) => boolean, ms?: number, from?: number): Promise<T>;
+  next<T extends ServerFrame = ServerFrame>(
+    pred: (f: ServerFrame) => boolean,
+    ms?: number,
+    from?: number,
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -99,7 +121,11 @@ export async function connect(h: Harness, transport: 'ws' | 'socketio'): Promise
         ws.close();
       });
   } else {
-    const socket: Socket = ioClient(h.url, { transports: ['websocket'], reconnection: false, forceNew: true });
+    const socket: Socket = ioClient(h.url, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+    });
     socket.on('frame', (f: ServerFrame) => push(f));
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
@@ -131,7 +157,14 @@ export async function connect(h: Harness, transport: 'ws' | 'socketio'): Promise
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching frame within ${ms} ms; got ${received.slice(-5).map((r) => r.frame.type).join(',')}`));
+          reject(
+            new Error(
+              `no matching frame within ${ms} ms; got ${received
+                .slice(-5)
+                .map((r) => r.frame.type)
+                .join(',')}`,
+            ),
+          );
         }, ms);
         waiters.add(check);
         check();
@@ -142,7 +175,12 @@ export async function connect(h: Harness, transport: 'ws' | 'socketio'): Promise
 }
 
 /** Connects and joins `lab` as process `id` (or the next free one); returns the client and its id. */
-export async function joinAs(h: Harness, transport: 'ws' | 'socketio', lab: string, id?: ProcessId): Promise<{ c: FrameClient; id: ProcessId; resume: string }> {
+export async function joinAs(
+  h: Harness,
+  transport: 'ws' | 'socketio',
+  lab: string,
+  id?: ProcessId,
+): Promise<{ c: FrameClient; id: ProcessId; resume: string }> {
   const c = await connect(h, transport);
   c.send({ type: 'join', lab, ...(id !== undefined ? { id } : {}), kind: 'external' });
   const f = await c.next((f) => f.type === 'joined' || f.type === 'error');
@@ -150,7 +188,11 @@ export async function joinAs(h: Harness, transport: 'ws' | 'socketio', lab: stri
   return { c, id: f.id, resume: f.resume };
 }
 
-export const delivered = (c: FrameClient) => c.received.filter((r) => r.frame.type === 'deliver') as { frame: Extract<ServerFrame, { type: 'deliver' }>; at: number }[];
+export const delivered = (c: FrameClient) =>
+  c.received.filter((r) => r.frame.type === 'deliver') as {
+    frame: Extract<ServerFrame, { type: 'deliver' }>;
+    at: number;
+  }[];
 
 /** A lab's trace as the relay serves it (`GET /api/labs/:lab/trace`), one event per line. */
 export async function labTrace(h: Harness, lab: string): Promise<TraceEvent[]> {
@@ -170,10 +212,20 @@ export function parseTrace(text: string): TraceEvent[] {
  * stall the event loop past T and break the synchrony the algorithms assume (UB = 2T + M),
  * which is not what those tests check.
  */
-export const SAFE_TIMING = { transmission: 150, processing: 20, heartbeatInterval: 150, heartbeatTimeout: 900 };
+export const SAFE_TIMING = {
+  transmission: 150,
+  processing: 20,
+  heartbeatInterval: 150,
+  heartbeatTimeout: 900,
+};
 
 /** Polls `cond` every `everyMs` until it holds; throws naming `what` after `ms`. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 5000, what = 'condition', everyMs = 20): Promise<void> {
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  ms = 5000,
+  what = 'condition',
+  everyMs = 20,
+): Promise<void> {
   const end = performance.now() + ms;
   while (performance.now() < end) {
     if (await cond()) return;

@@ -37,12 +37,27 @@ export class FakeConn implements Conn {
 }
 
 /** A Bully lab of `size` ids (no failure detector) whose trace goes to `<dir>/<name>.jsonl`. */
-export function manualLab(dir: string, name: string, opts: { size?: number; delay?: number; resumeGraceMs?: number; clock?: ManualClock } = {}): { lab: Lab; clock: ManualClock; path: string } {
+export function manualLab(
+  dir: string,
+  name: string,
+  opts: { size?: number; delay?: number; resumeGraceMs?: number; clock?: ManualClock } = {},
+): { lab: Lab; clock: ManualClock; path: string } {
   const clock = opts.clock ?? new ManualClock();
-  const config = newLabConfig({ name, size: opts.size ?? 3, detector: 'none', fabric: { link: { delay: opts.delay ?? 10 } } }, () => 1);
+  const config = newLabConfig(
+    { name, size: opts.size ?? 3, detector: 'none', fabric: { link: { delay: opts.delay ?? 10 } } },
+    () => 1,
+  );
   if (!config.ok) throw new Error('config');
   const path = join(dir, `${name}.jsonl`);
-  const lab = new Lab(config.value, { clock, store: new TraceStore(path, 10), vectorLimit: 64, resumeGraceMs: opts.resumeGraceMs ?? 100, onError: (e) => { throw e; } });
+  const lab = new Lab(config.value, {
+    clock,
+    store: new TraceStore(path, 10),
+    vectorLimit: 64,
+    resumeGraceMs: opts.resumeGraceMs ?? 100,
+    onError: (e) => {
+      throw e;
+    },
+  });
   return { lab, clock, path };
 }
 

@@ -5,7 +5,11 @@ import { createRng } from '@shared/sim/rng.ts';
 import { simulate, type SimulationResult } from '@shared/sim/simulator.ts';
 import { range } from './ring-trace.ts';
 
-export function randomRingElection(algorithm: AnyAlgorithm, seed: number, T: number): { r: SimulationResult; live: number[] } {
+export function randomRingElection(
+  algorithm: AnyAlgorithm,
+  seed: number,
+  T: number,
+): { r: SimulationResult; live: number[] } {
   const rnd = createRng(seed);
   const n = 3 + Math.floor(rnd() * 8);
   const ids = range(n);
@@ -13,10 +17,17 @@ export function randomRingElection(algorithm: AnyAlgorithm, seed: number, T: num
   const live = ids.filter((id) => !crashed.includes(id));
   const initiators = live.filter(() => rnd() < 0.4);
   const r = simulate({
-    algorithm, ids, detector: 'none', seed, until: 60_000,
+    algorithm,
+    ids,
+    detector: 'none',
+    seed,
+    until: 60_000,
     link: { delay: T, jitter: Math.floor(rnd() * T) },
     crashes: crashed.map((id) => ({ id, at: 0 })),
-    elections: (initiators.length ? initiators : [live[0]!]).map((id) => ({ id, at: 1 + Math.floor(rnd() * 300) })),
+    elections: (initiators.length ? initiators : [live[0]!]).map((id) => ({
+      id,
+      at: 1 + Math.floor(rnd() * 300),
+    })),
   });
   return { r, live };
 }

@@ -37,7 +37,8 @@ export function render(trace: TraceEvent[]): string {
       case 'report': {
         const r = e.report;
         const list = r.activeList ? ` list=${JSON.stringify(r.activeList)}` : '';
-        const chosen = r.detail?.['chosen'] === undefined ? '' : ` chosen=${String(r.detail['chosen'])}`;
+        const chosen =
+          r.detail?.['chosen'] === undefined ? '' : ` chosen=${String(r.detail['chosen'])}`;
         return `report   ${e.node}  ${r.role} coordinator=${String(r.coordinator)}${list} successor=${String(r.successor)}${chosen}`;
       }
       case 'partition':
@@ -64,12 +65,16 @@ export function render(trace: TraceEvent[]): string {
 type Send = Extract<TraceEvent, { kind: 'send' }>;
 type Deliver = Extract<TraceEvent, { kind: 'deliver' }>;
 
-export const sendsOf = (trace: TraceEvent[]): Send[] => trace.filter((e): e is Send => e.kind === 'send');
-export const deliveriesOf = (trace: TraceEvent[]): Deliver[] => trace.filter((e): e is Deliver => e.kind === 'deliver');
+export const sendsOf = (trace: TraceEvent[]): Send[] =>
+  trace.filter((e): e is Send => e.kind === 'send');
+export const deliveriesOf = (trace: TraceEvent[]): Deliver[] =>
+  trace.filter((e): e is Deliver => e.kind === 'deliver');
 
 /** Sends that never arrived because the receiver had crashed: the hops a skip wasted. */
 export function sendsToCrashed(trace: TraceEvent[], types: readonly string[]): number {
-  return trace.filter((e) => e.kind === 'drop' && e.reason === 'receiver-crashed' && types.includes(e.type)).length;
+  return trace.filter(
+    (e) => e.kind === 'drop' && e.reason === 'receiver-crashed' && types.includes(e.type),
+  ).length;
 }
 
 /** Delivered messages of these types: the hops that carried the election between live processes. */
@@ -83,7 +88,8 @@ export function activeListsOf(trace: TraceEvent[], node: ProcessId): ProcessId[]
   for (const e of trace) {
     if (e.kind !== 'report' || e.node !== node || !e.report.activeList) continue;
     const last = lists[lists.length - 1];
-    if (!last || JSON.stringify(last) !== JSON.stringify(e.report.activeList)) lists.push(e.report.activeList);
+    if (!last || JSON.stringify(last) !== JSON.stringify(e.report.activeList))
+      lists.push(e.report.activeList);
   }
   return lists;
 }

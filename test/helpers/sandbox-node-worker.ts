@@ -5,6 +5,9 @@ import { parentPort } from 'node:worker_threads';
 import { sandboxHandler, type SandboxReply } from '@shared/grader/sandbox-worker-body.ts';
 
 const port = parentPort!;
-const handle = sandboxHandler((m: SandboxReply) => port.postMessage(m), performance.now.bind(performance));
+const handle = sandboxHandler(
+  (m: SandboxReply) => port.postMessage(m),
+  performance.now.bind(performance),
+);
 port.on('message', handle);
 port.postMessage({ kind: 'ready' } satisfies SandboxReply);

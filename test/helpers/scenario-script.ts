@@ -65,14 +65,21 @@ const ORDER = { crash: 0, recover: 1, elect: 2, partition: 3 } as const;
 class ScriptError extends Error {}
 
 /** A compiled script: the simulator's spec and, with `work`, the job and the election under it. */
-export type ScenarioSpec = SimulationSpec & { work?: { job: WorkJob; election: SimulationSpec['algorithm'] } };
+export type ScenarioSpec = SimulationSpec & {
+  work?: { job: WorkJob; election: SimulationSpec['algorithm'] };
+};
 
 /** Compiles a script to the simulator's spec; throws with the line number on a mistake. */
 export function compileScenario(script: string): ScenarioSpec {
   let algorithm: AlgorithmName | null = null;
   let ids: ProcessId[] | null = null;
   let job: WorkJob | null = null;
-  const spec: Omit<SimulationSpec, 'algorithm' | 'ids'> & { link: Partial<LinkModel>; links: Record<string, Partial<LinkModel>>; timing: Partial<Timing>; options: Record<string, unknown> } = {
+  const spec: Omit<SimulationSpec, 'algorithm' | 'ids'> & {
+    link: Partial<LinkModel>;
+    links: Record<string, Partial<LinkModel>>;
+    timing: Partial<Timing>;
+    options: Record<string, unknown>;
+  } = {
     link: {},
     links: {},
     timing: {},
@@ -88,16 +95,26 @@ export function compileScenario(script: string): ScenarioSpec {
   const lines = script.split('\n');
 
   const full = (): ScenarioSpec => {
-    if (!algorithm || !ids) throw new ScriptError('a script needs `algorithm` and `nodes` before its first step');
+    if (!algorithm || !ids)
+      throw new ScriptError('a script needs `algorithm` and `nodes` before its first step');
     const election = getAlgorithm(algorithm);
     if (!job) return { ...spec, algorithm: election, ids, until: clock };
-    return { ...spec, algorithm: withWork(election, job), ids, until: clock, work: { job, election } };
+    return {
+      ...spec,
+      algorithm: withWork(election, job),
+      ids,
+      until: clock,
+      work: { job, election },
+    };
   };
   const step = (kind: keyof typeof ORDER) => {
     if (!stepping) full();
     stepping = true;
     const order = ORDER[kind];
-    if (last.at === clock && order < last.order) throw new ScriptError(`\`${kind}\` after a later kind of step at the same instant: put an \`advance\` between them`);
+    if (last.at === clock && order < last.order)
+      throw new ScriptError(
+        `\`${kind}\` after a later kind of step at the same instant: put an \`advance\` between them`,
+      );
     last = { at: clock, order };
   };
 
@@ -107,10 +124,12 @@ export function compileScenario(script: string): ScenarioSpec {
     const [word, ...rest] = line.split(/\s+/);
     const arg = rest.join(' ');
     try {
-      if (stepping && SETUP.has(word!)) throw new ScriptError(`\`${word}\` is setup: it goes before the first step`);
+      if (stepping && SETUP.has(word!))
+        throw new ScriptError(`\`${word}\` is setup: it goes before the first step`);
       switch (word) {
         case 'algorithm':
-          if (!(ALGORITHM_NAMES as readonly string[]).includes(arg)) throw new ScriptError(`unknown algorithm ${arg}`);
+          if (!(ALGORITHM_NAMES as readonly string[]).includes(arg))
+            throw new ScriptError(`unknown algorithm ${arg}`);
           algorithm = arg as AlgorithmName;
           break;
         case 'nodes':
@@ -123,12 +142,17 @@ export function compileScenario(script: string): ScenarioSpec {
           spec.initialCoordinator = arg === 'none' ? null : id(arg);
           break;
         case 'detector':
-          if (arg !== 'heartbeat' && arg !== 'poll' && arg !== 'none') throw new ScriptError(`unknown detector ${arg}`);
+          if (arg !== 'heartbeat' && arg !== 'poll' && arg !== 'none')
+            throw new ScriptError(`unknown detector ${arg}`);
           spec.detector = arg;
           break;
         case 'link': {
           const m = /^(\d+)->(\d+)\s+(.*)$/.exec(arg);
-          if (m) spec.links[`${m[1]}->${m[2]}`] = { ...spec.links[`${m[1]}->${m[2]}`], ...numbers(m[3]!, LINK_KEYS) };
+          if (m)
+            spec.links[`${m[1]}->${m[2]}`] = {
+              ...spec.links[`${m[1]}->${m[2]}`],
+              ...numbers(m[3]!, LINK_KEYS),
+            };
           else Object.assign(spec.link, numbers(arg, LINK_KEYS));
           break;
         }
@@ -139,7 +163,14 @@ export function compileScenario(script: string): ScenarioSpec {
           const m = /^([A-Za-z][\w-]*)=(\S+)$/.exec(arg);
           if (!m) throw new ScriptError('option name=value');
           const v = m[2]!;
-          spec.options[m[1]!] = v === 'true' ? true : v === 'false' ? false : Number.isFinite(Number(v)) ? Number(v) : v;
+          spec.options[m[1]!] =
+            v === 'true'
+              ? true
+              : v === 'false'
+                ? false
+                : Number.isFinite(Number(v))
+                  ? Number(v)
+                  : v;
           break;
         }
         case 'work':
@@ -153,7 +184,13 @@ export function compileScenario(script: string): ScenarioSpec {
         case 'recover':
         case 'elect':
           step(word);
-          for (const i of idList(arg)) (word === 'crash' ? spec.crashes! : word === 'recover' ? spec.recoveries! : spec.elections!).push({ id: i, at: clock });
+          for (const i of idList(arg))
+            (word === 'crash'
+              ? spec.crashes!
+              : word === 'recover'
+                ? spec.recoveries!
+                : spec.elections!
+            ).push({ id: i, at: clock });
           break;
         case 'partition':
           step('partition');
@@ -185,7 +222,18 @@ export function compileScenario(script: string): ScenarioSpec {
   return full();
 }
 
-const SETUP = new Set(['algorithm', 'nodes', 'ring', 'coordinator', 'detector', 'link', 'timing', 'option', 'seed', 'work']);
+const SETUP = new Set([
+  'algorithm',
+  'nodes',
+  'ring',
+  'coordinator',
+  'detector',
+  'link',
+  'timing',
+  'option',
+  'seed',
+  'work',
+]);
 
 function workJob(arg: string): WorkJob {
   const job = { ...DEFAULT_JOB, slow: {} as Record<number, number> };
@@ -199,13 +247,22 @@ function workJob(arg: string): WorkJob {
       else job.taskMs = n;
     } else if (k === 'sharing' && (v === 'static' || v === 'dynamic')) job.sharing = v;
     else if (k === 'fencing' && (v === 'on' || v === 'off')) job.fencing = v === 'on';
-    else if (k === 'slow') for (const s of v.split(',')) job.slow[id(s.split(':')[0]!)] = Number(s.split(':')[1]);
-    else throw new ScriptError(`work: tasks= task-ms= size= sharing=static|dynamic fencing=on|off slow=ID:F,... ; got ${pair}`);
+    else if (k === 'slow')
+      for (const s of v.split(',')) job.slow[id(s.split(':')[0]!)] = Number(s.split(':')[1]);
+    else
+      throw new ScriptError(
+        `work: tasks= task-ms= size= sharing=static|dynamic fencing=on|off slow=ID:F,... ; got ${pair}`,
+      );
   }
   return job;
 }
 const LINK_KEYS = ['delay', 'jitter', 'drop', 'duplicate'] as const;
-const TIMING_KEYS = ['transmission', 'processing', 'heartbeatInterval', 'heartbeatTimeout'] as const;
+const TIMING_KEYS = [
+  'transmission',
+  'processing',
+  'heartbeatInterval',
+  'heartbeatTimeout',
+] as const;
 
 function id(s: string): ProcessId {
   const n = Number(s.trim());
@@ -226,7 +283,8 @@ function numbers<K extends string>(s: string, keys: readonly K[]): Partial<Recor
   const out: Partial<Record<K, number>> = {};
   for (const pair of s.split(/\s+/)) {
     const [k, v] = pair.split('=');
-    if (!keys.includes(k as K) || v === undefined || !Number.isFinite(Number(v))) throw new ScriptError(`expected ${keys.join('|')}=<number>, got ${pair}`);
+    if (!keys.includes(k as K) || v === undefined || !Number.isFinite(Number(v)))
+      throw new ScriptError(`expected ${keys.join('|')}=<number>, got ${pair}`);
     out[k as K] = Number(v);
   }
   return out;
@@ -259,7 +317,10 @@ function quietAfter(spec: SimulationSpec, from: number): number {
 /** When the run has nothing more to do (its queue is empty) after `from`. */
 function idleAfter(spec: SimulationSpec, from: number): number {
   const r = simulate({ ...spec, until: from + QUIET_LIMIT, trace: false });
-  if (r.truncated) throw new ScriptError(`settle: still busy ${QUIET_LIMIT} ms later (a failure detector never rests: use advance or deliver-all)`);
+  if (r.truncated)
+    throw new ScriptError(
+      `settle: still busy ${QUIET_LIMIT} ms later (a failure detector never rests: use advance or deliver-all)`,
+    );
   return Math.max(from, r.endTime);
 }
 
@@ -304,7 +365,11 @@ export function renderTrace(trace: readonly TraceEvent[]): string {
     }
   };
   // Times to the microsecond: random delays and timeouts are not whole milliseconds.
-  return trace.map((e) => `t=${String(Math.round(e.t * 1000) / 1000).padStart(9)}  ${line(e)}`).join('\n') + '\n';
+  return (
+    trace
+      .map((e) => `t=${String(Math.round(e.t * 1000) / 1000).padStart(9)}  ${line(e)}`)
+      .join('\n') + '\n'
+  );
 }
 
 function value(v: unknown): string {

@@ -9,19 +9,29 @@ import { CLIENT_DIST, ensureClientBuild } from './client-build.ts';
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<Response>;
 
-export async function startServedRelay(prefix: string, token: string): Promise<{ relay: Relay; base: string; dataDir: string; api: Api }> {
+export async function startServedRelay(
+  prefix: string,
+  token: string,
+): Promise<{ relay: Relay; base: string; dataDir: string; api: Api }> {
   await ensureClientBuild();
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
   const relay = await createRelay({ dataDir, token, clientDir: CLIENT_DIST, onError: () => {} });
   await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
   const api: Api = (method, path, body) =>
-    fetch(base + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return { relay, base, dataDir, api };
 }
 
 /** Closes the relay and removes its data folder (either may be missing if setup failed). */
-export async function stopServedRelay(relay: Relay | undefined, dataDir: string | undefined): Promise<void> {
+export async function stopServedRelay(
+  relay: Relay | undefined,
+  dataDir: string | undefined,
+): Promise<void> {
   await relay?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }

@@ -5,7 +5,9 @@ import type { SimulationSpec } from '@shared/sim/simulator.ts';
 const LAST_FAULT = 4000;
 
 /** One or two crashes of random processes at random times, one down at a time; most recover. */
-export function crashSchedule(seed: number): Pick<SimulationSpec, 'crashes' | 'recoveries' | 'link'> {
+export function crashSchedule(
+  seed: number,
+): Pick<SimulationSpec, 'crashes' | 'recoveries' | 'link'> {
   const rng = createRng(seed * 7919 + 5);
   const crashes: { id: number; at: number }[] = [];
   const recoveries: { id: number; at: number }[] = [];
@@ -19,6 +21,9 @@ export function crashSchedule(seed: number): Pick<SimulationSpec, 'crashes' | 'r
     recoveries.push({ id, at: back });
     t = back + Math.floor(rng() * 1000);
   }
-  return { crashes, recoveries, link: { delay: 20 + Math.floor(rng() * 80), jitter: Math.floor(rng() * 40) } };
+  return {
+    crashes,
+    recoveries,
+    link: { delay: 20 + Math.floor(rng() * 80), jitter: Math.floor(rng() * 40) },
+  };
 }
-

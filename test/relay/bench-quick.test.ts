@@ -17,8 +17,12 @@ it('bench --quick measures the relay and both baselines over both transports and
     const script = fileURLToPath(new URL('../../bench/relay-bench.ts', import.meta.url));
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const log = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', script, '--quick', '--out', out], { cwd: root, timeout: 150_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + stderr),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', script, '--quick', '--out', out],
+        { cwd: root, timeout: 150_000 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + stderr),
       ),
     );
     const results = JSON.parse(await readFile(out, 'utf8')) as BenchResults;
@@ -45,7 +49,12 @@ it('bench --quick measures the relay and both baselines over both transports and
       expect(x!.latency.relay.stalls.preempted).toBeGreaterThanOrEqual(0);
       expect(Number.isFinite(x!.latency.baseline.loadLoopMax)).toBe(true);
     }
-    for (const t of ['ws', 'socketio']) expect(log).toMatch(new RegExp(`${t} latency slice 1: relay p99 [\\d.]+ max [\\d.]+ \\(loop late max [\\d.]+, GC max [\\d.]+, preempted \\d+, load loop late max [\\d.]+\\); baseline p99`));
+    for (const t of ['ws', 'socketio'])
+      expect(log).toMatch(
+        new RegExp(
+          `${t} latency slice 1: relay p99 [\\d.]+ max [\\d.]+ \\(loop late max [\\d.]+, GC max [\\d.]+, preempted \\d+, load loop late max [\\d.]+\\); baseline p99`,
+        ),
+      );
     expect(results.targets).toHaveLength(8);
     expect(table).toContain('| throughput (msg/s) | ws |');
     expect(table).toContain('| RSS per connected process (KiB) at 50 | socketio |');

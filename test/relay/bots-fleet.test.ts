@@ -19,7 +19,14 @@ afterAll(async () => {
 });
 
 async function makeLab(h: Harness, name: string, size: number): Promise<void> {
-  const r = await h.api('POST', '/api/labs', { name, size, algorithm: 'bully', timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
+  const r = await h.api('POST', '/api/labs', {
+    name,
+    size,
+    algorithm: 'bully',
+    timing: TIMING,
+    detector: 'heartbeat',
+    fabric: { link: { delay: 5, jitter: 5 } },
+  });
   expect(r.status).toBe(201);
 }
 
@@ -50,16 +57,29 @@ describe.each(['socketio', 'ws'] as const)('bot fleet over %s', (transport) => {
     expect(fleet.status().crashed).toBe(1);
 
     // The relay sees what the bots report, as it would from browser tabs.
-    await waitFor(async () => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators['4'] === 5, 3000, 'reports at the relay');
+    await waitFor(
+      async () => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators['4'] === 5,
+      3000,
+      'reports at the relay',
+    );
     const snapshot = (await h.api('GET', `/api/labs/${lab}`)).body;
-    expect(new Set(snapshot.processes.map((p: { kind: string }) => p.kind))).toEqual(new Set(['bot']));
+    expect(new Set(snapshot.processes.map((p: { kind: string }) => p.kind))).toEqual(
+      new Set(['bot']),
+    );
     expect(fleet.counters.episodes).toBeGreaterThanOrEqual(2);
     expect(fleet.counters.sentByType['ELECTION']).toBeGreaterThan(0);
     expect(fleet.counters.received).toBeGreaterThan(0);
 
     // Leaving frees the ids at once (no resume hold), as Ctrl-C in the CLI does.
     fleet.stop();
-    await waitFor(async () => (await h.api('GET', `/api/labs/${lab}`)).body.processes.every((p: { status: string }) => p.status !== 'up'), 3000, 'the bots to leave');
+    await waitFor(
+      async () =>
+        (await h.api('GET', `/api/labs/${lab}`)).body.processes.every(
+          (p: { status: string }) => p.status !== 'up',
+        ),
+      3000,
+      'the bots to leave',
+    );
     const again = fleetOf(h.url, transport, lab, 1);
     expect((await again.start()).joined).toEqual([0]);
     again.stop();
@@ -77,14 +97,26 @@ describe.each(['socketio', 'ws'] as const)('bot fleet over %s', (transport) => {
     await waitFor(settledOn(fleet, 3, 4), 8000, 'agreement on 3');
 
     await h.close({ keepData: true });
-    await waitFor(() => fleet.status().connecting === 4, 3000, 'the bots to notice the relay is gone');
+    await waitFor(
+      () => fleet.status().connecting === 4,
+      3000,
+      'the bots to notice the relay is gone',
+    );
 
     const relay2 = await relayOnPort(dataDir, port);
     cleanups.push(() => relay2.close());
-    await waitFor(() => fleet.counters.rejoins >= 4 && settledOn(fleet, 3, 4)(), 12_000, 'rejoin and agreement on 3');
+    await waitFor(
+      () => fleet.counters.rejoins >= 4 && settledOn(fleet, 3, 4)(),
+      12_000,
+      'rejoin and agreement on 3',
+    );
     expect(fleet.processes.map((p) => p.id)).toEqual([0, 1, 2, 3]);
     const lab2 = relay2.labs.get(lab)!;
-    await waitFor(() => lab2.processes.list().filter((e) => e.conn && e.report?.coordinator === 3).length === 4, 3000, 'reports at the new relay');
+    await waitFor(
+      () => lab2.processes.list().filter((e) => e.conn && e.report?.coordinator === 3).length === 4,
+      3000,
+      'reports at the new relay',
+    );
     fleet.stop();
   }, 30_000);
 });

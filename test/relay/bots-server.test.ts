@@ -18,43 +18,86 @@ afterAll(async () => {
 });
 
 /** The relay's REST API, where server/relay.ts mounts the bot routes. */
-const call = (method: string, path: string, body?: unknown, token?: string | null) => h.api(method, path, body, token === undefined ? {} : { token });
+const call = (method: string, path: string, body?: unknown, token?: string | null) =>
+  h.api(method, path, body, token === undefined ? {} : { token });
 
-const coordinatorsAt = async (lab: string) => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators as Record<string, number>;
+const coordinatorsAt = async (lab: string) =>
+  (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators as Record<string, number>;
 
 describe('server-side bots', () => {
   it('top up a lab on the lowest free ids, elect with the remote processes, and leave on DELETE', async () => {
     const lab = 'topup';
-    expect((await h.api('POST', '/api/labs', { name: lab, size: 6, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 0 } } })).status).toBe(201);
+    expect(
+      (
+        await h.api('POST', '/api/labs', {
+          name: lab,
+          size: 6,
+          timing: TIMING,
+          detector: 'heartbeat',
+          fabric: { link: { delay: 5, jitter: 0 } },
+        })
+      ).status,
+    ).toBe(201);
     const remote = new BotFleet({ lab, channel: () => nodeChannel(h.url, 'ws'), count: 2 });
     expect((await remote.start()).joined).toEqual([0, 1]);
 
     const post = await call('POST', `/api/labs/${lab}/bots`, { count: 3 });
     expect(post.status).toBe(201);
     expect(post.body).toEqual({ requested: 3, started: [2, 3, 4], refused: [] });
-    await waitFor(async () => (await coordinatorsAt(lab))['4'] === 5, 8000, 'all five agreeing on 4');
+    await waitFor(
+      async () => (await coordinatorsAt(lab))['4'] === 5,
+      8000,
+      'all five agreeing on 4',
+    );
     const snapshot = (await h.api('GET', `/api/labs/${lab}`)).body;
-    expect(snapshot.processes.filter((p: { transport: string }) => p.transport === 'server').map((p: { id: number }) => p.id)).toEqual([2, 3, 4]);
+    expect(
+      snapshot.processes
+        .filter((p: { transport: string }) => p.transport === 'server')
+        .map((p: { id: number }) => p.id),
+    ).toEqual([2, 3, 4]);
 
     // Named ids; then the lab is full.
-    expect((await call('POST', `/api/labs/${lab}/bots`, { count: 1, ids: [5] })).body.started).toEqual([5]);
-    await waitFor(async () => (await coordinatorsAt(lab))['5'] === 6, 8000, 'all six agreeing on 5');
+    expect(
+      (await call('POST', `/api/labs/${lab}/bots`, { count: 1, ids: [5] })).body.started,
+    ).toEqual([5]);
+    await waitFor(
+      async () => (await coordinatorsAt(lab))['5'] === 6,
+      8000,
+      'all six agreeing on 5',
+    );
     const full = await call('POST', `/api/labs/${lab}/bots`, { count: 1 });
     expect([full.status, full.body.code]).toEqual([409, 'LAB_FULL']);
     expect((await call('GET', `/api/labs/${lab}/bots`)).body.ids).toEqual([2, 3, 4, 5]);
 
     // DELETE: the server bots leave; the two remote processes elect the higher of them.
-    expect((await call('DELETE', `/api/labs/${lab}/bots`)).body).toEqual({ lab, stopped: [2, 3, 4, 5] });
-    await waitFor(() => remote.status().agreed && remote.status().coordinator === 1, 8000, 'the remote pair agreeing on 1');
+    expect((await call('DELETE', `/api/labs/${lab}/bots`)).body).toEqual({
+      lab,
+      stopped: [2, 3, 4, 5],
+    });
+    await waitFor(
+      () => remote.status().agreed && remote.status().coordinator === 1,
+      8000,
+      'the remote pair agreeing on 1',
+    );
     const after = (await h.api('GET', `/api/labs/${lab}`)).body.processes;
-    expect(after.filter((p: { status: string }) => p.status === 'up').map((p: { id: number }) => p.id)).toEqual([0, 1]);
+    expect(
+      after.filter((p: { status: string }) => p.status === 'up').map((p: { id: number }) => p.id),
+    ).toEqual([0, 1]);
     remote.stop();
   });
 
   it('a crashed server bot stops, and recovers by holding an election it wins', async () => {
     const lab = 'crashbot';
-    await h.api('POST', '/api/labs', { name: lab, size: 3, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 2, jitter: 0 } } });
-    expect((await call('POST', `/api/labs/${lab}/bots`, { count: 3 })).body.started).toEqual([0, 1, 2]);
+    await h.api('POST', '/api/labs', {
+      name: lab,
+      size: 3,
+      timing: TIMING,
+      detector: 'heartbeat',
+      fabric: { link: { delay: 2, jitter: 0 } },
+    });
+    expect((await call('POST', `/api/labs/${lab}/bots`, { count: 3 })).body.started).toEqual([
+      0, 1, 2,
+    ]);
     await waitFor(async () => (await coordinatorsAt(lab))['2'] === 3, 8000, 'agreement on 2');
     await h.api('POST', `/api/labs/${lab}/processes/2/crash`);
     await waitFor(async () => (await coordinatorsAt(lab))['1'] === 2, 8000, 'agreement on 1');
@@ -67,7 +110,11 @@ describe('server-side bots', () => {
     expect((await call('POST', '/api/labs/crashbot/bots', { count: 1 }, null)).status).toBe(401);
     expect((await call('DELETE', '/api/labs/crashbot/bots', undefined, null)).status).toBe(401);
     expect((await call('POST', '/api/labs/nope/bots', { count: 1 })).body.code).toBe('UNKNOWN_LAB');
-    expect((await call('POST', '/api/labs/crashbot/bots', { count: 1, ids: [99] })).body.code).toBe('ID_NOT_IN_LAB');
-    expect((await call('POST', '/api/labs/crashbot/bots', { count: 0 })).body.code).toBe('BAD_REQUEST');
+    expect((await call('POST', '/api/labs/crashbot/bots', { count: 1, ids: [99] })).body.code).toBe(
+      'ID_NOT_IN_LAB',
+    );
+    expect((await call('POST', '/api/labs/crashbot/bots', { count: 0 })).body.code).toBe(
+      'BAD_REQUEST',
+    );
   });
 });

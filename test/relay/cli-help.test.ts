@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { progressLine } from '../../scripts/cli.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const run = (script: string, args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+const run = (script: string, args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 
 const COMMANDS = {
   simulate: 'scripts/simulate.ts',
@@ -54,7 +59,16 @@ describe('simulate explains what it cannot do', () => {
   });
 
   it('warns when the processes agree on a crashed coordinator, and when an emergent initiator is idle', () => {
-    const r = run(COMMANDS.simulate, ['--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0']);
+    const r = run(COMMANDS.simulate, [
+      '--algorithm',
+      'emergent',
+      '--nodes',
+      '8',
+      '--crash',
+      '7',
+      '--initiator',
+      '0',
+    ]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/warning: every live process believes in 7, which crashed at time 0/);
     expect(r.stdout).toMatch(/warning: initiator 0 is an idle process/);

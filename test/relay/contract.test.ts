@@ -13,7 +13,8 @@ import { CLIENT_FRAME_TYPES, PROTOCOL_VERSION } from '@shared/protocol/frames.ts
 import { createRelay, type Relay } from '../../server/relay.ts';
 
 const docs = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
-const REGENERATE = 'docs/ is out of date with the zod schemas: run `npm run contract` and commit docs/schema.json and docs/openapi.json (do not edit them by hand)';
+const REGENERATE =
+  'docs/ is out of date with the zod schemas: run `npm run contract` and commit docs/schema.json and docs/openapi.json (do not edit them by hand)';
 
 /** The JSON values of PROTOCOL.md's ```json blocks: a block is one value, or one value per line (a trailing // comment allowed). */
 function protocolExamples(): unknown[] {
@@ -81,7 +82,15 @@ describe('the wire contract', () => {
     ajv.addSchema(schema);
     const check = (def: string) => ajv.getSchema(`${schema.$id}#/$defs/${def}`)!;
     const defOf = (v: Record<string, unknown>) =>
-      v['kind'] === 'header' ? 'TraceHeader' : 'seq' in v ? 'TraceEvent' : 'type' in v ? ((CLIENT_FRAME_TYPES as readonly string[]).includes(String(v['type'])) ? 'ClientFrame' : 'ServerFrame') : 'ProcessConfig';
+      v['kind'] === 'header'
+        ? 'TraceHeader'
+        : 'seq' in v
+          ? 'TraceEvent'
+          : 'type' in v
+            ? (CLIENT_FRAME_TYPES as readonly string[]).includes(String(v['type']))
+              ? 'ClientFrame'
+              : 'ServerFrame'
+            : 'ProcessConfig';
     const examples = protocolExamples() as Record<string, unknown>[];
     expect(examples.length).toBeGreaterThan(10);
     for (const ex of examples) {

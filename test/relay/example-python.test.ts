@@ -31,10 +31,14 @@ interface PyProc {
 }
 
 function python(relay: string, lab: string, id: number): PyProc {
-  const child = spawn('python3', [SCRIPT, '--relay', relay, '--lab', lab, '--id', String(id), '--name', `py${id}`], {
-    env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'python3',
+    [SCRIPT, '--relay', relay, '--lab', lab, '--id', String(id), '--name', `py${id}`],
+    {
+      env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const out: string[] = [];
   // Whole lines: unbuffered, Python writes a print's words in separate chunks, which may arrive apart.
   const keep = (line: string) => void (line && out.length < 2000 && out.push(line));
@@ -53,14 +57,23 @@ function python(relay: string, lab: string, id: number): PyProc {
 async function movedFront(target: string): Promise<{ url: string; joins: number; pongs: number }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
-  const front = { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`, joins: 0, pongs: 0 };
+  const front = {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`,
+    joins: 0,
+    pongs: 0,
+  };
   wss.on('connection', (ws) => {
     ws.on('pong', (data) => String(data) === 'amid' && front.pongs++);
     ws.on('message', (data) => {
       const f = JSON.parse(String(data)) as { type: string; lab: string; ref?: string | number };
       if (f.type !== 'join') return;
       front.joins++;
-      const text = JSON.stringify({ type: 'moved', lab: f.lab, url: target, ...(f.ref !== undefined ? { ref: f.ref } : {}) });
+      const text = JSON.stringify({
+        type: 'moved',
+        lab: f.lab,
+        url: target,
+        ...(f.ref !== undefined ? { ref: f.ref } : {}),
+      });
       const third = Math.ceil(text.length / 3);
       // `_socket` is ws's own net.Socket (not in its typings).
       const socket = (ws as unknown as { _socket: Socket })._socket;
@@ -89,7 +102,9 @@ interface Proc {
 async function agreed(h: Harness, lab: string, leader: number, live: number): Promise<boolean> {
   const procs = (await h.api('GET', `/api/labs/${lab}`)).body.processes as Proc[];
   const up = procs.filter((p) => p.status === 'up');
-  return up.length === live && up.every((p) => p.report?.coordinator === leader && !p.report.electing);
+  return (
+    up.length === live && up.every((p) => p.report?.coordinator === leader && !p.report.electing)
+  );
 }
 
 describe('the Python example process (examples/python)', () => {
@@ -99,13 +114,25 @@ describe('the Python example process (examples/python)', () => {
     const h = await startRelay({ heartbeatMs: 1000 });
     cleanups.push(() => h.close());
     const lab = 'py';
-    const created = await h.api('POST', '/api/labs', { name: lab, algorithm: 'bully', ids: [0, 1, 2, 3, 4, 5, 6, 7], timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
+    const created = await h.api('POST', '/api/labs', {
+      name: lab,
+      algorithm: 'bully',
+      ids: [0, 1, 2, 3, 4, 5, 6, 7],
+      timing: TIMING,
+      detector: 'heartbeat',
+      fabric: { link: { delay: 5, jitter: 5 } },
+    });
     expect(created.status).toBe(201);
 
     const front = await movedFront(h.url);
     const py6 = python(front.url, lab, 6);
     const py3 = python(h.url, lab, 3);
-    const fleet = new BotFleet({ lab, channel: () => nodeChannel(h.url, 'ws'), count: 6, ids: [0, 1, 2, 4, 5, 7] });
+    const fleet = new BotFleet({
+      lab,
+      channel: () => nodeChannel(h.url, 'ws'),
+      count: 6,
+      ids: [0, 1, 2, 4, 5, 7],
+    });
     cleanups.push(() => fleet.stop());
     expect((await fleet.start()).joined).toEqual([0, 1, 2, 4, 5, 7]);
 
@@ -123,7 +150,9 @@ describe('the Python example process (examples/python)', () => {
     const stats = (await h.api('GET', `/api/labs/${lab}/stats`)).body;
     expect(stats.election.duration).toBeGreaterThan(0);
     // A figure, not asserted (the machine may be busy): detection (heartbeatTimeout) plus the election.
-    console.log(`example-python: failover to Python's 6 took ${Math.round(stats.election.duration)} ms of election after detection; messages ${JSON.stringify(stats.election.byType)}`);
+    console.log(
+      `example-python: failover to Python's 6 took ${Math.round(stats.election.duration)} ms of election after detection; messages ${JSON.stringify(stats.election.byType)}`,
+    );
 
     // The Python coordinator crashes: a bot (5) wins, and Python's 3 follows it.
     expect((await h.api('POST', `/api/labs/${lab}/processes/6/crash`)).status).toBe(200);
@@ -135,14 +164,22 @@ describe('the Python example process (examples/python)', () => {
     await waitFor(() => agreed(h, lab, 6, 7), SETTLE_MS, 'agreement on 6 after it recovered');
 
     // Nothing went wrong on the wire so far: no error frames, no dropped connection (pings answered).
-    for (const p of [py3, py6]) expect(p.out.filter((l) => /^(error|disconnected|Traceback)/.test(l))).toEqual([]);
-    const leaves = async () => (await h.api('GET', `/api/labs/${lab}/trace`)).text.split('\n').filter((l) => l.includes('"kind":"leave"'));
+    for (const p of [py3, py6])
+      expect(p.out.filter((l) => /^(error|disconnected|Traceback)/.test(l))).toEqual([]);
+    const leaves = async () =>
+      (await h.api('GET', `/api/labs/${lab}/trace`)).text
+        .split('\n')
+        .filter((l) => l.includes('"kind":"leave"'));
     expect(await leaves()).toEqual([]);
 
     // The relay drops Python 3's connection: it joins again with its resume token within the
     // grace (PROTOCOL.md, "Resume, exactly"), gets id 3 back, carries on and reports again.
     h.relay.labs.get(lab)!.processes.get(3)!.conn!.close();
-    await waitFor(() => py3.out.filter((l) => l.startsWith('joined py as 3')).length === 2, 10_000, 'Python 3 to rejoin').catch((err: Error) => {
+    await waitFor(
+      () => py3.out.filter((l) => l.startsWith('joined py as 3')).length === 2,
+      10_000,
+      'Python 3 to rejoin',
+    ).catch((err: Error) => {
       throw new Error(`${err.message}; its output:\n${py3.out.slice(-15).join('\n')}`);
     });
     expect(py3.out.some((l) => l.startsWith('disconnected'))).toBe(true);

@@ -20,7 +20,13 @@ afterAll(async () => {
 
 describe('experiment --live', () => {
   it('experiment --live: Bully worst case on the relay sends the same N(N-1)/2 ELECTIONs, OKs and N-2 COORDINATORs as the simulator (002, 003)', async () => {
-    const spec = { ...DEFAULT_SWEEP, algorithms: ['bully' as const], nodes: [5], cases: ['worst' as const], delay: 500 };
+    const spec = {
+      ...DEFAULT_SWEEP,
+      algorithms: ['bully' as const],
+      nodes: [5],
+      cases: ['worst' as const],
+      delay: 500,
+    };
     const rows = await runExperimentLive(spec, fetchDeps(h.url, TOKEN));
     expect(rows).toHaveLength(1);
     const r = rows[0]!;
@@ -28,7 +34,9 @@ describe('experiment --live', () => {
     expect(r.agreed).toBe(true);
     expect(r.safe).toBe(true);
     expect(r.coordinator).toBe(3);
-    expect({ ELECTION: 0, OK: 0, COORDINATOR: 0, ...r.messages }).toEqual(expectedFor('bully', 5, 0).messages);
+    expect({ ELECTION: 0, OK: 0, COORDINATOR: 0, ...r.messages }).toEqual(
+      expectedFor('bully', 5, 0).messages,
+    );
     // Real time: at least the simulator's 4T + M, and not wildly more.
     expect(r.electionTimeT!).toBeGreaterThanOrEqual(4);
     expect(r.electionTimeT!).toBeLessThan(12);
@@ -42,7 +50,10 @@ describe('experiment --live', () => {
     try {
       expect(() => parseExperimentCli(['--live', 'http://127.0.0.1:1'])).toThrow(/token/);
       expect(() => parseExperimentCli(['--live', 'ftp://x', '--token', 't'])).toThrow(/URL/);
-      expect(parseExperimentCli(['--live', 'http://127.0.0.1:1', '--token', 't']).live).toEqual({ url: 'http://127.0.0.1:1', token: 't' });
+      expect(parseExperimentCli(['--live', 'http://127.0.0.1:1', '--token', 't']).live).toEqual({
+        url: 'http://127.0.0.1:1',
+        token: 't',
+      });
     } finally {
       if (saved !== undefined) process.env['ELECTION_LAB_TOKEN'] = saved;
     }

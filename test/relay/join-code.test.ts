@@ -2,7 +2,12 @@
 // REST representation, and resolvable at GET /api/join/:code whatever the case or spacing, at a
 // rate per address that lets a class behind one NAT in and keeps a script from trying codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, newJoinCode, normalizeJoinCode } from '@shared/protocol/join-code.ts';
+import {
+  JOIN_CODE_ALPHABET,
+  JOIN_CODE_LENGTH,
+  newJoinCode,
+  normalizeJoinCode,
+} from '@shared/protocol/join-code.ts';
 import { AddressBuckets, JOIN_LOOKUP_LIMITS } from '../../server/lab/rate-limit.ts';
 import { startRelay, type Harness } from '../helpers/relay-harness.ts';
 
@@ -17,7 +22,12 @@ describe('join codes', () => {
     const seq = [0, 0, 0, 0, 0, 0, 0.99, 0, 0, 0, 0, 0];
     let i = 0;
     const first = 'C'.repeat(6);
-    expect(newJoinCode((c) => c === first, () => seq[i++]!)).toBe('Z' + 'C'.repeat(5));
+    expect(
+      newJoinCode(
+        (c) => c === first,
+        () => seq[i++]!,
+      ),
+    ).toBe('Z' + 'C'.repeat(5));
   });
 
   it('read what a student types: lower case, spaces and dashes', () => {
@@ -39,7 +49,9 @@ describe('join codes', () => {
     it('every lab has its own code in GET /api/labs/:lab, and GET /api/join/:code finds the lab', async () => {
       const codes = new Set<string>();
       for (const name of ['a1', 'a2', 'a3']) {
-        expect((await h.api('POST', '/api/labs', { name, algorithm: 'bully', size: 3 })).status).toBe(201);
+        expect(
+          (await h.api('POST', '/api/labs', { name, algorithm: 'bully', size: 3 })).status,
+        ).toBe(201);
         const code = (await h.api('GET', `/api/labs/${name}`)).body.joinCode as string;
         expect(normalizeJoinCode(code)).toBe(code);
         codes.add(code);
@@ -65,7 +77,9 @@ describe('join codes', () => {
         const flood = await Promise.all(Array.from({ length: 200 }, lookup));
         const seconds = (performance.now() - started) / 1000;
         const passed = [...classOf30, ...flood].filter((r) => r.status === 200).length;
-        expect(passed).toBeLessThanOrEqual(JOIN_LOOKUP_LIMITS.burst + Math.ceil(seconds * JOIN_LOOKUP_LIMITS.rate) + 1);
+        expect(passed).toBeLessThanOrEqual(
+          JOIN_LOOKUP_LIMITS.burst + Math.ceil(seconds * JOIN_LOOKUP_LIMITS.rate) + 1,
+        );
         const refused = flood.find((r) => r.status === 429)!;
         expect(refused.headers.get('retry-after')).toBe('1');
         expect(await refused.json()).toMatchObject({ type: 'error', code: 'RATE_LIMITED' });

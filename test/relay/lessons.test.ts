@@ -18,11 +18,15 @@ describe('the shipped lessons', () => {
   it('all load: none is refused, at least seven, every seed document cited', () => {
     expect(catalog.refused).toEqual([]);
     expect(catalog.lessons.length).toBeGreaterThanOrEqual(7);
-    const cited = new Set(catalog.lessons.flatMap((l) => l.steps.map((s) => s.reveal.cites.document)));
+    const cited = new Set(
+      catalog.lessons.flatMap((l) => l.steps.map((s) => s.reveal.cites.document)),
+    );
     expect([...cited].sort()).toEqual(['000', '001', '002', '003', '004']);
   });
 
-  const steps = catalog.lessons.flatMap((l) => l.steps.map((s, i) => ({ name: `${l.id} step ${i}: ${s.title}`, step: s })));
+  const steps = catalog.lessons.flatMap((l) =>
+    l.steps.map((s, i) => ({ name: `${l.id} step ${i}: ${s.title}`, step: s })),
+  );
   it.each(steps)('$name reveals the value its file expects', ({ step }) => {
     const outcome = runStep(step);
     expect(outcome.measured).toBe(step.reveal.expected);
@@ -35,9 +39,14 @@ describe('the shipped lessons', () => {
         const q = s.question;
         if (!q) continue;
         const v = s.reveal.expected;
-        if (q.kind === 'choice') expect(q.choices.map((c) => c.value), `${l.id}: ${s.title}`).toContain(v);
+        if (q.kind === 'choice')
+          expect(
+            q.choices.map((c) => c.value),
+            `${l.id}: ${s.title}`,
+          ).toContain(v);
         if (q.kind === 'process') expect(s.setup.ids, `${l.id}: ${s.title}`).toContain(v);
-        if (q.kind === 'number') expect(v >= (q.min ?? 0) && v <= (q.max ?? Infinity), `${l.id}: ${s.title}`).toBe(true);
+        if (q.kind === 'number')
+          expect(v >= (q.min ?? 0) && v <= (q.max ?? Infinity), `${l.id}: ${s.title}`).toBe(true);
       }
     }
   });
@@ -69,7 +78,10 @@ describe('the runner measures the run, not the file', () => {
   it('link rules hold from their time on, and a later one keeps the earlier ones (000: 6 hears of the election late)', () => {
     const step = byId('bully-figure-6-20').steps[2]!;
     // ELECTION reaches 6 at 300 instead of 100: it times out at 300 + UB (210) and everyone hears T later.
-    step.run.links = [{ at: 0, from: 4, to: 6, delay: 300 }, { at: 0, from: 5, to: 6, delay: 300 }];
+    step.run.links = [
+      { at: 0, from: 4, to: 6, delay: 300 },
+      { at: 0, from: 5, to: 6, delay: 300 },
+    ];
     expect(runStep(step).measured).toBe(610);
     // From 50 ms on 6 -> 0 is slow too; the two earlier rules still hold (else 6 would hear at 200: 910).
     step.run.links.push({ at: 50, from: 6, to: 0, delay: 500 });
@@ -81,7 +93,14 @@ describe('the run is bounded', () => {
   it('a step whose run would exceed the event bound stops there and measures no value', () => {
     const step = byId('timeout-below-ub').steps[1]!;
     // 64 processes beating every millisecond over a minute: millions of events unbounded.
-    step.setup = { ...step.setup, ids: Array.from({ length: 64 }, (_, i) => i), coordinator: 63, link: { delay: 1, jitter: 1 }, timing: { heartbeatInterval: 1, heartbeatTimeout: 1 }, until: 60_000 };
+    step.setup = {
+      ...step.setup,
+      ids: Array.from({ length: 64 }, (_, i) => i),
+      coordinator: 63,
+      link: { delay: 1, jitter: 1 },
+      timing: { heartbeatInterval: 1, heartbeatTimeout: 1 },
+      until: 60_000,
+    };
     const outcome = runStep(step);
     expect(outcome.run.events).toBe(MAX_LESSON_EVENTS);
     expect(outcome.run.truncated).toBe(true);
@@ -90,7 +109,9 @@ describe('the run is bounded', () => {
   });
 
   it('every shipped step runs far inside the bound', () => {
-    for (const l of catalog.lessons) for (const s of l.steps) expect(runStep(s).run.events, `${l.id}: ${s.title}`).toBeLessThan(MAX_LESSON_EVENTS / 4);
+    for (const l of catalog.lessons)
+      for (const s of l.steps)
+        expect(runStep(s).run.events, `${l.id}: ${s.title}`).toBeLessThan(MAX_LESSON_EVENTS / 4);
   });
 });
 
@@ -113,7 +134,9 @@ describe('a lesson that fails its schema is refused with the field named', () =>
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.errors.some((e) => e.startsWith('steps.0.setup.algorithm: '))).toBe(true);
-      expect(r.errors.some((e) => e.startsWith('steps.2.reveal: ') && e.includes('colour'))).toBe(true);
+      expect(r.errors.some((e) => e.startsWith('steps.2.reveal: ') && e.includes('colour'))).toBe(
+        true,
+      );
     }
     const m = good();
     m['steps'][0].run.crash = [{ id: 9, at: 0 }];
@@ -125,7 +148,11 @@ describe('a lesson that fails its schema is refused with the field named', () =>
     const tmp = mkdtempSync(join(tmpdir(), 'lessons-'));
     afterAll(() => rmSync(tmp, { recursive: true, force: true }));
     const bad = good();
-    bad['steps'][0].question = { kind: 'choice', text: 'which?', choices: [{ label: 'one', value: 1 }] };
+    bad['steps'][0].question = {
+      kind: 'choice',
+      text: 'which?',
+      choices: [{ label: 'one', value: 1 }],
+    };
     writeFileSync(join(tmp, 'a-good.json'), JSON.stringify(good()));
     writeFileSync(join(tmp, 'b-bad.json'), JSON.stringify({ ...bad, id: 'other' }));
     writeFileSync(join(tmp, 'c-twin.json'), JSON.stringify(good()));
@@ -150,7 +177,12 @@ describe('npm run lesson', () => {
     writeFileSync(join(tmp, 'wrong.json'), JSON.stringify(wrong));
     writeFileSync(join(tmp, 'broken.json'), JSON.stringify(broken));
     const root = new URL('../..', import.meta.url).pathname;
-    const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/lesson.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/lesson.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const bad = run([join(tmp, 'wrong.json'), join(tmp, 'broken.json')]);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/step 1 DISAGREES measured 15, expected 16/);

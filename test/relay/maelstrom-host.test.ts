@@ -39,15 +39,38 @@ interface Host {
 
 /** `npm run maelstrom` as a child: its stdout and stderr kept as lines (bounded). */
 function host(h: Harness, lab: string, id: number, node: string[], extra: string[] = []): Host {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/maelstrom.ts', '--url', h.url, '--lab', lab, '--id', String(id), ...extra, '--', ...node], {
-    cwd: ROOT,
-    env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/maelstrom.ts',
+      '--url',
+      h.url,
+      '--lab',
+      lab,
+      '--id',
+      String(id),
+      ...extra,
+      '--',
+      ...node,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const out: string[] = [];
   const err: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => void (out.length < 5000 && out.push(l)));
-  createInterface({ input: child.stderr! }).on('line', (l) => void (err.length < 5000 && err.push(l)));
+  createInterface({ input: child.stdout! }).on(
+    'line',
+    (l) => void (out.length < 5000 && out.push(l)),
+  );
+  createInterface({ input: child.stderr! }).on(
+    'line',
+    (l) => void (err.length < 5000 && err.push(l)),
+  );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // SIGTERM: the host leaves and kills its node; SIGKILL if it does not go.
   cleanups.push(async () => {
@@ -68,26 +91,45 @@ interface Proc {
   report: { coordinator: number | null; electing: boolean; role: string } | null;
 }
 
-const processes = async (h: Harness, lab: string) => (await h.api('GET', `/api/labs/${lab}`)).body.processes as Proc[];
+const processes = async (h: Harness, lab: string) =>
+  (await h.api('GET', `/api/labs/${lab}`)).body.processes as Proc[];
 
 /** Every up process reports `leader` and is not electing; `live` of them. */
 async function agreed(h: Harness, lab: string, leader: number, live: number): Promise<boolean> {
   const up = (await processes(h, lab)).filter((p) => p.status === 'up');
-  return up.length === live && up.every((p) => p.report?.coordinator === leader && !p.report.electing);
+  return (
+    up.length === live && up.every((p) => p.report?.coordinator === leader && !p.report.electing)
+  );
 }
 
 /** The pid a Python node logged on its start (its stderr comes through the host with a prefix). */
-const pids = (hst: Host, id: number) => hst.err.map((l) => new RegExp(`^\\[n${id}\\] starting as ${id} .* pid (\\d+)$`).exec(l)?.[1]).filter((p): p is string => !!p).map(Number);
+const pids = (hst: Host, id: number) =>
+  hst.err
+    .map((l) => new RegExp(`^\\[n${id}\\] starting as ${id} .* pid (\\d+)$`).exec(l)?.[1])
+    .filter((p): p is string => !!p)
+    .map(Number);
 
 const procState = (pid: number) => procStat(pid).state;
 
 async function createLab(h: Harness, lab: string): Promise<void> {
-  const created = await h.api('POST', '/api/labs', { name: lab, algorithm: 'bully', ids: [0, 1, 2, 3, 4, 5, 6, 7], timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
+  const created = await h.api('POST', '/api/labs', {
+    name: lab,
+    algorithm: 'bully',
+    ids: [0, 1, 2, 3, 4, 5, 6, 7],
+    timing: TIMING,
+    detector: 'heartbeat',
+    fabric: { link: { delay: 5, jitter: 5 } },
+  });
   expect(created.status).toBe(201);
 }
 
 async function bots(h: Harness, lab: string, ids: number[]): Promise<void> {
-  const fleet = new BotFleet({ lab, channel: () => nodeChannel(h.url, 'ws'), count: ids.length, ids });
+  const fleet = new BotFleet({
+    lab,
+    channel: () => nodeChannel(h.url, 'ws'),
+    count: ids.length,
+    ids,
+  });
   cleanups.push(() => fleet.stop());
   expect((await fleet.start()).joined).toEqual(ids);
 }
@@ -101,7 +143,13 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     const py6 = host(h, lab, 6, ['python3', PY_NODE], INIT);
     const py3 = host(h, lab, 3, ['python3', PY_NODE], ['--transport', 'socketio', ...INIT]);
     // The command docs/MAELSTROM.md gives: npm (and a shell) between the host and the node.
-    const ours5 = host(h, lab, 5, ['npm', 'run', '--silent', 'maelstrom-node', '--', '--algorithm', 'bully'], INIT);
+    const ours5 = host(
+      h,
+      lab,
+      5,
+      ['npm', 'run', '--silent', 'maelstrom-node', '--', '--algorithm', 'bully'],
+      INIT,
+    );
     await bots(h, lab, [0, 1, 2, 4, 7]);
 
     await waitFor(() => agreed(h, lab, 7, 8), START_MS, 'agreement on 7').catch((e: Error) => {
@@ -109,7 +157,9 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     });
     const procs = await processes(h, lab);
     for (const id of [3, 5, 6]) expect(procs[id]).toMatchObject({ kind: 'external', mode: 'code' });
-    expect(py6.out.some((l) => l.startsWith('joined lab "mael"') && l.includes('as n6'))).toBe(true);
+    expect(py6.out.some((l) => l.startsWith('joined lab "mael"') && l.includes('as n6'))).toBe(
+      true,
+    );
     const [firstPid] = pids(py6, 6);
     expect(firstPid && alive(firstPid)).toBe(true);
 
@@ -119,12 +169,18 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     const stats = (await h.api('GET', `/api/labs/${lab}/stats`)).body;
     expect(stats.election.duration).toBeGreaterThan(0);
     // A figure, not asserted (the machine may be busy): the election after detection, Maelstrom nodes taking part.
-    console.log(`maelstrom-host: failover to the Python node 6 took ${Math.round(stats.election.duration)} ms of election after detection; messages ${JSON.stringify(stats.election.byType)}`);
+    console.log(
+      `maelstrom-host: failover to the Python node 6 took ${Math.round(stats.election.duration)} ms of election after detection; messages ${JSON.stringify(stats.election.byType)}`,
+    );
 
     // The Python coordinator crashes: its executable is killed, and our Bully (5, a Maelstrom node) wins.
     expect((await h.api('POST', `/api/labs/${lab}/processes/6/crash`)).status).toBe(200);
     await waitFor(() => !alive(firstPid!), 10_000, 'the crashed node to be killed');
-    await waitFor(() => agreed(h, lab, 5, 6), SETTLE_MS, 'agreement on 5 (maelstrom-node) after 6 crashed');
+    await waitFor(
+      () => agreed(h, lab, 5, 6),
+      SETTLE_MS,
+      'agreement on 5 (maelstrom-node) after 6 crashed',
+    );
     expect(py6.out).toContain('crashed by the instructor: python3 killed (SIGKILL)');
 
     // Recovered: a new executable, a new init; it holds an election and bullies 5.
@@ -137,9 +193,16 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     expect(py6.out).toContain('recovered: python3 started afresh with a new init');
 
     // Its messages went through the relay, as anyone's: journaled sends from 6 (and from 5).
-    const sends = (await h.api('GET', `/api/labs/${lab}/trace`)).text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; from?: number; type?: string });
-    expect(sends.some((e) => e.kind === 'send' && e.from === 6 && e.type === 'COORDINATOR')).toBe(true);
-    expect(sends.some((e) => e.kind === 'send' && e.from === 5 && e.type === 'HEARTBEAT')).toBe(true);
+    const sends = (await h.api('GET', `/api/labs/${lab}/trace`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; from?: number; type?: string });
+    expect(sends.some((e) => e.kind === 'send' && e.from === 6 && e.type === 'COORDINATOR')).toBe(
+      true,
+    );
+    expect(sends.some((e) => e.kind === 'send' && e.from === 5 && e.type === 'HEARTBEAT')).toBe(
+      true,
+    );
 
     // The relay drops 6's connection: the host rejoins with its resume token and the node
     // carries on (the same process; no new init), as a bot does.
@@ -153,14 +216,30 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     // Paused (SIGSTOP): the coordinator's executable stops (Linux: state T); the others hear
     // nothing from it and elect 5 without it. Resumed (SIGCONT): it runs on with what the relay
     // held for it, and bullies its way back.
-    expect((await h.api('POST', `/api/labs/${lab}/processes/6/pause`)).body).toMatchObject({ paused: true });
-    await waitFor(() => py6.out.includes('paused by the instructor: python3 stopped (SIGSTOP)'), 15_000, 'the host to stop its node');
-    if (process.platform === 'linux') await waitFor(() => procState(after[1]!) === 'T', 15_000, 'the node stopped');
-    const othersOn = async (leader: number) => (await processes(h, lab)).filter((p) => p.id !== 6 && p.status === 'up').every((p) => p.report?.coordinator === leader && !p.report.electing);
+    expect((await h.api('POST', `/api/labs/${lab}/processes/6/pause`)).body).toMatchObject({
+      paused: true,
+    });
+    await waitFor(
+      () => py6.out.includes('paused by the instructor: python3 stopped (SIGSTOP)'),
+      15_000,
+      'the host to stop its node',
+    );
+    if (process.platform === 'linux')
+      await waitFor(() => procState(after[1]!) === 'T', 15_000, 'the node stopped');
+    const othersOn = async (leader: number) =>
+      (await processes(h, lab))
+        .filter((p) => p.id !== 6 && p.status === 'up')
+        .every((p) => p.report?.coordinator === leader && !p.report.electing);
     await waitFor(() => othersOn(5), SETTLE_MS, 'agreement on 5 while 6 is paused');
     expect(alive(after[1]!)).toBe(true);
-    expect((await h.api('POST', `/api/labs/${lab}/processes/6/resume`)).body.paused).toBeUndefined();
-    await waitFor(() => py6.out.includes('resumed: python3 continues (SIGCONT)'), 15_000, 'the host to continue its node');
+    expect(
+      (await h.api('POST', `/api/labs/${lab}/processes/6/resume`)).body.paused,
+    ).toBeUndefined();
+    await waitFor(
+      () => py6.out.includes('resumed: python3 continues (SIGCONT)'),
+      15_000,
+      'the host to continue its node',
+    );
     if (process.platform === 'linux') expect(procState(after[1]!)).not.toBe('T');
     await waitFor(() => agreed(h, lab, 6, 7), SETTLE_MS, 'agreement on 6 after its resume');
     expect(pids(py6, 6)).toEqual(after);
@@ -181,17 +260,30 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     const before = (await h.api('GET', '/api/health')).body.counters as Record<string, number>;
     await bots(h, lab, [0, 3, 4, 5, 6, 7]);
     const bad = host(h, lab, 2, [process.execPath, BAD_NODE, 'garbage'], INIT);
-    const silent = host(h, lab, 1, [process.execPath, BAD_NODE, 'never'], ['--init-timeout', '1500']);
+    const silent = host(
+      h,
+      lab,
+      1,
+      [process.execPath, BAD_NODE, 'never'],
+      ['--init-timeout', '1500'],
+    );
 
     // The node that never answers init: a clear error, exit code 3, and its id is free again.
     expect(await silent.exited).toBe(3);
-    expect(silent.err.join('\n')).toMatch(/maelstrom: n1 \(.*\) did not answer init with init_ok within 1500 ms/);
+    expect(silent.err.join('\n')).toMatch(
+      /maelstrom: n1 \(.*\) did not answer init with init_ok within 1500 ms/,
+    );
 
     // The garbage node's one valid line, its slow report, arrives with its "n7" read as 7.
-    await waitFor(async () => (await processes(h, lab))[2]?.report?.role === 'slow', START_MS, 'the slow report');
+    await waitFor(
+      async () => (await processes(h, lab))[2]?.report?.role === 'slow',
+      START_MS,
+      'the slow report',
+    );
     expect((await processes(h, lab))[2]!.report).toMatchObject({ coordinator: 7, electing: false });
     await waitFor(() => bad.err.includes('[n2] garbage written'), SETTLE_MS, 'the node to finish');
-    const at = (n: number) => bad.err.find((l) => l.startsWith(`n2 stdout line ${n}: `)) ?? `(no report of line ${n})`;
+    const at = (n: number) =>
+      bad.err.find((l) => l.startsWith(`n2 stdout line ${n}: `)) ?? `(no report of line ${n})`;
     expect(at(2)).toMatch(/refused, not JSON/);
     expect(at(3)).toMatch(/refused, not a Maelstrom message/);
     expect(at(4)).toMatch(/refused, src is "n4", not this node's id "n2"/);
@@ -200,19 +292,34 @@ describe('npm run maelstrom: Maelstrom-protocol nodes in a live lab', () => {
     expect(at(7)).toMatch(/refused, dest "n99" is no node of this lab/);
     expect(at(8)).toMatch(/refused, "lab" takes only \{"type": "report"/);
     expect(at(9)).toMatch(/refused, report does not fit the report frame/);
-    expect(at(10)).toMatch(/refused, 100\d{3} bytes is longer than the relay's frame limit \(16384\)/);
+    expect(at(10)).toMatch(
+      /refused, 100\d{3} bytes is longer than the relay's frame limit \(16384\)/,
+    );
     expect(at(11)).toMatch(/refused, not JSON/);
     // The flood's reports are themselves bounded: most are counted, not printed.
     // (30,000 lines, each refused or dropped; this test keeps 5,000 lines of stderr at most.)
     expect(bad.err.length).toBeLessThan(5000);
-    expect(bad.err.some((l) => /dropped, more than 2000 lines a second/.test(l) || /lines not shown here: more than 200 a second/.test(l))).toBe(true);
+    expect(
+      bad.err.some(
+        (l) =>
+          /dropped, more than 2000 lines a second/.test(l) ||
+          /lines not shown here: more than 200 a second/.test(l),
+      ),
+    ).toBe(true);
 
     // None of it reached the relay: no message from 2 in the trace, no refused frame counted.
-    const trace = (await h.api('GET', `/api/labs/${lab}/trace`)).text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; from?: number });
+    const trace = (await h.api('GET', `/api/labs/${lab}/trace`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; from?: number });
     expect(trace.filter((e) => e.kind === 'send' && e.from === 2)).toEqual([]);
-    const health = (await h.api('GET', '/api/health')).body as { ok: boolean; counters: Record<string, number> };
+    const health = (await h.api('GET', '/api/health')).body as {
+      ok: boolean;
+      counters: Record<string, number>;
+    };
     expect(health.ok).toBe(true);
-    for (const code of ['BAD_JSON', 'BAD_FRAME', 'UNKNOWN_TYPE', 'FRAME_TOO_LARGE', 'RATE_LIMITED']) expect(health.counters[code] ?? 0).toBe(before[code] ?? 0);
+    for (const code of ['BAD_JSON', 'BAD_FRAME', 'UNKNOWN_TYPE', 'FRAME_TOO_LARGE', 'RATE_LIMITED'])
+      expect(health.counters[code] ?? 0).toBe(before[code] ?? 0);
 
     // The lab is unharmed: the bots, and the garbage node's report, agree on 7; 1 left.
     await waitFor(() => agreed(h, lab, 7, 7), SETTLE_MS, 'agreement on 7');

@@ -19,16 +19,22 @@ describe('precise timers', () => {
     const delays = [7.3, 0.4, 3.05, 12.9, 3.05, 1.7, 9.95, 5.5];
     const wakes = delays.map((ms) => {
       const set = performance.now();
-      return { ms, wake: timers.set(() => ran.push({ ms, late: performance.now() - set - ms }), ms) };
+      return {
+        ms,
+        wake: timers.set(() => ran.push({ ms, late: performance.now() - set - ms }), ms),
+      };
     });
     const cleared = timers.set(() => ran.push({ ms: -1, late: 0 }), 2.2);
     timers.clear(cleared);
     timers.clear(cleared);
     const deadline = performance.now() + 2000;
-    while (ran.length < delays.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    while (ran.length < delays.length && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 5));
     // In deadline order (ties in the order set); the first set may start the worker, so deadlines are not the delays' order.
-    expect(ran.map((r) => r.ms)).toEqual([...wakes].sort((a, b) => a.wake.at - b.wake.at).map((w) => w.ms));
+    expect(ran.map((r) => r.ms)).toEqual(
+      [...wakes].sort((a, b) => a.wake.at - b.wake.at).map((w) => w.ms),
+    );
     for (const r of ran) expect(r.late).toBeGreaterThanOrEqual(0);
   });
 
@@ -42,7 +48,8 @@ describe('precise timers', () => {
     let many = 0;
     for (let i = 0; i < 2000; i++) timers.set(() => many++, (i % 50) / 10);
     const deadline = performance.now() + 2000;
-    while ((chained < 20 || many < 2000) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    while ((chained < 20 || many < 2000) && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
     expect([chained, many]).toEqual([20, 2000]);
   });
 
@@ -54,9 +61,11 @@ describe('precise timers', () => {
     timers.clear(keep);
   });
 
-  it('serve a real-clock scheduler\'s held messages in due order, never before they are due', async () => {
+  it("serve a real-clock scheduler's held messages in due order, never before they are due", async () => {
     const served: { id: number; late: number }[] = [];
-    const s = new Scheduler<{ at: number; seq: number; id: number }>(realClock, (e) => served.push({ id: e.id, late: s.now() - e.at }));
+    const s = new Scheduler<{ at: number; seq: number; id: number }>(realClock, (e) =>
+      served.push({ id: e.id, late: s.now() - e.at }),
+    );
     // Held while paused (fabric time stands still), so that a busy machine cannot make one due
     // before the rest are pushed: a message already due at its push is served at once, by design.
     s.pause();
@@ -65,7 +74,8 @@ describe('precise timers', () => {
     delays.forEach((d, id) => s.push({ at: now + d, id }));
     s.resume();
     const deadline = performance.now() + 2000;
-    while (served.length < delays.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    while (served.length < delays.length && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 2));
     expect(served.map((x) => x.id)).toEqual([1, 5, 2, 3, 0, 4]);
     for (const x of served) expect(x.late).toBeGreaterThanOrEqual(0);
     s.dispose();
@@ -78,10 +88,18 @@ describe('precise timers', () => {
        const w = t.set(() => console.log('woke'), ${clear ? 60_000 : 300});
        ${clear ? 't.clear(w);' : ''}`;
     const started = performance.now();
-    const pending = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(false)], { timeout: 20_000 });
+    const pending = await run(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script(false)],
+      { timeout: 20_000 },
+    );
     expect(pending.stdout.trim()).toBe('woke');
     // Cleared, a wake-up a minute away must not keep the process (the call times out at 20 s).
-    const cleared = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(true)], { timeout: 20_000 });
+    const cleared = await run(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script(true)],
+      { timeout: 20_000 },
+    );
     expect(cleared.stdout.trim()).toBe('');
     expect(performance.now() - started).toBeLessThan(20_000);
   });

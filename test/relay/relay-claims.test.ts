@@ -9,7 +9,14 @@ import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { ClassFigures } from '../../server/lab/class-figures.ts';
 import { JUDGE_MS } from '../../server/lab/hand-audit.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
-import { joinAs, labTrace, SAFE_TIMING, startRelay, waitFor, type Harness } from '../helpers/relay-harness.ts';
+import {
+  joinAs,
+  labTrace,
+  SAFE_TIMING,
+  startRelay,
+  waitFor,
+  type Harness,
+} from '../helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,8 +26,16 @@ afterAll(async () => {
   await h.close();
 });
 
-const info = async (lab: string, id: number) => (await h.api('GET', `/api/labs/${lab}/processes/${id}`)).body as ProcessInfo & Record<string, unknown>;
-const honest = { algorithm: 'bully', pass: false, passed: 11, total: 13, failing: { id: 'c1', title: 'one crash', reason: 'no COORDINATOR' } };
+const info = async (lab: string, id: number) =>
+  (await h.api('GET', `/api/labs/${lab}/processes/${id}`)).body as ProcessInfo &
+    Record<string, unknown>;
+const honest = {
+  algorithm: 'bully',
+  pass: false,
+  passed: 11,
+  total: 13,
+  failing: { id: 'c1', title: 'one crash', reason: 'no COORDINATOR' },
+};
 
 describe('grade frames are claims', () => {
   for (const transport of ['ws', 'socketio'] as const) {
@@ -29,9 +44,18 @@ describe('grade frames are claims', () => {
       expect((await h.api('POST', '/api/labs', { name: lab, size: 3 })).status).toBe(201);
       const { c } = await joinAs(h, transport, lab, 1);
       const forged = [
-        [{ ...honest, pass: true, passed: 200, total: 1, failing: null }, 'summary.passed: passed cannot exceed total'],
-        [{ ...honest, pass: true, passed: 12, total: 13, failing: null }, 'summary.pass: pass is true only when every case passed'],
-        [{ ...honest, pass: true, passed: 13, total: 13 }, 'summary.failing: pass is true only when no case failed'],
+        [
+          { ...honest, pass: true, passed: 200, total: 1, failing: null },
+          'summary.passed: passed cannot exceed total',
+        ],
+        [
+          { ...honest, pass: true, passed: 12, total: 13, failing: null },
+          'summary.pass: pass is true only when every case passed',
+        ],
+        [
+          { ...honest, pass: true, passed: 13, total: 13 },
+          'summary.failing: pass is true only when no case failed',
+        ],
       ] as const;
       for (const [summary, why] of forged) {
         const from = c.received.length;
@@ -44,33 +68,70 @@ describe('grade frames are claims', () => {
       expect((await info(lab, 1)).claimedGrade).toBeUndefined();
 
       // A consistent pass is kept, but only as her tab's claim: no `grade` a reader could take for a verdict.
-      c.send({ type: 'grade', summary: { ...honest, pass: true, passed: 13, total: 13, failing: null } });
-      await waitFor(async () => (await info(lab, 1)).claimedGrade !== undefined, 3000, 'the claimed grade kept');
+      c.send({
+        type: 'grade',
+        summary: { ...honest, pass: true, passed: 13, total: 13, failing: null },
+      });
+      await waitFor(
+        async () => (await info(lab, 1)).claimedGrade !== undefined,
+        3000,
+        'the claimed grade kept',
+      );
       const p = await info(lab, 1);
-      expect(p.claimedGrade).toMatchObject({ claimed: true, pass: true, passed: 13, total: 13, trace: false });
+      expect(p.claimedGrade).toMatchObject({
+        claimed: true,
+        pass: true,
+        passed: 13,
+        total: 13,
+        trace: false,
+      });
       expect(p['grade']).toBeUndefined();
-      expect((await h.api('GET', `/api/labs/${lab}`)).body.processes[1].claimedGrade.claimed).toBe(true);
+      expect((await h.api('GET', `/api/labs/${lab}`)).body.processes[1].claimedGrade.claimed).toBe(
+        true,
+      );
       await c.close();
     });
   }
 });
 
-describe('a hand-played student\'s figures are the relay\'s', () => {
-  it('counts her sends and moves itself, runs its own coach on what it delivered, and keeps the tab\'s numbers as claims', async () => {
+describe("a hand-played student's figures are the relay's", () => {
+  it("counts her sends and moves itself, runs its own coach on what it delivered, and keeps the tab's numbers as claims", async () => {
     const lab = 'claims-hand';
-    expect((await h.api('POST', '/api/labs', { name: lab, algorithm: 'bully', ids: [1, 2, 3], timing: SAFE_TIMING, detector: 'none', fabric: { link: { delay: 5 } } })).status).toBe(201);
+    expect(
+      (
+        await h.api('POST', '/api/labs', {
+          name: lab,
+          algorithm: 'bully',
+          ids: [1, 2, 3],
+          timing: SAFE_TIMING,
+          detector: 'none',
+          fabric: { link: { delay: 5 } },
+        })
+      ).status,
+    ).toBe(201);
     const her = await joinAs(h, 'ws', lab, 2);
     her.c.send({ type: 'mode', mode: 'hand' });
     const low = await joinAs(h, 'ws', lab, 1);
     // 1 holds an election; her tab says nothing of it, and claims 400 clean clicks.
     low.c.send({ type: 'send', to: 2, message: { type: 'ELECTION', election: 1 } });
-    for (let i = 0; i < 400; i++) her.c.send({ type: 'hand', action: 'answered OK', deviations: [] });
-    await waitFor(async () => (await info(lab, 2)).hand?.claimed.clicks === 400, 5000, 'the claims counted');
+    for (let i = 0; i < 400; i++)
+      her.c.send({ type: 'hand', action: 'answered OK', deviations: [] });
+    await waitFor(
+      async () => (await info(lab, 2)).hand?.claimed.clicks === 400,
+      5000,
+      'the claims counted',
+    );
     // UB = 2T + M after the ELECTION she never answers, and after her own start election she never holds, the relay's coach marks both.
-    await waitFor(async () => ((await info(lab, 2)).hand?.deviations ?? 0) >= 2, 5000, 'the relay\'s marks');
+    await waitFor(
+      async () => ((await info(lab, 2)).hand?.deviations ?? 0) >= 2,
+      5000,
+      "the relay's marks",
+    );
     let p = await info(lab, 2);
     expect(p.hand).toMatchObject({ actions: 0, sends: 0, claimed: { clicks: 400, deviations: 0 } });
-    const marks = (await labTrace(h, lab)).filter((e): e is Extract<TraceEvent, { kind: 'deviation' }> => e.kind === 'deviation');
+    const marks = (await labTrace(h, lab)).filter(
+      (e): e is Extract<TraceEvent, { kind: 'deviation' }> => e.kind === 'deviation',
+    );
     expect(marks.every((d) => d.node === 2)).toBe(true);
     expect(new Set(marks.map((d) => d.rule))).toEqual(new Set(['bully.answer', 'bully.hold']));
     expect(marks.find((d) => d.rule === 'bully.answer')!.action).toBe('no OK to 1 within UB');
@@ -115,14 +176,29 @@ describe('a hand-played student\'s figures are the relay\'s', () => {
   });
 });
 
-describe('the relay\'s coach, on a manual clock', () => {
-  const config = { algorithm: 'bully' as const, ids: [1, 2, 3], ring: [], timing: SAFE_TIMING, detector: 'none' as const, options: {}, seed: 7 };
+describe("the relay's coach, on a manual clock", () => {
+  const config = {
+    algorithm: 'bully' as const,
+    ids: [1, 2, 3],
+    ring: [],
+    timing: SAFE_TIMING,
+    detector: 'none' as const,
+    options: {},
+    seed: 7,
+  };
   const UB = 2 * SAFE_TIMING.transmission + SAFE_TIMING.processing;
 
   it('journals at most MAX_DEVIATION_EVENTS marks per id, and rejoining does not reset the cap', () => {
     const clock = new ManualClock();
     const journaled: string[] = [];
-    const figures = new ClassFigures({ clock, config: () => config, journal: (_id, d) => journaled.push(d.rule), onError: (e) => { throw e; } });
+    const figures = new ClassFigures({
+      clock,
+      config: () => config,
+      journal: (_id, d) => journaled.push(d.rule),
+      onError: (e) => {
+        throw e;
+      },
+    });
     // Each ELECTION its own (a repeat of one the reference still owes an OK for is answered by that one OK).
     let n = 0;
     const flood = (count: number) => {
@@ -149,7 +225,14 @@ describe('the relay\'s coach, on a manual clock', () => {
 
   it('keeps no window: past the 600 entries her tab folds, every deadline she lets pass is still counted, once', () => {
     const clock = new ManualClock();
-    const figures = new ClassFigures({ clock, config: () => config, journal: () => {}, onError: (e) => { throw e; } });
+    const figures = new ClassFigures({
+      clock,
+      config: () => config,
+      journal: () => {},
+      onError: (e) => {
+        throw e;
+      },
+    });
     figures.start(2);
     for (let i = 0; i < 2000; i++) {
       clock.advance(3);
@@ -160,11 +243,18 @@ describe('the relay\'s coach, on a manual clock', () => {
     figures.dispose();
   });
 
-  it('runs the lab\'s detector in its shadow, as her tab\'s coach does (issue 24): a stale ELECTION from below while 3\'s heartbeats come is answered OK only, and her OK is not marked', () => {
+  it("runs the lab's detector in its shadow, as her tab's coach does (issue 24): a stale ELECTION from below while 3's heartbeats come is answered OK only, and her OK is not marked", () => {
     const clock = new ManualClock();
     const marks: string[] = [];
     const hb = { ...config, detector: 'heartbeat' as const };
-    const figures = new ClassFigures({ clock, config: () => hb, journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`), onError: (e) => { throw e; } });
+    const figures = new ClassFigures({
+      clock,
+      config: () => hb,
+      journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`),
+      onError: (e) => {
+        throw e;
+      },
+    });
     const beat = (ms: number) => {
       for (let t = 0; t < ms; t += SAFE_TIMING.heartbeatInterval) {
         clock.advance(SAFE_TIMING.heartbeatInterval);
@@ -185,9 +275,16 @@ describe('the relay\'s coach, on a manual clock', () => {
     figures.dispose();
   });
 
-  it('says who holds the class up by its own coach and clock (issue 24): the answers she owes, the oldest one\'s wait, time electing; stuck past 2 x UB of either', () => {
+  it("says who holds the class up by its own coach and clock (issue 24): the answers she owes, the oldest one's wait, time electing; stuck past 2 x UB of either", () => {
     const clock = new ManualClock();
-    const figures = new ClassFigures({ clock, config: () => config, journal: () => {}, onError: (e) => { throw e; } });
+    const figures = new ClassFigures({
+      clock,
+      config: () => config,
+      journal: () => {},
+      onError: (e) => {
+        throw e;
+      },
+    });
     figures.start(2);
     const progress = () => figures.info(2)!.progress!;
     // 000: her start election, ELECTION to 3, is owed from the start.
@@ -212,11 +309,18 @@ describe('the relay\'s coach, on a manual clock', () => {
     figures.dispose();
   });
 
-  it('finds the election her coordinator\'s silence calls for, as her tab\'s detector would', () => {
+  it("finds the election her coordinator's silence calls for, as her tab's detector would", () => {
     const clock = new ManualClock();
     const marks: string[] = [];
     const hb = { ...config, detector: 'heartbeat' as const };
-    const figures = new ClassFigures({ clock, config: () => hb, journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`), onError: (e) => { throw e; } });
+    const figures = new ClassFigures({
+      clock,
+      config: () => hb,
+      journal: (_id, d) => marks.push(`${d.rule}: ${d.action}`),
+      onError: (e) => {
+        throw e;
+      },
+    });
     figures.start(2);
     // She follows 3 (its COORDINATOR reached her), then 3 falls silent and she does nothing.
     figures.delivered(2, 3, JSON.stringify({ type: 'COORDINATOR' }));

@@ -4,7 +4,11 @@
 // server-side bots of all five algorithms; the bots ignore them, and still elect.
 import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ALGORITHM_NAMES, type AlgorithmName, type AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
+import {
+  ALGORITHM_NAMES,
+  type AlgorithmName,
+  type AnyAlgorithm,
+} from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { Counters } from '../../server/lab/counters.ts';
 import { installLastLine } from '../../server/last-line.ts';
@@ -20,18 +24,36 @@ const TIMING = { transmission: 20, processing: 2, heartbeatInterval: 60, heartbe
 function brittle(name: AlgorithmName): AnyAlgorithm {
   const base = getAlgorithm(name);
   if (name !== 'bully') return base;
-  return { ...base, step: (s, e, c) => (e.kind === 'message' && (e.message as { boom?: unknown }).boom ? (null as never as { x: number }).x : base.step(s, e, c)) } as AnyAlgorithm;
+  return {
+    ...base,
+    step: (s, e, c) =>
+      e.kind === 'message' && (e.message as { boom?: unknown }).boom
+        ? (null as never as { x: number }).x
+        : base.step(s, e, c),
+  } as AnyAlgorithm;
 }
 
-const agreed = (h: Harness, lab: string, leader: number, n: number) => async () => (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators[String(leader)] === n;
+const agreed = (h: Harness, lab: string, leader: number, n: number) => async () =>
+  (await h.api('GET', `/api/labs/${lab}/stats`)).body.coordinators[String(leader)] === n;
 
 describe('a throwing algorithm in a server-side bot', () => {
   it('is restarted from scratch, recorded in the trace, and leaves the relay and other labs running', async () => {
     const h = await startRelay({ botRegistry: brittle });
     harnesses.push(h);
     for (const lab of ['fragile', 'bystander']) {
-      expect((await h.api('POST', '/api/labs', { name: lab, size: 4, algorithm: 'bully', timing: TIMING })).status).toBe(201);
-      expect((await h.api('POST', `/api/labs/${lab}/bots`, { count: 3, ids: [0, 1, 2] })).status).toBe(201);
+      expect(
+        (
+          await h.api('POST', '/api/labs', {
+            name: lab,
+            size: 4,
+            algorithm: 'bully',
+            timing: TIMING,
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (await h.api('POST', `/api/labs/${lab}/bots`, { count: 3, ids: [0, 1, 2] })).status,
+      ).toBe(201);
     }
     const c = await connect(h, 'ws');
     c.send({ type: 'join', lab: 'fragile', id: 3 });
@@ -40,7 +62,11 @@ describe('a throwing algorithm in a server-side bot', () => {
     await waitFor(agreed(h, 'fragile', 2, 3), 8000, 'fragile settled');
     // Each of these would have thrown inside the relay's process before.
     const boom = () => c.send({ type: 'send', to: 1, message: { type: 'HEARTBEAT', boom: true } });
-    const faults = async () => (await h.api('GET', '/api/labs/fragile/trace')).text.split('\n').filter((l) => l.includes('"kind":"fault"')).map((l) => JSON.parse(l));
+    const faults = async () =>
+      (await h.api('GET', '/api/labs/fragile/trace')).text
+        .split('\n')
+        .filter((l) => l.includes('"kind":"fault"'))
+        .map((l) => JSON.parse(l));
     boom();
     await waitFor(async () => (await faults()).length === 1, 5000, 'fault in the trace');
     const [first] = await faults();
@@ -98,23 +124,40 @@ describe.each(ALGORITHM_NAMES)('malformed messages to %s server-side bots', (alg
     const h = await startRelay();
     harnesses.push(h);
     const lab = `m-${algorithm}`;
-    expect((await h.api('POST', '/api/labs', { name: lab, size: 5, algorithm, timing: TIMING })).status).toBe(201);
-    expect((await h.api('POST', `/api/labs/${lab}/bots`, { count: 4, ids: [0, 1, 2, 3] })).status).toBe(201);
+    expect(
+      (await h.api('POST', '/api/labs', { name: lab, size: 5, algorithm, timing: TIMING })).status,
+    ).toBe(201);
+    expect(
+      (await h.api('POST', `/api/labs/${lab}/bots`, { count: 4, ids: [0, 1, 2, 3] })).status,
+    ).toBe(201);
     const c = await connect(h, 'ws');
     c.send({ type: 'join', lab, id: 4 });
     await c.next((f) => f.type === 'joined');
-    for (const message of MALFORMED) for (const to of [0, 1, 2, 3]) c.send({ type: 'send', to, message });
+    for (const message of MALFORMED)
+      for (const to of [0, 1, 2, 3]) c.send({ type: 'send', to, message });
     // Every bot ignored what it got, and says how many.
-    await waitFor(async () => {
-      const snap = (await h.api('GET', `/api/labs/${lab}`)).body;
-      return [0, 1, 2, 3].every((id) => (snap.processes.find((p: { id: number }) => p.id === id)?.report?.detail?.ignored ?? 0) > 0);
-    }, 5000, 'ignored counts in the reports');
+    await waitFor(
+      async () => {
+        const snap = (await h.api('GET', `/api/labs/${lab}`)).body;
+        return [0, 1, 2, 3].every(
+          (id) =>
+            (snap.processes.find((p: { id: number }) => p.id === id)?.report?.detail?.ignored ??
+              0) > 0,
+        );
+      },
+      5000,
+      'ignored counts in the reports',
+    );
     await c.close();
     // With 4 gone, the four bots must agree on one of themselves.
     const quiet = async () => {
       const s = (await h.api('GET', `/api/labs/${lab}/stats`)).body;
       const entries = Object.entries(s.coordinators as Record<string, number>);
-      return entries.length === 1 && entries[0]![1] === 4 && ['0', '1', '2', '3'].includes(entries[0]![0]);
+      return (
+        entries.length === 1 &&
+        entries[0]![1] === 4 &&
+        ['0', '1', '2', '3'].includes(entries[0]![0])
+      );
     };
     await waitFor(quiet, 15_000, `${algorithm} bots agree`);
     expect((await h.api('GET', '/api/health')).body.ok).toBe(true);

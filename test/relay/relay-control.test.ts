@@ -4,7 +4,15 @@
 // issue 3 states (a second live claim is refused, a resume token gets the id back).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InFlightInfo } from '@shared/protocol/frames.ts';
-import { connect, delivered, joinAs, sleep, startRelay, waitFor, type Harness } from '../helpers/relay-harness.ts';
+import {
+  connect,
+  delivered,
+  joinAs,
+  sleep,
+  startRelay,
+  waitFor,
+  type Harness,
+} from '../helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,25 +34,38 @@ describe('pause and step', () => {
     const a = await joinAs(h, 'ws', 'step', 0);
     const b = await joinAs(h, 'socketio', 'step', 1);
     expect((await h.api('POST', '/api/labs/step/pause')).body.paused).toBe(true);
-    for (const type of ['FIRST', 'SECOND', 'THIRD']) a.c.send({ type: 'send', to: 1, message: { type } });
+    for (const type of ['FIRST', 'SECOND', 'THIRD'])
+      a.c.send({ type: 'send', to: 1, message: { type } });
     let held: InFlightInfo[] = [];
-    await waitFor(async () => {
-      held = (await h.api('GET', '/api/labs/step/inflight')).body.messages;
-      return held.length === 3;
-    }, 5000, 'three held messages');
+    await waitFor(
+      async () => {
+        held = (await h.api('GET', '/api/labs/step/inflight')).body.messages;
+        return held.length === 3;
+      },
+      5000,
+      'three held messages',
+    );
     await sleep(40);
     expect(delivered(b.c)).toHaveLength(0);
     expect(held.map((m) => m.type)).toEqual(['FIRST', 'SECOND', 'THIRD']);
 
     const second = held[1]!;
-    const stepped = await h.api('POST', '/api/labs/step/step', { msg: second.msg, action: 'deliver' });
+    const stepped = await h.api('POST', '/api/labs/step/step', {
+      msg: second.msg,
+      action: 'deliver',
+    });
     expect(stepped.body).toMatchObject({ msg: second.msg, outcome: 'delivered', type: 'SECOND' });
     await waitFor(() => delivered(b.c).length === 1, 5000, 'the stepped message');
     expect(delivered(b.c)[0]!.frame.msg).toBe(second.msg);
 
-    const dropped = await h.api('POST', '/api/labs/step/step', { msg: held[0]!.msg, action: 'drop' });
+    const dropped = await h.api('POST', '/api/labs/step/step', {
+      msg: held[0]!.msg,
+      action: 'drop',
+    });
     expect(dropped.body).toMatchObject({ outcome: 'dropped', reason: 'manual' });
-    expect((await h.api('POST', '/api/labs/step/step', { msg: held[0]!.msg })).body.code).toBe('NO_SUCH_MESSAGE');
+    expect((await h.api('POST', '/api/labs/step/step', { msg: held[0]!.msg })).body.code).toBe(
+      'NO_SUCH_MESSAGE',
+    );
     await sleep(40);
     expect(delivered(b.c)).toHaveLength(1);
 
@@ -104,7 +125,14 @@ describe('authorisation', () => {
     expect(snap.body.config.algorithm).toBe('bully');
     expect(snap.body.paused).toBe(false);
     expect((await h.api('GET', '/api/labs/sneaky')).status).toBe(404);
-    for (const path of ['/api/health', '/api/labs', '/api/labs/auth/stats', '/api/labs/auth/trace', '/api/labs/auth/inflight', '/api/algorithms']) {
+    for (const path of [
+      '/api/health',
+      '/api/labs',
+      '/api/labs/auth/stats',
+      '/api/labs/auth/trace',
+      '/api/labs/auth/inflight',
+      '/api/algorithms',
+    ]) {
       expect((await h.api('GET', path, undefined, { token: null })).status, path).toBe(200);
     }
   });
@@ -117,11 +145,19 @@ describe('authorisation', () => {
     const j = await h.api('POST', '/api/labs', '{"name": ');
     expect(j.status).toBe(400);
     expect(j.body.code).toBe('BAD_JSON');
-    expect((await h.api('POST', '/api/labs', { name: 'ring-bad', ids: [1, 2, 3], ring: [1, 2] })).status).toBe(400);
-    expect((await h.api('POST', '/api/labs/nolab/processes/1/crash')).body.code).toBe('UNKNOWN_LAB');
+    expect(
+      (await h.api('POST', '/api/labs', { name: 'ring-bad', ids: [1, 2, 3], ring: [1, 2] })).status,
+    ).toBe(400);
+    expect((await h.api('POST', '/api/labs/nolab/processes/1/crash')).body.code).toBe(
+      'UNKNOWN_LAB',
+    );
     await create('ids');
-    expect((await h.api('POST', '/api/labs/ids/processes/77/crash')).body.code).toBe('UNKNOWN_PROCESS');
-    expect((await h.api('POST', '/api/labs/ids/processes/1/elect')).body.code).toBe('PROCESS_NOT_UP');
+    expect((await h.api('POST', '/api/labs/ids/processes/77/crash')).body.code).toBe(
+      'UNKNOWN_PROCESS',
+    );
+    expect((await h.api('POST', '/api/labs/ids/processes/1/elect')).body.code).toBe(
+      'PROCESS_NOT_UP',
+    );
     expect((await h.api('POST', '/api/labs', { name: 'ids' })).body.code).toBe('LAB_EXISTS');
   });
 });
@@ -133,9 +169,20 @@ describe('server-side bots', () => {
     expect(r.status).toBe(201);
     expect(r.body.started).toEqual([0, 1]);
     const procs = (await h.api('GET', '/api/labs/botlab')).body.processes;
-    expect(procs.map((p: { transport: string | null }) => p.transport)).toEqual(['server', 'server', null]);
+    expect(procs.map((p: { transport: string | null }) => p.transport)).toEqual([
+      'server',
+      'server',
+      null,
+    ]);
     expect((await h.api('DELETE', '/api/labs/botlab/bots')).body.stopped).toEqual([0, 1]);
-    await waitFor(async () => (await h.api('GET', '/api/labs/botlab')).body.processes.every((p: { status: string }) => p.status === 'absent'), 5000, 'bots gone');
+    await waitFor(
+      async () =>
+        (await h.api('GET', '/api/labs/botlab')).body.processes.every(
+          (p: { status: string }) => p.status === 'absent',
+        ),
+      5000,
+      'bots gone',
+    );
   });
 });
 
@@ -180,11 +227,19 @@ describe('reset and reconfigure', () => {
     await create('reconf');
     const a = await joinAs(h, 'ws', 'reconf', 0);
     const b = await joinAs(h, 'socketio', 'reconf', 1);
-    const r = await h.api('PUT', '/api/labs/reconf', { algorithm: 'ring', ring: [3, 2, 1, 0], timing: { transmission: 40 } });
+    const r = await h.api('PUT', '/api/labs/reconf', {
+      algorithm: 'ring',
+      ring: [3, 2, 1, 0],
+      timing: { transmission: 40 },
+    });
     expect(r.status).toBe(200);
     for (const c of [a.c, b.c]) {
       const f = await c.next((f) => f.type === 'restart');
-      expect(f.type === 'restart' && f.config).toMatchObject({ algorithm: 'ring', ring: [3, 2, 1, 0], timing: { transmission: 40 } });
+      expect(f.type === 'restart' && f.config).toMatchObject({
+        algorithm: 'ring',
+        ring: [3, 2, 1, 0],
+        timing: { transmission: 40 },
+      });
     }
     await Promise.all([a.c.close(), b.c.close()]);
   });
@@ -211,14 +266,21 @@ describe('reset and reconfigure', () => {
     a.c.send({ type: 'send', to: 1, message: { type: 'HELD' } });
     await h.api('POST', '/api/labs/reset/processes/3/crash');
     await h.api('POST', '/api/labs/reset/partition', { groups: [[0], [1, 2, 3]] });
-    await waitFor(async () => (await h.api('GET', '/api/labs/reset/inflight')).body.total === 1, 5000, 'held');
+    await waitFor(
+      async () => (await h.api('GET', '/api/labs/reset/inflight')).body.total === 1,
+      5000,
+      'held',
+    );
     const r = await h.api('POST', '/api/labs/reset/reset');
     expect(r.status).toBe(200);
     expect(r.body.archived).toMatch(/^reset-.*\.jsonl$/);
     expect(r.body.snapshot).toMatchObject({ paused: false, inFlight: 0, partition: null });
     expect(r.body.snapshot.processes[3].status).toBe('absent');
     await a.c.next((f) => f.type === 'restart');
-    const fresh = (await h.api('GET', '/api/labs/reset/trace')).text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const fresh = (await h.api('GET', '/api/labs/reset/trace')).text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(fresh[0]).toMatchObject({ seq: 0, kind: 'control', action: 'reset' });
     await sleep(30);
     expect(delivered(b.c)).toHaveLength(0);

@@ -3,7 +3,17 @@
 // seed; partitions, directed link rules, crashes and recovery behave as issue 3 states.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { connect, delivered, joinAs, labTrace, sleep, startRelay, waitFor, type FrameClient, type Harness } from '../helpers/relay-harness.ts';
+import {
+  connect,
+  delivered,
+  joinAs,
+  labTrace,
+  sleep,
+  startRelay,
+  waitFor,
+  type FrameClient,
+  type Harness,
+} from '../helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,7 +24,13 @@ afterAll(async () => {
 });
 
 async function lab(name: string, body: Record<string, unknown> = {}) {
-  const r = await h.api('POST', '/api/labs', { name, size: 4, detector: 'none', seed: 42, ...body });
+  const r = await h.api('POST', '/api/labs', {
+    name,
+    size: 4,
+    detector: 'none',
+    seed: 42,
+    ...body,
+  });
   expect(r.status).toBe(201);
 }
 
@@ -44,18 +60,30 @@ describe('relay delivery', () => {
       }
       await sleep(5);
     }
-    await waitFor(() => delivered(b.c).length === 40 && delivered(c.c).length === 40, 4000, 'deliveries');
+    await waitFor(
+      () => delivered(b.c).length === 40 && delivered(c.c).length === 40,
+      4000,
+      'deliveries',
+    );
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     // End to end, on the test's clock: never early. The tolerances are for a two-core CI machine
     // that runs browser tests beside this one; the benchmark measures the real accuracy
     // (delay error p99 under 5 ms, docs/BOTS_AND_BENCH.md).
-    const endToEnd = [b.c, c.c].flatMap((x, k) => delivered(x).map((d, i) => d.at - sent[k + 1]![i]!).slice(5));
+    const endToEnd = [b.c, c.c].flatMap((x, k) =>
+      delivered(x)
+        .map((d, i) => d.at - sent[k + 1]![i]!)
+        .slice(5),
+    );
     expect(Math.min(...endToEnd)).toBeGreaterThanOrEqual(79);
     expect(median(endToEnd)).toBeLessThan(115);
     // The relay's own journal: deliver minus send per message, from its single timer queue.
     const events = await trace('delay');
-    const sendT = new Map(events.filter((e) => e.kind === 'send').map((e) => [(e as { msg: number }).msg, e.t]));
-    const served = events.filter((e) => e.kind === 'deliver').map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
+    const sendT = new Map(
+      events.filter((e) => e.kind === 'send').map((e) => [(e as { msg: number }).msg, e.t]),
+    );
+    const served = events
+      .filter((e) => e.kind === 'deliver')
+      .map((e) => e.t - sendT.get((e as { msg: number }).msg)!);
     expect(served).toHaveLength(80);
     expect(Math.min(...served)).toBeGreaterThanOrEqual(79.9);
     expect(median(served)).toBeLessThan(105);
@@ -89,10 +117,14 @@ describe('relay delivery', () => {
     const n = 2000;
     sendMany(a.c, 1, n);
     const stats = async () => (await h.api('GET', '/api/labs/loss/stats')).body;
-    await waitFor(async () => {
-      const s = await stats();
-      return s.messages.delivered + s.messages.dropped === n;
-    }, 5000, 'all fates');
+    await waitFor(
+      async () => {
+        const s = await stats();
+        return s.messages.delivered + s.messages.dropped === n;
+      },
+      5000,
+      'all fates',
+    );
     const s = await stats();
     const sd = Math.sqrt(n * 0.3 * 0.7);
     expect(Math.abs(s.drops.loss - n * 0.3)).toBeLessThan(4 * sd);
@@ -105,17 +137,25 @@ describe('relay delivery', () => {
   });
 
   it('loses in bursts of the configured mean length, with the configured long-run rate', async () => {
-    await lab('burst', { fabric: { link: { delay: 1, loss: 0.2, lossMode: 'burst', burstLength: 5 } } });
+    await lab('burst', {
+      fabric: { link: { delay: 1, loss: 0.2, lossMode: 'burst', burstLength: 5 } },
+    });
     const a = await joinAs(h, 'ws', 'burst', 0);
     const b = await joinAs(h, 'ws', 'burst', 1);
     const n = 4000;
     sendMany(a.c, 1, n);
     let events: TraceEvent[] = [];
-    await waitFor(async () => {
-      events = await trace('burst');
-      return events.filter((e) => e.kind === 'deliver' || e.kind === 'drop').length === n;
-    }, 8000, 'all fates');
-    const fates = events.filter((e) => e.kind === 'send').map((s) => events.some((e) => e.kind === 'drop' && e.msg === (s as { msg: number }).msg));
+    await waitFor(
+      async () => {
+        events = await trace('burst');
+        return events.filter((e) => e.kind === 'deliver' || e.kind === 'drop').length === n;
+      },
+      8000,
+      'all fates',
+    );
+    const fates = events
+      .filter((e) => e.kind === 'send')
+      .map((s) => events.some((e) => e.kind === 'drop' && e.msg === (s as { msg: number }).msg));
     const lost = fates.filter(Boolean).length;
     const bursts = fates.filter((x, i) => x && !fates[i - 1]).length;
     // Correlated losses: allow a wider band than the independent case.
@@ -133,12 +173,18 @@ describe('relay delivery', () => {
       const b = await joinAs(h, 'ws', name, 1);
       sendMany(a.c, 1, 200);
       let events: TraceEvent[] = [];
-      await waitFor(async () => {
-        events = await trace(name);
-        return events.filter((e) => e.kind === 'deliver' || e.kind === 'drop').length >= 200;
-      }, 5000, 'fates');
+      await waitFor(
+        async () => {
+          events = await trace(name);
+          return events.filter((e) => e.kind === 'deliver' || e.kind === 'drop').length >= 200;
+        },
+        5000,
+        'fates',
+      );
       await Promise.all([a.c.close(), b.c.close()]);
-      return events.filter((e) => e.kind === 'drop' || e.kind === 'duplicate').map((e) => `${e.kind}:${(e as { msg: number }).msg}`);
+      return events
+        .filter((e) => e.kind === 'drop' || e.kind === 'duplicate')
+        .map((e) => `${e.kind}:${(e as { msg: number }).msg}`);
     };
     const one = await fatesOf('seed-a');
     const two = await fatesOf('seed-b');
@@ -153,9 +199,14 @@ describe('relay delivery', () => {
     sendMany(a.c, 1, 10);
     await waitFor(() => delivered(b.c).length === 20, 3000, 'duplicates');
     const events = await trace('dup');
-    const dups = events.filter((e) => e.kind === 'duplicate') as Extract<TraceEvent, { kind: 'duplicate' }>[];
+    const dups = events.filter((e) => e.kind === 'duplicate') as Extract<
+      TraceEvent,
+      { kind: 'duplicate' }
+    >[];
     expect(dups).toHaveLength(10);
-    const sends = new Set(events.filter((e) => e.kind === 'send').map((e) => (e as { msg: number }).msg));
+    const sends = new Set(
+      events.filter((e) => e.kind === 'send').map((e) => (e as { msg: number }).msg),
+    );
     for (const d of dups) expect(sends.has(d.of)).toBe(true);
     await Promise.all([a.c.close(), b.c.close()]);
   });
@@ -164,8 +215,19 @@ describe('relay delivery', () => {
 describe('relay partitions and directed links', () => {
   it('drops messages across partition groups, delivers within, and heals', async () => {
     await lab('part', { fabric: { link: { delay: 2 } } });
-    const p = await Promise.all([0, 1, 2, 3].map((id) => joinAs(h, id % 2 ? 'socketio' : 'ws', 'part', id)));
-    expect((await h.api('POST', '/api/labs/part/partition', { groups: [[0, 1], [2, 3]] })).status).toBe(200);
+    const p = await Promise.all(
+      [0, 1, 2, 3].map((id) => joinAs(h, id % 2 ? 'socketio' : 'ws', 'part', id)),
+    );
+    expect(
+      (
+        await h.api('POST', '/api/labs/part/partition', {
+          groups: [
+            [0, 1],
+            [2, 3],
+          ],
+        })
+      ).status,
+    ).toBe(200);
     p[0]!.c.send({ type: 'send', to: 1, message: { type: 'IN' } });
     p[0]!.c.send({ type: 'send', to: 2, message: { type: 'ACROSS' } });
     p[3]!.c.send({ type: 'send', to: 1, message: { type: 'ACROSS' } });
@@ -217,7 +279,9 @@ describe('relay crashes', () => {
     await sleep(50);
     expect(delivered(b.c)).toHaveLength(0);
     expect(delivered(a.c)).toHaveLength(0);
-    const reasons = (await trace('crash')).filter((e) => e.kind === 'drop').map((e) => (e as { reason: string }).reason);
+    const reasons = (await trace('crash'))
+      .filter((e) => e.kind === 'drop')
+      .map((e) => (e as { reason: string }).reason);
     expect(reasons.sort()).toEqual(['receiver-crashed', 'sender-crashed']);
     await h.api('POST', '/api/labs/crash/processes/1/recover');
     const rec = await b.c.next((f) => f.type === 'recovered');

@@ -14,8 +14,13 @@ afterAll(async () => {
   await h.close();
 });
 
-const coordinators = async () => (await h.api('GET', '/api/labs/demo/stats')).body.coordinators as Record<string, number>;
-const demo = async () => (await h.api('GET', '/api/labs/demo/demo', undefined, { token: null })).body as { running: boolean; crashed?: number | null };
+const coordinators = async () =>
+  (await h.api('GET', '/api/labs/demo/stats')).body.coordinators as Record<string, number>;
+const demo = async () =>
+  (await h.api('GET', '/api/labs/demo/demo', undefined, { token: null })).body as {
+    running: boolean;
+    crashed?: number | null;
+  };
 
 describe('the demo lab', () => {
   it('fills with server bots, elects within seconds, is crashed and recovered by the loop, and stops at an instructor action', async () => {
@@ -30,25 +35,40 @@ describe('the demo lab', () => {
 
     // The loop crashes 7; the others elect 6; the loop then recovers 7, who wins again (000: the highest live id).
     await waitFor(async () => (await demo()).crashed === 7, 10_000, 'the loop crashing 7');
-    await waitFor(async () => (await coordinators())['6'] === 7, 10_000, 'the seven left agreeing on 6');
+    await waitFor(
+      async () => (await coordinators())['6'] === 7,
+      10_000,
+      'the seven left agreeing on 6',
+    );
     await waitFor(async () => (await demo()).crashed === null, 10_000, 'the loop recovering 7');
-    await waitFor(async () => (await coordinators())['7'] === 8, 10_000, 'all eight agreeing on 7 again');
+    await waitFor(
+      async () => (await coordinators())['7'] === 8,
+      10_000,
+      'all eight agreeing on 7 again',
+    );
 
     // A stranger's request changes nothing; the instructor's first control takes the lab over.
-    expect((await h.api('POST', '/api/labs/demo/processes/3/elect', undefined, { token: 'nope' })).status).toBe(401);
+    expect(
+      (await h.api('POST', '/api/labs/demo/processes/3/elect', undefined, { token: 'nope' }))
+        .status,
+    ).toBe(401);
     expect((await demo()).running).toBe(true);
     await waitFor(async () => (await demo()).crashed === 7, 10_000, 'the loop crashing 7 again');
     expect((await h.api('POST', '/api/labs/demo/processes/3/elect')).status).toBe(200);
     expect(await demo()).toEqual({ running: false });
     // What the loop crashed is back up for the person who took over.
-    const snap = (await h.api('GET', '/api/labs/demo')).body as { processes: { id: number; status: string }[] };
+    const snap = (await h.api('GET', '/api/labs/demo')).body as {
+      processes: { id: number; status: string }[];
+    };
     expect(snap.processes.find((p) => p.id === 7)?.status).toBe('up');
     expect(h.relay.demo.status('demo')).toEqual({ running: false });
   }, 60_000);
 
   it('DELETE /api/labs/:lab/demo stops a running loop (instructor only) and GET answers an unknown lab with 404', async () => {
     h.relay.demo.start(h.relay.labs.get('demo')!, 60_000);
-    expect((await h.api('DELETE', '/api/labs/demo/demo', undefined, { token: null })).status).toBe(401);
+    expect((await h.api('DELETE', '/api/labs/demo/demo', undefined, { token: null })).status).toBe(
+      401,
+    );
     expect((await demo()).running).toBe(true);
     const del = await h.api('DELETE', '/api/labs/demo/demo');
     expect([del.status, del.body]).toEqual([200, { running: false }]);

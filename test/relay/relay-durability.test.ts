@@ -55,9 +55,28 @@ describe('the trace after a hard stop', () => {
     const dir = await tempDir();
     const path = join(dir, 'long.jsonl');
     const chunk: string[] = [];
-    for (let i = 0; i < 20_000; i++) chunk.push(JSON.stringify({ seq: i, t: i, kind: 'send', msg: i + 1, from: 0, to: 1, type: 'HEARTBEAT', message: { type: 'HEARTBEAT', pad: 'x'.repeat(200) }, lamport: i + 1 }));
+    for (let i = 0; i < 20_000; i++)
+      chunk.push(
+        JSON.stringify({
+          seq: i,
+          t: i,
+          kind: 'send',
+          msg: i + 1,
+          from: 0,
+          to: 1,
+          type: 'HEARTBEAT',
+          message: { type: 'HEARTBEAT', pad: 'x'.repeat(200) },
+          lamport: i + 1,
+        }),
+      );
     await writeFile(path, chunk.join('\n') + '\n');
-    for (let k = 1; k < 10; k++) await appendFile(path, chunk.map((l) => l.replace(/"seq":(\d+)/, (_m, s) => `"seq":${Number(s) + k * 20_000}`)).join('\n') + '\n');
+    for (let k = 1; k < 10; k++)
+      await appendFile(
+        path,
+        chunk
+          .map((l) => l.replace(/"seq":(\d+)/, (_m, s) => `"seq":${Number(s) + k * 20_000}`))
+          .join('\n') + '\n',
+      );
     const tail = await loadTail(path);
     expect(tail.nextSeq).toBe(200_000);
     expect(tail.nextMsg).toBe(20_001);
@@ -71,9 +90,20 @@ describe('observers see only what is written', () => {
   it('holds a batch until the trace write it depends on has finished', async () => {
     let release: () => void = () => {};
     const written = new Promise<void>((r) => (release = r));
-    const hub = new ObserverHub('x', () => '{"type":"snapshot"}', {}, () => written);
+    const hub = new ObserverHub(
+      'x',
+      () => '{"type":"snapshot"}',
+      {},
+      () => written,
+    );
     const got: string[] = [];
-    hub.add({ id: 1, transport: 'ws', sendText: (t: string) => void got.push(t), overloaded: () => false, close: () => {} });
+    hub.add({
+      id: 1,
+      transport: 'ws',
+      sendText: (t: string) => void got.push(t),
+      overloaded: () => false,
+      close: () => {},
+    });
     offer(hub, '{"seq":0,"kind":"crash","node":1}', false);
     hub.flush();
     await new Promise((r) => setTimeout(r, 20));
@@ -90,7 +120,12 @@ describe("the instructor's state", () => {
     const h = await startRelay({ dataDir });
     expect((await h.api('POST', '/api/labs', { name: 'kept', size: 4 })).status).toBe(201);
     await h.api('POST', '/api/labs/kept/processes/3/crash');
-    await h.api('POST', '/api/labs/kept/partition', { groups: [[0, 1], [2, 3]] });
+    await h.api('POST', '/api/labs/kept/partition', {
+      groups: [
+        [0, 1],
+        [2, 3],
+      ],
+    });
     await h.api('POST', '/api/labs/kept/pause');
     await h.close({ keepData: true });
 
@@ -98,7 +133,10 @@ describe("the instructor's state", () => {
     harnesses.push(again);
     const snap = (await again.api('GET', '/api/labs/kept')).body;
     expect(snap.paused).toBe(true);
-    expect(snap.partition).toEqual([[0, 1], [2, 3]]);
+    expect(snap.partition).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
     expect(snap.processes.find((p: { id: number }) => p.id === 3).status).toBe('crashed');
     // A process joining as 3 is told it is crashed.
     const c = await connect(again, 'ws');
@@ -112,12 +150,18 @@ describe('a trace over its cap', () => {
   it('stops writing message events, keeps every other event, and says so once', async () => {
     const h = await startRelay({ traceMaxBytes: 4000 });
     harnesses.push(h);
-    expect((await h.api('POST', '/api/labs', { name: 'capped', size: 2, detector: 'none' })).status).toBe(201);
+    expect(
+      (await h.api('POST', '/api/labs', { name: 'capped', size: 2, detector: 'none' })).status,
+    ).toBe(201);
     const a = await connect(h, 'ws');
     a.send({ type: 'join', lab: 'capped', id: 0 });
     await a.next((f) => f.type === 'joined');
     for (let i = 0; i < 60; i++) a.send({ type: 'send', to: 1, message: { type: 'PING', i } });
-    await waitFor(async () => (await h.api('GET', '/api/labs/capped/stats')).body.trace.lean === true, 3000, 'lean');
+    await waitFor(
+      async () => (await h.api('GET', '/api/labs/capped/stats')).body.trace.lean === true,
+      3000,
+      'lean',
+    );
     await h.api('POST', '/api/labs/capped/processes/1/crash');
     const lab = h.relay.labs.get('capped')!;
     await lab.deps.store.flush();

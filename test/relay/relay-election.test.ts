@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
-import { LabProcess, socketIoChannel, wsChannel, type LabProcessEvent } from '@shared/lab-client/lab-client.ts';
+import {
+  LabProcess,
+  socketIoChannel,
+  wsChannel,
+  type LabProcessEvent,
+} from '@shared/lab-client/lab-client.ts';
 import { SAFE_TIMING, startRelay, waitFor, type Harness } from '../helpers/relay-harness.ts';
 
 let h: Harness;
@@ -21,8 +26,20 @@ afterAll(async () => {
 const TIMING = SAFE_TIMING;
 const SETTLE_MS = 15_000;
 
-async function runLab(name: string, algorithm: AlgorithmName, ids: number[], onEvent?: (id: number, e: LabProcessEvent) => void): Promise<LabProcess[]> {
-  const r = await h.api('POST', '/api/labs', { name, algorithm, ids, timing: TIMING, detector: 'heartbeat', fabric: { link: { delay: 5, jitter: 5 } } });
+async function runLab(
+  name: string,
+  algorithm: AlgorithmName,
+  ids: number[],
+  onEvent?: (id: number, e: LabProcessEvent) => void,
+): Promise<LabProcess[]> {
+  const r = await h.api('POST', '/api/labs', {
+    name,
+    algorithm,
+    ids,
+    timing: TIMING,
+    detector: 'heartbeat',
+    fabric: { link: { delay: 5, jitter: 5 } },
+  });
   expect(r.status).toBe(201);
   const procs = ids.map(
     (id, i) =>
@@ -38,7 +55,8 @@ async function runLab(name: string, algorithm: AlgorithmName, ids: number[], onE
   return procs;
 }
 
-const agreeOn = (procs: LabProcess[], leader: number) => procs.every((p) => p.report?.coordinator === leader && !p.report.electing);
+const agreeOn = (procs: LabProcess[], leader: number) =>
+  procs.every((p) => p.report?.coordinator === leader && !p.report.electing);
 
 async function relayAgrees(name: string, leader: number, live: number): Promise<boolean> {
   const s = (await h.api('GET', `/api/labs/${name}/stats`)).body;
@@ -50,7 +68,9 @@ describe.each(['bully', 'ring'] as const)('%s election through the relay', (algo
     const name = `elect-${algorithm}`;
     const ids = [3, 7, 12, 20, 31, 44];
     const procs = await runLab(name, algorithm, ids);
-    const transports = (await h.api('GET', `/api/labs/${name}`)).body.processes.map((p: { transport: string }) => p.transport);
+    const transports = (await h.api('GET', `/api/labs/${name}`)).body.processes.map(
+      (p: { transport: string }) => p.transport,
+    );
     expect(new Set(transports)).toEqual(new Set(['ws', 'socketio']));
 
     await waitFor(() => agreeOn(procs, 44), SETTLE_MS, 'agreement on 44');
@@ -79,7 +99,12 @@ describe('reconnecting', () => {
     const track = (_req: unknown, s: Duplex) => sockets.add(s);
     h.relay.server.on('upgrade', track);
     const statuses: Record<number, string[]> = { 5: [], 6: [] };
-    const procs = await runLab('reconnect', 'bully', [5, 6], (id, e) => e.kind === 'status' && statuses[id]!.push(e.status));
+    const procs = await runLab(
+      'reconnect',
+      'bully',
+      [5, 6],
+      (id, e) => e.kind === 'status' && statuses[id]!.push(e.status),
+    );
     await waitFor(() => agreeOn(procs, 6), SETTLE_MS, 'agreement on 6');
     const before = { 5: statuses[5]!.length, 6: statuses[6]!.length };
     for (const s of sockets) s.destroy();
@@ -118,9 +143,16 @@ describe('elect on request', () => {
   it('POST .../elect makes that process start an election now', async () => {
     const procs = await runLab('elect-now', 'bully', [1, 2, 3]);
     await waitFor(() => agreeOn(procs, 3), SETTLE_MS, 'agreement on 3');
-    const before = (await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0;
+    const before =
+      (await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0;
     expect((await h.api('POST', '/api/labs/elect-now/processes/1/elect')).status).toBe(200);
-    await waitFor(async () => ((await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0) >= before + 2, 3000, 'new ELECTION messages');
+    await waitFor(
+      async () =>
+        ((await h.api('GET', '/api/labs/elect-now/stats')).body.messages.byType.ELECTION ?? 0) >=
+        before + 2,
+      3000,
+      'new ELECTION messages',
+    );
     await waitFor(() => agreeOn(procs, 3), SETTLE_MS, 'agreement on 3 again');
     const trace = (await h.api('GET', '/api/labs/elect-now/trace')).text;
     expect(trace).toContain('"kind":"elect","node":1');

@@ -34,7 +34,11 @@ async function binaryAnswers(): Promise<{ ws: Err; socketio: Err }> {
   await new Promise((r) => ws.once('open', r));
   const wsErr = new Promise<Err>((r) => ws.once('message', (d) => r(JSON.parse(String(d)))));
   ws.send(Buffer.from('{"type":"ping"}'), { binary: true });
-  const socket = ioClient(h.url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  const socket = ioClient(h.url, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
   await new Promise<void>((r) => socket.once('connect', () => r()));
   const ioErr = new Promise<Err>((r) => socket.once('frame', r));
   socket.emit('frame', Buffer.from('{"type":"ping"}'));
@@ -80,7 +84,11 @@ describe('one error per input on both transports', () => {
   });
 
   it('REST errors speak of the request body, not of a frame', async () => {
-    const bad = await fetch(`${h.url}/api/labs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` }, body: '{oops' });
+    const bad = await fetch(`${h.url}/api/labs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` },
+      body: '{oops',
+    });
     const body = (await bad.json()) as Err;
     expect(body.code).toBe('BAD_JSON');
     expect(body.message).not.toMatch(/frame/i);

@@ -9,14 +9,39 @@ import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { fuzzText, mutatedFrame, randomValue, validFrame } from '../helpers/relay-fuzz-frames.ts';
-import { connect, sleep, startRelay, waitFor, type FrameClient, type Harness } from '../helpers/relay-harness.ts';
+import {
+  connect,
+  sleep,
+  startRelay,
+  waitFor,
+  type FrameClient,
+  type Harness,
+} from '../helpers/relay-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startRelay({ resumeGraceMs: 50 });
-  for (const name of ['target', 'other']) expect((await h.api('POST', '/api/labs', { name, size: 5, detector: 'heartbeat', timing: { transmission: 40, processing: 5, heartbeatInterval: 100, heartbeatTimeout: 350 }, fabric: { link: { delay: 3 } } })).status).toBe(201);
+  for (const name of ['target', 'other'])
+    expect(
+      (
+        await h.api('POST', '/api/labs', {
+          name,
+          size: 5,
+          detector: 'heartbeat',
+          timing: {
+            transmission: 40,
+            processing: 5,
+            heartbeatInterval: 100,
+            heartbeatTimeout: 350,
+          },
+          fabric: { link: { delay: 3 } },
+        })
+      ).status,
+    ).toBe(201);
   // A lesson with its question open, so fuzzed `answer` frames reach a lesson (issue 28).
-  expect((await h.api('POST', '/api/labs/target/lesson', { lesson: 'bully-figure-6-20' })).status).toBe(200);
+  expect(
+    (await h.api('POST', '/api/labs/target/lesson', { lesson: 'bully-figure-6-20' })).status,
+  ).toBe(200);
   expect((await h.api('POST', '/api/labs/target/lesson/start')).status).toBe(200);
 });
 afterAll(async () => {
@@ -26,7 +51,9 @@ afterAll(async () => {
 const LABS = ['target', 'other', 'missing'];
 const refusals = () => {
   const c = h.relay.counters.toJSON();
-  return Object.entries(c).filter(([k]) => k !== 'frames' && !k.startsWith('http_')).reduce((n, [, v]) => n + v, 0);
+  return Object.entries(c)
+    .filter(([k]) => k !== 'frames' && !k.startsWith('http_'))
+    .reduce((n, [, v]) => n + v, 0);
 };
 
 /** Sends `n` frames in bursts of 100, waiting for the relay to answer a ping after each burst. */
@@ -53,7 +80,15 @@ describe('fuzzing both transports', () => {
         const k2 = r();
         return () => {
           // socket.io: any JS value as the frame's argument.
-          sio.send(k2 < 0.5 ? mutatedFrame(r, LABS) : k2 < 0.7 ? validFrame(r, LABS) : k2 < 0.8 ? fuzzText(r, LABS) : randomValue(r));
+          sio.send(
+            k2 < 0.5
+              ? mutatedFrame(r, LABS)
+              : k2 < 0.7
+                ? validFrame(r, LABS)
+                : k2 < 0.8
+                  ? fuzzText(r, LABS)
+                  : randomValue(r),
+          );
           sent++;
         };
       });
@@ -61,23 +96,38 @@ describe('fuzzing both transports', () => {
     }
     expect(sent).toBeGreaterThanOrEqual(12_000);
     // Every frame was either accepted or refused with an error, and counted.
-    await waitFor(() => h.relay.counters.get('frames') + refusals() - before >= sent, 5000, 'all frames counted');
+    await waitFor(
+      () => h.relay.counters.get('frames') + refusals() - before >= sent,
+      5000,
+      'all frames counted',
+    );
     const counters = h.relay.counters.toJSON();
-    for (const code of ['BAD_JSON', 'BAD_FRAME', 'UNKNOWN_TYPE']) expect(counters[code], code).toBeGreaterThan(100);
+    for (const code of ['BAD_JSON', 'BAD_FRAME', 'UNKNOWN_TYPE'])
+      expect(counters[code], code).toBeGreaterThan(100);
     expect((await h.api('GET', '/api/health')).body.ok).toBe(true);
     // Nothing the fuzzer sent moved the lesson; some answers were stored, the bad ones refused.
     const lesson = (await h.api('GET', '/api/labs/target/lesson')).body;
     expect(lesson).toMatchObject({ step: 0, phase: 'open' });
     expect(lesson.answered).toBeGreaterThan(0);
-    for (const code of ['LESSON_CLOSED', 'BAD_ANSWER']) expect(counters[code], code).toBeGreaterThan(0);
+    for (const code of ['LESSON_CLOSED', 'BAD_ANSWER'])
+      expect(counters[code], code).toBeGreaterThan(0);
 
     // A normal election on the fuzzed lab, over both transports.
     await sleep(100);
     const procs = [0, 1, 2, 3, 4].map(
-      (id) => new LabProcess({ lab: 'target', id, channel: id % 2 ? socketIoChannel(h.url) : wsChannel(h.wsUrl, WebSocket) }),
+      (id) =>
+        new LabProcess({
+          lab: 'target',
+          id,
+          channel: id % 2 ? socketIoChannel(h.url) : wsChannel(h.wsUrl, WebSocket),
+        }),
     );
     await Promise.all(procs.map((p) => p.start()));
-    await waitFor(() => procs.every((p) => p.report?.coordinator === 4 && !p.report.electing), 8000, 'election of 4');
+    await waitFor(
+      () => procs.every((p) => p.report?.coordinator === 4 && !p.report.electing),
+      8000,
+      'election of 4',
+    );
     for (const p of procs) p.stop();
     await sleep(50);
 
@@ -98,7 +148,9 @@ describe('fuzzing both transports', () => {
         closed.add(e.msg);
       }
     }
-    expect(events.filter((e) => e.kind === 'report' && e.report.coordinator === 4).length).toBeGreaterThanOrEqual(5);
+    expect(
+      events.filter((e) => e.kind === 'report' && e.report.coordinator === 4).length,
+    ).toBeGreaterThanOrEqual(5);
   }, 90_000);
 });
 
@@ -135,7 +187,9 @@ describe('size limits and floods', () => {
     expect(pongs).toBeLessThan(400);
     await c.next((f) => f.type === 'error' && f.code === 'RATE_LIMITED');
     await sleep(100);
-    expect(c.received.filter((x) => x.frame.type === 'error' && x.frame.code === 'RATE_LIMITED')).toHaveLength(1);
+    expect(
+      c.received.filter((x) => x.frame.type === 'error' && x.frame.code === 'RATE_LIMITED'),
+    ).toHaveLength(1);
     await sleep(600);
     const from = c.received.length;
     c.send({ type: 'ping', ref: 'later' });
@@ -150,7 +204,9 @@ describe('size limits and floods', () => {
     c.send({ type: 'ping', ref: 'end' });
     await c.next((f) => f.type === 'pong');
     const snapshots = c.received.filter((r) => r.frame.type === 'snapshot').length;
-    const refused = c.received.filter((r) => r.frame.type === 'error' && r.frame.code === 'RATE_LIMITED').length;
+    const refused = c.received.filter(
+      (r) => r.frame.type === 'error' && r.frame.code === 'RATE_LIMITED',
+    ).length;
     expect(snapshots).toBeGreaterThanOrEqual(20);
     expect(snapshots).toBeLessThan(30);
     expect(snapshots + refused).toBe(40);

@@ -42,7 +42,7 @@ describe('live clocks', () => {
     }
   });
 
-  it('a delivery\'s view (no copy, good until the next event) encodes as the copying receive does', () => {
+  it("a delivery's view (no copy, good until the next event) encodes as the copying receive does", () => {
     const rnd = createRng(5);
     const ids = [7, 2, 30, 11];
     const viewing = new LiveClocks(true);
@@ -52,7 +52,9 @@ describe('live clocks', () => {
       const p = ids[Math.floor(rnd() * ids.length)]!;
       if (held.length > 0 && rnd() < 0.5) {
         const m = held.splice(Math.floor(rnd() * held.length), 1)[0]!;
-        expect(viewing.json(viewing.receiveView(p, m.a))).toBe(copying.json(copying.receive(p, m.b)));
+        expect(viewing.json(viewing.receiveView(p, m.a))).toBe(
+          copying.json(copying.receive(p, m.b)),
+        );
       } else held.push({ a: viewing.tick(p), b: copying.tick(p) });
     }
   });
@@ -76,7 +78,12 @@ describe('trace lines of send and deliver', () => {
       if (!r.ok) throw new Error('join');
       return r.value;
     });
-    const payload = { type: 'ELECTION', election: 1, note: 'quote " and \\ and é', nested: { list: [1, 2] } };
+    const payload = {
+      type: 'ELECTION',
+      election: 1,
+      note: 'quote " and \\ and é',
+      nested: { list: [1, 2] },
+    };
     lab.send(entries[2]!, 0, payload);
     lab.send(entries[0]!, 1, { type: 'OK' });
     clock.advance(10);
@@ -86,9 +93,22 @@ describe('trace lines of send and deliver', () => {
     expect(messageLines).toHaveLength(4);
     for (const line of messageLines) expect(line).toBe(JSON.stringify(JSON.parse(line)));
     const first = JSON.parse(messageLines[0]!);
-    expect(Object.keys(first)).toEqual(['seq', 't', 'kind', 'msg', 'from', 'to', 'type', 'message', 'lamport', 'vector']);
+    expect(Object.keys(first)).toEqual([
+      'seq',
+      't',
+      'kind',
+      'msg',
+      'from',
+      'to',
+      'type',
+      'message',
+      'lamport',
+      'vector',
+    ]);
     expect(first.message).toEqual(payload);
-    const deliver = JSON.parse(messageLines.find((l) => l.includes('"kind":"deliver"') && l.includes('"to":0'))!);
+    const deliver = JSON.parse(
+      messageLines.find((l) => l.includes('"kind":"deliver"') && l.includes('"to":0'))!,
+    );
     expect(deliver.vector).toEqual({ '0': 3, '2': 2 });
     expect(conns[0]!.frames.at(-1)).toEqual({ type: 'deliver', from: 2, msg: 1, message: payload });
   });
@@ -160,13 +180,20 @@ describe('corked ws sends', () => {
   for (const transport of ['ws', 'socketio'] as const) {
     it(`a burst of 500 deliveries to one ${transport} peer arrives complete and in send order`, async () => {
       const lab = `burst-${transport}`;
-      const r = await h.api('POST', '/api/labs', { name: lab, size: 2, detector: 'none', fabric: { link: { delay: 0, jitter: 0 } } });
+      const r = await h.api('POST', '/api/labs', {
+        name: lab,
+        size: 2,
+        detector: 'none',
+        fabric: { link: { delay: 0, jitter: 0 } },
+      });
       expect(r.status).toBe(201);
       const a = await joinAs(h, transport, lab, 0);
       const b = await joinAs(h, transport, lab, 1);
       for (let i = 0; i < 500; i++) a.c.send({ type: 'send', to: 1, message: { type: 'PING', i } });
       await waitFor(() => delivered(b.c).length === 500, 5000, 'deliveries');
-      expect(delivered(b.c).map((d) => d.frame.message['i'])).toEqual(Array.from({ length: 500 }, (_, i) => i));
+      expect(delivered(b.c).map((d) => d.frame.message['i'])).toEqual(
+        Array.from({ length: 500 }, (_, i) => i),
+      );
       await a.c.close();
       await b.c.close();
     });
@@ -187,10 +214,20 @@ describe('stats per link', () => {
           else stats.drop(from * 1000, to * 1000, 'loss');
         }
     const s = stats.snapshot(0, none);
-    expect(s.messages).toMatchObject({ sent: 72, delivered: 36, dropped: 36, byType: { PING: 72 } });
+    expect(s.messages).toMatchObject({
+      sent: 72,
+      delivered: 36,
+      dropped: 36,
+      byType: { PING: 72 },
+    });
     expect(s.links).toHaveLength(3);
     expect(s.linksOmitted).toBe(33);
-    for (const l of s.links) expect(l).toMatchObject({ sent: 2, delivered: l.to % 2000 === 0 ? 2 : 0, dropped: l.to % 2000 === 0 ? 0 : 2 });
+    for (const l of s.links)
+      expect(l).toMatchObject({
+        sent: 2,
+        delivered: l.to % 2000 === 0 ? 2 : 0,
+        dropped: l.to % 2000 === 0 ? 0 : 2,
+      });
     expect(stats.snapshot(0, none, 1).linksOmitted).toBe(35);
     stats.reset();
     stats.send(1, 2, 'PING');

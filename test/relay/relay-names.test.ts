@@ -47,7 +47,9 @@ describe('names', () => {
         const err = await c.next((f) => f.type === 'error' || f.type === 'joined', 3000, from);
         expect(err).toMatchObject({ type: 'error', code: 'BAD_FRAME', ref: 'j' });
         expect((err as { message: string }).message).toContain(code);
-        expect((err as { message: string }).message.startsWith('name: the name contains')).toBe(true);
+        expect((err as { message: string }).message.startsWith('name: the name contains')).toBe(
+          true,
+        );
       }
       c.send({ type: 'join', lab: 'names', name: 'Zo\u0065\u0308' });
       const joined = await c.next((f) => f.type === 'joined');

@@ -12,11 +12,18 @@ const steps = block.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
 
 function matches(expected: unknown, actual: unknown): boolean {
   if (expected === '<any>') return actual !== undefined;
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => matches(e, actual[i]));
+  if (Array.isArray(expected))
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((e, i) => matches(e, actual[i]))
+    );
   if (expected && typeof expected === 'object') {
     if (!actual || typeof actual !== 'object') return false;
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].every((k) => matches((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]));
+    return [...keys].every((k) =>
+      matches((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]),
+    );
   }
   return expected === actual;
 }

@@ -48,35 +48,63 @@ describe('server/main.ts', () => {
     const data = await mkdtemp(join(tmpdir(), 'relay-main-'));
     dirs.push(data);
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: data, ELECTION_LAB_TOKEN: 'main-test-token' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: data,
+        ELECTION_LAB_TOKEN: 'main-test-token',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
     try {
       const end = Date.now() + 15_000;
-      while (!/instructor\?token=/.test(out) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      while (!/instructor\?token=/.test(out) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 50));
       const instructor = /(http:\/\/localhost:(\d+)\/lab\/demo\/instructor\?token=\S+)/.exec(out);
       expect(instructor, out).not.toBeNull();
       expect(instructor![1]).toContain('token=main-test-token');
       expect(out).toMatch(/http:\/\/127\.0\.0\.1:\d+\/lab\/demo/);
       const base = `http://127.0.0.1:${instructor![2]}`;
-      const labs = (await (await fetch(`${base}/api/labs`)).json()) as { name: string; algorithm: string; size: number }[];
-      expect(labs).toEqual([expect.objectContaining({ name: 'demo', algorithm: 'bully', size: 8 })]);
+      const labs = (await (await fetch(`${base}/api/labs`)).json()) as {
+        name: string;
+        algorithm: string;
+        size: number;
+      }[];
+      expect(labs).toEqual([
+        expect.objectContaining({ name: 'demo', algorithm: 'bully', size: 8 }),
+      ]);
       // The demo lab starts alive (issue 28, item 7): eight server bots agree on 7, and the demo loop runs.
       const agreed = Date.now() + 15_000;
       let coordinators: Record<string, number> = {};
       while (coordinators['7'] !== 8 && Date.now() < agreed) {
-        coordinators = ((await (await fetch(`${base}/api/labs/demo/stats`)).json()) as { coordinators: Record<string, number> }).coordinators;
+        coordinators = (
+          (await (await fetch(`${base}/api/labs/demo/stats`)).json()) as {
+            coordinators: Record<string, number>;
+          }
+        ).coordinators;
         if (coordinators['7'] !== 8) await new Promise((r) => setTimeout(r, 50));
       }
       expect(coordinators).toEqual({ '7': 8 });
-      expect(await (await fetch(`${base}/api/labs/demo/demo`)).json()).toMatchObject({ running: true, everyMs: 30_000 });
+      expect(await (await fetch(`${base}/api/labs/demo/demo`)).json()).toMatchObject({
+        running: true,
+        everyMs: 30_000,
+      });
       expect(out).toMatch(/crashed and recovered every 30 s/);
-      const unauth = await fetch(`${base}/api/labs/demo/pause`, { method: 'POST', headers: { authorization: 'Bearer nope' } });
+      const unauth = await fetch(`${base}/api/labs/demo/pause`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer nope' },
+      });
       expect(unauth.status).toBe(401);
-      const ok = await fetch(`${base}/api/labs/demo/pause`, { method: 'POST', headers: { authorization: 'Bearer main-test-token' } });
+      const ok = await fetch(`${base}/api/labs/demo/pause`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer main-test-token' },
+      });
       expect(ok.status).toBe(200);
       expect(await (await fetch(`${base}/api/labs/demo/demo`)).json()).toEqual({ running: false });
     } finally {

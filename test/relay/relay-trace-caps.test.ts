@@ -19,15 +19,27 @@ const MiB = 2 ** 20;
 /** An in-process connection (no socket limits): what a flood at any rate would deliver. */
 function inProcess(h: Harness) {
   const got: string[] = [];
-  const conn: Conn = { id: -1, transport: 'server', sendText: (t) => void got.push(t), overloaded: () => false, close: () => {} };
+  const conn: Conn = {
+    id: -1,
+    transport: 'server',
+    sendText: (t) => void got.push(t),
+    overloaded: () => false,
+    close: () => {},
+  };
   return { session: h.relay.session(conn), got };
 }
 
 describe('trace caps', () => {
   it('cover every event kind: a flood of reports, mode changes, faults and hand frames stays within the cap plus the allowance', async () => {
-    const h = await startRelay({ traceMaxBytes: MiB, diskBudgetBytes: 2 * MiB, rateLimits: { rate: 1e9, burst: 1e9 } });
+    const h = await startRelay({
+      traceMaxBytes: MiB,
+      diskBudgetBytes: 2 * MiB,
+      rateLimits: { rate: 1e9, burst: 1e9 },
+    });
     harnesses.push(h);
-    expect((await h.api('POST', '/api/labs', { name: 'caps', size: 64, detector: 'none' })).status).toBe(201);
+    expect(
+      (await h.api('POST', '/api/labs', { name: 'caps', size: 64, detector: 'none' })).status,
+    ).toBe(201);
     const pad = 'p'.repeat(60);
     // 64 students (the per-id cap on faults does not stop 64 of them) for 30,000 rounds: about 10 MB of events uncapped.
     const students = Array.from({ length: 64 }, (_, id) => {
@@ -37,10 +49,26 @@ describe('trace caps', () => {
     });
     for (let i = 0; i < 30_000; i++) {
       const { session } = students[i % 64]!;
-      session.onFrame({ type: 'report', report: { role: Math.floor(i / 64) % 2 ? 'leader' : 'follower', coordinator: i % 64, electing: false, detail: { note: pad } } }, false);
+      session.onFrame(
+        {
+          type: 'report',
+          report: {
+            role: Math.floor(i / 64) % 2 ? 'leader' : 'follower',
+            coordinator: i % 64,
+            electing: false,
+            detail: { note: pad },
+          },
+        },
+        false,
+      );
       if (i % 64 === 0) session.onFrame({ type: 'mode', mode: i % 128 ? 'hand' : 'auto' }, false);
-      if (i % 50 === 0) session.onFrame({ type: 'fault', error: pad, event: 'message:X', restarted: true }, false);
-      if (i % 50 === 25) session.onFrame({ type: 'hand', action: 'Elect', deviations: [{ rule: 'bully.answer', text: pad }] }, false);
+      if (i % 50 === 0)
+        session.onFrame({ type: 'fault', error: pad, event: 'message:X', restarted: true }, false);
+      if (i % 50 === 25)
+        session.onFrame(
+          { type: 'hand', action: 'Elect', deviations: [{ rule: 'bully.answer', text: pad }] },
+          false,
+        );
       if (i % 1000 === 0) await new Promise((r) => setImmediate(r));
     }
     const lab = h.relay.labs.get('caps')!;
@@ -54,7 +82,9 @@ describe('trace caps', () => {
     expect(stats.trace.unwritten.note).toBeGreaterThan(0);
     expect((await h.api('GET', '/api/health')).body.traces.full).toEqual(['caps']);
     const events = parseTrace(await readFile(path, 'utf8'));
-    expect(events.filter((e) => e.kind === 'note' && e.text.startsWith('trace full'))).toHaveLength(1);
+    expect(events.filter((e) => e.kind === 'note' && e.text.startsWith('trace full'))).toHaveLength(
+      1,
+    );
     // Every event kept its sequence number: what is in the file is in order, and the last seq the lab gave is past it.
     expect(events.every((e, i) => i === 0 || e.seq > events[i - 1]!.seq)).toBe(true);
     expect(lab.lastSeq).toBeGreaterThan(events.at(-1)!.seq + 10_000);
@@ -64,13 +94,16 @@ describe('trace caps', () => {
   it('journal at most 20 faults per id, however often she leaves and rejoins', async () => {
     const h = await startRelay({ rateLimits: { rate: 1e9, burst: 1e9 } });
     harnesses.push(h);
-    expect((await h.api('POST', '/api/labs', { name: 'rejoin', size: 2, detector: 'none' })).status).toBe(201);
+    expect(
+      (await h.api('POST', '/api/labs', { name: 'rejoin', size: 2, detector: 'none' })).status,
+    ).toBe(201);
     for (let visit = 0; visit < 3; visit++) {
       // A new connection each time, without the resume token: the relay sees a new holder of id 0.
       const { session, got } = inProcess(h);
       session.onFrame({ type: 'join', lab: 'rejoin', id: 0 }, false);
       expect(got.some((t) => t.includes('"joined"'))).toBe(true);
-      for (let i = 0; i < 15; i++) session.onFrame({ type: 'fault', error: 'e', event: 'message:X', restarted: true }, false);
+      for (let i = 0; i < 15; i++)
+        session.onFrame({ type: 'fault', error: 'e', event: 'message:X', restarted: true }, false);
       session.onFrame({ type: 'leave' }, false);
       session.close();
     }

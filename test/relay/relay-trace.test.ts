@@ -10,7 +10,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { SHIVIZ_REGEX } from '../../server/trace/shiviz.ts';
-import { connect, delivered, joinAs, sleep, startRelay, waitFor } from '../helpers/relay-harness.ts';
+import {
+  connect,
+  delivered,
+  joinAs,
+  sleep,
+  startRelay,
+  waitFor,
+} from '../helpers/relay-harness.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -25,8 +32,16 @@ const parseTrace = (text: string): TraceEvent[] =>
 
 describe('observers', () => {
   it('get a snapshot, then batches at most 20 a second that account for every event', async () => {
-    const h = await startRelay({ rateLimits: { rate: 100_000, burst: 100_000 }, observers: { maxMessageEvents: 300 } });
-    await h.api('POST', '/api/labs', { name: 'watch', size: 3, detector: 'none', fabric: { link: { delay: 1 } } });
+    const h = await startRelay({
+      rateLimits: { rate: 100_000, burst: 100_000 },
+      observers: { maxMessageEvents: 300 },
+    });
+    await h.api('POST', '/api/labs', {
+      name: 'watch',
+      size: 3,
+      detector: 'none',
+      fabric: { link: { delay: 1 } },
+    });
     const a = await joinAs(h, 'ws', 'watch', 0);
     const b = await joinAs(h, 'ws', 'watch', 1);
     const observers = await Promise.all([connect(h, 'socketio'), connect(h, 'ws')]);
@@ -34,7 +49,10 @@ describe('observers', () => {
     const snaps = await Promise.all(observers.map((o) => o.next((f) => f.type === 'snapshot')));
     for (const s of snaps) {
       expect(s.type === 'snapshot' && s.ref).toBe(9);
-      expect(s.type === 'snapshot' && s.snapshot.processes.filter((p) => p.status === 'up').map((p) => p.id)).toEqual([0, 1]);
+      expect(
+        s.type === 'snapshot' &&
+          s.snapshot.processes.filter((p) => p.status === 'up').map((p) => p.id),
+      ).toEqual([0, 1]);
     }
     const startSeq = snaps[0]!.type === 'snapshot' ? snaps[0]!.snapshot.seq! : -1;
     const t0 = performance.now();
@@ -46,9 +64,14 @@ describe('observers', () => {
     await waitFor(() => delivered(b.c).length === 6000, 5000, 'all deliveries');
     const elapsed = (performance.now() - t0) / 1000;
     await sleep(150);
-    const total = parseTrace((await h.api('GET', '/api/labs/watch/trace')).text).filter((e) => e.seq > startSeq).length;
+    const total = parseTrace((await h.api('GET', '/api/labs/watch/trace')).text).filter(
+      (e) => e.seq > startSeq,
+    ).length;
     for (const o of observers) {
-      const batches = o.received.filter((r) => r.frame.type === 'events') as { frame: Extract<ServerFrame, { type: 'events' }>; at: number }[];
+      const batches = o.received.filter((r) => r.frame.type === 'events') as {
+        frame: Extract<ServerFrame, { type: 'events' }>;
+        at: number;
+      }[];
       expect(batches.length / (elapsed + 0.2)).toBeLessThanOrEqual(20);
       const seen = batches.reduce((n, r) => n + r.frame.events.length + r.frame.skipped, 0);
       expect(seen).toBe(total);
@@ -68,7 +91,12 @@ describe('trace persistence', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'relay-restart-'));
     dirs.push(dataDir);
     const first = await startRelay({ dataDir });
-    await first.api('POST', '/api/labs', { name: 'keep', size: 3, detector: 'none', fabric: { link: { delay: 1 } } });
+    await first.api('POST', '/api/labs', {
+      name: 'keep',
+      size: 3,
+      detector: 'none',
+      fabric: { link: { delay: 1 } },
+    });
     const a = await joinAs(first, 'ws', 'keep', 0);
     const b = await joinAs(first, 'socketio', 'keep', 1);
     for (let i = 0; i < 50; i++) a.c.send({ type: 'send', to: 1, message: { type: 'BEFORE', i } });
@@ -84,7 +112,11 @@ describe('trace persistence', () => {
     const reloaded = parseTrace((await second.api('GET', '/api/labs/keep/trace')).text);
     expect(reloaded.slice(0, before.length)).toEqual(before);
     expect(reloaded.slice(-2).map((e) => e.kind)).toEqual(['leave', 'leave']);
-    const lastLamport0 = Math.max(...reloaded.filter((e) => ('node' in e && e.node === 0) || (e.kind === 'send' && e.from === 0)).map((e) => e.lamport ?? 0));
+    const lastLamport0 = Math.max(
+      ...reloaded
+        .filter((e) => ('node' in e && e.node === 0) || (e.kind === 'send' && e.from === 0))
+        .map((e) => e.lamport ?? 0),
+    );
 
     const c = await joinAs(second, 'ws', 'keep', 0);
     const d = await joinAs(second, 'ws', 'keep', 1);
@@ -119,15 +151,30 @@ describe('trace persistence', () => {
 describe('ShiViz export', () => {
   it('parses with ShiViz default regex; each host ticks once per event and receives dominate their sends', async () => {
     const h = await startRelay();
-    await h.api('POST', '/api/labs', { name: 'shiviz', size: 3, detector: 'none', fabric: { link: { delay: 2, duplicate: 0.2, loss: 0.1 } } });
-    const p = await Promise.all([0, 1, 2].map((id) => joinAs(h, id === 1 ? 'socketio' : 'ws', 'shiviz', id)));
-    for (let i = 0; i < 30; i++) p[i % 3]!.c.send({ type: 'send', to: (i + 1) % 3, message: { type: 'M', i } });
-    p[2]!.c.send({ type: 'report', report: { role: 'coordinator', coordinator: 2, electing: false } });
+    await h.api('POST', '/api/labs', {
+      name: 'shiviz',
+      size: 3,
+      detector: 'none',
+      fabric: { link: { delay: 2, duplicate: 0.2, loss: 0.1 } },
+    });
+    const p = await Promise.all(
+      [0, 1, 2].map((id) => joinAs(h, id === 1 ? 'socketio' : 'ws', 'shiviz', id)),
+    );
+    for (let i = 0; i < 30; i++)
+      p[i % 3]!.c.send({ type: 'send', to: (i + 1) % 3, message: { type: 'M', i } });
+    p[2]!.c.send({
+      type: 'report',
+      report: { role: 'coordinator', coordinator: 2, electing: false },
+    });
     await sleep(100);
     const r = await h.api('GET', '/api/labs/shiviz/trace?format=shiviz');
     expect(r.status).toBe(200);
     const re = new RegExp(SHIVIZ_REGEX, 'g');
-    const events = [...r.text.matchAll(re)].map((m) => ({ host: m.groups!['host']!, clock: JSON.parse(m.groups!['clock']!) as Record<string, number>, event: m.groups!['event']! }));
+    const events = [...r.text.matchAll(re)].map((m) => ({
+      host: m.groups!['host']!,
+      clock: JSON.parse(m.groups!['clock']!) as Record<string, number>,
+      event: m.groups!['event']!,
+    }));
     expect(events.length).toBe(r.text.split('\n').filter(Boolean).length / 2);
     const trace = parseTrace((await h.api('GET', '/api/labs/shiviz/trace')).text);
     const last = new Map<string, Record<string, number>>();
@@ -140,7 +187,8 @@ describe('ShiViz export', () => {
       const msg = /\(msg (\d+)\)/.exec(e.event)?.[1];
       if (e.event.startsWith('send')) sends.set(msg!, e.clock);
       if (e.event.startsWith('receive')) {
-        const dup = trace.find((t) => t.kind === 'duplicate' && String(t.msg) === msg) as { of: number } | undefined;
+        const dup = trace.find((t) => t.kind === 'duplicate' && String(t.msg) === msg) as
+          { of: number } | undefined;
         const sent = sends.get(dup ? String(dup.of) : msg!);
         expect(sent).toBeDefined();
         for (const [k, v] of Object.entries(sent!)) expect(e.clock[k]!).toBeGreaterThanOrEqual(v);

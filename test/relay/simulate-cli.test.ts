@@ -4,7 +4,16 @@ import { parseCli, runSimulation } from '../../scripts/simulate.ts';
 
 describe('simulate CLI', () => {
   it('simulate: --initiator reproduces Figure 6-20 (7 crashed, 4 detects, 6 wins)', () => {
-    const { options } = parseCli(['--algorithm', 'bully', '--nodes', '8', '--crash', '7', '--initiator', '4']);
+    const { options } = parseCli([
+      '--algorithm',
+      'bully',
+      '--nodes',
+      '8',
+      '--crash',
+      '7',
+      '--initiator',
+      '4',
+    ]);
     const r = runSimulation(options, false);
     expect(r.messages.byType).toEqual({ ELECTION: 6, OK: 3, COORDINATOR: 6 });
     expect(new Set(Object.values(r.coordinatorByNode))).toEqual(new Set([6]));
@@ -20,14 +29,42 @@ describe('simulate CLI', () => {
   });
 
   it('simulate: without --initiator every failure detector runs and the survivors still agree', () => {
-    const { options } = parseCli(['--algorithm', 'ring', '--nodes', '6', '--crash', '5', '--seed', '3']);
+    const { options } = parseCli([
+      '--algorithm',
+      'ring',
+      '--nodes',
+      '6',
+      '--crash',
+      '5',
+      '--seed',
+      '3',
+    ]);
     const r = runSimulation(options, false);
     expect(new Set(Object.values(r.coordinatorByNode))).toEqual(new Set([4]));
     expect(r.truncated).toBe(true);
   });
 
   it('simulate: --json prints one object with the documented fields', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--algorithm', 'bully', '--nodes', '5', '--crash', '4', '--initiator', '0', '--seed', '9', '--json'], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/simulate.ts',
+        '--algorithm',
+        'bully',
+        '--nodes',
+        '5',
+        '--crash',
+        '4',
+        '--initiator',
+        '0',
+        '--seed',
+        '9',
+        '--json',
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     const r = JSON.parse(out);
     expect(r.seed).toBe(9);
     expect(r.messages.total).toBe(10 + 6 + 3);
@@ -38,7 +75,16 @@ describe('simulate CLI', () => {
 
   it('simulate: "agreed" means one live coordinator (002: e_i = P, P non-crashed), not merely one shared belief', () => {
     // Issue 26, item 6: an idle initiator detects nothing, every live process keeps following the crashed 7.
-    const { options } = parseCli(['--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0']);
+    const { options } = parseCli([
+      '--algorithm',
+      'emergent',
+      '--nodes',
+      '8',
+      '--crash',
+      '7',
+      '--initiator',
+      '0',
+    ]);
     const r = runSimulation(options, false);
     expect(new Set(Object.values(r.coordinatorByNode))).toEqual(new Set([7]));
     expect(r.agreed).toBe(false);
@@ -46,13 +92,47 @@ describe('simulate CLI', () => {
   });
 
   it('simulate: --json carries the warnings the text prints (README: "also in --json as warnings")', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--algorithm', 'emergent', '--nodes', '8', '--crash', '7', '--initiator', '0', '--json'], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/simulate.ts',
+        '--algorithm',
+        'emergent',
+        '--nodes',
+        '8',
+        '--crash',
+        '7',
+        '--initiator',
+        '0',
+        '--json',
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     const r = JSON.parse(out);
     expect(r.agreed).toBe(false);
     expect(r.warnings).toHaveLength(2);
     expect(r.warnings[0]).toMatch(/every live process believes in 7, which crashed/);
     expect(r.warnings[1]).toMatch(/initiator 0 is an idle process/);
-    const fine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--nodes', '5', '--crash', '4', '--initiator', '0', '--json'], { encoding: 'utf8', timeout: 30_000 }));
+    const fine = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'scripts/simulate.ts',
+          '--nodes',
+          '5',
+          '--crash',
+          '4',
+          '--initiator',
+          '0',
+          '--json',
+        ],
+        { encoding: 'utf8', timeout: 30_000 },
+      ),
+    );
     expect(fine).toMatchObject({ agreed: true, disagreement: null, warnings: [] });
   });
 });

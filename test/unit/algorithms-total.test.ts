@@ -23,7 +23,9 @@ describe.each(ALGORITHM_NAMES)('%s is total', (name) => {
     const types = [...alg.messageTypes, 'HELLO', ''];
     for (const { state, sent } of reached) {
       for (let k = 0; k < 40; k++) {
-        const own = sent.length ? sent[Math.floor(r() * sent.length)]! : { type: alg.messageTypes[0]! };
+        const own = sent.length
+          ? sent[Math.floor(r() * sent.length)]!
+          : { type: alg.messageTypes[0]! };
         const message = k % 3 === 0 ? randomJson(r) : mutate(own, r, types);
         const from = k % 7 === 0 ? [-1, 1.5, 2 ** 40, 3][k % 4]! : 1;
         tried++;
@@ -31,12 +33,16 @@ describe.each(ALGORITHM_NAMES)('%s is total', (name) => {
         try {
           out = alg.step(state, { kind: 'message', from, message: message as Message }, ctx);
         } catch (err) {
-          throw new Error(`${name} threw on ${JSON.stringify(message)} from ${from} (seed ${SEED}): ${String(err)}`);
+          throw new Error(
+            `${name} threw on ${JSON.stringify(message)} from ${from} (seed ${SEED}): ${String(err)}`,
+          );
         }
         const report = alg.report(out.state);
         expect(typeof report.role).toBe('string');
         // What does not fit leaves the state as it was but for the count.
-        if ((out.state as { ignored?: number }).ignored !== (state as { ignored?: number }).ignored) {
+        if (
+          (out.state as { ignored?: number }).ignored !== (state as { ignored?: number }).ignored
+        ) {
           ignored++;
           const { ignored: _a, ...after } = out.state as Record<string, unknown>;
           const { ignored: _b, ...before } = state as Record<string, unknown>;
@@ -52,12 +58,17 @@ describe.each(ALGORITHM_NAMES)('%s is total', (name) => {
     expect(ignored).toBeGreaterThan(tried / 3);
   });
 
-  it("still elects after a storm of bad messages (the fuzz corrupted nothing it kept)", () => {
+  it('still elects after a storm of bad messages (the fuzz corrupted nothing it kept)', () => {
     const alg = getAlgorithm(name);
     const [first] = reachStates(alg, SEED + 1, 1, 5, 50);
     let state = first!.state;
     const r = createRng(7);
-    for (let i = 0; i < 200; i++) state = alg.step(state, { kind: 'message', from: 2, message: randomJson(r) as Message }, ctx).state;
+    for (let i = 0; i < 200; i++)
+      state = alg.step(
+        state,
+        { kind: 'message', from: 2, message: randomJson(r) as Message },
+        ctx,
+      ).state;
     expect(alg.report(state).detail?.['ignored']).toBeGreaterThan(0);
     const elected = alg.step(state, { kind: 'elect' }, ctx);
     expect(() => alg.report(elected.state)).not.toThrow();
@@ -66,12 +77,18 @@ describe.each(ALGORITHM_NAMES)('%s is total', (name) => {
 
 describe('the message gate', () => {
   it('reads own message types only: __proto__, constructor and toString are not types', () => {
-    for (const type of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) expect(parseMessage(BULLY_SCHEMAS, { type })).toBeNull();
-    expect(parseMessage(BULLY_SCHEMAS, JSON.parse('{"type":"COORDINATOR","__proto__":{"x":1}}'))).toEqual({ type: 'COORDINATOR' });
+    for (const type of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(parseMessage(BULLY_SCHEMAS, { type })).toBeNull();
+    expect(
+      parseMessage(BULLY_SCHEMAS, JSON.parse('{"type":"COORDINATOR","__proto__":{"x":1}}')),
+    ).toEqual({ type: 'COORDINATOR' });
   });
 
-  it('drops unknown fields and refuses wrong ones (000: ELECTION carries the sender\'s election number)', () => {
-    expect(parseMessage(BULLY_SCHEMAS, { type: 'ELECTION', election: 3, extra: 'x' })).toEqual({ type: 'ELECTION', election: 3 });
+  it("drops unknown fields and refuses wrong ones (000: ELECTION carries the sender's election number)", () => {
+    expect(parseMessage(BULLY_SCHEMAS, { type: 'ELECTION', election: 3, extra: 'x' })).toEqual({
+      type: 'ELECTION',
+      election: 3,
+    });
     expect(parseMessage(BULLY_SCHEMAS, { type: 'ELECTION', election: 'x' })).toBeNull();
     expect(parseMessage(BULLY_SCHEMAS, { type: 'ELECTION', election: -1 })).toBeNull();
     expect(parseMessage(BULLY_SCHEMAS, { type: 'OK' })).toBeNull();

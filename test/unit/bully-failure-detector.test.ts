@@ -3,7 +3,15 @@
 // notices that the message is absent then starts an election." 000: "Processes are set to poll
 // the leader every 3 seconds", with UB = 2T + M bounding each answer.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type Message } from '@shared/algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  roundTripBound,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type DetectorMode,
+  type Effect,
+  type Message,
+} from '@shared/algorithms/algorithm.ts';
 import { bully, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
 import {
   detectorMessage,
@@ -19,8 +27,14 @@ import {
 } from '@shared/algorithms/failure-detector.ts';
 
 const T = DEFAULT_TIMING;
-const setup = (mode: DetectorMode, probes: number[] = []): DetectorSetup => ({ mode, timing: T, peers: [0, 1, 2], probes });
-const sends = (effects: Effect<Message>[]) => effects.flatMap((e) => (e.kind === 'send' ? [`${e.message.type}->${e.to}`] : []));
+const setup = (mode: DetectorMode, probes: number[] = []): DetectorSetup => ({
+  mode,
+  timing: T,
+  peers: [0, 1, 2],
+  probes,
+});
+const sends = (effects: Effect<Message>[]) =>
+  effects.flatMap((e) => (e.kind === 'send' ? [`${e.message.type}->${e.to}`] : []));
 const timersSet = (effects: Effect<Message>[]) =>
   Object.fromEntries(effects.flatMap((e) => (e.kind === 'set-timer' ? [[e.name, e.after]] : [])));
 
@@ -39,12 +53,17 @@ describe('failure detector: heartbeat', () => {
     const hb = detectorMessage(setup('heartbeat'), f.state, 3, { type: 'HEARTBEAT' });
     expect(timersSet(hb.effects)).toEqual({ [TIMER_SILENCE]: T.heartbeatTimeout });
     expect(hb.observed).toEqual({ kind: 'none' });
-    expect(detectorTimer(setup('heartbeat'), f.state, TIMER_SILENCE).observed).toEqual({ kind: 'suspect', leader: 3 });
+    expect(detectorTimer(setup('heartbeat'), f.state, TIMER_SILENCE).observed).toEqual({
+      kind: 'suspect',
+      leader: 3,
+    });
   });
 
   it('detector: a heartbeat from anyone but the followed leader reports that leader', () => {
     const f = follow(setup('heartbeat'), 3);
-    expect(detectorMessage(setup('heartbeat'), f.state, 5, { type: 'HEARTBEAT' }).observed).toEqual({ kind: 'leader-seen', id: 5 });
+    expect(detectorMessage(setup('heartbeat'), f.state, 5, { type: 'HEARTBEAT' }).observed).toEqual(
+      { kind: 'leader-seen', id: 5 },
+    );
   });
 });
 
@@ -55,10 +74,16 @@ describe('failure detector: poll', () => {
     expect(timersSet(f.effects)).toEqual({ [TIMER_POLL]: T.heartbeatInterval });
     const poll = detectorTimer(s, f.state, TIMER_POLL);
     expect(sends(poll.effects)).toEqual(['PING->3']);
-    expect(timersSet(poll.effects)).toEqual({ [TIMER_PONG]: roundTripBound(T), [TIMER_POLL]: T.heartbeatInterval });
+    expect(timersSet(poll.effects)).toEqual({
+      [TIMER_PONG]: roundTripBound(T),
+      [TIMER_POLL]: T.heartbeatInterval,
+    });
     // A second poll while the first PING is unanswered sends nothing and keeps the UB timer.
     expect(sends(detectorTimer(s, poll.state, TIMER_POLL).effects)).toEqual([]);
-    expect(detectorTimer(s, poll.state, TIMER_PONG).observed).toEqual({ kind: 'suspect', leader: 3 });
+    expect(detectorTimer(s, poll.state, TIMER_PONG).observed).toEqual({
+      kind: 'suspect',
+      leader: 3,
+    });
   });
 
   it('detector: a PONG from the leader clears the pending poll', () => {
@@ -71,7 +96,9 @@ describe('failure detector: poll', () => {
 
   it('detector: only a leader answers PING', () => {
     const s = setup('poll');
-    expect(sends(detectorMessage(s, lead(s).state, 1, { type: 'PING' }).effects)).toEqual(['PONG->1']);
+    expect(sends(detectorMessage(s, lead(s).state, 1, { type: 'PING' }).effects)).toEqual([
+      'PONG->1',
+    ]);
     expect(sends(detectorMessage(s, follow(s, 3).state, 1, { type: 'PING' }).effects)).toEqual([]);
   });
 
@@ -80,7 +107,10 @@ describe('failure detector: poll', () => {
     const l = lead(s);
     const poll = detectorTimer(s, l.state, TIMER_POLL);
     expect(sends(poll.effects)).toEqual(['PING->5', 'PING->6']);
-    expect(detectorMessage(s, poll.state, 6, { type: 'PONG' }).observed).toEqual({ kind: 'leader-seen', id: 6 });
+    expect(detectorMessage(s, poll.state, 6, { type: 'PONG' }).observed).toEqual({
+      kind: 'leader-seen',
+      id: 6,
+    });
     expect(timersSet(lead(setup('poll')).effects)).toEqual({}); // nobody to probe: no timer
   });
 });
@@ -138,16 +168,20 @@ describe('bully with a failure detector', () => {
 
   it('bully: a heartbeat from a process above our coordinator starts an election (003: "The one with the highest ID")', () => {
     const f = bully.init(cfg(2, 'heartbeat', 5), ctx).state;
-    expect(sends(step(f, { kind: 'message', from: 6, message: { type: 'HEARTBEAT' } }).effects)).toEqual(
-      [3, 4, 5, 6, 7].map((i) => `ELECTION->${i}`),
-    );
+    expect(
+      sends(step(f, { kind: 'message', from: 6, message: { type: 'HEARTBEAT' } }).effects),
+    ).toEqual([3, 4, 5, 6, 7].map((i) => `ELECTION->${i}`));
     // One below our coordinator is left to our coordinator.
-    expect(step(f, { kind: 'message', from: 4, message: { type: 'HEARTBEAT' } }).effects).toEqual([]);
+    expect(step(f, { kind: 'message', from: 4, message: { type: 'HEARTBEAT' } }).effects).toEqual(
+      [],
+    );
   });
 
   it('bully: a coordinator hearing a lower rival heartbeat bullies it with COORDINATOR', () => {
     const c = bully.init(cfg(6, 'heartbeat', 6), ctx).state;
-    expect(sends(step(c, { kind: 'message', from: 3, message: { type: 'HEARTBEAT' } }).effects)).toEqual(['COORDINATOR->3']);
+    expect(
+      sends(step(c, { kind: 'message', from: 3, message: { type: 'HEARTBEAT' } }).effects),
+    ).toEqual(['COORDINATOR->3']);
   });
 
   it('bully: a coordinator that finds a higher coordinator by polling starts an election', () => {
@@ -160,6 +194,8 @@ describe('bully with a failure detector', () => {
 
   it('bully: detector messages are ignored while an election is held', () => {
     const e = step(bully.init(cfg(2, 'heartbeat'), ctx).state, { kind: 'elect' }).state;
-    expect(step(e, { kind: 'message', from: 6, message: { type: 'HEARTBEAT' } }).effects).toEqual([]);
+    expect(step(e, { kind: 'message', from: 6, message: { type: 'HEARTBEAT' } }).effects).toEqual(
+      [],
+    );
   });
 });

@@ -43,11 +43,20 @@ function randomSpec(seed: number, detector: DetectorMode, drop = 0): SimulationS
 function expectSettledOnHighestLive(run: SimulationResult, label: string) {
   expect(run.live.length, label).toBeGreaterThan(0);
   const highest = Math.max(...run.live);
-  for (const id of run.live) expect(run.coordinatorByNode[id], `${label}: process ${id}`).toBe(highest);
-  expect(run.live.filter((id) => run.reports[id]?.role === 'coordinator'), label).toEqual([highest]);
-  expect(run.live.every((id) => run.reports[id]?.electing === false), label).toBe(true);
+  for (const id of run.live)
+    expect(run.coordinatorByNode[id], `${label}: process ${id}`).toBe(highest);
+  expect(
+    run.live.filter((id) => run.reports[id]?.role === 'coordinator'),
+    label,
+  ).toEqual([highest]);
+  expect(
+    run.live.every((id) => run.reports[id]?.electing === false),
+    label,
+  ).toBe(true);
   // Stable, not just momentarily agreed: no election traffic in the last 5 s.
-  const late = run.trace.filter((e) => e.kind === 'send' && e.type === 'ELECTION' && e.t > LAST_FAULT + SETTLE - 5000);
+  const late = run.trace.filter(
+    (e) => e.kind === 'send' && e.type === 'ELECTION' && e.t > LAST_FAULT + SETTLE - 5000,
+  );
   expect(late, label).toEqual([]);
 }
 
@@ -55,7 +64,10 @@ describe('bully: properties over random runs', () => {
   for (const detector of ['heartbeat', 'poll'] as const) {
     it(`bully: with no loss every live process ends believing the highest live id (${detector}, ${SEEDS} seeds)`, () => {
       for (let seed = 1; seed <= SEEDS; seed++) {
-        expectSettledOnHighestLive(simulate(randomSpec(seed, detector)), `${detector} seed ${seed}`);
+        expectSettledOnHighestLive(
+          simulate(randomSpec(seed, detector)),
+          `${detector} seed ${seed}`,
+        );
       }
     });
 

@@ -36,7 +36,9 @@ function render(trace: TraceEvent[]): string {
         return `duplicate ${e.from} -> ${e.to}  ${e.type}`;
       default:
         // elect, crash, recover... and kinds added later, which name a node or else print whole.
-        return 'node' in e ? `${e.kind.padEnd(8)} ${e.node}` : `${e.kind.padEnd(8)} ${JSON.stringify(e)}`;
+        return 'node' in e
+          ? `${e.kind.padEnd(8)} ${e.node}`
+          : `${e.kind.padEnd(8)} ${JSON.stringify(e)}`;
     }
   };
   return trace.map((e) => `t=${String(e.t).padStart(5)}  ${line(e)}`).join('\n') + '\n';
@@ -68,19 +70,38 @@ describe('bully: Figure 6-20 (000)', () => {
   });
 
   it('bully: (a) process 4 holds an election, sending ELECTION to 5, 6 and 7', () => {
-    expect(sends.slice(0, 3).map((e) => `${e.type} ${e.from}->${e.to}`)).toEqual(['ELECTION 4->5', 'ELECTION 4->6', 'ELECTION 4->7']);
+    expect(sends.slice(0, 3).map((e) => `${e.type} ${e.from}->${e.to}`)).toEqual([
+      'ELECTION 4->5',
+      'ELECTION 4->6',
+      'ELECTION 4->7',
+    ]);
   });
 
   it('bully: (b) processes 5 and 6 respond OK, telling 4 to stop; 7 is dead and does not', () => {
     expect(edges(sends.filter((e) => e.type === 'OK' && e.to === 4))).toEqual(['5->4', '6->4']);
-    expect(run.trace.some((e) => e.kind === 'drop' && e.from === 4 && e.to === 7 && e.reason === 'receiver-crashed')).toBe(true);
+    expect(
+      run.trace.some(
+        (e) => e.kind === 'drop' && e.from === 4 && e.to === 7 && e.reason === 'receiver-crashed',
+      ),
+    ).toBe(true);
     // "Upon getting the first of these responses, 4 knows that its job is over ... It just sits back and waits"
-    const roles4 = run.trace.flatMap((e) => (e.kind === 'report' && e.node === 4 ? [`${e.t}:${e.report.role}`] : []));
-    expect(roles4).toEqual(['0:follower', '0:electing', `${2 * T}:waiting`, `${T + UB + T}:follower`]);
+    const roles4 = run.trace.flatMap((e) =>
+      e.kind === 'report' && e.node === 4 ? [`${e.t}:${e.report.role}`] : [],
+    );
+    expect(roles4).toEqual([
+      '0:follower',
+      '0:electing',
+      `${2 * T}:waiting`,
+      `${T + UB + T}:follower`,
+    ]);
   });
 
   it('bully: (c) now 5 and 6 each hold an election, only to processes higher than themselves', () => {
-    expect(edges(sends.filter((e) => e.type === 'ELECTION' && e.from !== 4))).toEqual(['5->6', '5->7', '6->7']);
+    expect(edges(sends.filter((e) => e.type === 'ELECTION' && e.from !== 4))).toEqual([
+      '5->6',
+      '5->7',
+      '6->7',
+    ]);
   });
 
   it('bully: (d) process 6 tells 5 to stop', () => {
@@ -136,15 +157,21 @@ describe('bully: recovery and rivals', () => {
   it('bully: a recovered highest process bullies the others with COORDINATOR and no ELECTION (000: "it will just send the others a COORDINATOR message")', () => {
     const run = crashOfHighest(8, 4, { recoveries: [{ id: 7, at: 2000 }] });
     const after = sendsOf(run.trace).filter((e) => e.t >= 2000);
-    expect(after.map((e) => `${e.type} ${e.from}->${e.to}`)).toEqual(range(7).map((i) => `COORDINATOR 7->${i}`));
+    expect(after.map((e) => `${e.type} ${e.from}->${e.to}`)).toEqual(
+      range(7).map((i) => `COORDINATOR 7->${i}`),
+    );
     expect(allBelieve(run.coordinatorByNode, 7)).toBe(true);
     expect(run.reports[6]?.role).toBe('follower'); // 6 stepped down
   });
 
   it('bully: a recovered lower process holds an election on restart and ends believing the coordinator (003)', () => {
     const run = simulate({
-      algorithm: bully, ids: range(6), detector: 'none', link: { delay: T },
-      crashes: [{ id: 2, at: 0 }], recoveries: [{ id: 2, at: 1000 }],
+      algorithm: bully,
+      ids: range(6),
+      detector: 'none',
+      link: { delay: T },
+      crashes: [{ id: 2, at: 0 }],
+      recoveries: [{ id: 2, at: 1000 }],
     });
     const restart = sendsOf(run.trace).filter((e) => e.from === 2 && e.t === 1000);
     expect(edges(restart)).toEqual(['2->3', '2->4', '2->5']);
@@ -159,22 +186,41 @@ describe('bully: recovery and rivals', () => {
       ...bully,
       step(s, e, ctx) {
         if (e.kind !== 'elect' || s.self !== 2) return bully.step(s, e, ctx);
-        const effects = range(6).filter((i) => i !== 2).map((to) => ({ kind: 'send' as const, to, message: { type: 'COORDINATOR' as const } }));
+        const effects = range(6)
+          .filter((i) => i !== 2)
+          .map((to) => ({ kind: 'send' as const, to, message: { type: 'COORDINATOR' as const } }));
         return { state: s, effects };
       },
     };
-    const run = simulate({ algorithm: impostor, ids: range(6), detector: 'none', link: { delay: T }, elections: [{ id: 2, at: 0 }] });
+    const run = simulate({
+      algorithm: impostor,
+      ids: range(6),
+      detector: 'none',
+      link: { delay: T },
+      elections: [{ id: 2, at: 0 }],
+    });
     const sends = sendsOf(run.trace);
     // Each of 3, 4, 5 heard a lower COORDINATOR at T and immediately held an election.
-    for (const p of [3, 4]) expect(sends.some((e) => e.from === p && e.type === 'ELECTION' && e.t === T)).toBe(true);
-    expect(edges(sends.filter((e) => e.from === 5 && e.t === T && e.type === 'COORDINATOR'))).toEqual(['5->0', '5->1', '5->2', '5->3', '5->4']);
+    for (const p of [3, 4])
+      expect(sends.some((e) => e.from === p && e.type === 'ELECTION' && e.t === T)).toBe(true);
+    expect(
+      edges(sends.filter((e) => e.from === 5 && e.t === T && e.type === 'COORDINATOR')),
+    ).toEqual(['5->0', '5->1', '5->2', '5->3', '5->4']);
     expect(allBelieve(run.coordinatorByNode, 5)).toBe(true);
   });
 
   it('bully: concurrent initiators converge on the highest live id (000: "two processes detect the demise ... simultaneously")', () => {
-    const run = crashOfHighest(8, 1, { elections: [{ id: 1, at: 0 }, { id: 3, at: 0 }, { id: 5, at: 30 }] });
+    const run = crashOfHighest(8, 1, {
+      elections: [
+        { id: 1, at: 0 },
+        { id: 3, at: 0 },
+        { id: 5, at: 30 },
+      ],
+    });
     expect(allBelieve(run.coordinatorByNode, 6)).toBe(true);
-    expect(Object.values(run.reports).every((r) => r.role === 'follower' || r.role === 'coordinator')).toBe(true);
+    expect(
+      Object.values(run.reports).every((r) => r.role === 'follower' || r.role === 'coordinator'),
+    ).toBe(true);
     expect(run.messages.byType.COORDINATOR).toBe(6);
   });
 });
@@ -183,11 +229,26 @@ describe('bully: partitions', () => {
   for (const detector of ['heartbeat', 'poll'] as const) {
     it(`bully: after a partition heals, the two coordinators meet and the higher one bullies the other (${detector}; 003: "What happens if two machines decide they are co-ordinators?")`, () => {
       const run = simulate({
-        algorithm: bully, ids: range(8), detector, link: { delay: T, jitter: 20 }, seed: 5,
-        partitions: [{ at: 1000, groups: [[0, 1, 2, 3], [4, 5, 6, 7]] }, { at: 6000, groups: null }],
+        algorithm: bully,
+        ids: range(8),
+        detector,
+        link: { delay: T, jitter: 20 },
+        seed: 5,
+        partitions: [
+          {
+            at: 1000,
+            groups: [
+              [0, 1, 2, 3],
+              [4, 5, 6, 7],
+            ],
+          },
+          { at: 6000, groups: null },
+        ],
         until: 15_000,
       });
-      const during = run.trace.filter((e) => e.kind === 'report' && e.t < 6000 && e.report.role === 'coordinator');
+      const during = run.trace.filter(
+        (e) => e.kind === 'report' && e.t < 6000 && e.report.role === 'coordinator',
+      );
       expect(during.some((e) => e.kind === 'report' && e.node === 3)).toBe(true); // the cut-off side elected 3
       expect(allBelieve(run.coordinatorByNode, 7)).toBe(true);
       expect(Object.values(run.reports).filter((r) => r.role === 'coordinator')).toHaveLength(1);
@@ -199,10 +260,20 @@ describe('bully: failure detectors find the crash', () => {
   const crashAt = 1200;
   for (const detector of ['heartbeat', 'poll'] as const) {
     it(`bully: with the ${detector} detector the crash of the coordinator is noticed and 6 is elected`, () => {
-      const run = simulate({ algorithm: bully, ids: range(8), detector, link: { delay: T }, crashes: [{ id: 7, at: crashAt }], until: 8000 });
+      const run = simulate({
+        algorithm: bully,
+        ids: range(8),
+        detector,
+        link: { delay: T },
+        crashes: [{ id: 7, at: crashAt }],
+        until: 8000,
+      });
       const firstElection = sendsOf(run.trace).find((e) => e.type === 'ELECTION')!;
       // Heartbeat: the last beat before the crash, then the silence timeout. Poll: the next poll, then UB.
-      const bound = detector === 'heartbeat' ? DEFAULT_TIMING.heartbeatInterval + DEFAULT_TIMING.heartbeatTimeout + T : DEFAULT_TIMING.heartbeatInterval + UB;
+      const bound =
+        detector === 'heartbeat'
+          ? DEFAULT_TIMING.heartbeatInterval + DEFAULT_TIMING.heartbeatTimeout + T
+          : DEFAULT_TIMING.heartbeatInterval + UB;
       expect(firstElection.t).toBeGreaterThan(crashAt);
       expect(firstElection.t - crashAt).toBeLessThanOrEqual(bound);
       expect(allBelieve(run.coordinatorByNode, 6)).toBe(true);
@@ -213,7 +284,13 @@ describe('bully: failure detectors find the crash', () => {
   }
 
   it('bully: without a crash the heartbeat detector never starts an election', () => {
-    const run = simulate({ algorithm: bully, ids: range(5), link: { delay: T, jitter: 50 }, until: 10_000, seed: 3 });
+    const run = simulate({
+      algorithm: bully,
+      ids: range(5),
+      link: { delay: T, jitter: 50 },
+      until: 10_000,
+      seed: 3,
+    });
     expect(run.messages.byType.ELECTION ?? 0).toBe(0);
     expect(run.messages.byType.HEARTBEAT).toBeGreaterThan(0);
     expect(allBelieve(run.coordinatorByNode, 4)).toBe(true);

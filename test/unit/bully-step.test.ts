@@ -1,8 +1,21 @@
 // Unit tests of the Bully state machine's step function, one rule per test, each citing the seed
 // document it checks: 000 (lecture notes), 002 (Module 3), 003 (Elections).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type AlgorithmEvent, type Effect } from '@shared/algorithms/algorithm.ts';
-import { bully, bullyTimeouts, TIMER_COORDINATOR, TIMER_OK, type BullyMessage, type BullyState } from '@shared/algorithms/bully.ts';
+import {
+  DEFAULT_TIMING,
+  roundTripBound,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type Effect,
+} from '@shared/algorithms/algorithm.ts';
+import {
+  bully,
+  bullyTimeouts,
+  TIMER_COORDINATOR,
+  TIMER_OK,
+  type BullyMessage,
+  type BullyState,
+} from '@shared/algorithms/bully.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 const ctx = { now: 0, random: () => 0.5 };
@@ -17,13 +30,19 @@ function start(self: number, extra: Partial<AlgorithmConfig> = {}) {
 function step(state: BullyState, event: AlgorithmEvent<BullyMessage>) {
   return bully.step(state, event, ctx);
 }
-const msg = (from: number, message: BullyMessage): AlgorithmEvent<BullyMessage> => ({ kind: 'message', from, message });
+const msg = (from: number, message: BullyMessage): AlgorithmEvent<BullyMessage> => ({
+  kind: 'message',
+  from,
+  message,
+});
 const timer = (name: string): AlgorithmEvent<BullyMessage> => ({ kind: 'timer', name });
 function sends(effects: Effect<BullyMessage>[]): string[] {
   return effects.flatMap((e) => (e.kind === 'send' ? [`${e.message.type}->${e.to}`] : []));
 }
 function timersSet(effects: Effect<BullyMessage>[]): Record<string, number> {
-  return Object.fromEntries(effects.flatMap((e) => (e.kind === 'set-timer' ? [[e.name, e.after]] : [])));
+  return Object.fromEntries(
+    effects.flatMap((e) => (e.kind === 'set-timer' ? [[e.name, e.after]] : [])),
+  );
 }
 function cancelled(effects: Effect<BullyMessage>[]): string[] {
   return effects.flatMap((e) => (e.kind === 'cancel-timer' ? [e.name] : []));
@@ -42,25 +61,45 @@ describe('bully: starting an election', () => {
     const out = step(follower(4), { kind: 'elect' });
     expect(sends(out.effects)).toEqual(['ELECTION->5', 'ELECTION->6', 'ELECTION->7']);
     expect(timersSet(out.effects)).toEqual({ [TIMER_OK]: UB });
-    expect(bully.report(out.state)).toMatchObject({ role: 'electing', electing: true, coordinator: null });
+    expect(bully.report(out.state)).toMatchObject({
+      role: 'electing',
+      electing: true,
+      coordinator: null,
+    });
   });
 
   it('bully: the highest id declares itself at once and sends COORDINATOR to all lower ids only (000 pseudocode)', () => {
     const out = step(follower(7, 7), { kind: 'elect' });
     expect(sends(out.effects)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `COORDINATOR->${i}`));
     expect(timersSet(out.effects)).toEqual({});
-    expect(bully.report(out.state)).toMatchObject({ role: 'coordinator', coordinator: 7, electing: false });
+    expect(bully.report(out.state)).toMatchObject({
+      role: 'coordinator',
+      coordinator: 7,
+      electing: false,
+    });
   });
 
   it('bully: a process holds an election on start when no coordinator is given (003: "A process holds an election on start or re-start")', () => {
-    expect(sends(start(2).effects)).toEqual(['ELECTION->3', 'ELECTION->4', 'ELECTION->5', 'ELECTION->6', 'ELECTION->7']);
-    expect(sends(start(7, { initialCoordinator: null }).effects)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `COORDINATOR->${i}`));
+    expect(sends(start(2).effects)).toEqual([
+      'ELECTION->3',
+      'ELECTION->4',
+      'ELECTION->5',
+      'ELECTION->6',
+      'ELECTION->7',
+    ]);
+    expect(sends(start(7, { initialCoordinator: null }).effects)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((i) => `COORDINATOR->${i}`),
+    );
   });
 
   it('bully: a steady start believes the given coordinator and sends nothing', () => {
     const f = start(3, { initialCoordinator: 7 });
     expect(sends(f.effects)).toEqual([]);
-    expect(bully.report(f.state)).toMatchObject({ role: 'follower', coordinator: 7, electing: false });
+    expect(bully.report(f.state)).toMatchObject({
+      role: 'follower',
+      coordinator: 7,
+      electing: false,
+    });
     const c = start(7, { initialCoordinator: 7 });
     expect(sends(c.effects)).toEqual([]);
     expect(bully.report(c.state)).toMatchObject({ role: 'coordinator', coordinator: 7 });
@@ -78,7 +117,11 @@ describe('bully: the initiator after its ELECTION', () => {
   it('bully: no OK within UB makes the initiator coordinator, announcing to lower ids only (003: "If no reply is received during a time-out period")', () => {
     const out = step(electing(5), timer(TIMER_OK));
     expect(sends(out.effects)).toEqual([0, 1, 2, 3, 4].map((i) => `COORDINATOR->${i}`));
-    expect(bully.report(out.state)).toMatchObject({ role: 'coordinator', coordinator: 5, electing: false });
+    expect(bully.report(out.state)).toMatchObject({
+      role: 'coordinator',
+      coordinator: 5,
+      electing: false,
+    });
   });
 
   it('bully: an OK makes the initiator wait for COORDINATOR under its own timeout (003: "it sets a time out on the wait for the coordinator message")', () => {
@@ -86,8 +129,14 @@ describe('bully: the initiator after its ELECTION', () => {
     const out = step(s, msg(6, { type: 'OK', election: s.elections }));
     expect(sends(out.effects)).toEqual([]);
     expect(cancelled(out.effects)).toContain(TIMER_OK);
-    expect(timersSet(out.effects)).toEqual({ [TIMER_COORDINATOR]: bullyTimeouts(DEFAULT_TIMING).coordinatorTimeout });
-    expect(bully.report(out.state)).toMatchObject({ role: 'waiting', electing: true, coordinator: null });
+    expect(timersSet(out.effects)).toEqual({
+      [TIMER_COORDINATOR]: bullyTimeouts(DEFAULT_TIMING).coordinatorTimeout,
+    });
+    expect(bully.report(out.state)).toMatchObject({
+      role: 'waiting',
+      electing: true,
+      coordinator: null,
+    });
   });
 
   it('bully: a second OK changes nothing while waiting', () => {
@@ -133,7 +182,9 @@ describe('bully: receiving ELECTION', () => {
     const s = electing(5);
     expect(sends(step(s, msg(4, { type: 'ELECTION', election: 1 })).effects)).toEqual(['OK->4']);
     const waiting = step(s, msg(6, { type: 'OK', election: s.elections })).state;
-    expect(sends(step(waiting, msg(3, { type: 'ELECTION', election: 1 })).effects)).toEqual(['OK->3']);
+    expect(sends(step(waiting, msg(3, { type: 'ELECTION', election: 1 })).effects)).toEqual([
+      'OK->3',
+    ]);
   });
 
   it('bully: a coordinator receiving ELECTION answers OK and bullies that sender alone with COORDINATOR (not every lower id again)', () => {
@@ -155,7 +206,11 @@ describe('bully: receiving COORDINATOR', () => {
       const out = step(before, msg(6, { type: 'COORDINATOR' }));
       expect(sends(out.effects)).toEqual([]);
       expect(cancelled(out.effects)).toEqual(expect.arrayContaining([TIMER_OK, TIMER_COORDINATOR]));
-      expect(bully.report(out.state)).toMatchObject({ role: 'follower', coordinator: 6, electing: false });
+      expect(bully.report(out.state)).toMatchObject({
+        role: 'follower',
+        coordinator: 6,
+        electing: false,
+      });
     }
   });
 
@@ -184,7 +239,12 @@ describe('bully: receiving COORDINATOR', () => {
 
 describe('bully: timeouts and reports', () => {
   it('bully: the OK timeout is UB = 2T + M and the COORDINATOR timeout outlasts the worst chain 4T + 3M (000, 002, 003)', () => {
-    const timing = { transmission: 40, processing: 5, heartbeatInterval: 500, heartbeatTimeout: 1500 };
+    const timing = {
+      transmission: 40,
+      processing: 5,
+      heartbeatInterval: 500,
+      heartbeatTimeout: 1500,
+    };
     const t = bullyTimeouts(timing);
     expect(t.okTimeout).toBe(2 * 40 + 5);
     expect(t.coordinatorTimeout).toBeGreaterThan(4 * 40 + 3 * 5);
@@ -192,9 +252,16 @@ describe('bully: timeouts and reports', () => {
   });
 
   it('bully: options override the timeouts; invalid values fall back to the derived ones', () => {
-    expect(bullyTimeouts(DEFAULT_TIMING, { okTimeout: 99, coordinatorTimeout: 999 })).toEqual({ okTimeout: 99, coordinatorTimeout: 999 });
-    expect(bullyTimeouts(DEFAULT_TIMING, { okTimeout: -1, coordinatorTimeout: 'x' })).toEqual(bullyTimeouts(DEFAULT_TIMING));
-    const out = step(start(4, { initialCoordinator: 7, options: { okTimeout: 77 } }).state, { kind: 'elect' });
+    expect(bullyTimeouts(DEFAULT_TIMING, { okTimeout: 99, coordinatorTimeout: 999 })).toEqual({
+      okTimeout: 99,
+      coordinatorTimeout: 999,
+    });
+    expect(bullyTimeouts(DEFAULT_TIMING, { okTimeout: -1, coordinatorTimeout: 'x' })).toEqual(
+      bullyTimeouts(DEFAULT_TIMING),
+    );
+    const out = step(start(4, { initialCoordinator: 7, options: { okTimeout: 77 } }).state, {
+      kind: 'elect',
+    });
     expect(timersSet(out.effects)).toEqual({ [TIMER_OK]: 77 });
   });
 
@@ -202,7 +269,10 @@ describe('bully: timeouts and reports', () => {
     const init = start(4, { initialCoordinator: 7 });
     expect(init.effects.at(-1)).toEqual({ kind: 'report', report: bully.report(init.state) });
     const out = step(init.state, { kind: 'elect' });
-    expect(out.effects.at(-1)).toEqual({ kind: 'report', report: expect.objectContaining({ role: 'electing', electing: true }) });
+    expect(out.effects.at(-1)).toEqual({
+      kind: 'report',
+      report: expect.objectContaining({ role: 'electing', electing: true }),
+    });
   });
 
   it('bully: step never mutates the state it is given', () => {

@@ -27,10 +27,15 @@ describe('checker: liveness (election bound)', () => {
 
   it('checker: an election still open past the bound is one liveness finding naming who is electing', () => {
     const s = steady(bully(), ids, 3).at(1000, { kind: 'crash', node: 3 });
-    s.report(1000, 0, electing()).report(1100, 1, electing()).report(1450, 1, follower(2)).tick(1499);
+    s.report(1000, 0, electing())
+      .report(1100, 1, electing())
+      .report(1450, 1, follower(2))
+      .tick(1499);
     expect(s.of('liveness')).toEqual([]);
     s.tick(9000);
-    expect(s.of('liveness')).toEqual([expect.objectContaining({ at: 1500, since: 1000, processes: [0] })]);
+    expect(s.of('liveness')).toEqual([
+      expect.objectContaining({ at: 1500, since: 1000, processes: [0] }),
+    ]);
   });
 
   it('checker: a fault during the election restarts its bound (it holds only when nothing fails)', () => {
@@ -44,8 +49,17 @@ describe('checker: liveness (election bound)', () => {
   it('checker: lost messages do not restart the bound but are named in the finding', () => {
     const s = steady(bully(), ids, 3).at(1000, { kind: 'crash', node: 3 });
     s.report(1000, 0, electing());
-    s.at(1000, { kind: 'send', msg: 1, from: 0, to: 2, type: 'ELECTION', message: { type: 'ELECTION' } });
-    s.at(1000, { kind: 'drop', msg: 1, from: 0, to: 2, type: 'ELECTION', reason: 'loss' }).tick(2000);
+    s.at(1000, {
+      kind: 'send',
+      msg: 1,
+      from: 0,
+      to: 2,
+      type: 'ELECTION',
+      message: { type: 'ELECTION' },
+    });
+    s.at(1000, { kind: 'drop', msg: 1, from: 0, to: 2, type: 'ELECTION', reason: 'loss' }).tick(
+      2000,
+    );
     expect(s.of('liveness')).toEqual([expect.objectContaining({ at: 1500 })]);
     expect(s.of('liveness')[0]!.detail).toContain('1 messages lost');
   });
@@ -83,7 +97,10 @@ describe('checker: spurious elections', () => {
 
   it('checker: joining on an election message just handed over is not a false detection', () => {
     const s = steady(bully(), ids, 3);
-    s.report(1000, 0, electing()).message(1000, 0, 1, 'ELECTION', 100).report(1100, 1, electing()).tick(1200);
+    s.report(1000, 0, electing())
+      .message(1000, 0, 1, 'ELECTION', 100)
+      .report(1100, 1, electing())
+      .tick(1200);
     expect(s.checker.summary().spuriousElections).toBe(1);
   });
 
@@ -94,7 +111,10 @@ describe('checker: spurious elections', () => {
   });
 
   it('checker: an election asked for with `elect` is not spurious', () => {
-    const s = steady(bully(), ids, 3).at(1000, { kind: 'elect', node: 1 }).report(1000, 1, electing()).tick(1100);
+    const s = steady(bully(), ids, 3)
+      .at(1000, { kind: 'elect', node: 1 })
+      .report(1000, 1, electing())
+      .tick(1100);
     expect(s.of('spurious')).toEqual([]);
   });
 
@@ -106,7 +126,13 @@ describe('checker: spurious elections', () => {
   });
 
   it('checker: a coordinator behind a partition is alive, so the election is spurious and says so', () => {
-    const s = steady(bully(), ids, 3).at(500, { kind: 'partition', groups: [[0, 1], [2, 3]] });
+    const s = steady(bully(), ids, 3).at(500, {
+      kind: 'partition',
+      groups: [
+        [0, 1],
+        [2, 3],
+      ],
+    });
     s.report(2000, 0, electing()).tick(2100);
     expect(s.of('spurious')[0]!.detail).toContain('behind a partition');
   });

@@ -11,16 +11,36 @@ import { follower, leading, type Body } from '../helpers/checker-events.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 
 const ids = [0, 1, 2, 3];
-const base: ProcessConfig = { algorithm: 'bully', ids, ring: ids, timing: DEFAULT_TIMING, detector: 'heartbeat', options: {}, seed: 1 };
+const base: ProcessConfig = {
+  algorithm: 'bully',
+  ids,
+  ring: ids,
+  timing: DEFAULT_TIMING,
+  detector: 'heartbeat',
+  options: {},
+  seed: 1,
+};
 
 function rig() {
   const clock = new ManualClock();
   let config = base;
   const emitted: Finding[] = [];
   let seq = 0;
-  const checker = new LabChecker({ clock, config: () => config, now: () => clock.now(), emit: (f) => emitted.push(f), onError: (e) => { throw e; } });
-  const feed = (body: Body) => checker.observe({ seq: seq++, t: clock.now(), ...body } as TraceEvent);
-  const steady = (c: number) => { for (const id of ids) feed({ kind: 'report', node: id, report: id === c ? leading(id) : follower(c) }); };
+  const checker = new LabChecker({
+    clock,
+    config: () => config,
+    now: () => clock.now(),
+    emit: (f) => emitted.push(f),
+    onError: (e) => {
+      throw e;
+    },
+  });
+  const feed = (body: Body) =>
+    checker.observe({ seq: seq++, t: clock.now(), ...body } as TraceEvent);
+  const steady = (c: number) => {
+    for (const id of ids)
+      feed({ kind: 'report', node: id, report: id === c ? leading(id) : follower(c) });
+  };
   return { clock, checker, emitted, feed, steady, setConfig: (c: ProcessConfig) => (config = c) };
 }
 

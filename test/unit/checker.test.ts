@@ -24,14 +24,19 @@ describe('checker: safety without terms (split brain)', () => {
     s.report(1000, 1, leading(1)).tick(1150);
     expect(s.of('safety')).toEqual([]);
     s.tick(5000);
-    expect(s.of('safety')).toEqual([expect.objectContaining({ kind: 'safety', at: 1200, since: 1000, processes: [1, 3] })]);
+    expect(s.of('safety')).toEqual([
+      expect.objectContaining({ kind: 'safety', at: 1200, since: 1000, processes: [1, 3] }),
+    ]);
     expect(s.checker.summary().splitBrain).toEqual([{ processes: [1, 3], since: 1000 }]);
   });
 
   it('checker: a third coordinator joining a flagged split brain is a new finding; a crashed one ends it', () => {
     const s = steady(bully(), ids, 3);
     s.report(1000, 1, leading(1)).tick(1300).report(2000, 2, leading(2)).tick(2300);
-    expect(s.of('safety').map((f) => f.processes)).toEqual([[1, 3], [1, 2, 3]]);
+    expect(s.of('safety').map((f) => f.processes)).toEqual([
+      [1, 3],
+      [1, 2, 3],
+    ]);
     s.at(2400, { kind: 'crash', node: 3 }).at(2400, { kind: 'crash', node: 2 }).tick(4000);
     expect(s.checker.summary().splitBrain).toEqual([]);
     expect(s.of('safety')).toHaveLength(2);
@@ -54,7 +59,9 @@ describe('checker: safety with terms (Raft)', () => {
   it('checker: two leaders of one term at once are a safety finding at once, with the term', () => {
     const s = steady(raft(), ids, 3, 0, 1);
     s.report(1000, 0, leading(0, 2)).report(1010, 1, leading(1, 2));
-    expect(s.of('safety')).toEqual([expect.objectContaining({ at: 1010, term: 2, processes: [0, 1] })]);
+    expect(s.of('safety')).toEqual([
+      expect.objectContaining({ at: 1010, term: 2, processes: [0, 1] }),
+    ]);
   });
 
   it('checker: a second leader of a term whose first leader crashed is still a safety finding (Election Safety)', () => {
@@ -76,18 +83,41 @@ describe('checker: agreement once the fabric is quiet', () => {
     s.at(2000, { kind: 'crash', node: 3 }).tick(2999);
     expect(s.of('agreement')).toEqual([]);
     s.tick(20_000);
-    expect(s.of('agreement')).toEqual([expect.objectContaining({ at: 3000, processes: [0, 1, 2] })]);
+    expect(s.of('agreement')).toEqual([
+      expect.objectContaining({ at: 3000, processes: [0, 1, 2] }),
+    ]);
     expect(s.of('agreement')[0]!.detail).toContain('expected 2');
   });
 
   it('checker: an election message in flight keeps the fabric from being quiet; a heartbeat does not', () => {
     const s = steady(bully(), ids, 3);
     s.at(2000, { kind: 'crash', node: 3 });
-    s.at(2100, { kind: 'send', msg: 1, from: 0, to: 3, type: 'ELECTION', message: { type: 'ELECTION' } });
-    s.at(2200, { kind: 'send', msg: 2, from: 1, to: 0, type: 'HEARTBEAT', message: { type: 'HEARTBEAT' } }).tick(5000);
+    s.at(2100, {
+      kind: 'send',
+      msg: 1,
+      from: 0,
+      to: 3,
+      type: 'ELECTION',
+      message: { type: 'ELECTION' },
+    });
+    s.at(2200, {
+      kind: 'send',
+      msg: 2,
+      from: 1,
+      to: 0,
+      type: 'HEARTBEAT',
+      message: { type: 'HEARTBEAT' },
+    }).tick(5000);
     expect(s.of('agreement')).toEqual([]);
     expect(s.checker.summary().quiet).toBe(false);
-    s.at(5000, { kind: 'drop', msg: 1, from: 0, to: 3, type: 'ELECTION', reason: 'receiver-crashed' }).tick(6100);
+    s.at(5000, {
+      kind: 'drop',
+      msg: 1,
+      from: 0,
+      to: 3,
+      type: 'ELECTION',
+      reason: 'receiver-crashed',
+    }).tick(6100);
     expect(s.of('agreement')).toEqual([expect.objectContaining({ at: 6000 })]);
   });
 
@@ -97,7 +127,10 @@ describe('checker: agreement once the fabric is quiet', () => {
     s.report(1500, 0, follower(2)).tick(2400);
     expect(s.of('agreement')).toHaveLength(1);
     s.tick(2500);
-    expect(s.of('agreement').map((f) => f.processes)).toEqual([[0, 1, 2], [1, 2]]);
+    expect(s.of('agreement').map((f) => f.processes)).toEqual([
+      [0, 1, 2],
+      [1, 2],
+    ]);
   });
 
   it('checker: for Raft any one live leader that all follow is agreement, even if it is not the highest id', () => {

@@ -7,7 +7,14 @@ import { runClass } from '@shared/coach/class-sim.ts';
 
 describe('class simulator', () => {
   it('a class of 6 playing Bully by hand at time scale 100 agrees on the start election and after the coordinator crashes, the same for the same seed', () => {
-    const spec = { algorithm: 'bully', students: 6, think: [1, 4], mistakes: 0, scale: 100, seed: 3 } as const;
+    const spec = {
+      algorithm: 'bully',
+      students: 6,
+      think: [1, 4],
+      mistakes: 0,
+      scale: 100,
+      seed: 3,
+    } as const;
     const r = runClass(spec);
     expect(r.ub).toBe(21_000);
     expect(r.coordinatorWait).toBe(53_000);
@@ -30,7 +37,10 @@ describe.each(ALGORITHM_NAMES)('class simulator property: %s', (algorithm) => {
   it(`${CLASSES_PER_ALGORITHM} seeded classes (N 4-${MAX_N}, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time`, () => {
     for (let i = 0; i < CLASSES_PER_ALGORITHM; i++) {
       const r = runClass(propertySpec(algorithm, i, MAX_N));
-      expect({ spec: r.spec, violations: classViolations(r) }).toEqual({ spec: r.spec, violations: [] });
+      expect({ spec: r.spec, violations: classViolations(r) }).toEqual({
+        spec: r.spec,
+        violations: [],
+      });
     }
   }, 120_000);
 });

@@ -8,7 +8,8 @@ import type { ProcessInfo } from '@shared/protocol/frames.ts';
 
 describe('csv', () => {
   it('defuses = + - @ tab and carriage return at the start of text alike, and quotes what needs it', () => {
-    for (const lead of ['=', '+', '-', '@', '\t', '\r']) expect(csvField(`${lead}cmd`).replace(/^"/, '').startsWith(`'${lead}`)).toBe(true);
+    for (const lead of ['=', '+', '-', '@', '\t', '\r'])
+      expect(csvField(`${lead}cmd`).replace(/^"/, '').startsWith(`'${lead}`)).toBe(true);
     expect(csvField('Ada')).toBe('Ada');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
@@ -19,7 +20,16 @@ describe('csv', () => {
   });
 
   it('is the same function behind the roster and the board: a leading tab or carriage return is defused in both', () => {
-    const p: ProcessInfo = { id: 1, name: '\tHIDDEN', status: 'up', kind: 'human', transport: 'ws', report: null, group: null, since: null };
+    const p: ProcessInfo = {
+      id: 1,
+      name: '\tHIDDEN',
+      status: 'up',
+      kind: 'human',
+      transport: 'ws',
+      report: null,
+      group: null,
+      since: null,
+    };
     const q: ProcessInfo = { ...p, id: 2, name: '\r=1+1' };
     const roster = rosterCsv(rosterRows([p, q])).split('\r\n');
     const board = boardCsv(boardRows('l', [p, q]));

@@ -10,7 +10,15 @@ const ids = [0, 1, 2, 3, 4];
 
 /** 002, Bully analysis: the lowest id detects the coordinator's crash (worst case). */
 function worstCaseBully() {
-  return simulate({ algorithm: bully, ids, detector: 'none', crashes: [{ id: 4, at: 0 }], elections: [{ id: 0, at: 1 }], seed: 1, link: { delay: 10, jitter: 0, drop: 0 } });
+  return simulate({
+    algorithm: bully,
+    ids,
+    detector: 'none',
+    crashes: [{ id: 4, at: 0 }],
+    elections: [{ id: 0, at: 1 }],
+    seed: 1,
+    link: { delay: 10, jitter: 0, drop: 0 },
+  });
 }
 
 function modelFed(trace: TraceEvent[], batch = 7): LabModel {
@@ -64,9 +72,26 @@ describe('election tracker', () => {
   it('a non-election message in a settled lab opens no election', () => {
     const m = new LabModel();
     m.applySnapshot(snapshotOf([1, 2]));
-    const r = (node: number, t: number) => ({ seq: t, t, kind: 'report' as const, node, report: { role: node === 2 ? 'coordinator' : 'follower', coordinator: 2, electing: false } });
+    const r = (node: number, t: number) => ({
+      seq: t,
+      t,
+      kind: 'report' as const,
+      node,
+      report: { role: node === 2 ? 'coordinator' : 'follower', coordinator: 2, electing: false },
+    });
     m.applyEvents([r(1, 1), r(2, 2)]);
-    m.applyEvents([{ seq: 3, t: 3, kind: 'send', msg: 1, from: 1, to: 2, type: 'SLAVE_LEAVE', message: { type: 'SLAVE_LEAVE' } }]);
+    m.applyEvents([
+      {
+        seq: 3,
+        t: 3,
+        kind: 'send',
+        msg: 1,
+        from: 1,
+        to: 2,
+        type: 'SLAVE_LEAVE',
+        message: { type: 'SLAVE_LEAVE' },
+      },
+    ]);
     expect(m.tracker.shown).toBeNull();
     expect(m.agreement().settled).toBe(true);
   });
@@ -74,14 +99,31 @@ describe('election tracker', () => {
   it('heartbeats never open an election', () => {
     const m = new LabModel();
     m.applySnapshot(snapshotOf([1, 2]));
-    m.applyEvents([{ seq: 1, t: 1, kind: 'send', msg: 1, from: 2, to: 1, type: 'HEARTBEAT', message: { type: 'HEARTBEAT' } }]);
+    m.applyEvents([
+      {
+        seq: 1,
+        t: 1,
+        kind: 'send',
+        msg: 1,
+        from: 2,
+        to: 1,
+        type: 'HEARTBEAT',
+        message: { type: 'HEARTBEAT' },
+      },
+    ]);
     expect(m.tracker.current).toBeNull();
   });
 
   it('messages of a finished election that land later still end their arrows', () => {
     const m = new LabModel();
     m.applySnapshot(snapshotOf([1, 2]));
-    const r = (seq: number, node: number, role: string, coordinator: number | null, electing: boolean) => ({ seq, t: seq, kind: 'report' as const, node, report: { role, coordinator, electing } });
+    const r = (
+      seq: number,
+      node: number,
+      role: string,
+      coordinator: number | null,
+      electing: boolean,
+    ) => ({ seq, t: seq, kind: 'report' as const, node, report: { role, coordinator, electing } });
     m.applyEvents([
       r(1, 1, 'electing', null, true),
       { seq: 2, t: 2, kind: 'send', msg: 7, from: 2, to: 1, type: 'OK', message: { type: 'OK' } },
@@ -119,10 +161,35 @@ describe('election tracker with a work schedule (issue 27)', () => {
   it("a settled lab's task orders and results open no election window; the election's figures leave them out", () => {
     const m = new LabModel();
     m.applySnapshot(snapshotOf(ids));
-    const send = (seq: number, type: string): TraceEvent => ({ seq, t: seq * 10, kind: 'send', msg: seq, from: 4, to: 0, type, message: { type, token: 1, task: 0, reportTo: 4 } });
+    const send = (seq: number, type: string): TraceEvent => ({
+      seq,
+      t: seq * 10,
+      kind: 'send',
+      msg: seq,
+      from: 4,
+      to: 0,
+      type,
+      message: { type, token: 1, task: 0, reportTo: 4 },
+    });
     m.applyEvents([send(1, 'WORK_ASSIGN'), send(2, 'WORK_STORE'), send(3, 'WORK_HOLD')]);
     expect(m.tracker.shown).toBeNull();
-    const fig = windowFigures({ serial: 1, start: 0, end: 10, trigger: '', sent: { ELECTION: 3, WORK_ASSIGN: 5 }, dropped: 0, delivered: 0, latencySum: 0, sawElecting: true, events: [], truncated: 0, sampledOut: 0 }, 10);
+    const fig = windowFigures(
+      {
+        serial: 1,
+        start: 0,
+        end: 10,
+        trigger: '',
+        sent: { ELECTION: 3, WORK_ASSIGN: 5 },
+        dropped: 0,
+        delivered: 0,
+        latencySum: 0,
+        sawElecting: true,
+        events: [],
+        truncated: 0,
+        sampledOut: 0,
+      },
+      10,
+    );
     expect([fig.electionMessages, fig.backgroundMessages]).toEqual([3, 5]);
   });
 });

@@ -8,7 +8,11 @@ import { checkTrace } from '@shared/analysis/checker.ts';
 import { RECENT_FINDINGS, type CheckerSummary, type Finding } from '@shared/protocol/finding.ts';
 import { simulate } from '@shared/sim/simulator.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { FindingsBook, rivalLeaders, splitBrainText } from '../../client/src/utils/findings-book.ts';
+import {
+  FindingsBook,
+  rivalLeaders,
+  splitBrainText,
+} from '../../client/src/utils/findings-book.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
 import { COORDINATOR_ROLES } from '../../client/src/utils/space-time-layout.ts';
 import { snapshotOf } from '../helpers/client-lab-fixtures.ts';
@@ -17,18 +21,57 @@ const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /** A Bully partition {0..3} | {4..7} at 2 s, checked by the live checker: its findings as trace events. */
 function partitionedBully() {
-  const r = simulate({ algorithm: ALGORITHMS.bully, ids, partitions: [{ at: 2000, groups: [[0, 1, 2, 3], [4, 5, 6, 7]] }], until: 15_000, seed: 1 });
-  const { findings, summary } = checkTrace(r.trace, { algorithm: 'bully', ids, timing: DEFAULT_TIMING }, r.endTime);
-  const events: TraceEvent[] = findings.map((finding, i) => ({ seq: r.trace.length + i, t: finding.at, kind: 'finding', finding }));
+  const r = simulate({
+    algorithm: ALGORITHMS.bully,
+    ids,
+    partitions: [
+      {
+        at: 2000,
+        groups: [
+          [0, 1, 2, 3],
+          [4, 5, 6, 7],
+        ],
+      },
+    ],
+    until: 15_000,
+    seed: 1,
+  });
+  const { findings, summary } = checkTrace(
+    r.trace,
+    { algorithm: 'bully', ids, timing: DEFAULT_TIMING },
+    r.endTime,
+  );
+  const events: TraceEvent[] = findings.map((finding, i) => ({
+    seq: r.trace.length + i,
+    t: finding.at,
+    kind: 'finding',
+    finding,
+  }));
   return { findings, summary, events };
 }
 
-const finding = (at: number, kind: Finding['kind'] = 'spurious'): Finding => ({ kind, at, detail: `finding at ${at}`, processes: [1] });
+const finding = (at: number, kind: Finding['kind'] = 'spurious'): Finding => ({
+  kind,
+  at,
+  detail: `finding at ${at}`,
+  processes: [1],
+});
 
-function summaryWith(recent: Finding[], splitBrain: CheckerSummary['splitBrain'] = []): CheckerSummary {
+function summaryWith(
+  recent: Finding[],
+  splitBrain: CheckerSummary['splitBrain'] = [],
+): CheckerSummary {
   const counts = { safety: 0, agreement: 0, liveness: 0, spurious: 0 };
   for (const f of recent) counts[f.kind]++;
-  return { counts, spuriousElections: counts.spurious, splitBrain, quiet: true, election: { active: false, since: null, deadline: null }, bounds: { quiet: 1, election: 2, overlap: 3 }, recent };
+  return {
+    counts,
+    spuriousElections: counts.spurious,
+    splitBrain,
+    quiet: true,
+    election: { active: false, since: null, deadline: null },
+    bounds: { quiet: 1, election: 2, overlap: 3 },
+    recent,
+  };
 }
 
 describe('findings on the dashboard', () => {
@@ -38,7 +81,9 @@ describe('findings on the dashboard', () => {
     model.applySnapshot(snapshotOf(ids));
     model.applyEvents(events);
     expect(model.findings.counts.safety).toBe(findings.filter((f) => f.kind === 'safety').length);
-    expect(model.findings.counts.agreement).toBe(findings.filter((f) => f.kind === 'agreement').length);
+    expect(model.findings.counts.agreement).toBe(
+      findings.filter((f) => f.kind === 'agreement').length,
+    );
     expect(model.findings.recent).toEqual(findings);
     expect(model.findings.splitBrain.map((b) => b.processes)).toEqual([[3, 7]]);
     expect([...model.findings.rivals()].sort()).toEqual([3, 7]);
@@ -70,21 +115,57 @@ describe('findings on the dashboard', () => {
   it(`keeps the ${RECENT_FINDINGS} most recent findings, oldest first, and forgets everything on a reset`, () => {
     const model = new LabModel();
     model.applySnapshot(snapshotOf(ids));
-    const events: TraceEvent[] = Array.from({ length: RECENT_FINDINGS + 7 }, (_, i) => ({ seq: i, t: i, kind: 'finding', finding: finding(i) }));
+    const events: TraceEvent[] = Array.from({ length: RECENT_FINDINGS + 7 }, (_, i) => ({
+      seq: i,
+      t: i,
+      kind: 'finding',
+      finding: finding(i),
+    }));
     model.applyEvents(events);
     expect(model.findings.counts.spurious).toBe(RECENT_FINDINGS + 7);
-    expect(model.findings.recent.map((f) => f.at)).toEqual(Array.from({ length: RECENT_FINDINGS }, (_, i) => i + 7));
+    expect(model.findings.recent.map((f) => f.at)).toEqual(
+      Array.from({ length: RECENT_FINDINGS }, (_, i) => i + 7),
+    );
     model.applyEvents([{ seq: 1000, t: 1000, kind: 'control', action: 'reset' }]);
     expect(model.findings.total()).toBe(0);
     expect(model.findings.recent).toEqual([]);
   });
 
   it('replay knows only the reports: live processes leading at once are rivals, per term for Raft, crashed ones not', () => {
-    const lead = (id: number, term?: number) => ({ id, status: 'up', report: { role: id === 9 ? 'leader' : 'coordinator', ...(term === undefined ? {} : { term }) } });
-    expect(rivalLeaders([lead(3), lead(7), { id: 5, status: 'crashed', report: null }, { id: 1, status: 'up', report: { role: 'follower' } }], COORDINATOR_ROLES)).toEqual([{ processes: [3, 7], since: null }]);
-    expect(rivalLeaders([lead(3), { ...lead(7), status: 'crashed' }], COORDINATOR_ROLES)).toEqual([]);
+    const lead = (id: number, term?: number) => ({
+      id,
+      status: 'up',
+      report: {
+        role: id === 9 ? 'leader' : 'coordinator',
+        ...(term === undefined ? {} : { term }),
+      },
+    });
+    expect(
+      rivalLeaders(
+        [
+          lead(3),
+          lead(7),
+          { id: 5, status: 'crashed', report: null },
+          { id: 1, status: 'up', report: { role: 'follower' } },
+        ],
+        COORDINATOR_ROLES,
+      ),
+    ).toEqual([{ processes: [3, 7], since: null }]);
+    expect(rivalLeaders([lead(3), { ...lead(7), status: 'crashed' }], COORDINATOR_ROLES)).toEqual(
+      [],
+    );
     // Raft: two leaders of different terms are not a split brain (Figure 3, Election Safety is per term).
-    expect(rivalLeaders([{ ...lead(9, 2) }, { id: 4, status: 'up', report: { role: 'leader', term: 3 } }], COORDINATOR_ROLES)).toEqual([]);
-    expect(rivalLeaders([{ ...lead(9, 3) }, { id: 4, status: 'up', report: { role: 'leader', term: 3 } }], COORDINATOR_ROLES)).toEqual([{ processes: [4, 9], since: null, term: 3 }]);
+    expect(
+      rivalLeaders(
+        [{ ...lead(9, 2) }, { id: 4, status: 'up', report: { role: 'leader', term: 3 } }],
+        COORDINATOR_ROLES,
+      ),
+    ).toEqual([]);
+    expect(
+      rivalLeaders(
+        [{ ...lead(9, 3) }, { id: 4, status: 'up', report: { role: 'leader', term: 3 } }],
+        COORDINATOR_ROLES,
+      ),
+    ).toEqual([{ processes: [4, 9], since: null, term: 3 }]);
   });
 });

@@ -15,7 +15,10 @@ function heldFetch(): { answer: (status: number, body: unknown) => void; calls: 
     calls.push(`${init.method} ${url}`);
     return new Promise<Response>((r) => waiting.push(r));
   });
-  return { calls, answer: (status, body) => waiting.shift()!(new Response(JSON.stringify(body), { status })) };
+  return {
+    calls,
+    answer: (status, body) => waiting.shift()!(new Response(JSON.stringify(body), { status })),
+  };
 }
 
 afterEach(() => void vi.unstubAllGlobals());
@@ -28,7 +31,10 @@ describe("the instructor's calls", () => {
     expect(api.busy.value).toBe(1);
     net.answer(409, { type: 'error', code: 'NOT_PAUSED', message: 'The lab is not paused' });
     await done;
-    expect([api.busy.value, api.lastError.value]).toEqual([0, 'The lab is not paused (NOT_PAUSED)']);
+    expect([api.busy.value, api.lastError.value]).toEqual([
+      0,
+      'The lab is not paused (NOT_PAUSED)',
+    ]);
   });
 
   it('the held list, read by the page itself, neither disables the panel nor clears the answer to her last action', async () => {
@@ -41,7 +47,13 @@ describe("the instructor's calls", () => {
     expect(api.busy.value).toBe(0);
     net.answer(200, { paused: true, total: 0, messages: [] });
     expect(await read).toEqual({ ok: true, data: { paused: true, total: 0, messages: [] } });
-    expect([api.busy.value, api.lastError.value]).toEqual([0, 'The lab is not paused (NOT_PAUSED)']);
-    expect(net.calls).toEqual(['POST /api/labs/lab/resume', 'GET /api/labs/lab/inflight?limit=200']);
+    expect([api.busy.value, api.lastError.value]).toEqual([
+      0,
+      'The lab is not paused (NOT_PAUSED)',
+    ]);
+    expect(net.calls).toEqual([
+      'POST /api/labs/lab/resume',
+      'GET /api/labs/lab/inflight?limit=200',
+    ]);
   });
 });

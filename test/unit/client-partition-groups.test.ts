@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '@shared/sim/rng.ts';
-import { initialGroups, moveToGroup, parseRing, partitionBody, shuffled, splitInto } from '../../client/src/utils/partition-groups.ts';
+import {
+  initialGroups,
+  moveToGroup,
+  parseRing,
+  partitionBody,
+  shuffled,
+  splitInto,
+} from '../../client/src/utils/partition-groups.ts';
 
 describe('partition builder', () => {
   it('starts from everyone in one group plus an empty one to drag into', () => {
@@ -24,16 +31,25 @@ describe('partition builder', () => {
 
   it('splits the ring into contiguous arcs covering every id once', () => {
     const parts = splitInto([5, 1, 4, 2, 3], 2);
-    expect(parts).toEqual([[1, 5], [2, 3, 4]]);
+    expect(parts).toEqual([
+      [1, 5],
+      [2, 3, 4],
+    ]);
     expect(splitInto([1, 2], 5)).toEqual([[1], [2]]);
   });
 
   it('a ring order must list every lab id exactly once', () => {
     expect(parseRing('3, 1 2', [1, 2, 3])).toEqual({ ok: true, ring: [3, 1, 2] });
     expect(parseRing('3 1', [1, 2, 3])).toMatchObject({ ok: false, message: 'missing: 2' });
-    expect(parseRing('3 1 1 2', [1, 2, 3])).toMatchObject({ ok: false, message: '1 appears twice' });
+    expect(parseRing('3 1 1 2', [1, 2, 3])).toMatchObject({
+      ok: false,
+      message: '1 appears twice',
+    });
     expect(parseRing('3 x', [1, 2, 3])).toMatchObject({ ok: false });
-    expect(parseRing('9 1 2 3', [1, 2, 3])).toMatchObject({ ok: false, message: '9 is not in the lab' });
+    expect(parseRing('9 1 2 3', [1, 2, 3])).toMatchObject({
+      ok: false,
+      message: '9 is not in the lab',
+    });
   });
 
   it('shuffling keeps every id and, seeded, is repeatable', () => {

@@ -1,7 +1,11 @@
 // The projector's question clock (client/src/utils/question-clock.ts; issue 28 item 4: "while
 // open: the question, a count of answers and a countdown").
 import { describe, expect, it } from 'vitest';
-import { minutesSeconds, openedAtFrom, questionClock } from '../../client/src/utils/question-clock.ts';
+import {
+  minutesSeconds,
+  openedAtFrom,
+  questionClock,
+} from '../../client/src/utils/question-clock.ts';
 
 describe('question clock', () => {
   it('counts a time limit down in whole seconds, rounding up, then says the time is up', () => {
@@ -14,7 +18,11 @@ describe('question clock', () => {
   });
 
   it('without a limit shows how long the question has been open; a clock behind the open time shows 0', () => {
-    expect(questionClock(0, 65_400, undefined)).toEqual({ text: 'open 1:05', left: null, over: false });
+    expect(questionClock(0, 65_400, undefined)).toEqual({
+      text: 'open 1:05',
+      left: null,
+      over: false,
+    });
     expect(questionClock(5000, 4000, undefined).text).toBe('open 0:00');
     expect(minutesSeconds(3599.9)).toBe('59:59');
     expect(minutesSeconds(-3)).toBe('0:00');

@@ -10,15 +10,36 @@ import { finalState, stateAt } from '@shared/analysis/replay.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
 import { replayElections, windowAt } from '../../client/src/utils/replay-elections.ts';
-import { countAtTime, describeEvent, messageFates, replayConfig, replayFlights, replaySnapshot, traceMeta } from '../../client/src/utils/replay-view.ts';
+import {
+  countAtTime,
+  describeEvent,
+  messageFates,
+  replayConfig,
+  replayFlights,
+  replaySnapshot,
+  traceMeta,
+} from '../../client/src/utils/replay-view.ts';
 import { parseExploreCli, runExplore } from '../../scripts/explore.ts';
 
 const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 
 function simulated(spec: Partial<SimulationSpec> = {}) {
-  const full: SimulationSpec = { algorithm: getAlgorithm('bully'), ids, detector: 'none', crashes: [{ id: 7, at: 0 }], elections: [{ id: 4, at: 0 }], seed: 1, ...spec };
+  const full: SimulationSpec = {
+    algorithm: getAlgorithm('bully'),
+    ids,
+    detector: 'none',
+    crashes: [{ id: 7, at: 0 }],
+    elections: [{ id: 4, at: 0 }],
+    seed: 1,
+    ...spec,
+  };
   const r = simulate(full);
-  const parsed = parseTraceFile(serializeTrace({ source: 'simulator', algorithm: full.algorithm.name, ids: [...full.ids], seed: r.seed }, r.trace));
+  const parsed = parseTraceFile(
+    serializeTrace(
+      { source: 'simulator', algorithm: full.algorithm.name, ids: [...full.ids], seed: r.seed },
+      r.trace,
+    ),
+  );
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
   return { r, trace: parsed.trace };
 }
@@ -34,9 +55,21 @@ describe('replay view', () => {
   it('a simulator trace scrubbed to the end: the ring model holds the coordinators the simulator reported, 7 crashed (Figure 6-20, 000)', () => {
     const { r, trace } = simulated();
     const meta = traceMeta(trace);
-    expect(meta).toMatchObject({ source: 'simulator', algorithm: 'bully', ids, seed: 1, violation: null, events: trace.events.length });
+    expect(meta).toMatchObject({
+      source: 'simulator',
+      algorithm: 'bully',
+      ids,
+      seed: 1,
+      violation: null,
+      events: trace.events.length,
+    });
     const m = modelAt(trace, trace.events.length);
-    const believed = Object.fromEntries(m.list().filter((p) => p.status === 'up').map((p) => [p.id, p.report!.coordinator]));
+    const believed = Object.fromEntries(
+      m
+        .list()
+        .filter((p) => p.status === 'up')
+        .map((p) => [p.id, p.report!.coordinator]),
+    );
     expect(believed).toEqual(Object.fromEntries(Object.entries(r.coordinatorByNode)));
     expect(m.processes.get(7)!.status).toBe('crashed');
     expect(m.agreement().settled).toBe(true);
@@ -49,7 +82,14 @@ describe('replay view', () => {
     const count = trace.events.findIndex((e) => e.kind === 'deliver');
     const s = stateAt(trace, count);
     const sentAt = s.inFlight[0]!.sentAt;
-    const frame = replayFlights(s, trace.events, count, messageFates(trace.events), sentAt + 50, 200);
+    const frame = replayFlights(
+      s,
+      trace.events,
+      count,
+      messageFates(trace.events),
+      sentAt + 50,
+      200,
+    );
     expect(frame.moving.map((m) => [m.flight.from, m.flight.to, m.flight.type, m.f])).toEqual([
       [4, 5, 'ELECTION', 0.5],
       [4, 6, 'ELECTION', 0.5],
@@ -58,13 +98,27 @@ describe('replay view', () => {
   });
 
   it('a message dropped on the way shows as a cross where it fell, for a while after the drop', () => {
-    const { trace } = simulated({ partitions: [{ at: 0, groups: [[0, 1, 2, 3, 4], [5, 6, 7]] }] });
+    const { trace } = simulated({
+      partitions: [
+        {
+          at: 0,
+          groups: [
+            [0, 1, 2, 3, 4],
+            [5, 6, 7],
+          ],
+        },
+      ],
+    });
     const dropAt = trace.events.findIndex((e) => e.kind === 'drop');
     expect(dropAt).toBeGreaterThan(0);
     const drop = trace.events[dropAt]!;
     const s = stateAt(trace, dropAt + 1);
     const fates = messageFates(trace.events);
-    expect(replayFlights(s, trace.events, dropAt + 1, fates, drop.t, 100).drops.map((d) => d.flight.reason)).toContain('partition');
+    expect(
+      replayFlights(s, trace.events, dropAt + 1, fates, drop.t, 100).drops.map(
+        (d) => d.flight.reason,
+      ),
+    ).toContain('partition');
     expect(replayFlights(s, trace.events, dropAt + 1, fates, drop.t + 101, 100).drops).toEqual([]);
   });
 
@@ -81,12 +135,13 @@ describe('replay view', () => {
     expect(whole.end).not.toBeNull();
     expect(whole.trigger).toBe('elect at 4');
     // Every election message of the run, counted as the stats panel counts them.
-    for (const type of ['ELECTION', 'OK', 'COORDINATOR']) expect(whole.sent[type]).toBe(r.messages.byType[type]);
+    for (const type of ['ELECTION', 'OK', 'COORDINATOR'])
+      expect(whole.sent[type]).toBe(r.messages.byType[type]);
     // Before anything happened there is nothing to draw.
     expect(windowAt(elections, trace.events, 0)).toBeNull();
   });
 
-  it("a steady start with no election shows the trace so far", () => {
+  it('a steady start with no election shows the trace so far', () => {
     const { trace } = simulated({ crashes: [], elections: [], detector: 'heartbeat', until: 3000 });
     expect(trace.events.length).toBeGreaterThan(10);
     const initial = replaySnapshot(stateAt(trace, 0), replayConfig(traceMeta(trace)), 'simulator');
@@ -96,7 +151,16 @@ describe('replay view', () => {
   });
 
   it("the explorer's shortest bad schedule opens with its verdict, and its end shows the two coordinators (000: UB = 2T + M broken by a slow link)", () => {
-    const cli = parseExploreCli(['--algorithm', 'bully', '--nodes', '4', '--faults', 'slow', '--seconds', '60']);
+    const cli = parseExploreCli([
+      '--algorithm',
+      'bully',
+      '--nodes',
+      '4',
+      '--faults',
+      'slow',
+      '--seconds',
+      '60',
+    ]);
     const { traceText } = runExplore(cli, () => performance.now());
     const parsed = parseTraceFile(traceText!);
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
@@ -104,7 +168,10 @@ describe('replay view', () => {
     expect(meta.source).toBe('explorer');
     expect(meta.violation).toMatch(/^safety: .* both lead$/);
     const m = modelAt(parsed.trace, parsed.trace.events.length);
-    const leaders = m.list().filter((p) => p.report?.role === 'coordinator').map((p) => p.id);
+    const leaders = m
+      .list()
+      .filter((p) => p.report?.role === 'coordinator')
+      .map((p) => p.id);
     expect(leaders.length).toBe(2);
     // The explorer closes its trace with the violation as a finding: the findings panel lists it.
     expect(finalState(parsed.trace).findings.map((f) => f.kind)).toEqual(['safety']);
@@ -114,9 +181,26 @@ describe('replay view', () => {
     const lines = [
       { seq: 1, t: 5, kind: 'join', node: 3 },
       { seq: 2, t: 6, kind: 'join', node: 9 },
-      { seq: 3, t: 7, kind: 'report', node: 9, report: { role: 'coordinator', coordinator: 9, electing: false } },
-      { seq: 4, t: 9, kind: 'send', msg: 1, from: 9, to: 3, type: 'HEARTBEAT', message: { type: 'HEARTBEAT' } },
-    ].map((e) => JSON.stringify(e)).join('\n');
+      {
+        seq: 3,
+        t: 7,
+        kind: 'report',
+        node: 9,
+        report: { role: 'coordinator', coordinator: 9, electing: false },
+      },
+      {
+        seq: 4,
+        t: 9,
+        kind: 'send',
+        msg: 1,
+        from: 9,
+        to: 3,
+        type: 'HEARTBEAT',
+        message: { type: 'HEARTBEAT' },
+      },
+    ]
+      .map((e) => JSON.stringify(e))
+      .join('\n');
     const parsed = parseTraceFile(lines);
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     const meta = traceMeta(parsed.trace);
@@ -124,7 +208,12 @@ describe('replay view', () => {
     const m = modelAt(parsed.trace, 4);
     expect(m.processes.get(9)!.kind).toBeNull();
     expect(m.processes.get(9)!.status).toBe('up');
-    const withLab = traceMeta(parsed.trace, { ...replayConfig(meta), algorithm: 'raft', ids: [0, 3, 9], ring: [9, 3, 0] });
+    const withLab = traceMeta(parsed.trace, {
+      ...replayConfig(meta),
+      algorithm: 'raft',
+      ids: [0, 3, 9],
+      ring: [9, 3, 0],
+    });
     expect(withLab).toMatchObject({ algorithm: 'raft', ids: [0, 3, 9], ring: [9, 3, 0] });
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { flightPoint, hitTest, labelPoint, ringLayout, ringOrder } from '../../client/src/utils/ring-layout.ts';
+import {
+  flightPoint,
+  hitTest,
+  labelPoint,
+  ringLayout,
+  ringOrder,
+} from '../../client/src/utils/ring-layout.ts';
 
 describe('ring layout', () => {
   it('ring order: follows the lab ring, appends ids missing from it, drops unknown and repeated ids', () => {

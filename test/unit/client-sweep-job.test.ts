@@ -4,9 +4,24 @@
 // and takes 4T + M, the ring 2(N−1) ACKs as the lab acknowledges every hop.
 import { describe, expect, it } from 'vitest';
 import { runOne, type RunParams, type RunRow } from '@shared/experiments/experiment.ts';
-import { planSweep, SWEEP_LIMITS, SweepJob, sweepTables, type SweepInput } from '../../client/src/utils/sweep-job.ts';
+import {
+  planSweep,
+  SWEEP_LIMITS,
+  SweepJob,
+  sweepTables,
+  type SweepInput,
+} from '../../client/src/utils/sweep-job.ts';
 
-const input = (extra: Partial<SweepInput> = {}): SweepInput => ({ algorithm: 'bully', nodes: '4, 8, 16', cases: ['worst'], runs: 1, delay: 100, jitter: 0, seed: 1, ...extra });
+const input = (extra: Partial<SweepInput> = {}): SweepInput => ({
+  algorithm: 'bully',
+  nodes: '4, 8, 16',
+  cases: ['worst'],
+  runs: 1,
+  delay: 100,
+  jitter: 0,
+  seed: 1,
+  ...extra,
+});
 
 describe('sweep in the instructor panel', () => {
   it('plans one run per algorithm, case, N and run, N sorted and deduplicated', () => {
@@ -53,7 +68,11 @@ describe('sweep in the instructor panel', () => {
     expect(table!.types).toEqual(['ELECTION', 'OK', 'COORDINATOR']);
     expect(table!.rows.map((r) => r.n)).toEqual([4, 8, 16]);
     for (const r of table!.rows) {
-      expect(r.messages['ELECTION']).toEqual({ measured: (r.n * (r.n - 1)) / 2, formula: (r.n * (r.n - 1)) / 2, text: 'N(N−1)/2' });
+      expect(r.messages['ELECTION']).toEqual({
+        measured: (r.n * (r.n - 1)) / 2,
+        formula: (r.n * (r.n - 1)) / 2,
+        text: 'N(N−1)/2',
+      });
       expect(r.time.text).toBe('4T + M');
       expect(r.time.measured).toBeCloseTo(r.time.formula, 6);
       expect(r.agreed).toBe(1);
@@ -65,6 +84,7 @@ describe('sweep in the instructor panel', () => {
     if (!plan.ok) throw new Error(plan.errors.join());
     const tables = sweepTables(plan.runs.map((p) => runOne(p)));
     expect(tables.map((t) => t.case)).toEqual(['worst', 'best']);
-    for (const t of tables) for (const r of t.rows) expect(r.messages['ACK']!.measured).toBe(2 * (r.n - 1));
+    for (const t of tables)
+      for (const r of t.rows) expect(r.messages['ACK']!.measured).toBe(2 * (r.n - 1));
   });
 });

@@ -4,7 +4,12 @@
 // documents need. Each fails without its fix (shared/coach/: coach.ts, hints.ts, hand-queue.ts,
 // hand-runner.ts).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, roundTripBound, type AlgorithmConfig, type Message } from '@shared/algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  roundTripBound,
+  type AlgorithmConfig,
+  type Message,
+} from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { coach } from '@shared/coach/coach.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
@@ -16,12 +21,23 @@ import { ManualClock } from '../helpers/manual-clock.ts';
 const ids = [1, 2, 3, 4, 5, 6, 7];
 const UB = roundTripBound(DEFAULT_TIMING);
 
-function bully(self: number, detector: AlgorithmConfig['detector'], algorithm: 'bully' | 'ring-active-list' = 'bully') {
+function bully(
+  self: number,
+  detector: AlgorithmConfig['detector'],
+  algorithm: 'bully' | 'ring-active-list' = 'bully',
+) {
   const clock = new ManualClock();
   const sent: { to: number; message: Message }[] = [];
   const r = new HandRunner({
     algorithm: getAlgorithm(algorithm),
-    io: { send: (to, message) => sent.push({ to, message }), report: () => {}, setTimer: clock.setTimeout, clearTimer: clock.clearTimeout, now: clock.now, random: () => 0.5 },
+    io: {
+      send: (to, message) => sent.push({ to, message }),
+      report: () => {},
+      setTimer: clock.setTimeout,
+      clearTimer: clock.clearTimeout,
+      now: clock.now,
+      random: () => 0.5,
+    },
     seed: 1,
     autoBeat: true,
   });
@@ -33,7 +49,7 @@ function bully(self: number, detector: AlgorithmConfig['detector'], algorithm: '
 }
 
 describe('issue 24: the coach at class size', () => {
-  it('a stale ELECTION (a newer term, from below) while the heartbeat detector vouches for the coordinator is answered OK only, as the lab\'s Bully does: no ELECTIONs up the ids', () => {
+  it("a stale ELECTION (a newer term, from below) while the heartbeat detector vouches for the coordinator is answered OK only, as the lab's Bully does: no ELECTIONs up the ids", () => {
     const { r, clock, hint, follow } = bully(5, 'heartbeat');
     follow(); // her start election: ELECTION to 6 and 7
     r.deliver(7, { type: 'OK', election: 1, term: 1 });
@@ -59,7 +75,9 @@ describe('issue 24: the coach at class size', () => {
     const { r, clock, hint, follow } = bully(5, 'none');
     clock.advance(UB + 50);
     expect(r.view().deviations.map((d) => d.rule)).toEqual(['bully.hold']);
-    expect(hint().offer?.steps.map((s) => (s.kind === 'send' ? `${s.message.type}->${s.to}` : s.kind))).toEqual(['ELECTION->6', 'ELECTION->7']);
+    expect(
+      hint().offer?.steps.map((s) => (s.kind === 'send' ? `${s.message.type}->${s.to}` : s.kind)),
+    ).toEqual(['ELECTION->6', 'ELECTION->7']);
     follow();
     clock.advance(UB + 10);
     // No OK came: 003 "it sends a coordinator message to all processes with a lower ID".
@@ -79,7 +97,9 @@ describe('issue 24: the coach at class size', () => {
     r.act(r.view().moves.find((m) => m.key === 'elect')!);
     expect(r.view().report).toMatchObject({ coordinator: 7, electing: true });
     expect(r.view().coach.report).toMatchObject({ coordinator: 7, electing: false });
-    expect(hint().label).toBe('Believe 7 is coordinator (your tab says you are electing; the election is over)');
+    expect(hint().label).toBe(
+      'Believe 7 is coordinator (your tab says you are electing; the election is over)',
+    );
     follow();
     expect(r.view().report).toMatchObject({ coordinator: 7, electing: false });
   });
@@ -96,7 +116,10 @@ describe('issue 24: the coach at class size', () => {
     // She never answered 2: once its UB passed and the coach owes it no longer, it goes too.
     clock.advance(UB + 10);
     const election = r.view().queue.find((q) => q.message?.type === 'ELECTION')!;
-    expect(election).toMatchObject({ done: true, expired: 'too late to matter: the election it belonged to is over' });
+    expect(election).toMatchObject({
+      done: true,
+      expired: 'too late to matter: the election it belonged to is over',
+    });
     const started = r.view().queue.find((q) => q.note.startsWith('started'))!;
     expect(started.offers.map((o) => o.key)).toEqual(['elect']);
     expect(started.done).toBe(true);
@@ -129,7 +152,10 @@ describe('issue 24: the coach at class size', () => {
     clock.advance(100);
     r.deliver(3, { type: 'ELECTION', election: 1, term: 1 });
     const from3 = r.view().queue[0]!;
-    r.act(from3.offers.find((o) => o.key === 'ok-3')!, from3);
+    r.act(
+      from3.offers.find((o) => o.key === 'ok-3')!,
+      from3,
+    );
     const listed = openFirst(r.view().queue).map((q) => [q.note, q.done]);
     expect(listed).toEqual([
       ['ELECTION from 2', false],
@@ -140,21 +166,49 @@ describe('issue 24: the coach at class size', () => {
 
   it('the top student in the start election owes COORDINATOR and OK once to each lower id (2(N-1) sends in two clicks), not a second COORDINATOR per ELECTION; nothing marked', () => {
     const { r, clock, sent, hint, follow } = bully(7, 'none');
-    for (const from of [1, 2, 3, 4, 5, 6]) r.deliver(from, { type: 'ELECTION', election: 1, term: 1 });
-    expect(hints(r.view(), 7).map((h) => h.label)).toEqual(['Declare myself coordinator: Send COORDINATOR to all 6 (1, 2, 3, 4, 5, 6)', 'Answer OK to all 6 (1, 2, 3, 4, 5, 6)']);
+    for (const from of [1, 2, 3, 4, 5, 6])
+      r.deliver(from, { type: 'ELECTION', election: 1, term: 1 });
+    expect(hints(r.view(), 7).map((h) => h.label)).toEqual([
+      'Declare myself coordinator: Send COORDINATOR to all 6 (1, 2, 3, 4, 5, 6)',
+      'Answer OK to all 6 (1, 2, 3, 4, 5, 6)',
+    ]);
     follow();
     follow();
-    expect(sent.map((s) => s.message.type).sort()).toEqual([...Array(6).fill('COORDINATOR'), ...Array(6).fill('OK')]);
+    expect(sent.map((s) => s.message.type).sort()).toEqual([
+      ...Array(6).fill('COORDINATOR'),
+      ...Array(6).fill('OK'),
+    ]);
     // Each OK is its own message, with the reference's numbers.
-    expect(sent.filter((s) => s.message.type === 'OK').map((s) => s.message)).toEqual(Array(6).fill({ type: 'OK', election: 1, term: 1 }));
+    expect(sent.filter((s) => s.message.type === 'OK').map((s) => s.message)).toEqual(
+      Array(6).fill({ type: 'OK', election: 1, term: 1 }),
+    );
     clock.advance(3 * UB);
     expect(r.view().deviations).toEqual([]);
     expect(hint().label).toBe('Nothing to do: you are the coordinator.');
   });
 
-  it('a coordinator that misses its COORDINATOR reply to an ELECTION is marked with 000\'s announcement, not with the declaring time-out', () => {
-    const config: AlgorithmConfig = { self: 7, ids, ring: ids, timing: DEFAULT_TIMING, detector: 'none', initialCoordinator: 7 };
-    const view = coach(getAlgorithm('bully'), config, [{ kind: 'event', at: 100, event: { kind: 'message', from: 2, message: { type: 'ELECTION', election: 1, term: 1 } } }], 100 + UB + 1, 1);
+  it("a coordinator that misses its COORDINATOR reply to an ELECTION is marked with 000's announcement, not with the declaring time-out", () => {
+    const config: AlgorithmConfig = {
+      self: 7,
+      ids,
+      ring: ids,
+      timing: DEFAULT_TIMING,
+      detector: 'none',
+      initialCoordinator: 7,
+    };
+    const view = coach(
+      getAlgorithm('bully'),
+      config,
+      [
+        {
+          kind: 'event',
+          at: 100,
+          event: { kind: 'message', from: 2, message: { type: 'ELECTION', election: 1, term: 1 } },
+        },
+      ],
+      100 + UB + 1,
+      1,
+    );
     expect(view.deviations.map((d) => d.rule).sort()).toEqual(['bully.announce', 'bully.answer']);
   });
 
@@ -165,7 +219,10 @@ describe('issue 24: the coach at class size', () => {
     r.act(r.view().moves.find((m) => m.key === 'ub')!);
     expect(r.view().moves.find((m) => m.key === 'ub')!.label).toBe('Set a timeout of UB (0.2 s)');
     clock.advance(UB + 1);
-    expect(r.view().queue[0]).toMatchObject({ note: 'your UB timeout (0.2 s) ran out: no answer came within UB', done: true });
+    expect(r.view().queue[0]).toMatchObject({
+      note: 'your UB timeout (0.2 s) ran out: no answer came within UB',
+      done: true,
+    });
   });
 
   it('the Timers panel and the inbox name her timers in her words and count in seconds (issue 24: "Timers are named in the student\'s words, in seconds")', () => {
@@ -177,6 +234,11 @@ describe('issue 24: the coach at class size', () => {
     expect(timerName('her:ack:4:12')).toBe('the ACK wait for 4');
     // An algorithm's own timer (auto mode) keeps its name.
     expect(timerName('election-timeout')).toBe('election-timeout');
-    expect([secondsLeft(1807), secondsLeft(21_000), secondsLeft(40), secondsLeft(-5)]).toEqual(['1.9 s', '21.0 s', '0.1 s', '0.0 s']);
+    expect([secondsLeft(1807), secondsLeft(21_000), secondsLeft(40), secondsLeft(-5)]).toEqual([
+      '1.9 s',
+      '21.0 s',
+      '0.1 s',
+      '0.0 s',
+    ]);
   });
 });

@@ -11,13 +11,23 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHECKED = ['shared', 'server'];
-const USERS = ['shared', 'server', 'client/src', 'client/vite.config.ts', 'scripts', 'bench', 'test', 'vitest.config.ts'];
+const USERS = [
+  'shared',
+  'server',
+  'client/src',
+  'client/vite.config.ts',
+  'scripts',
+  'bench',
+  'test',
+  'vitest.config.ts',
+];
 
 function sources(path: string): string[] {
   if (!statSync(join(root, path)).isDirectory()) return [path];
   return readdirSync(join(root, path)).flatMap((name) => {
     const p = `${path}/${name}`;
-    if (statSync(join(root, p)).isDirectory()) return name === 'node_modules' || name === 'dist' ? [] : sources(p);
+    if (statSync(join(root, p)).isDirectory())
+      return name === 'node_modules' || name === 'dist' ? [] : sources(p);
     return /\.(ts|vue)$/.test(name) && !name.endsWith('.d.ts') ? [p] : [];
   });
 }
@@ -51,8 +61,12 @@ function facts(path: string): ModuleFacts {
     if (!uses.has(to)) uses.set(to, new Set());
     uses.get(to)!.add(name);
   };
-  const exported = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-  const isDefault = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) &&
+    (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const isDefault = (node: ts.Node) =>
+    ts.canHaveModifiers(node) &&
+    (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
   for (const st of sf.statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const spec = st.moduleSpecifier.text;
@@ -65,7 +79,10 @@ function facts(path: string): ModuleFacts {
         else if (b) for (const el of b.elements) use(spec, (el.propertyName ?? el.name).text);
       }
     } else if (ts.isExportDeclaration(st)) {
-      const spec = st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier) ? st.moduleSpecifier.text : null;
+      const spec =
+        st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)
+          ? st.moduleSpecifier.text
+          : null;
       if (!st.exportClause) {
         if (spec) use(spec, '*');
       } else if (ts.isNamedExports(st.exportClause)) {
@@ -77,15 +94,30 @@ function facts(path: string): ModuleFacts {
     } else if (ts.isExportAssignment(st)) exports.add('default');
     else if (exported(st)) {
       if (isDefault(st)) exports.add('default');
-      else if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) {
-        if (ts.isIdentifier(d.name)) exports.add(d.name.text);
-      }
-      else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name) exports.add(st.name.text);
+      else if (ts.isVariableStatement(st))
+        for (const d of st.declarationList.declarations) {
+          if (ts.isIdentifier(d.name)) exports.add(d.name.text);
+        }
+      else if (
+        (ts.isFunctionDeclaration(st) ||
+          ts.isClassDeclaration(st) ||
+          ts.isInterfaceDeclaration(st) ||
+          ts.isTypeAliasDeclaration(st) ||
+          ts.isEnumDeclaration(st)) &&
+        st.name
+      )
+        exports.add(st.name.text);
     }
   }
   // import('...') anywhere, and vi.mock / vi.importActual of a module: all of it.
   const walk = (n: ts.Node): void => {
-    if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) use(n.arguments[0].text, '*');
+    if (
+      ts.isCallExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    )
+      use(n.arguments[0].text, '*');
     ts.forEachChild(n, walk);
   };
   walk(sf);
@@ -96,7 +128,9 @@ function facts(path: string): ModuleFacts {
 function deadExports(): string[] {
   const all = new Map(USERS.flatMap(sources).map((p) => [p, facts(p)]));
   const used = new Map<string, Set<string>>();
-  for (const [, f] of all) for (const [to, names] of f.uses) for (const n of names) (used.get(to) ?? used.set(to, new Set()).get(to)!).add(n);
+  for (const [, f] of all)
+    for (const [to, names] of f.uses)
+      for (const n of names) (used.get(to) ?? used.set(to, new Set()).get(to)!).add(n);
   const dead: string[] = [];
   for (const [path, f] of all) {
     if (!CHECKED.some((d) => path.startsWith(`${d}/`))) continue;

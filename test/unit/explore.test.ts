@@ -15,7 +15,11 @@ const clock = () => performance.now();
 const T = DEFAULT_TIMING.transmission;
 const M = DEFAULT_TIMING.processing;
 
-function setupFor(algorithm: 'bully' | 'raft' | 'ring', n: number, extra: Partial<ExploreSetup> = {}): ExploreSetup {
+function setupFor(
+  algorithm: 'bully' | 'raft' | 'ring',
+  n: number,
+  extra: Partial<ExploreSetup> = {},
+): ExploreSetup {
   const ids = Array.from({ length: n }, (_, i) => i);
   return {
     algorithm: getAlgorithm(algorithm),
@@ -35,7 +39,16 @@ function setupFor(algorithm: 'bully' | 'raft' | 'ring', n: number, extra: Partia
 
 describe('explore', () => {
   it('explore: Bully under one slow link reaches two coordinators at once (000: failure detection by timeout needs UB = 2T + M to hold)', () => {
-    const cli = parseExploreCli(['--algorithm', 'bully', '--nodes', '4', '--faults', 'slow', '--seconds', '120']);
+    const cli = parseExploreCli([
+      '--algorithm',
+      'bully',
+      '--nodes',
+      '4',
+      '--faults',
+      'slow',
+      '--seconds',
+      '120',
+    ]);
     const { result, schedule, traceText } = runExplore(cli, clock);
     expect(result.stoppedBy).toBe('found');
     expect(result.finding!.violation.property).toBe('safety');
@@ -45,12 +58,20 @@ describe('explore', () => {
     const parsed = parseTraceFile(traceText!);
     expect(parsed.ok).toBe(true);
     const trace = (parsed as { trace: ParsedTrace }).trace;
-    expect(trace.header).toMatchObject({ source: 'explorer', algorithm: 'bully', ids: [0, 1, 2, 3] });
-    const leaders = finalState(trace).processes.filter((p) => p.status === 'up' && leads(p.report)).map((p) => p.id);
+    expect(trace.header).toMatchObject({
+      source: 'explorer',
+      algorithm: 'bully',
+      ids: [0, 1, 2, 3],
+    });
+    const leaders = finalState(trace)
+      .processes.filter((p) => p.status === 'up' && leads(p.report))
+      .map((p) => p.id);
     expect(leaders).toEqual(result.finding!.violation.processes);
     expect(leaders).toHaveLength(2);
     // The verdict closes the trace as a finding, as the relay's live checker records them.
-    expect(finalState(trace).findings).toEqual([expect.objectContaining({ kind: 'safety', processes: leaders })]);
+    expect(finalState(trace).findings).toEqual([
+      expect.objectContaining({ kind: 'safety', processes: leaders }),
+    ]);
   });
 
   it('explore: Bully without faults keeps safety in every reachable state and agrees whenever nothing is pending', () => {
@@ -61,13 +82,21 @@ describe('explore', () => {
   });
 
   it('explore: Bully survives one crash anywhere when the followers of the crashed process detect it', () => {
-    const r = search(setupFor('bully', 4, { budget: { crash: 1, restart: 0, drop: 0, partition: 0, slow: 0 } }), { depth: 200, states: 100_000, ms: 120_000 }, clock);
+    const r = search(
+      setupFor('bully', 4, { budget: { crash: 1, restart: 0, drop: 0, partition: 0, slow: 0 } }),
+      { depth: 200, states: 100_000, ms: 120_000 },
+      clock,
+    );
     expect(r.finding).toBeNull();
     expect(r.stoppedBy).toBe('exhausted');
   });
 
   it('explore: Raft under a slow link keeps one leader per term within the bound (Raft §5.2: one vote per term)', () => {
-    const r = search(setupFor('raft', 4, { budget: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 1 } }), { depth: 100, states: 5000, ms: 120_000 }, clock);
+    const r = search(
+      setupFor('raft', 4, { budget: { crash: 0, restart: 0, drop: 0, partition: 0, slow: 1 } }),
+      { depth: 100, states: 5000, ms: 120_000 },
+      clock,
+    );
     expect(r.finding).toBeNull();
     expect(r.stoppedBy).toBe('states');
   });
@@ -101,7 +130,12 @@ describe('explore', () => {
       for (let k = 0; k < 80; k++) {
         const acts = enabled(setup, w);
         if (acts.length === 0) break;
-        w = step(setup, w, acts[Math.floor(rng() * acts.length)]!, (e) => e.kind === 'deliver' && delivered.push({ seq: 0, ...e }));
+        w = step(
+          setup,
+          w,
+          acts[Math.floor(rng() * acts.length)]!,
+          (e) => e.kind === 'deliver' && delivered.push({ seq: 0, ...e }),
+        );
       }
       const last = new Map<string, number>();
       for (const e of delivered) {
@@ -116,7 +150,8 @@ describe('explore', () => {
   it('explore: the ok-timeout (UB = 2T + M) cannot fire before the OK of a live higher process arrives', () => {
     const setup = setupFor('bully', 4, { initiators: [1] });
     let w = initialWorld(setup);
-    const fire = (pred: (w: World) => number) => (w = step(setup, w, { kind: 'fire', id: pred(w), at: 'early' }));
+    const fire = (pred: (w: World) => number) =>
+      (w = step(setup, w, { kind: 'fire', id: pred(w), at: 'early' }));
     fire((x) => x.pending.find((p) => p.kind === 'elect')!.id);
     fire((x) => x.pending.find((p) => p.kind === 'deliver' && p.to === 2)!.id);
     const ok = w.pending.find((p) => p.kind === 'deliver' && p.message.type === 'OK')!;
@@ -130,7 +165,17 @@ describe('explore', () => {
     const setup = setupFor('bully', 4);
     const key = createKeyer();
     const w = initialWorld(setup);
-    const shifted: World = { ...w, now: w.now + 500, nextId: w.nextId + 9, pending: w.pending.map((p) => ({ ...p, id: p.id + 100, earliest: p.earliest + 500, latest: p.latest + 500 })) };
+    const shifted: World = {
+      ...w,
+      now: w.now + 500,
+      nextId: w.nextId + 9,
+      pending: w.pending.map((p) => ({
+        ...p,
+        id: p.id + 100,
+        earliest: p.earliest + 500,
+        latest: p.latest + 500,
+      })),
+    };
     expect(key(shifted)).toBe(key(w));
     const reordered: World = { ...w, pending: [...w.pending].reverse() };
     expect(key(reordered)).toBe(key(w));
@@ -138,7 +183,13 @@ describe('explore', () => {
   });
 
   it('explore: the CLI refuses unknown faults and labs too large to search', () => {
-    expect(parseExploreCli(['--faults', 'slow,drop']).setup.budget).toEqual({ crash: 0, restart: 0, drop: 1, partition: 0, slow: 1 });
+    expect(parseExploreCli(['--faults', 'slow,drop']).setup.budget).toEqual({
+      crash: 0,
+      restart: 0,
+      drop: 1,
+      partition: 0,
+      slow: 1,
+    });
     expect(() => parseExploreCli(['--faults', 'meteor'])).toThrow(/--faults/);
     expect(() => parseExploreCli(['--nodes', '40'])).toThrow(/--nodes/);
     expect(() => parseExploreCli(['--initiators', '3', '--nodes', '4'])).toThrow(/live id/);

@@ -5,14 +5,21 @@ import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 // ws's own frame parser, as a client uses it (exported by ws, not declared in its typings).
 import * as wsModule from 'ws';
-import { ARENA_BYTES, FrameArena, FrameBatch, textFrame } from '../../server/transport/frame-batch.ts';
+import {
+  ARENA_BYTES,
+  FrameArena,
+  FrameBatch,
+  textFrame,
+} from '../../server/transport/frame-batch.ts';
 
 interface FrameParser {
   on(event: 'message', fn: (data: Buffer, isBinary: boolean) => void): void;
   on(event: 'error', fn: (err: unknown) => void): void;
   write(chunk: Buffer): void;
 }
-const Receiver = (wsModule as unknown as { Receiver: new (opts: { isServer: boolean }) => FrameParser }).Receiver;
+const Receiver = (
+  wsModule as unknown as { Receiver: new (opts: { isServer: boolean }) => FrameParser }
+).Receiver;
 
 /** A socket that keeps what is written to it, and the frames ws's parser reads from that. */
 function fakeSocket() {
@@ -20,7 +27,9 @@ function fakeSocket() {
   const messages: string[] = [];
   const errors: unknown[] = [];
   const receiver = new Receiver({ isServer: false });
-  receiver.on('message', (data: Buffer, isBinary: boolean) => messages.push(isBinary ? '<binary>' : data.toString('utf8')));
+  receiver.on('message', (data: Buffer, isBinary: boolean) =>
+    messages.push(isBinary ? '<binary>' : data.toString('utf8')),
+  );
   receiver.on('error', (err: unknown) => errors.push(err));
   const socket = {
     destroyed: false,
@@ -51,7 +60,8 @@ describe('frame batch', () => {
     const arena = new FrameArena();
     const peers = Array.from({ length: 5 }, () => fakeSocket());
     const batches = peers.map((p) => new FrameBatch(() => p.socket));
-    for (let i = 0; i < 300; i++) arena.send(batches[(i * 7) % 5]!, JSON.stringify({ type: 'deliver', i }));
+    for (let i = 0; i < 300; i++)
+      arena.send(batches[(i * 7) % 5]!, JSON.stringify({ type: 'deliver', i }));
     expect(peers.every((p) => p.writes.length === 0)).toBe(true);
     await tick();
     for (const [k, p] of peers.entries()) {
@@ -66,13 +76,26 @@ describe('frame batch', () => {
     const arena = new FrameArena();
     const p = fakeSocket();
     const batch = new FrameBatch(() => p.socket);
-    const texts = ['', 'a'.repeat(125), 'b'.repeat(126), 'c'.repeat(65_535), 'd'.repeat(70_000), 'é'.repeat(100), '🗳️ élection', 'x'.repeat(200)];
+    const texts = [
+      '',
+      'a'.repeat(125),
+      'b'.repeat(126),
+      'c'.repeat(65_535),
+      'd'.repeat(70_000),
+      'é'.repeat(100),
+      '🗳️ élection',
+      'x'.repeat(200),
+    ];
     for (const t of texts) arena.send(batch, t);
     await tick();
     expect(p.messages).toEqual(texts);
     expect(p.errors).toEqual([]);
     // The frame built on its own is the same bytes the arena writes.
-    expect(textFrame('élection').equals(Buffer.concat([Buffer.from([0x81, 9]), Buffer.from('élection')]))).toBe(true);
+    expect(
+      textFrame('élection').equals(
+        Buffer.concat([Buffer.from([0x81, 9]), Buffer.from('élection')]),
+      ),
+    ).toBe(true);
   });
 
   it('writes early when a tick sends more than the shared buffer holds, keeping each connection in order', async () => {
@@ -88,19 +111,24 @@ describe('frame batch', () => {
     expect(a.writes.length).toBeGreaterThan(1);
     await tick();
     const order = (msgs: string[]) => msgs.map((m) => Number(m.slice(0, 6)));
-    expect(order(a.messages)).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 0));
-    expect(order(b.messages)).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 1));
+    expect(order(a.messages)).toEqual(
+      Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 0),
+    );
+    expect(order(b.messages)).toEqual(
+      Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 1),
+    );
     // The shared buffer was filled again after each early write: what the sockets hold is unchanged.
     expect(reread(a.writes)).toEqual(a.messages);
     expect(reread(b.writes)).toEqual(b.messages);
   });
 
-  it('hands each write its own bytes: one peer sent three buffers\' worth in a tick reads them all, in order, afterwards', async () => {
+  it("hands each write its own bytes: one peer sent three buffers' worth in a tick reads them all, in order, afterwards", async () => {
     const arena = new FrameArena();
     const p = fakeSocket();
     const batch = new FrameBatch(() => p.socket);
     const n = Math.ceil((3 * ARENA_BYTES) / 5000);
-    for (let i = 0; i < n; i++) arena.send(batch, `${String(i).padStart(6, '0')}${'y'.repeat(5000)}`);
+    for (let i = 0; i < n; i++)
+      arena.send(batch, `${String(i).padStart(6, '0')}${'y'.repeat(5000)}`);
     await tick();
     expect(p.writes.length).toBeGreaterThan(2);
     const expected = Array.from({ length: n }, (_, i) => i);

@@ -19,7 +19,9 @@ interface Node {
 
 /** Top-level declarations by name, with their source text. */
 function declarations(source: string): Map<string, string> {
-  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as { body: Node[] };
+  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as {
+    body: Node[];
+  };
   const out = new Map<string, string>();
   for (const node of program.body) {
     const d = node.type === 'ExportNamedDeclaration' && node.declaration ? node.declaration : node;
@@ -29,7 +31,8 @@ function declarations(source: string): Map<string, string> {
   return out;
 }
 
-const read = (kind: string, a: string) => readFileSync(new URL(`../../shared/grader/${kind}/${a}.js`, import.meta.url), 'utf8');
+const read = (kind: string, a: string) =>
+  readFileSync(new URL(`../../shared/grader/${kind}/${a}.js`, import.meta.url), 'utf8');
 
 describe.each(ALGORITHM_NAMES)('%s: the template and the example', (algorithm) => {
   it('share every part the template gives, word for word', () => {
@@ -37,10 +40,15 @@ describe.each(ALGORITHM_NAMES)('%s: the template and the example', (algorithm) =
     const example = declarations(read('examples', algorithm));
     const given = [...template].filter(([, text]) => !text.includes('TODO'));
     expect(given.length).toBeGreaterThan(0);
-    for (const [name, text] of given) expect(example.get(name), `${name} in examples/${algorithm}.js`).toBe(text);
+    for (const [name, text] of given)
+      expect(example.get(name), `${name} in examples/${algorithm}.js`).toBe(text);
   });
 
   it('leave something to the student', () => {
-    expect([...declarations(read('templates', algorithm)).values()].some((text) => text.includes('TODO'))).toBe(true);
+    expect(
+      [...declarations(read('templates', algorithm)).values()].some((text) =>
+        text.includes('TODO'),
+      ),
+    ).toBe(true);
   });
 });

@@ -14,7 +14,14 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const IO_ROOM = 'shared/lab-client/';
-const IO_MODULES = new Set(['socket.io-client', 'socket.io', 'ws', 'express', 'redis', ...builtinModules]);
+const IO_MODULES = new Set([
+  'socket.io-client',
+  'socket.io',
+  'ws',
+  'express',
+  'redis',
+  ...builtinModules,
+]);
 
 function sources(dir: string): string[] {
   return readdirSync(join(root, dir)).flatMap((name) => {
@@ -32,7 +39,15 @@ function importsOf(path: string): { local: string[]; packages: string[] } {
   for (const { fileName: spec } of info.importedFiles) {
     if (spec.startsWith('@shared/')) local.push(`shared/${spec.slice('@shared/'.length)}`);
     else if (spec.startsWith('.')) local.push(relative(root, resolve(root, dirname(path), spec)));
-    else packages.push(spec.startsWith('node:') ? spec.slice(5) : spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+    else
+      packages.push(
+        spec.startsWith('node:')
+          ? spec.slice(5)
+          : spec
+              .split('/')
+              .slice(0, spec.startsWith('@') ? 2 : 1)
+              .join('/'),
+      );
   }
   return { local, packages };
 }
@@ -67,19 +82,41 @@ describe('shared/ imports', () => {
   });
 
   it('never reach into server/ or client/', () => {
-    const outward = files.flatMap((f) => graph.get(f)!.filter((to) => !to.startsWith('shared/')).map((to) => `${f} -> ${to}`));
+    const outward = files.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((to) => !to.startsWith('shared/'))
+        .map((to) => `${f} -> ${to}`),
+    );
     expect(outward).toEqual([]);
   });
 
   it('do I/O only in shared/lab-client/', () => {
-    const io = files.filter((f) => !f.startsWith(IO_ROOM)).flatMap((f) => importsOf(f).packages.filter((p) => IO_MODULES.has(p)).map((p) => `${f} imports ${p}`));
+    const io = files
+      .filter((f) => !f.startsWith(IO_ROOM))
+      .flatMap((f) =>
+        importsOf(f)
+          .packages.filter((p) => IO_MODULES.has(p))
+          .map((p) => `${f} imports ${p}`),
+      );
     expect(io).toEqual([]);
     // The rule has teeth: the I/O room does import them.
-    expect(files.filter((f) => f.startsWith(IO_ROOM)).flatMap((f) => importsOf(f).packages)).toContain('socket.io-client');
+    expect(
+      files.filter((f) => f.startsWith(IO_ROOM)).flatMap((f) => importsOf(f).packages),
+    ).toContain('socket.io-client');
   });
 
   it('the circle finder finds circles', () => {
-    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c', 'a']]);
   });
 });
 
@@ -109,7 +146,10 @@ function wrongWays(graph: Map<string, string[]>): string[] {
       // trace/ may read the clock if it needs it; nothing under server/ reaches the entry points.
       if (room === 'trace' && into === 'clock') continue;
       const forbidden = FORBIDDEN[room] ?? ['top'];
-      if (forbidden.includes(into)) wrong.push(`${from} -> ${to} (${room}/ may not import ${into === 'top' ? to : `${into}/`})`);
+      if (forbidden.includes(into))
+        wrong.push(
+          `${from} -> ${to} (${room}/ may not import ${into === 'top' ? to : `${into}/`})`,
+        );
     }
   }
   return wrong;
@@ -121,9 +161,24 @@ describe('server/ rooms', () => {
 
   it('are the ones the READMEs describe, and each has its README', () => {
     const rooms = new Set(files.map(roomOf));
-    expect([...rooms].sort()).toEqual(['clock', 'cluster', 'http', 'lab', 'top', 'trace', 'transport']);
-    expect(files.filter((f) => roomOf(f) === 'top').sort()).toEqual(['server/demo-lab.ts', 'server/last-line.ts', 'server/main.ts', 'server/relay.ts']);
-    for (const room of rooms) if (room !== 'top') expect(statSync(join(root, 'server', room, 'README.md')).isFile(), room).toBe(true);
+    expect([...rooms].sort()).toEqual([
+      'clock',
+      'cluster',
+      'http',
+      'lab',
+      'top',
+      'trace',
+      'transport',
+    ]);
+    expect(files.filter((f) => roomOf(f) === 'top').sort()).toEqual([
+      'server/demo-lab.ts',
+      'server/last-line.ts',
+      'server/main.ts',
+      'server/relay.ts',
+    ]);
+    for (const room of rooms)
+      if (room !== 'top')
+        expect(statSync(join(root, 'server', room, 'README.md')).isFile(), room).toBe(true);
   });
 
   it('import one way: transport/ not http/, lab/ neither, trace/ and clock/ no other room, none the entry points', () => {
@@ -149,33 +204,83 @@ describe('server/ rooms', () => {
 
 /** A file's value imports, static and dynamic (`import type` left out: it starts nothing). */
 function valueImports(path: string): string[] {
-  const sf = ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, true);
+  const sf = ts.createSourceFile(
+    path,
+    readFileSync(join(root, path), 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
   const specs: string[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && !node.importClause?.isTypeOnly) specs.push(node.moduleSpecifier.text);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) specs.push(node.arguments[0].text);
+    if (
+      ts.isImportDeclaration(node) &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      !node.importClause?.isTypeOnly
+    )
+      specs.push(node.moduleSpecifier.text);
+    else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      specs.push(node.arguments[0].text);
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return specs.map((s) => (s.startsWith('.') ? relative(root, resolve(root, dirname(path), s)) : s.replace(/^node:/, '')));
+  return specs.map((s) =>
+    s.startsWith('.') ? relative(root, resolve(root, dirname(path), s)) : s.replace(/^node:/, ''),
+  );
 }
 
 // What a unit test may not start (CONTRIBUTING.md, "Tests"): a socket, a child process, a worker
 // thread, Redis, a relay, a browser. `ws` stays allowed: frame-batch reads frames with its parser.
-const STARTERS = new Set(['child_process', 'net', 'http', 'https', 'http2', 'dgram', 'worker_threads', 'cluster', 'socket.io-client', 'redis', 'playwright-core']);
-const STARTER_FILES = ['server/relay.ts', 'server/main.ts', ...['relay-harness', 'served-relay', 'cluster-harness', 'browser', 'hand-lab', 'flood', 'sandbox-node-worker'].map((h) => `test/helpers/${h}.ts`)];
+const STARTERS = new Set([
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dgram',
+  'worker_threads',
+  'cluster',
+  'socket.io-client',
+  'redis',
+  'playwright-core',
+]);
+const STARTER_FILES = [
+  'server/relay.ts',
+  'server/main.ts',
+  ...[
+    'relay-harness',
+    'served-relay',
+    'cluster-harness',
+    'browser',
+    'hand-lab',
+    'flood',
+    'sandbox-node-worker',
+  ].map((h) => `test/helpers/${h}.ts`),
+];
 
 describe('test/ rooms', () => {
   it('every test file is in a room: unit/, relay/, cluster/ or e2e/', () => {
     const tests = sources('test').filter((f) => f.endsWith('.test.ts'));
     expect(tests.length).toBeGreaterThan(100);
-    expect(tests.filter((f) => !/^test\/(unit|relay|cluster|e2e)\/[^/]+\.test\.ts$/.test(f))).toEqual([]);
+    expect(
+      tests.filter((f) => !/^test\/(unit|relay|cluster|e2e)\/[^/]+\.test\.ts$/.test(f)),
+    ).toEqual([]);
   });
 
   it('a unit test starts no socket, child process, worker, Redis, relay or browser', () => {
-    const started = sources('test/unit').flatMap((f) => valueImports(f).filter((s) => STARTERS.has(s) || STARTER_FILES.includes(s)).map((s) => `${f} imports ${s}`));
+    const started = sources('test/unit').flatMap((f) =>
+      valueImports(f)
+        .filter((s) => STARTERS.has(s) || STARTER_FILES.includes(s))
+        .map((s) => `${f} imports ${s}`),
+    );
     expect(started).toEqual([]);
     // The rule has teeth: the relay room does import them.
-    expect(sources('test/relay').flatMap(valueImports)).toEqual(expect.arrayContaining(['child_process', 'test/helpers/relay-harness.ts']));
+    expect(sources('test/relay').flatMap(valueImports)).toEqual(
+      expect.arrayContaining(['child_process', 'test/helpers/relay-harness.ts']),
+    );
   });
 });

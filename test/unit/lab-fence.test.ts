@@ -61,7 +61,7 @@ describe('the fence record', () => {
     expect(told).toBe(1);
   });
 
-  it('keeps the old timeline\'s marks through a reset until the old trace has moved', async () => {
+  it("keeps the old timeline's marks through a reset until the old trace has moved", async () => {
     const path = fencePath(await tmp(), 'l');
     const f = new LabFence(path, 0, noError);
     f.reserve(50_000, 9_000);
@@ -69,7 +69,11 @@ describe('the fence record', () => {
     f.restart(new Promise<void>((r) => (rotated = r)));
     expect(f.seqLimit).toBe(NUMBER_BLOCK);
     // A kill now reopens the old trace: numbers must still start past the old marks.
-    expect(readFence(path)).toEqual({ epoch: 0, seq: 50_000 + NUMBER_BLOCK, msg: 9_000 + NUMBER_BLOCK });
+    expect(readFence(path)).toEqual({
+      epoch: 0,
+      seq: 50_000 + NUMBER_BLOCK,
+      msg: 9_000 + NUMBER_BLOCK,
+    });
     rotated();
     await new Promise((r) => setTimeout(r, 10));
     expect(readFence(path)).toEqual({ epoch: 0, seq: NUMBER_BLOCK, msg: 1 + NUMBER_BLOCK });
@@ -81,7 +85,14 @@ describe('the fence record', () => {
     if (!config.ok) throw new Error('config');
     const fence = new LabFence(fencePath(dir, 'l'), 1, noError);
     const store = new TraceStore(join(dir, 'l.jsonl'), 10_000, noError);
-    const lab = new Lab(config.value, { clock: new ManualClock(), store, fence, vectorLimit: 64, resumeGraceMs: 100, onError: noError });
+    const lab = new Lab(config.value, {
+      clock: new ManualClock(),
+      store,
+      fence,
+      vectorLimit: 64,
+      resumeGraceMs: 100,
+      onError: noError,
+    });
     lab.record({ kind: 'note', text: 'before' });
     // The new owner starts where the record says this relay's numbers end.
     const next = new LabFence(fencePath(dir, 'l'), 2, noError);
@@ -90,7 +101,10 @@ describe('the fence record', () => {
     for (let i = 0; i < NUMBER_BLOCK + 100; i++) lab.record({ kind: 'note', text: String(i) });
     expect(lab.inert).toBe(true);
     await store.close();
-    const seqs = (await readFile(join(dir, 'l.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+    const seqs = (await readFile(join(dir, 'l.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
     expect(seqs).toHaveLength(NUMBER_BLOCK);
     expect(Math.max(...seqs)).toBe(start - 1);
   });

@@ -9,13 +9,25 @@ import { finalState } from '@shared/analysis/replay.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { parseTraceFile } from '@shared/protocol/trace-file.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { crash, elect, partition, pauseProcess, recover, resumeProcess, setFabric } from '../../server/lab/lab-control.ts';
+import {
+  crash,
+  elect,
+  partition,
+  pauseProcess,
+  recover,
+  resumeProcess,
+  setFabric,
+} from '../../server/lab/lab-control.ts';
 import { StatsTracker } from '../../server/lab/stats.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
 import { snapshotOf } from '../helpers/client-lab-fixtures.ts';
 import { FakeConn, manualLab, tempDir } from '../helpers/relay-lab.ts';
 
-const report = (coordinator: number | null, electing = false): Report => ({ role: electing ? 'electing' : 'follower', coordinator, electing });
+const report = (coordinator: number | null, electing = false): Report => ({
+  role: electing ? 'electing' : 'follower',
+  coordinator,
+  electing,
+});
 
 describe('one fold: the relay, the live model and replay agree', () => {
   const tmp = tempDir('lab-fold-');
@@ -43,7 +55,10 @@ describe('one fold: the relay, the live model and replay agree', () => {
     if (!lab.join(back, { id: 1 }).ok) throw new Error('rejoin');
     // A live process that leaves is absent: the same word everywhere (replay used to say `gone`).
     lab.leave(conns[3]!, 3, true);
-    partition(lab, [[0, 1], [2, 3, 4]]);
+    partition(lab, [
+      [0, 1],
+      [2, 3, 4],
+    ]);
     lab.report(entries[0]!, report(0));
     // A new time scale restarts every process: their reports are gone until they report again.
     setFabric(lab, { timeScale: 2 });
@@ -65,7 +80,10 @@ describe('one fold: the relay, the live model and replay agree', () => {
     const replayed = finalState(parsed.trace);
 
     const view = (ps: Iterable<{ id: number; status: string; report: Report | null }>) =>
-      [...ps].filter((p) => p.status !== 'absent' || p.report).map((p) => [p.id, p.status, p.report?.coordinator ?? null]).sort((a, b) => Number(a[0]) - Number(b[0]));
+      [...ps]
+        .filter((p) => p.status !== 'absent' || p.report)
+        .map((p) => [p.id, p.status, p.report?.coordinator ?? null])
+        .sort((a, b) => Number(a[0]) - Number(b[0]));
     const expected = view(relay.processes);
     expect(expected).toEqual([
       [0, 'up', null],
@@ -85,7 +103,10 @@ describe('one fold: the relay, the live model and replay agree', () => {
     for (const e of parsed.trace.events) rebuilt.observe(e);
     const extra = { coordinators: {}, processes: { up: 0, crashed: 0, absent: 0 }, relay: {} };
     expect(rebuilt.snapshot(0, extra)).toEqual(lab.stats.snapshot(0, extra));
-    expect(lab.stats.snapshot(0, extra)).toMatchObject({ messages: { sent: 1 }, election: { active: false, startedAt: 5 } });
+    expect(lab.stats.snapshot(0, extra)).toMatchObject({
+      messages: { sent: 1 },
+      election: { active: false, startedAt: 5 },
+    });
   });
 
   it('per-process pauses: paused, resumed, ended by a crash; a message held for a paused process is in flight everywhere', async () => {
@@ -110,13 +131,20 @@ describe('one fold: the relay, the live model and replay agree', () => {
     await lab.close();
 
     const model = new LabModel();
-    model.applySnapshot((observer.frames[0] as Extract<ServerFrame, { type: 'snapshot' }>).snapshot);
+    model.applySnapshot(
+      (observer.frames[0] as Extract<ServerFrame, { type: 'snapshot' }>).snapshot,
+    );
     model.applyEvents(observer.frames.flatMap((f) => (f.type === 'events' ? f.events : [])));
     const parsed = parseTraceFile(await readFile(path, 'utf8'));
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     const replayed = finalState(parsed.trace);
 
-    const view = (ps: Iterable<{ id: number; status: string; paused?: true; report: Report | null }>) => [...ps].map((p) => [p.id, p.status, p.paused === true, p.report?.coordinator ?? null]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    const view = (
+      ps: Iterable<{ id: number; status: string; paused?: true; report: Report | null }>,
+    ) =>
+      [...ps]
+        .map((p) => [p.id, p.status, p.paused === true, p.report?.coordinator ?? null])
+        .sort((a, b) => Number(a[0]) - Number(b[0]));
     const expected = view(relay.processes);
     expect(expected).toEqual([
       [0, 'up', false, 3],

@@ -26,7 +26,10 @@ describe('LineChunks', () => {
 
   it('spans many chunks, and a line longer than a chunk gets one of its own', () => {
     const c = new LineChunks();
-    const lines = Array.from({ length: 5000 }, (_, i) => `{"seq":${i},"message":"${'x'.repeat(i % 97)}😀"}`);
+    const lines = Array.from(
+      { length: 5000 },
+      (_, i) => `{"seq":${i},"message":"${'x'.repeat(i % 97)}😀"}`,
+    );
     const long = 'y'.repeat(200_000);
     lines.splice(2500, 0, long);
     for (const l of lines) c.push(l);
@@ -67,7 +70,8 @@ describe('TraceStore over its cap', () => {
     const dir = await mkdtemp(join(tmpdir(), 'lean-'));
     try {
       const store = new TraceStore(join(dir, 'lean.jsonl'), 10_000, () => {}, { maxBytes: 100 });
-      for (let i = 0; i < 10; i++) store.append(`{"seq":${i},"kind":"send","pad":"${'x'.repeat(10)}"}`);
+      for (let i = 0; i < 10; i++)
+        store.append(`{"seq":${i},"kind":"send","pad":"${'x'.repeat(10)}"}`);
       expect(store.lean).toBe(true);
       const written = store.flush();
       // The lines left the buffer for the file; the write has not landed yet.

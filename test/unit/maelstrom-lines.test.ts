@@ -7,7 +7,14 @@ import { BULLY_SCHEMAS } from '@shared/algorithms/bully-messages.ts';
 import { RING_SCHEMAS } from '@shared/algorithms/ring-messages.ts';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { MAX_FRAME_BYTES } from '@shared/protocol/frames.ts';
-import { electLine, initLine, messageLine, nodeId, readInboundLine, readNodeLine } from '@shared/protocol/maelstrom.ts';
+import {
+  electLine,
+  initLine,
+  messageLine,
+  nodeId,
+  readInboundLine,
+  readNodeLine,
+} from '@shared/protocol/maelstrom.ts';
 import { LineReader, type LineEvent } from '../../scripts/maelstrom/line-reader.ts';
 import { parseHostArgs } from '../../scripts/maelstrom/cli-args.ts';
 
@@ -17,14 +24,28 @@ const line = (dest: string, body: object, src = 'n3') => JSON.stringify({ src, d
 describe('node names', () => {
   it('reads "n<k>" as process k and nothing else', () => {
     expect(['n0', 'n7', 'n1000000'].map(nodeId)).toEqual([0, 7, 1_000_000]);
-    expect(['n07', 'n-1', 'c1', 'lab', 'n', 'n1000001', 'N7', ' n7'].map(nodeId)).toEqual(Array(8).fill(null));
+    expect(['n07', 'n-1', 'c1', 'lab', 'n', 'n1000001', 'N7', ' n7'].map(nodeId)).toEqual(
+      Array(8).fill(null),
+    );
     expect(nodeId(7)).toBeNull();
   });
 });
 
 describe('readNodeLine: a node stdout line', () => {
   it('a message to n<k> becomes a send of the body, without msg_id, in_reply_to or fields the algorithm does not have', () => {
-    expect(readNodeLine(line('n7', { type: 'ELECTION', election: 2, term: 4, msg_id: 9, in_reply_to: 1, extra: 'x' }), ctx)).toEqual({
+    expect(
+      readNodeLine(
+        line('n7', {
+          type: 'ELECTION',
+          election: 2,
+          term: 4,
+          msg_id: 9,
+          in_reply_to: 1,
+          extra: 'x',
+        }),
+        ctx,
+      ),
+    ).toEqual({
       kind: 'send',
       to: 7,
       message: { type: 'ELECTION', election: 2, term: 4 },
@@ -36,11 +57,23 @@ describe('readNodeLine: a node stdout line', () => {
     ['no body', JSON.stringify({ src: 'n3', dest: 'n7' }), /not a Maelstrom message: body/],
     ['a body without type', line('n7', { election: 1 }), /body.type/],
     ['a non-integer msg_id', line('n7', { type: 'OK', election: 1, msg_id: 1.5 }), /body.msg_id/],
-    ["another node's src", line('n7', { type: 'OK', election: 1 }, 'n5'), /src is "n5", not this node's id "n3"/],
-    ['a node not in the lab', line('n4', { type: 'OK', election: 1 }), /dest "n4" is no node of this lab/],
+    [
+      "another node's src",
+      line('n7', { type: 'OK', election: 1 }, 'n5'),
+      /src is "n5", not this node's id "n3"/,
+    ],
+    [
+      'a node not in the lab',
+      line('n4', { type: 'OK', election: 1 }),
+      /dest "n4" is no node of this lab/,
+    ],
     ['a client', line('c1', { type: 'OK', election: 1 }), /dest "c1"/],
     ['itself', line('n3', { type: 'OK', election: 1 }), /cannot send to itself/],
-    ['a type the algorithm does not have', line('n7', { type: 'broadcast' }), /does not fit the lab algorithm's "broadcast" message \(types: ELECTION, OK, COORDINATOR, HEARTBEAT, PING, PONG\)/],
+    [
+      'a type the algorithm does not have',
+      line('n7', { type: 'broadcast' }),
+      /does not fit the lab algorithm's "broadcast" message \(types: ELECTION, OK, COORDINATOR, HEARTBEAT, PING, PONG\)/,
+    ],
     ['a field of the wrong type', line('n7', { type: 'OK', election: -1 }), /"OK" message/],
     ['anything but a report to lab', line('lab', { type: 'log', text: 'hi' }), /"lab" takes only/],
   ])('refuses %s', (_what, text, reason) => {
@@ -49,40 +82,88 @@ describe('readNodeLine: a node stdout line', () => {
     expect(r.kind === 'refused' && r.reason).toMatch(reason);
   });
 
-  it('refuses a message whose frame would pass the relay\'s limit', () => {
+  it("refuses a message whose frame would pass the relay's limit", () => {
     const ids = Array.from({ length: 3000 }, (_, i) => 100_000 + i);
     const ring = { self: 3, ids: new Set([3, 7, ...ids]), schemas: RING_SCHEMAS };
     const election = (list: number[]) => ({ type: 'ELECTION', seq: 1, eid: '3:1', list });
     const r = readNodeLine(line('n7', election(ids)), ring);
-    expect(r.kind === 'refused' && r.reason).toMatch(new RegExp(`takes \\d+ bytes as a frame; the relay takes ${MAX_FRAME_BYTES} at most`));
+    expect(r.kind === 'refused' && r.reason).toMatch(
+      new RegExp(`takes \\d+ bytes as a frame; the relay takes ${MAX_FRAME_BYTES} at most`),
+    );
     expect(readNodeLine(line('n7', election(ids.slice(0, 10))), ring).kind).toBe('send');
   });
 
   it('a report to lab is the report frame\'s report; ids may be written "n<k>"', () => {
-    expect(readNodeLine(line('lab', { type: 'report', role: 'follower', coordinator: 'n7', electing: false, activeList: ['n0', 3], msg_id: 4 }), ctx)).toEqual({
+    expect(
+      readNodeLine(
+        line('lab', {
+          type: 'report',
+          role: 'follower',
+          coordinator: 'n7',
+          electing: false,
+          activeList: ['n0', 3],
+          msg_id: 4,
+        }),
+        ctx,
+      ),
+    ).toEqual({
       kind: 'report',
       report: { role: 'follower', coordinator: 7, electing: false, activeList: [0, 3] },
     });
-    expect(readNodeLine(line('lab', { type: 'report', role: 'coordinator', coordinator: 3, electing: false, detail: { term: 2 } }), ctx)).toMatchObject({ kind: 'report', report: { coordinator: 3, detail: { term: 2 } } });
-    for (const bad of [{ role: '', coordinator: 7, electing: false }, { role: 'x', coordinator: 'c7', electing: false }, { role: 'x', coordinator: 7 }, { role: 'x', coordinator: 7, electing: false, mood: 'good' }]) {
+    expect(
+      readNodeLine(
+        line('lab', {
+          type: 'report',
+          role: 'coordinator',
+          coordinator: 3,
+          electing: false,
+          detail: { term: 2 },
+        }),
+        ctx,
+      ),
+    ).toMatchObject({ kind: 'report', report: { coordinator: 3, detail: { term: 2 } } });
+    for (const bad of [
+      { role: '', coordinator: 7, electing: false },
+      { role: 'x', coordinator: 'c7', electing: false },
+      { role: 'x', coordinator: 7 },
+      { role: 'x', coordinator: 7, electing: false, mood: 'good' },
+    ]) {
       const r = readNodeLine(line('lab', { type: 'report', ...bad }), ctx);
       expect(r.kind === 'refused' && r.reason).toMatch(/report does not fit the report frame/);
     }
   });
 
   it('init_ok is read with its in_reply_to, whatever its dest', () => {
-    expect(readNodeLine(line('lab', { type: 'init_ok', in_reply_to: 1 }), ctx)).toEqual({ kind: 'init_ok', inReplyTo: 1 });
-    expect(readNodeLine(line('c0', { type: 'init_ok' }), ctx)).toEqual({ kind: 'init_ok', inReplyTo: undefined });
+    expect(readNodeLine(line('lab', { type: 'init_ok', in_reply_to: 1 }), ctx)).toEqual({
+      kind: 'init_ok',
+      inReplyTo: 1,
+    });
+    expect(readNodeLine(line('c0', { type: 'init_ok' }), ctx)).toEqual({
+      kind: 'init_ok',
+      inReplyTo: undefined,
+    });
   });
 });
 
 describe('the lines the host writes', () => {
   it("init has Maelstrom's fields, node ids sorted, and the lab's settings under lab", () => {
-    const config = { algorithm: 'bully' as const, ids: [7, 0, 3], timing: DEFAULT_TIMING, detector: 'heartbeat' as const, options: {} };
+    const config = {
+      algorithm: 'bully' as const,
+      ids: [7, 0, 3],
+      timing: DEFAULT_TIMING,
+      detector: 'heartbeat' as const,
+      options: {},
+    };
     expect(initLine(3, config, 1)).toEqual({
       src: 'lab',
       dest: 'n3',
-      body: { type: 'init', msg_id: 1, node_id: 'n3', node_ids: ['n0', 'n3', 'n7'], lab: { algorithm: 'bully', timing: DEFAULT_TIMING, detector: 'heartbeat', options: {} } },
+      body: {
+        type: 'init',
+        msg_id: 1,
+        node_id: 'n3',
+        node_ids: ['n0', 'n3', 'n7'],
+        lab: { algorithm: 'bully', timing: DEFAULT_TIMING, detector: 'heartbeat', options: {} },
+      },
     });
   });
 
@@ -90,7 +171,9 @@ describe('the lines the host writes', () => {
     const m = messageLine(5, 3, { type: 'OK', election: 1 });
     expect(m).toEqual({ src: 'n5', dest: 'n3', body: { type: 'OK', election: 1 } });
     expect(electLine(3)).toEqual({ src: 'lab', dest: 'n3', body: { type: 'elect' } });
-    expect(readInboundLine(JSON.stringify({ ...m, body: { ...m.body, msg_id: 8, in_reply_to: 2 } }))).toEqual({ src: 'n5', dest: 'n3', body: { type: 'OK', election: 1 }, msgId: 8 });
+    expect(
+      readInboundLine(JSON.stringify({ ...m, body: { ...m.body, msg_id: 8, in_reply_to: 2 } })),
+    ).toEqual({ src: 'n5', dest: 'n3', body: { type: 'OK', election: 1 }, msgId: 8 });
     expect(readInboundLine('[]')).toBeNull();
     expect(readInboundLine('nope')).toBeNull();
   });
@@ -107,7 +190,13 @@ describe('LineReader: bounded, numbered lines', () => {
 
   it('joins a line written in pieces, a character split between chunks included, and drops a CR before the newline', () => {
     const euro = Buffer.from('€');
-    expect(read(100, ['ab', Buffer.concat([Buffer.from('c'), euro.subarray(0, 1)]), Buffer.concat([euro.subarray(1), Buffer.from('\r\nnext\n')])])).toEqual([
+    expect(
+      read(100, [
+        'ab',
+        Buffer.concat([Buffer.from('c'), euro.subarray(0, 1)]),
+        Buffer.concat([euro.subarray(1), Buffer.from('\r\nnext\n')]),
+      ]),
+    ).toEqual([
       { kind: 'line', n: 1, text: 'abc€' },
       { kind: 'line', n: 2, text: 'next' },
     ]);
@@ -133,13 +222,36 @@ describe('LineReader: bounded, numbered lines', () => {
 
 describe('npm run maelstrom arguments', () => {
   it('takes everything after -- as the node and its arguments, and names the process after its file', () => {
-    const r = parseHostArgs(['--lab', 'demo', '--id', '3', '--', 'python3', 'examples/maelstrom-python/bully_node.py', '--id', '9']);
+    const r = parseHostArgs([
+      '--lab',
+      'demo',
+      '--id',
+      '3',
+      '--',
+      'python3',
+      'examples/maelstrom-python/bully_node.py',
+      '--id',
+      '9',
+    ]);
     expect(r).toEqual({
       ok: true,
-      args: { url: 'http://127.0.0.1:3000', lab: 'demo', id: 3, name: 'bully_node.py', transport: 'ws', initTimeoutMs: 10_000, command: 'python3', args: ['examples/maelstrom-python/bully_node.py', '--id', '9'] },
+      args: {
+        url: 'http://127.0.0.1:3000',
+        lab: 'demo',
+        id: 3,
+        name: 'bully_node.py',
+        transport: 'ws',
+        initTimeoutMs: 10_000,
+        command: 'python3',
+        args: ['examples/maelstrom-python/bully_node.py', '--id', '9'],
+      },
     });
-    expect(parseHostArgs(['--lab', 'demo', '--', './my-node'])).toMatchObject({ args: { name: 'my-node' } });
-    expect(parseHostArgs(['--lab', 'demo', '--name', 'ada', '--', 'npm', 'run', 'x'])).toMatchObject({ args: { name: 'ada' } });
+    expect(parseHostArgs(['--lab', 'demo', '--', './my-node'])).toMatchObject({
+      args: { name: 'my-node' },
+    });
+    expect(
+      parseHostArgs(['--lab', 'demo', '--name', 'ada', '--', 'npm', 'run', 'x']),
+    ).toMatchObject({ args: { name: 'ada' } });
   });
 
   it.each([

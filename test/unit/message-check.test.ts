@@ -37,9 +37,52 @@ function holey(): unknown[] {
 
 /** Edge values for every field of every type: what a hand-written check is likely to get wrong. */
 function edges(type: string): unknown[] {
-  const values: unknown[] = [0, -0, 1, -1, 1.5, 2 ** 53, 2 ** 53 - 1, 1_000_000, 1_000_001, NaN, Infinity, '1', '', 'x'.repeat(64), 'x'.repeat(65), true, null, undefined, [], [1, 2], [1, -1], holey(), Array.from({ length: 5000 }, (_, i) => i), Array.from({ length: 5001 }, (_, i) => i), {}, [2 ** 53]];
-  const keys = ['election', 'term', 'seq', 'eid', 'list', 'coordinator', 'origin', 'id', 'epoch', 'granted', 'master', 'extra'];
-  const out: unknown[] = [{ type }, JSON.parse(`{"type":${JSON.stringify(type)},"__proto__":{"term":1}}`)];
+  const values: unknown[] = [
+    0,
+    -0,
+    1,
+    -1,
+    1.5,
+    2 ** 53,
+    2 ** 53 - 1,
+    1_000_000,
+    1_000_001,
+    NaN,
+    Infinity,
+    '1',
+    '',
+    'x'.repeat(64),
+    'x'.repeat(65),
+    true,
+    null,
+    undefined,
+    [],
+    [1, 2],
+    [1, -1],
+    holey(),
+    Array.from({ length: 5000 }, (_, i) => i),
+    Array.from({ length: 5001 }, (_, i) => i),
+    {},
+    [2 ** 53],
+  ];
+  const keys = [
+    'election',
+    'term',
+    'seq',
+    'eid',
+    'list',
+    'coordinator',
+    'origin',
+    'id',
+    'epoch',
+    'granted',
+    'master',
+    'extra',
+  ];
+  const out: unknown[] = [
+    { type },
+    JSON.parse(`{"type":${JSON.stringify(type)},"__proto__":{"term":1}}`),
+  ];
   for (const key of keys) for (const v of values) out.push({ type, [key]: v });
   return out;
 }
@@ -55,7 +98,9 @@ function candidates(name: AlgorithmName, schemas: MessageSchemas): unknown[] {
   for (const m of sent) for (let k = 0; k < 6; k++) out.push(mutate(m, r, [...types, 'HELLO']));
   for (let k = 0; k < 400; k++) {
     const j = randomJson(r);
-    out.push(j && typeof j === 'object' && !Array.isArray(j) ? { ...j, type: types[k % types.length] } : j);
+    out.push(
+      j && typeof j === 'object' && !Array.isArray(j) ? { ...j, type: types[k % types.length] } : j,
+    );
   }
   for (const type of types) out.push(...edges(type));
   // Its own messages with a field to strip and with an optional field present but undefined.
@@ -65,7 +110,8 @@ function candidates(name: AlgorithmName, schemas: MessageSchemas): unknown[] {
 
 describe.each(SCHEMAS)('%s: the fast message checks', (name, schemas) => {
   it('every message type gets a fast check (so the hot path never falls back to zod)', () => {
-    for (const [type, schema] of Object.entries(schemas)) expect(compileCheck(schema), type).not.toBeNull();
+    for (const [type, schema] of Object.entries(schemas))
+      expect(compileCheck(schema), type).not.toBeNull();
   });
 
   it('answer as the zod schema does: the same messages accepted, the same result, the same rejected', () => {
@@ -73,7 +119,8 @@ describe.each(SCHEMAS)('%s: the fast message checks', (name, schemas) => {
     let rejected = 0;
     for (const m of candidates(name, schemas)) {
       const type = m && typeof m === 'object' ? (m as { type?: unknown }).type : undefined;
-      const schema = typeof type === 'string' && Object.hasOwn(schemas, type) ? schemas[type]! : null;
+      const schema =
+        typeof type === 'string' && Object.hasOwn(schemas, type) ? schemas[type]! : null;
       const parsed = schema?.safeParse(m);
       const expected = parsed?.success ? parsed.data : null;
       const got = parseMessage<Message>(schemas, m);

@@ -40,7 +40,13 @@ function schedule(n: number, seed: number): Send[] {
 
 /** Cuts at 3k + 2 ms, between sends. */
 const CUTS: { at: number; groups: ProcessId[][] | null }[] = [
-  { at: 152, groups: [[0, 1], [2, 3]] },
+  {
+    at: 152,
+    groups: [
+      [0, 1],
+      [2, 3],
+    ],
+  },
   { at: 302, groups: null },
   { at: 452, groups: [[0], [1, 2]] },
   { at: 602, groups: null },
@@ -51,7 +57,12 @@ function scripted(sends: readonly Send[]): Algorithm<null, Message> {
   return {
     name: 'bully',
     messageTypes: ['PING'],
-    init: (config) => ({ state: null, effects: sends.filter((s) => s.from === config.self).map((s) => ({ kind: 'set-timer' as const, name: `s${s.k}`, after: s.at })) }),
+    init: (config) => ({
+      state: null,
+      effects: sends
+        .filter((s) => s.from === config.self)
+        .map((s) => ({ kind: 'set-timer' as const, name: `s${s.k}`, after: s.at })),
+    }),
     step: (state, event) => {
       if (event.kind !== 'timer') return { state, effects: [] };
       const s = sends[Number(event.name.slice(1))]!;
@@ -77,30 +88,64 @@ function fatesOf(events: readonly TraceEvent[], deliveredAt: (t: number) => numb
 }
 
 function inSimulator(rules: FabricConfig, seed: number, sends: readonly Send[]): Fates {
-  const run = simulate({ algorithm: scripted(sends), ids: IDS, detector: 'none', network: rules, partitions: CUTS, seed, until: 100_000 });
+  const run = simulate({
+    algorithm: scripted(sends),
+    ids: IDS,
+    detector: 'none',
+    network: rules,
+    partitions: CUTS,
+    seed,
+    until: 100_000,
+  });
   // The relay serves a message at the first whole ms at or after it is due.
   return fatesOf(run.trace, Math.ceil);
 }
 
-async function inRelay(dir: string, name: string, rules: FabricConfig, seed: number, sends: readonly Send[]): Promise<Fates> {
-  const config = newLabConfig({ name, size: IDS.length, detector: 'none', fabric: rules, seed }, () => 1);
+async function inRelay(
+  dir: string,
+  name: string,
+  rules: FabricConfig,
+  seed: number,
+  sends: readonly Send[],
+): Promise<Fates> {
+  const config = newLabConfig(
+    { name, size: IDS.length, detector: 'none', fabric: rules, seed },
+    () => 1,
+  );
   if (!config.ok) throw new Error('config');
   const clock = new ManualClock();
   const file = join(dir, `${name}.jsonl`);
-  const lab = new Lab(config.value, { clock, store: new TraceStore(file, 10), vectorLimit: 64, resumeGraceMs: 100, onError: (e) => { throw e; } });
+  const lab = new Lab(config.value, {
+    clock,
+    store: new TraceStore(file, 10),
+    vectorLimit: 64,
+    resumeGraceMs: 100,
+    onError: (e) => {
+      throw e;
+    },
+  });
   const entries = IDS.map((id) => {
     const joined = lab.join(new FakeConn(), { id });
     if (!joined.ok) throw new Error('join');
     return joined.value;
   });
-  const steps = [...sends.map((s) => ({ at: s.at, go: () => lab.send(entries[s.from]!, s.to, { type: 'PING', k: s.k }) })), ...CUTS.map((c) => ({ at: c.at, go: () => partition(lab, c.groups) }))].sort((a, b) => a.at - b.at);
+  const steps = [
+    ...sends.map((s) => ({
+      at: s.at,
+      go: () => lab.send(entries[s.from]!, s.to, { type: 'PING', k: s.k }),
+    })),
+    ...CUTS.map((c) => ({ at: c.at, go: () => partition(lab, c.groups) })),
+  ].sort((a, b) => a.at - b.at);
   for (const s of steps) {
     clock.advance(s.at - clock.now());
     s.go();
   }
   clock.advance(100_000);
   await lab.close();
-  const events = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as TraceEvent);
+  const events = (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as TraceEvent);
   return fatesOf(events, (t) => t);
 }
 
@@ -108,7 +153,15 @@ describe('network: one model for the relay and the simulator', () => {
   const tmp = tempDir('cross-host-');
 
   const base: FabricConfig = {
-    link: { ...DEFAULT_LINK, delay: 20, jitter: 15.5, loss: 0.2, lossMode: 'burst', burstLength: 3, duplicate: 0.1 },
+    link: {
+      ...DEFAULT_LINK,
+      delay: 20,
+      jitter: 15.5,
+      loss: 0.2,
+      lossMode: 'burst',
+      burstLength: 3,
+      duplicate: 0.1,
+    },
     links: [
       { from: 0, to: 1, delay: 50, jitter: 0 },
       { from: 2, to: 0, loss: 0.5, lossMode: 'independent' },
@@ -120,22 +173,29 @@ describe('network: one model for the relay and the simulator', () => {
   const cases: [string, FabricConfig, number][] = [
     ['FIFO links, burst loss, time scale 1.5', base, 42],
     ['reordering on', { ...base, reorder: true }, 7],
-    ['no faults on the default link, real time', { ...base, link: { ...DEFAULT_LINK, delay: 10, jitter: 40 }, timeScale: 1 }, 3],
+    [
+      'no faults on the default link, real time',
+      { ...base, link: { ...DEFAULT_LINK, delay: 10, jitter: 40 }, timeScale: 1 },
+      3,
+    ],
   ];
 
-  it.each(cases)('network: the relay and the simulator give the same fates (%s)', async (label, rules, seed) => {
-    const sends = schedule(300, seed);
-    const sim = inSimulator(rules, seed, sends);
-    const relay = await inRelay(tmp.path, `x${seed}`, rules, seed, sends);
-    expect(relay.size).toBeGreaterThanOrEqual(300);
-    expect([...relay]).toEqual([...sim]);
-    // Every kind of fate happened, so the comparison covers them all.
-    const lines = [...sim.values()].join('\n');
-    expect(lines).toContain('delivered');
-    expect(lines).toContain('dropped (partition)');
-    if (label !== 'no faults on the default link, real time') {
-      expect(lines).toContain('dropped (loss)');
-      expect(lines).toContain('copy of');
-    }
-  });
+  it.each(cases)(
+    'network: the relay and the simulator give the same fates (%s)',
+    async (label, rules, seed) => {
+      const sends = schedule(300, seed);
+      const sim = inSimulator(rules, seed, sends);
+      const relay = await inRelay(tmp.path, `x${seed}`, rules, seed, sends);
+      expect(relay.size).toBeGreaterThanOrEqual(300);
+      expect([...relay]).toEqual([...sim]);
+      // Every kind of fate happened, so the comparison covers them all.
+      const lines = [...sim.values()].join('\n');
+      expect(lines).toContain('delivered');
+      expect(lines).toContain('dropped (partition)');
+      if (label !== 'no faults on the default link, real time') {
+        expect(lines).toContain('dropped (loss)');
+        expect(lines).toContain('copy of');
+      }
+    },
+  );
 });

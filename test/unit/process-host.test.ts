@@ -1,32 +1,73 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, withReports, type Algorithm, type Message } from '@shared/algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  withReports,
+  type Algorithm,
+  type Message,
+} from '@shared/algorithms/algorithm.ts';
 import { ProcessHost, type HostEvent } from '@shared/sim/process-host.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 
 // A countdown algorithm: on start it sets `tick` for 100 ms; each tick sends TICK to process 1
 // and re-arms, until `stop` arrives, which cancels the timer.
-interface S { ticks: number; stopped: boolean }
+interface S {
+  ticks: number;
+  stopped: boolean;
+}
 const countdown: Algorithm<S, Message> = withReports<S, Message>({
   name: 'bully',
   messageTypes: ['TICK'],
-  init: () => ({ state: { ticks: 0, stopped: false }, effects: [{ kind: 'set-timer', name: 'tick', after: 100 }] }),
+  init: () => ({
+    state: { ticks: 0, stopped: false },
+    effects: [{ kind: 'set-timer', name: 'tick', after: 100 }],
+  }),
   step(s, e) {
-    if (e.kind === 'timer') return { state: { ...s, ticks: s.ticks + 1 }, effects: [{ kind: 'send', to: 1, message: { type: 'TICK', n: s.ticks } }, { kind: 'set-timer', name: 'tick', after: 100 }] };
-    if (e.kind === 'message' && e.message.type === 'STOP') return { state: { ...s, stopped: true }, effects: [{ kind: 'cancel-timer', name: 'tick' }] };
+    if (e.kind === 'timer')
+      return {
+        state: { ...s, ticks: s.ticks + 1 },
+        effects: [
+          { kind: 'send', to: 1, message: { type: 'TICK', n: s.ticks } },
+          { kind: 'set-timer', name: 'tick', after: 100 },
+        ],
+      };
+    if (e.kind === 'message' && e.message.type === 'STOP')
+      return { state: { ...s, stopped: true }, effects: [{ kind: 'cancel-timer', name: 'tick' }] };
     return { state: s, effects: [] };
   },
-  report: (s) => ({ role: s.stopped ? 'stopped' : 'ticking', coordinator: null, electing: false, detail: { ticks: s.ticks } }),
+  report: (s) => ({
+    role: s.stopped ? 'stopped' : 'ticking',
+    coordinator: null,
+    electing: false,
+    detail: { ticks: s.ticks },
+  }),
 });
 
-const config = { self: 0, ids: [0, 1], ring: [0, 1], timing: DEFAULT_TIMING, detector: 'none' as const };
+const config = {
+  self: 0,
+  ids: [0, 1],
+  ring: [0, 1],
+  timing: DEFAULT_TIMING,
+  detector: 'none' as const,
+};
 
 function setup() {
   const clock = new ManualClock();
   const sent: Message[] = [];
   const reports: unknown[] = [];
   const log: HostEvent[] = [];
-  const host = new ProcessHost(countdown, { send: (_to, m) => sent.push(m), report: (r) => reports.push(r), setTimer: clock.setTimeout, clearTimer: clock.clearTimeout, now: clock.now, random: createRng(1) }, (e) => log.push(e));
+  const host = new ProcessHost(
+    countdown,
+    {
+      send: (_to, m) => sent.push(m),
+      report: (r) => reports.push(r),
+      setTimer: clock.setTimeout,
+      clearTimer: clock.clearTimeout,
+      now: clock.now,
+      random: createRng(1),
+    },
+    (e) => log.push(e),
+  );
   return { clock, sent, reports, log, host };
 }
 

@@ -4,7 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeHeapProfile, summarizeProfile } from '../../bench/profile-summary.ts';
 
-const frame = (functionName: string, file: string, lineNumber = 0) => ({ functionName, url: `file://${process.cwd()}/${file}`, lineNumber });
+const frame = (functionName: string, file: string, lineNumber = 0) => ({
+  functionName,
+  url: `file://${process.cwd()}/${file}`,
+  lineNumber,
+});
 
 describe('profile summaries', () => {
   it('rank CPU self time by function and file, idle apart', () => {
@@ -20,15 +24,28 @@ describe('profile summaries', () => {
     });
     expect(s.total).toBe(10);
     expect(s.idleShare).toBe(20);
-    expect(s.functions[0]).toMatchObject({ name: 'send', where: 'server/lab/lab.ts:10', amount: 6, share: 60 });
+    expect(s.functions[0]).toMatchObject({
+      name: 'send',
+      where: 'server/lab/lab.ts:10',
+      amount: 6,
+      share: 60,
+    });
     expect(s.files[0]).toMatchObject({ name: 'server/lab/lab.ts', amount: 8, share: 80 });
   });
 
   it('rank bytes allocated by function and file, nested callers included', () => {
-    const node = (f: ReturnType<typeof frame>, selfSize: number, children: unknown[] = []) => ({ callFrame: f, selfSize, children });
+    const node = (f: ReturnType<typeof frame>, selfSize: number, children: unknown[] = []) => ({
+      callFrame: f,
+      selfSize,
+      children,
+    });
     const s = summarizeHeapProfile({
       head: node(frame('(root)', ''), 0, [
-        node(frame('onText', 'server/lab/session.ts'), 1_000_000, [node(frame('send', 'server/lab/lab.ts'), 3_000_000, [node(frame('send', 'server/lab/lab.ts'), 1_000_000)])]),
+        node(frame('onText', 'server/lab/session.ts'), 1_000_000, [
+          node(frame('send', 'server/lab/lab.ts'), 3_000_000, [
+            node(frame('send', 'server/lab/lab.ts'), 1_000_000),
+          ]),
+        ]),
         node(frame('frame', 'node_modules/ws/lib/sender.js'), 5_000_000),
       ]) as never,
     });

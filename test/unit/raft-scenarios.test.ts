@@ -23,12 +23,17 @@ function leadersByTerm(r: SimulationResult): Map<number, Set<number>> {
 }
 
 /** Leaders that arose (a report flipping to leader) within [from, to), with their terms. */
-function newLeaders(r: SimulationResult, from: number, to: number): { node: number; term: number }[] {
+function newLeaders(
+  r: SimulationResult,
+  from: number,
+  to: number,
+): { node: number; term: number }[] {
   const role = new Map<number, string>();
   const out: { node: number; term: number }[] = [];
   for (const e of r.trace) {
     if (e.kind !== 'report') continue;
-    if (e.report.role === 'leader' && role.get(e.node) !== 'leader' && e.t >= from && e.t < to) out.push({ node: e.node, term: e.report.term ?? -1 });
+    if (e.report.role === 'leader' && role.get(e.node) !== 'leader' && e.t >= from && e.t < to)
+      out.push({ node: e.node, term: e.report.term ?? -1 });
     role.set(e.node, e.report.role);
   }
   return out;
@@ -39,7 +44,9 @@ function expectAgreement(r: SimulationResult): number {
   expect(coords.size).toBe(1);
   const leader = [...coords][0]!;
   expect(leader).not.toBeNull();
-  const leaders = Object.entries(r.reports).filter(([, rep]: [string, Report]) => rep.role === 'leader');
+  const leaders = Object.entries(r.reports).filter(
+    ([, rep]: [string, Report]) => rep.role === 'leader',
+  );
   expect(leaders.map(([id]) => Number(id))).toEqual([leader]);
   return leader!;
 }
@@ -47,7 +54,8 @@ function expectAgreement(r: SimulationResult): number {
 /** Virtual ms from `at` until every live process reports the final leader (and stays). */
 function timeToAgree(r: SimulationResult, at: number): number {
   let last = at;
-  for (const e of r.trace) if (e.kind === 'report' && e.t >= at && r.live.includes(e.node)) last = e.t;
+  for (const e of r.trace)
+    if (e.kind === 'report' && e.t >= at && r.live.includes(e.node)) last = e.t;
   return last - at;
 }
 
@@ -73,12 +81,23 @@ describe('raft through the simulator', () => {
   it('raft: a 4/4 split of 8 processes elects no new leader on either side, since 5 votes are needed (§5.2 majority)', () => {
     const r = simulate({
       ...base,
-      partitions: [{ at: 1000, groups: [[0, 1, 2, 3], [4, 5, 6, 7]] }, { at: 20_000, groups: null }],
+      partitions: [
+        {
+          at: 1000,
+          groups: [
+            [0, 1, 2, 3],
+            [4, 5, 6, 7],
+          ],
+        },
+        { at: 20_000, groups: null },
+      ],
       until: 40_000,
     });
     expect(newLeaders(r, 1000, 20_000)).toEqual([]);
     // The cut-off side keeps campaigning in ever higher terms without winning.
-    const minority = r.trace.filter((e) => e.kind === 'report' && e.t < 20_000 && e.node <= 3 && e.report.role === 'candidate');
+    const minority = r.trace.filter(
+      (e) => e.kind === 'report' && e.t < 20_000 && e.node <= 3 && e.report.role === 'candidate',
+    );
     expect(minority.length).toBeGreaterThan(0);
     for (const [, nodes] of leadersByTerm(r)) expect(nodes.size).toBe(1);
     expectAgreement(r); // after the heal, one leader again
@@ -88,7 +107,10 @@ describe('raft through the simulator', () => {
     const big = [0, 1, 2, 3, 4];
     const r = simulate({
       ...base,
-      partitions: [{ at: 1000, groups: [big, [5, 6, 7]] }, { at: 20_000, groups: null }],
+      partitions: [
+        { at: 1000, groups: [big, [5, 6, 7]] },
+        { at: 20_000, groups: null },
+      ],
       until: 40_000,
     });
     const during = newLeaders(r, 1000, 20_000);
@@ -112,10 +134,23 @@ describe('raft through the simulator', () => {
         const at = 1000 + g() * 15_000;
         const cut = 1 + Math.floor(g() * 7);
         const shuffled = [...ids].sort(() => g() - 0.5);
-        return [{ at, groups: [shuffled.slice(0, cut), shuffled.slice(cut)] }, { at: at + g() * 4000, groups: null }];
+        return [
+          { at, groups: [shuffled.slice(0, cut), shuffled.slice(cut)] },
+          { at: at + g() * 4000, groups: null },
+        ];
       });
-      const r = simulate({ ...base, seed, crashes, recoveries, partitions, link: { delay: 50, jitter: 150, drop: 0.1 }, dropUntil: 22_000, until: 35_000 });
-      for (const [term, nodes] of leadersByTerm(r)) expect({ seed, term, leaders: nodes.size }).toEqual({ seed, term, leaders: 1 });
+      const r = simulate({
+        ...base,
+        seed,
+        crashes,
+        recoveries,
+        partitions,
+        link: { delay: 50, jitter: 150, drop: 0.1 },
+        dropUntil: 22_000,
+        until: 35_000,
+      });
+      for (const [term, nodes] of leadersByTerm(r))
+        expect({ seed, term, leaders: nodes.size }).toEqual({ seed, term, leaders: 1 });
       // Faults stop at 22 s: by 35 s everyone follows one leader.
       expect(new Set(Object.values(r.coordinatorByNode)).size, `seed ${seed}`).toBe(1);
     }
@@ -132,7 +167,10 @@ describe('raft through the simulator', () => {
         detector: 'none',
         options: { restartQuietPeriod: restartQuietPeriod ?? 3000 },
         links: { '0->3': { delay: 5000 }, '0->4': { delay: 5000 } },
-        elections: [{ id: 0, at: 3500 }, { id: 4, at: 3700 }],
+        elections: [
+          { id: 0, at: 3500 },
+          { id: 4, at: 3700 },
+        ],
         crashes: [{ id: 2, at: 3650 }],
         recoveries: [{ id: 2, at: 3660 }],
         until: 12_000,
@@ -143,7 +181,13 @@ describe('raft through the simulator', () => {
   });
 
   it('raft: the same seed gives an identical trace, another seed a different one', () => {
-    const spec = { ...base, initialCoordinator: null, link: { delay: 50, jitter: 100 }, crashes: [{ id: 3, at: 6000 }], until: 12_000 };
+    const spec = {
+      ...base,
+      initialCoordinator: null,
+      link: { delay: 50, jitter: 100 },
+      crashes: [{ id: 3, at: 6000 }],
+      until: 12_000,
+    };
     const a = simulate({ ...spec, seed: 11 });
     const b = simulate({ ...spec, seed: 11 });
     const c = simulate({ ...spec, seed: 12 });

@@ -69,7 +69,12 @@ describe('scheduler', () => {
   it('serves a message due now at once, without a timer, but never ahead of one due earlier', () => {
     const clock = new ManualClock();
     const out: number[] = [];
-    const s = new Scheduler<Entry>(clock, (e) => out.push(e.n), () => {}, () => 10);
+    const s = new Scheduler<Entry>(
+      clock,
+      (e) => out.push(e.n),
+      () => {},
+      () => 10,
+    );
     clock.advance(100);
     s.push({ at: 100, n: 1 });
     expect(out).toEqual([1]);
@@ -119,7 +124,10 @@ describe('scheduler', () => {
 describe('fabric', () => {
   it('keeps a link FIFO under jitter, and lets jitter reorder when reordering is on', () => {
     const arrivals = (reorder: boolean) => {
-      const f = new Fabric({ ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 10, jitter: 50 }, reorder }, 1);
+      const f = new Fabric(
+        { ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 10, jitter: 50 }, reorder },
+        1,
+      );
       return Array.from({ length: 200 }, (_, i) => {
         const fate = f.decide(0, 1, i);
         return fate.kind === 'deliver' ? fate.at : NaN;
@@ -132,7 +140,13 @@ describe('fabric', () => {
   });
 
   it('burst loss (Gilbert model): long-run rate p and mean burst length L over 200,000 messages', () => {
-    const f = new Fabric({ ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, loss: 0.1, lossMode: 'burst', burstLength: 4 } }, 9);
+    const f = new Fabric(
+      {
+        ...DEFAULT_FABRIC,
+        link: { ...DEFAULT_LINK, loss: 0.1, lossMode: 'burst', burstLength: 4 },
+      },
+      9,
+    );
     const lost = Array.from({ length: 200_000 }, (_, i) => f.decide(2, 3, i).kind === 'drop');
     const n = lost.filter(Boolean).length;
     const bursts = lost.filter((x, i) => x && !lost[i - 1]).length;
@@ -143,7 +157,10 @@ describe('fabric', () => {
   });
 
   it('scales delays by the time scale and drops across a partition; ids in no group share one', () => {
-    const f = new Fabric({ ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 20 }, timeScale: 3 }, 1);
+    const f = new Fabric(
+      { ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 20 }, timeScale: 3 },
+      1,
+    );
     expect(f.decide(0, 1, 100)).toEqual({ kind: 'deliver', at: 160, dupAt: null });
     f.setPartition([[0, 1]]);
     expect(f.decide(0, 2, 0)).toEqual({ kind: 'drop', reason: 'partition' });
@@ -183,8 +200,18 @@ describe('lab', () => {
     b.full = false;
     lab.send(pa.value, 1, { type: 'OK' });
     clock.advance(20);
-    expect(b.frames.filter((f) => f.type === 'deliver').map((f) => f.type === 'deliver' && f.message.type)).toEqual(['OK']);
-    expect(lab.stats.snapshot(0, { coordinators: {}, processes: { up: 0, crashed: 0, absent: 0 }, relay: {} }).drops).toEqual({ overflow: 5 });
+    expect(
+      b.frames
+        .filter((f) => f.type === 'deliver')
+        .map((f) => f.type === 'deliver' && f.message.type),
+    ).toEqual(['OK']);
+    expect(
+      lab.stats.snapshot(0, {
+        coordinators: {},
+        processes: { up: 0, crashed: 0, absent: 0 },
+        relay: {},
+      }).drops,
+    ).toEqual({ overflow: 5 });
     await lab.close();
   });
 
@@ -207,7 +234,12 @@ describe('lab', () => {
     if (batch?.type !== 'events') throw new Error('no batch');
     const [send, deliver] = batch.events;
     expect(send).toMatchObject({ kind: 'send', from: 0, lamport: 2, vector: { '0': 2 } });
-    expect(deliver).toMatchObject({ kind: 'deliver', to: 1, lamport: 3, vector: { '0': 2, '1': 2 } });
+    expect(deliver).toMatchObject({
+      kind: 'deliver',
+      to: 1,
+      lamport: 3,
+      vector: { '0': 2, '1': 2 },
+    });
     await lab.close();
   });
 });
@@ -227,7 +259,9 @@ describe('observer hub', () => {
 
   it('skips batches for a backed-up observer and sends it a fresh snapshot once it drains', () => {
     let version = 0;
-    const hub = new ObserverHub('x', () => JSON.stringify({ type: 'snapshot', version: ++version }));
+    const hub = new ObserverHub('x', () =>
+      JSON.stringify({ type: 'snapshot', version: ++version }),
+    );
     const slow = new FakeConn();
     const fast = new FakeConn();
     hub.add(slow);

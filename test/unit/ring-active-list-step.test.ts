@@ -1,21 +1,44 @@
 // Unit tests of the active-list ring's step function (shared/algorithms/ring-active-list.ts), rule by rule
 // from 001 ("Election In A Ring").
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmConfig, type AlgorithmEvent, type DetectorMode, type Effect, type StepContext } from '@shared/algorithms/algorithm.ts';
-import { ringActiveList, type ActiveListMessage, type ActiveListState } from '@shared/algorithms/ring-active-list.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmConfig,
+  type AlgorithmEvent,
+  type DetectorMode,
+  type Effect,
+  type StepContext,
+} from '@shared/algorithms/algorithm.ts';
+import {
+  ringActiveList,
+  type ActiveListMessage,
+  type ActiveListState,
+} from '@shared/algorithms/ring-active-list.ts';
 import { TIMER_PONG, TIMER_POLL } from '@shared/algorithms/failure-detector.ts';
 import { WATCHDOG_TIMER } from '@shared/algorithms/ring-detection.ts';
 
 const ids = [1, 2, 3, 4];
 const ctx: StepContext = { now: 0, random: () => 0.5 };
 const config = (self: number, detector: DetectorMode = 'none'): AlgorithmConfig => ({
-  self, ids, ring: ids, timing: DEFAULT_TIMING, detector, initialCoordinator: 4,
+  self,
+  ids,
+  ring: ids,
+  timing: DEFAULT_TIMING,
+  detector,
+  initialCoordinator: 4,
 });
-const start = (self: number, detector: DetectorMode = 'none') => ringActiveList.init(config(self, detector), ctx).state;
+const start = (self: number, detector: DetectorMode = 'none') =>
+  ringActiveList.init(config(self, detector), ctx).state;
 const deliver = (s: ActiveListState, from: number, message: Record<string, unknown>) =>
-  ringActiveList.step(s, { kind: 'message', from, message } as AlgorithmEvent<ActiveListMessage>, ctx);
+  ringActiveList.step(
+    s,
+    { kind: 'message', from, message } as AlgorithmEvent<ActiveListMessage>,
+    ctx,
+  );
 const hopsSent = (effects: Effect<ActiveListMessage>[]) =>
-  effects.flatMap((e) => (e.kind === 'send' && e.message.type !== 'ACK' ? [{ to: e.to, ...e.message }] : []));
+  effects.flatMap((e) =>
+    e.kind === 'send' && e.message.type !== 'ACK' ? [{ to: e.to, ...e.message }] : [],
+  );
 const listOf = (s: ActiveListState) => ringActiveList.report(s).activeList;
 
 describe('ring-active-list step (001: Election In A Ring)', () => {
@@ -44,22 +67,41 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
   });
 
   it('ring-active-list: rule (c), i == j: the list is complete; "choose highest process ID + send Elected(x)" to the neighbour', () => {
-    const p2 = deliver(ringActiveList.step(start(2), { kind: 'elect' }, ctx).state, 3, { type: 'ELECT', id: 3, epoch: 1, seq: 5 }).state;
+    const p2 = deliver(ringActiveList.step(start(2), { kind: 'elect' }, ctx).state, 3, {
+      type: 'ELECT',
+      id: 3,
+      epoch: 1,
+      seq: 5,
+    }).state;
     const out = deliver(p2, 3, { type: 'ELECT', id: 2, epoch: 1, seq: 6 });
-    expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }]);
+    expect(hopsSent(out.effects)).toEqual([
+      { to: 3, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 },
+    ]);
     // 001 sets the coordinator only on Elected(x); until then the choice is shown as a detail.
-    expect(ringActiveList.report(out.state)).toMatchObject({ coordinator: 4, electing: true, detail: { chosen: 3, epoch: 1 } });
+    expect(ringActiveList.report(out.state)).toMatchObject({
+      coordinator: 4,
+      electing: true,
+      detail: { chosen: 3, epoch: 1 },
+    });
   });
 
   it('ring-active-list: on Elected(x) "set coordinator to x"; Elected is not forwarded', () => {
     const p3 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
     const out = deliver(p3, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 });
     expect(hopsSent(out.effects)).toEqual([]);
-    expect(ringActiveList.report(out.state)).toMatchObject({ role: 'coordinator', coordinator: 3, electing: false });
+    expect(ringActiveList.report(out.state)).toMatchObject({
+      role: 'coordinator',
+      coordinator: 3,
+      electing: false,
+    });
   });
 
   it('ring-active-list: an Elect(i) of its own arriving after the election ended is ignored', () => {
-    const done = deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 }).state;
+    const done = deliver(
+      deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state,
+      2,
+      { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 },
+    ).state;
     const out = deliver(done, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 });
     expect(hopsSent(out.effects)).toEqual([]);
     expect(ringActiveList.report(out.state).electing).toBe(false);
@@ -96,21 +138,39 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
   it('ring-active-list: alone on the ring, a process elects itself', () => {
     let s = ringActiveList.step(start(2), { kind: 'elect' }, ctx).state;
     for (let i = 0; i < ids.length && s.fwd.pending.length > 0; i++) {
-      s = ringActiveList.step(s, { kind: 'timer', name: `ack:${s.fwd.pending[0]!.seq}` }, ctx).state;
+      s = ringActiveList.step(
+        s,
+        { kind: 'timer', name: `ack:${s.fwd.pending[0]!.seq}` },
+        ctx,
+      ).state;
     }
-    expect(ringActiveList.report(s)).toMatchObject({ coordinator: 2, electing: false, activeList: [2], successor: null });
+    expect(ringActiveList.report(s)).toMatchObject({
+      coordinator: 2,
+      electing: false,
+      activeList: [2],
+      successor: null,
+    });
   });
   describe('epochs (not in 001: they keep rules (a)-(c) inside one election under message loss)', () => {
     const idleAfterEpoch1 = () =>
-      deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 }).state;
+      deliver(deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state, 2, {
+        type: 'ELECTED',
+        coordinator: 3,
+        epoch: 1,
+        seq: 2,
+      }).state;
 
     it('ring-active-list: a late Elect of an election already decided here does not start a new round; rule (b) passes it on once', () => {
       // Elect(1) was overtaken (a late ACK's resend): it still goes round, so every process learns 1.
       const out = deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 1, epoch: 1, seq: 3 });
       expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 3 }]);
       expect(out.state.participating).toBe(false);
-      expect(hopsSent(deliver(out.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects)).toEqual([]);
-      expect(hopsSent(deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 3 }).effects)).toEqual([]);
+      expect(
+        hopsSent(deliver(out.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects),
+      ).toEqual([]);
+      expect(
+        hopsSent(deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 3 }).effects),
+      ).toEqual([]);
     });
 
     it('ring-active-list: an Elect of a newer epoch is "the first message seen" (rule (a)) even mid-election', () => {
@@ -125,8 +185,14 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
 
     it('ring-active-list: an Elect or Elected of an older epoch is dropped', () => {
       const inEpoch2 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 2, seq: 1 }).state;
-      expect(hopsSent(deliver(inEpoch2, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 2 }).effects)).toEqual([]);
-      expect(ringActiveList.report(deliver(inEpoch2, 2, { type: 'ELECTED', coordinator: 2, epoch: 1, seq: 2 }).state).coordinator).toBe(4);
+      expect(
+        hopsSent(deliver(inEpoch2, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 2 }).effects),
+      ).toEqual([]);
+      expect(
+        ringActiveList.report(
+          deliver(inEpoch2, 2, { type: 'ELECTED', coordinator: 2, epoch: 1, seq: 2 }).state,
+        ).coordinator,
+      ).toBe(4);
     });
 
     it('ring-active-list: a restarted process (epoch unknown, 0) reaching an idle process gets a fresh election', () => {
@@ -153,13 +219,21 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     it('ring-active-list: rule (b) forwards Elect(j) only when j is new to the active list; a copy is acknowledged and dropped', () => {
       const again = deliver(p3(), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 2 });
       expect(hopsSent(again.effects)).toEqual([]);
-      expect(again.effects).toContainEqual({ kind: 'send', to: 2, message: { type: 'ACK', seq: 2 } });
+      expect(again.effects).toContainEqual({
+        kind: 'send',
+        to: 2,
+        message: { type: 'ACK', seq: 2 },
+      });
     });
 
     it('ring-active-list: rule (c) sends Elected(x) once per epoch, however many copies of Elect(i) come back', () => {
       const chose = deliver(p3(), 2, { type: 'ELECT', id: 3, epoch: 1, seq: 2 });
-      expect(hopsSent(chose.effects)).toEqual([{ to: 4, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }]);
-      expect(hopsSent(deliver(chose.state, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 }).effects)).toEqual([]);
+      expect(hopsSent(chose.effects)).toEqual([
+        { to: 4, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 },
+      ]);
+      expect(
+        hopsSent(deliver(chose.state, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 }).effects),
+      ).toEqual([]);
     });
 
     it('ring-active-list: an Elect(j) that arrives after Elected(x) was sent, with j > x, goes on and is followed by Elected(j)', () => {
@@ -169,20 +243,33 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
         { to: 4, type: 'ELECT', id: 4, epoch: 1, seq: 4 },
         { to: 4, type: 'ELECTED', coordinator: 4, epoch: 1, seq: 5 },
       ]);
-      expect(hopsSent(deliver(late.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects)).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 6 }]);
+      expect(
+        hopsSent(deliver(late.state, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 4 }).effects),
+      ).toEqual([{ to: 4, type: 'ELECT', id: 1, epoch: 1, seq: 6 }]);
     });
 
     it('ring-active-list: told a winner below itself, a process waits for the correction in its epoch, or detects anew if it never took part', () => {
       const waiting = deliver(p3(), 2, { type: 'ELECTED', coordinator: 2, epoch: 1, seq: 2 });
-      expect(ringActiveList.report(waiting.state)).toMatchObject({ electing: true, coordinator: 4 });
-      expect(ringActiveList.report(deliver(waiting.state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state)).toMatchObject({ electing: false, coordinator: 3 });
+      expect(ringActiveList.report(waiting.state)).toMatchObject({
+        electing: true,
+        coordinator: 4,
+      });
+      expect(
+        ringActiveList.report(
+          deliver(waiting.state, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state,
+        ),
+      ).toMatchObject({ electing: false, coordinator: 3 });
       const missed = deliver(start(3), 2, { type: 'ELECTED', coordinator: 2, epoch: 4, seq: 1 });
       expect(hopsSent(missed.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 5, seq: 1 }]);
     });
 
     it('ring-active-list: a lower Elected of an epoch already decided here is a stale copy', () => {
       const decided = deliver(p3(), 2, { type: 'ELECTED', coordinator: 4, epoch: 1, seq: 2 }).state;
-      expect(ringActiveList.report(deliver(decided, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state).coordinator).toBe(4);
+      expect(
+        ringActiveList.report(
+          deliver(decided, 2, { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 }).state,
+        ).coordinator,
+      ).toBe(4);
     });
   });
 });

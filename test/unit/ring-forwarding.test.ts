@@ -1,14 +1,25 @@
 // Unit tests of the ring hop layer both ring algorithms use (shared/algorithms/ring-forwarding.ts).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, roundTripBound, type Effect } from '@shared/algorithms/algorithm.ts';
-import { ackTimeout, createForwarder, forgetDown, forward, liveSuccessor, receiveAck, receiveHop, revive } from '@shared/algorithms/ring-forwarding.ts';
+import {
+  ackTimeout,
+  createForwarder,
+  forgetDown,
+  forward,
+  liveSuccessor,
+  receiveAck,
+  receiveHop,
+  revive,
+} from '@shared/algorithms/ring-forwarding.ts';
 
 type Hop = { type: 'HOP'; seq: number; n: number };
 const ring = [0, 1, 2, 3, 4];
 const UB = roundTripBound(DEFAULT_TIMING);
 const fresh = (self = 2) => createForwarder<Hop>(ring, self, DEFAULT_TIMING);
-const sendsIn = (effects: Effect[]) => effects.flatMap((e) => (e.kind === 'send' ? [{ to: e.to, message: e.message }] : []));
-const timersIn = (effects: Effect[]) => effects.flatMap((e) => (e.kind === 'set-timer' ? [`${e.name}@${e.after}`] : []));
+const sendsIn = (effects: Effect[]) =>
+  effects.flatMap((e) => (e.kind === 'send' ? [{ to: e.to, message: e.message }] : []));
+const timersIn = (effects: Effect[]) =>
+  effects.flatMap((e) => (e.kind === 'set-timer' ? [`${e.name}@${e.after}`] : []));
 
 describe('ring forwarding (002: "Processes are able to skip faulty systems")', () => {
   it('ring forwarding: a hop goes to the next process in ring order and waits UB = 2T + M for its ACK', () => {
@@ -47,7 +58,10 @@ describe('ring forwarding (002: "Processes are able to skip faulty systems")', (
   it('ring forwarding: hops waiting on a dead successor move on together, in send order (001: "Elect(3) ... and then Elect(2)")', () => {
     const sent = forward(fresh(2), { type: 'HOP', n: 3 }, { type: 'HOP', n: 2 });
     const skipped = ackTimeout(sent.forwarder, 'ack:1');
-    expect(sendsIn(skipped.effects).map((s) => [s.to, (s.message as Hop).n])).toEqual([[4, 3], [4, 2]]);
+    expect(sendsIn(skipped.effects).map((s) => [s.to, (s.message as Hop).n])).toEqual([
+      [4, 3],
+      [4, 2],
+    ]);
     // The second hop's old timer is cancelled, so it does not skip 4 as well.
     expect(skipped.effects).toContainEqual({ kind: 'cancel-timer', name: 'ack:2' });
     expect(skipped.forwarder.pending.map((p) => p.to)).toEqual([4, 4]);
@@ -85,14 +99,16 @@ describe('ring forwarding (002: "Processes are able to skip faulty systems")', (
   });
 
   describe('late ACKs (beyond the documents: round trips longer than UB)', () => {
-    it('ring forwarding: an ACK to a send that timed out still completes the hop (it was delivered), cancels the resend\'s timer and doubles the wait', () => {
+    it("ring forwarding: an ACK to a send that timed out still completes the hop (it was delivered), cancels the resend's timer and doubles the wait", () => {
       const skipped = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1');
       expect(skipped.forwarder.pending.map((p) => [p.seq, p.to])).toEqual([[2, 4]]);
       const late = receiveAck(skipped.forwarder, 3, 1);
       expect(late.forwarder.pending).toEqual([]);
       expect(late.effects).toEqual([{ kind: 'cancel-timer', name: 'ack:2' }]);
       expect(liveSuccessor(late.forwarder)).toBe(3); // the suspicion is cleared
-      expect(timersIn(forward(late.forwarder, { type: 'HOP', n: 2 }).effects)).toEqual([`ack:3@${2 * UB}`]);
+      expect(timersIn(forward(late.forwarder, { type: 'HOP', n: 2 }).effects)).toEqual([
+        `ack:3@${2 * UB}`,
+      ]);
     });
 
     it('ring forwarding: the wait doubles with each late ACK up to 8 UB, and an ACK in time changes nothing', () => {
@@ -110,17 +126,29 @@ describe('ring forwarding (002: "Processes are able to skip faulty systems")', (
     });
 
     it('ring forwarding: hops sent past a successor thought down are sent to it once it is heard from, oldest first, once', () => {
-      const down = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1').forwarder;
+      const down = ackTimeout(
+        forward(fresh(2), { type: 'HOP', n: 1 }).forwarder,
+        'ack:1',
+      ).forwarder;
       const past = forward(down, { type: 'HOP', n: 2 }, { type: 'HOP', n: 3 });
-      expect(sendsIn(past.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([[4, 2], [4, 3]]);
+      expect(sendsIn(past.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([
+        [4, 2],
+        [4, 3],
+      ]);
       // Hop 1 went to 3 first (its ACK is late): 3 has it, only 2 and 3 are owed.
       const back = receiveAck(past.forwarder, 3, 1);
-      expect(sendsIn(back.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([[3, 2], [3, 3]]);
+      expect(sendsIn(back.effects).map((x) => [x.to, (x.message as Hop).n])).toEqual([
+        [3, 2],
+        [3, 3],
+      ]);
       expect(sendsIn(receiveHop(back.forwarder, 3, 7).effects).map((x) => x.to)).toEqual([3]); // just the ACK
     });
 
     it('ring forwarding: a new election episode forgets what was owed', () => {
-      const down = ackTimeout(forward(fresh(2), { type: 'HOP', n: 1 }).forwarder, 'ack:1').forwarder;
+      const down = ackTimeout(
+        forward(fresh(2), { type: 'HOP', n: 1 }).forwarder,
+        'ack:1',
+      ).forwarder;
       const past = forward(down, { type: 'HOP', n: 2 }).forwarder;
       expect(forgetDown(past).bypassed).toEqual([]);
     });

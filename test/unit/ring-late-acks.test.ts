@@ -20,27 +20,52 @@ const SLOW = { delay: 50, jitter: 300 };
 /** From here on the links are back within the bound. */
 const BACK = 5000;
 
-const ALGORITHMS: readonly { name: string; algorithm: SimulationSpec['algorithm']; hops: readonly string[]; bound: number }[] = [
+const ALGORITHMS: readonly {
+  name: string;
+  algorithm: SimulationSpec['algorithm'];
+  hops: readonly string[];
+  bound: number;
+}[] = [
   // 002: two circulations; with every follower detecting at once, m = N - 1 of them side by side.
   { name: 'ring', algorithm: ring, hops: ['ELECTION', 'COORDINATOR'], bound: 4 * N * N },
   // 001: every live process circulates its own Elect: m(m + 1) hops when links keep the bound.
-  { name: 'ring-active-list', algorithm: ringActiveList, hops: ['ELECT', 'ELECTED'], bound: 8 * N * N },
+  {
+    name: 'ring-active-list',
+    algorithm: ringActiveList,
+    hops: ['ELECT', 'ELECTED'],
+    bound: 8 * N * N,
+  },
 ];
 
 /** The coordinator (24) has crashed; 0 notices (detector 'none'), or every follower does (heartbeat). */
-function crashed(algorithm: SimulationSpec['algorithm'], detector: 'none' | 'heartbeat', extra: Partial<SimulationSpec> = {}): SimulationResult {
+function crashed(
+  algorithm: SimulationSpec['algorithm'],
+  detector: 'none' | 'heartbeat',
+  extra: Partial<SimulationSpec> = {},
+): SimulationResult {
   return simulate({
-    algorithm, ids: range(N), detector, timing: { transmission: T },
-    crashes: [{ id: N - 1, at: 0 }], elections: detector === 'none' ? [{ id: 0, at: 0 }] : [],
-    until: 60_000, maxEvents: 2_000_000, ...extra,
+    algorithm,
+    ids: range(N),
+    detector,
+    timing: { transmission: T },
+    crashes: [{ id: N - 1, at: 0 }],
+    elections: detector === 'none' ? [{ id: 0, at: 0 }] : [],
+    until: 60_000,
+    maxEvents: 2_000_000,
+    ...extra,
   });
 }
 
-const hopSends = (r: SimulationResult, types: readonly string[]) => types.reduce((sum, t) => sum + (r.messages.byType[t] ?? 0), 0);
+const hopSends = (r: SimulationResult, types: readonly string[]) =>
+  types.reduce((sum, t) => sum + (r.messages.byType[t] ?? 0), 0);
 
 /** All agree on the highest live id, and the elections are over: none at all (detector 'none'), or none in the last 20 s. */
 function expectAgreementOnHighestLive(r: SimulationResult, label: string, hops: readonly string[]) {
-  for (const id of r.live) expect(r.reports[id], `${label}, process ${id}`).toMatchObject({ coordinator: N - 2, electing: false });
+  for (const id of r.live)
+    expect(r.reports[id], `${label}, process ${id}`).toMatchObject({
+      coordinator: N - 2,
+      electing: false,
+    });
   const late = sendsOf(r.trace).filter((e) => hops.includes(e.type) && e.t > r.endTime - 20_000);
   if (r.truncated) expect(late, label).toEqual([]);
 }
@@ -50,7 +75,11 @@ describe('ring algorithms: ACKs later than UB do not fork elections', () => {
     for (const detector of ['none', 'heartbeat'] as const) {
       it(`${name}: N = ${N}, round trips up to 700 ms against UB = 210 ms (${detector}): at most ${bound} election messages, and all agree once links are back within bounds`, () => {
         for (const seed of [1, 2, 3]) {
-          const r = crashed(algorithm, detector, { link: SLOW, linkChanges: [{ at: BACK, link: { delay: T } }], seed });
+          const r = crashed(algorithm, detector, {
+            link: SLOW,
+            linkChanges: [{ at: BACK, link: { delay: T } }],
+            seed,
+          });
           const label = `${name} ${detector} seed ${seed}`;
           expect(hopSends(r, hops), label).toBeLessThanOrEqual(bound);
           // Each delivered hop is acknowledged once: no ACK storm either.
@@ -62,16 +91,30 @@ describe('ring algorithms: ACKs later than UB do not fork elections', () => {
 
     it(`${name}: all ${N} starting at once on slow links (a lab switched to ${name}): at most ${bound} election messages, and all agree once links are back`, () => {
       const r = simulate({
-        algorithm, ids: range(N), detector: 'heartbeat', timing: { transmission: T }, initialCoordinator: null,
-        link: SLOW, linkChanges: [{ at: BACK, link: { delay: 80, jitter: 20 } }], until: 60_000, maxEvents: 2_000_000,
+        algorithm,
+        ids: range(N),
+        detector: 'heartbeat',
+        timing: { transmission: T },
+        initialCoordinator: null,
+        link: SLOW,
+        linkChanges: [{ at: BACK, link: { delay: 80, jitter: 20 } }],
+        until: 60_000,
+        maxEvents: 2_000_000,
       });
       expect(hopSends(r, hops)).toBeLessThanOrEqual(bound);
-      for (const id of r.live) expect(r.reports[id], `process ${id}`).toMatchObject({ coordinator: N - 1, electing: false });
+      for (const id of r.live)
+        expect(r.reports[id], `process ${id}`).toMatchObject({
+          coordinator: N - 1,
+          electing: false,
+        });
       expect(sendsOf(r.trace).filter((e) => hops.includes(e.type) && e.t > 40_000)).toEqual([]);
     });
 
     it(`${name}: links slower than UB for good (two links at 400 ms): bounded, and every live process agrees on the highest id`, () => {
-      const r = crashed(algorithm, 'none', { link: { delay: T }, links: { '5->6': { delay: 400 }, '12->13': { delay: 400 } } });
+      const r = crashed(algorithm, 'none', {
+        link: { delay: T },
+        links: { '5->6': { delay: 400 }, '12->13': { delay: 400 } },
+      });
       expect(hopSends(r, hops)).toBeLessThanOrEqual(bound);
       expectAgreementOnHighestLive(r, name, hops);
     });
@@ -81,7 +124,11 @@ describe('ring algorithms: ACKs later than UB do not fork elections', () => {
         const rnd = createRng(seed + 7000);
         const detector = rnd() < 0.5 ? 'none' : 'heartbeat';
         const link = { delay: 50, jitter: 250 + Math.floor(rnd() * 350) };
-        const r = crashed(algorithm, detector, { link, linkChanges: [{ at: BACK, link: { delay: 80, jitter: 20 } }], seed });
+        const r = crashed(algorithm, detector, {
+          link,
+          linkChanges: [{ at: BACK, link: { delay: 80, jitter: 20 } }],
+          seed,
+        });
         const label = `${name} seed ${seed} ${detector} jitter ${link.jitter}`;
         expect(hopSends(r, hops), label).toBeLessThanOrEqual(bound);
         expectAgreementOnHighestLive(r, label, hops);
@@ -107,7 +154,14 @@ describe('ring algorithms: a duplicated hop is acknowledged, never forwarded aga
 });
 
 describe('simulator: duplicating links and links that change over time', () => {
-  const spec: SimulationSpec = { algorithm: ring, ids: range(4), detector: 'none', link: { delay: T }, elections: [{ id: 0, at: 0 }], crashes: [{ id: 3, at: 0 }] };
+  const spec: SimulationSpec = {
+    algorithm: ring,
+    ids: range(4),
+    detector: 'none',
+    link: { delay: T },
+    elections: [{ id: 0, at: 0 }],
+    crashes: [{ id: 3, at: 0 }],
+  };
 
   it('simulator: with duplicate 1 every message arrives twice, the copy traced as a duplicate of its send', () => {
     const r = simulate({ ...spec, link: { delay: T, duplicate: 1 } });
@@ -120,16 +174,29 @@ describe('simulator: duplicating links and links that change over time', () => {
 
   it('simulator: duplication stops with loss at dropUntil; without it the run is unchanged', () => {
     const late = simulate({ ...spec, link: { delay: T, duplicate: 1 }, dropUntil: 1 });
-    expect(late.trace.filter((e) => e.kind === 'duplicate')).toHaveLength(sendsOf(late.trace).filter((e) => e.t < 1).length);
-    expect(simulate({ ...spec, link: { delay: T, duplicate: 0 } }).trace).toEqual(simulate(spec).trace);
+    expect(late.trace.filter((e) => e.kind === 'duplicate')).toHaveLength(
+      sendsOf(late.trace).filter((e) => e.t < 1).length,
+    );
+    expect(simulate({ ...spec, link: { delay: T, duplicate: 0 } }).trace).toEqual(
+      simulate(spec).trace,
+    );
   });
 
   it('simulator: linkChanges replace the links from their time on', () => {
-    const r = simulate({ ...spec, link: { delay: 300 }, timing: { transmission: 300 }, linkChanges: [{ at: 250, link: { delay: 10 } }] });
+    const r = simulate({
+      ...spec,
+      link: { delay: 300 },
+      timing: { transmission: 300 },
+      linkChanges: [{ at: 250, link: { delay: 10 } }],
+    });
     const sent = new Map(sendsOf(r.trace).map((e) => [e.msg, e.t]));
-    const latency = r.trace.flatMap((e) => (e.kind === 'deliver' ? [{ at: sent.get(e.msg)!, took: e.t - sent.get(e.msg)! }] : []));
+    const latency = r.trace.flatMap((e) =>
+      e.kind === 'deliver' ? [{ at: sent.get(e.msg)!, took: e.t - sent.get(e.msg)! }] : [],
+    );
     expect(latency.filter((l) => l.at < 250).every((l) => l.took === 300)).toBe(true);
     expect(latency.filter((l) => l.at >= 250).every((l) => l.took === 10)).toBe(true);
-    expect(r.trace.filter((e) => e.kind === 'control')).toEqual([expect.objectContaining({ t: 250, action: 'fabric' })]);
+    expect(r.trace.filter((e) => e.kind === 'control')).toEqual([
+      expect.objectContaining({ t: 250, action: 'fabric' }),
+    ]);
   });
 });

@@ -5,7 +5,14 @@ import { DEFAULT_TIMING, roundTripBound } from '@shared/algorithms/algorithm.ts'
 import { ring } from '@shared/algorithms/ring.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
-import { activeListsOf, hops, range, render, sendsOf, sendsToCrashed } from '../helpers/ring-trace.ts';
+import {
+  activeListsOf,
+  hops,
+  range,
+  render,
+  sendsOf,
+  sendsToCrashed,
+} from '../helpers/ring-trace.ts';
 import { randomRingElection } from '../helpers/ring-properties.ts';
 
 const T = 100;
@@ -20,20 +27,28 @@ const example002: SimulationSpec = {
   detector: 'none',
   link: { delay: T },
   crashes: [{ id: 7, at: 0 }],
-  elections: [{ id: 5, at: 0 }, { id: 2, at: 0 }],
+  elections: [
+    { id: 5, at: 0 },
+    { id: 2, at: 0 },
+  ],
 };
 
 /** The coordinator (highest id) crashed; `initiator` notices (detector 'none': the documents' replay mode). */
 function crashOfHighest(n: number, initiator: number, extra: Partial<SimulationSpec> = {}) {
   return simulate({
-    algorithm: ring, ids: range(n), detector: 'none', link: { delay: T },
-    crashes: [{ id: n - 1, at: 0 }], elections: [{ id: initiator, at: 0 }], ...extra,
+    algorithm: ring,
+    ids: range(n),
+    detector: 'none',
+    link: { delay: T },
+    crashes: [{ id: n - 1, at: 0 }],
+    elections: [{ id: initiator, at: 0 }],
+    ...extra,
   });
 }
 
 const believers = (r: ReturnType<typeof simulate>) => new Set(Object.values(r.coordinatorByNode));
 
-describe('ring: 002\'s two concurrent elections', () => {
+describe("ring: 002's two concurrent elections", () => {
   const run = simulate(example002);
   const sends = sendsOf(run.trace);
   /** The ELECTION lists that came back to the process that started them. */
@@ -41,12 +56,15 @@ describe('ring: 002\'s two concurrent elections', () => {
     .filter((e) => e.type === 'ELECTION' && (e.message.list as number[])[0] === e.to)
     .map((e) => e.message.list as number[]);
 
-  it('ring: 002\'s example replays exactly as the whole message trace', async () => {
+  it("ring: 002's example replays exactly as the whole message trace", async () => {
     await expect(render(run.trace)).toMatchFileSnapshot('../scenarios/ring-002.trace.txt');
   });
 
   it('ring: the circulated lists are [5,6,0,1,2,3,4] and [2,3,4,5,6,0,1]', () => {
-    expect(returned).toEqual([[2, 3, 4, 5, 6, 0, 1], [5, 6, 0, 1, 2, 3, 4]]);
+    expect(returned).toEqual([
+      [2, 3, 4, 5, 6, 0, 1],
+      [5, 6, 0, 1, 2, 3, 4],
+    ]);
   });
 
   it('ring: "when the message returns to p, it sees its own process ID in the list": each initiator reports its complete list', () => {
@@ -102,9 +120,21 @@ describe('ring: message count (002: "2 (n-1) messages always")', () => {
     // Heartbeat detection, no jitter: all m = n - 1 followers time out together and each starts
     // its own election (002: "OK to have two elections at once"); each costs 2m hops.
     for (const n of [4, 8]) {
-      const r = simulate({ algorithm: ring, ids: range(n), link: { delay: T }, crashes: [{ id: n - 1, at: 1000 }], until: 15_000 });
+      const r = simulate({
+        algorithm: ring,
+        ids: range(n),
+        link: { delay: T },
+        crashes: [{ id: n - 1, at: 1000 }],
+        until: 15_000,
+      });
       const m = n - 1;
-      expect(new Set(sendsOf(r.trace).filter((e) => e.type === 'ELECTION').map((e) => e.message.eid)).size).toBe(m);
+      expect(
+        new Set(
+          sendsOf(r.trace)
+            .filter((e) => e.type === 'ELECTION')
+            .map((e) => e.message.eid),
+        ).size,
+      ).toBe(m);
       expect(hops(r.trace, HOPS)).toBe(2 * m * m);
       expect(believers(r)).toEqual(new Set([n - 2]));
     }
@@ -112,8 +142,16 @@ describe('ring: message count (002: "2 (n-1) messages always")', () => {
 
   it('ring: with k crashed processes in a row, 2(n-k) hops and one wasted send per crashed process', () => {
     const r = simulate({
-      algorithm: ring, ids: range(10), detector: 'none', link: { delay: T },
-      crashes: [{ id: 9, at: 0 }, { id: 0, at: 0 }, { id: 1, at: 0 }], elections: [{ id: 4, at: 0 }],
+      algorithm: ring,
+      ids: range(10),
+      detector: 'none',
+      link: { delay: T },
+      crashes: [
+        { id: 9, at: 0 },
+        { id: 0, at: 0 },
+        { id: 1, at: 0 },
+      ],
+      elections: [{ id: 4, at: 0 }],
     });
     expect(hops(r.trace, HOPS)).toBe(2 * (10 - 3));
     expect(sendsToCrashed(r.trace, HOPS)).toBe(3);
@@ -130,21 +168,41 @@ describe('ring: message count (002: "2 (n-1) messages always")', () => {
 describe('ring: failures during the election', () => {
   it('ring: an initiator that dies before its ELECTION returns: the next process to see its own id completes it', () => {
     // 5 starts; it dies at 150 ms, while its ELECTION is on the way round.
-    const r = simulate({ ...example002, elections: [{ id: 5, at: 0 }], crashes: [{ id: 7, at: 0 }, { id: 5, at: 150 }] });
+    const r = simulate({
+      ...example002,
+      elections: [{ id: 5, at: 0 }],
+      crashes: [
+        { id: 7, at: 0 },
+        { id: 5, at: 150 },
+      ],
+    });
     expect(r.truncated).toBe(false);
     expect(r.coordinatorByNode).toEqual({ 0: 6, 1: 6, 2: 6, 3: 6, 4: 6, 6: 6 });
-    const origins = sendsOf(r.trace).filter((e) => e.type === 'COORDINATOR').map((e) => e.message.origin);
+    const origins = sendsOf(r.trace)
+      .filter((e) => e.type === 'COORDINATOR')
+      .map((e) => e.message.origin);
     expect(new Set(origins)).toEqual(new Set([6]));
   });
 
   it('ring: an initiator that dies after sending COORDINATOR: it stops one hop later and never circulates forever', () => {
-    const r = simulate({ ...example002, elections: [{ id: 5, at: 0 }], crashes: [{ id: 7, at: 0 }, { id: 5, at: 950 }] });
+    const r = simulate({
+      ...example002,
+      elections: [{ id: 5, at: 0 }],
+      crashes: [
+        { id: 7, at: 0 },
+        { id: 5, at: 950 },
+      ],
+    });
     expect(r.truncated).toBe(false);
     expect(r.coordinatorByNode).toEqual({ 0: 6, 1: 6, 2: 6, 3: 6, 4: 6, 6: 6 });
     // 5 -> 6 -> 0 -> 1 -> 2 -> 3 -> 4, 4 -> 5 (dead, skipped after UB), 4 -> 6, where 6 has passed
     // this COORDINATOR on already and drops it: 7 deliveries, one more than a normal circuit.
     expect(hops(r.trace, ['COORDINATOR'])).toBe(7);
-    expect(sendsOf(r.trace).filter((e) => e.type === 'COORDINATOR' && e.to === 6).map((e) => e.from)).toEqual([5, 4]);
+    expect(
+      sendsOf(r.trace)
+        .filter((e) => e.type === 'COORDINATOR' && e.to === 6)
+        .map((e) => e.from),
+    ).toEqual([5, 4]);
   });
 
   it('ring: a crashed coordinator that recovers holds an election and, as highest, wins it', () => {
@@ -160,7 +218,11 @@ describe('ring: properties over many seeds', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const { r, live } = randomRingElection(ring, seed, T);
       expect(r.truncated, `seed ${seed}`).toBe(false);
-      for (const id of live) expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({ coordinator: Math.max(...live), electing: false });
+      for (const id of live)
+        expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({
+          coordinator: Math.max(...live),
+          electing: false,
+        });
     }
   });
 
@@ -171,11 +233,19 @@ describe('ring: properties over many seeds', () => {
       const crashed = [n - 1, ...range(n - 1).filter(() => rnd() < 0.2)];
       const live = range(n).filter((id) => !crashed.includes(id));
       const r = simulate({
-        algorithm: ring, ids: range(n), seed, until: 20_000, detector: seed % 2 ? 'heartbeat' : 'poll',
+        algorithm: ring,
+        ids: range(n),
+        seed,
+        until: 20_000,
+        detector: seed % 2 ? 'heartbeat' : 'poll',
         link: { delay: T, jitter: Math.floor(rnd() * T) },
         crashes: crashed.map((id) => ({ id, at: 1000 + Math.floor(rnd() * 2000) })),
       });
-      for (const id of live) expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({ coordinator: Math.max(...live), electing: false });
+      for (const id of live)
+        expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({
+          coordinator: Math.max(...live),
+          electing: false,
+        });
     }
   });
 
@@ -183,30 +253,63 @@ describe('ring: properties over many seeds', () => {
     for (let seed = 1; seed <= 15; seed++) {
       const rnd = createRng(seed + 2000);
       const n = 3 + Math.floor(rnd() * 6);
-      const crashed = range(n).filter(() => rnd() < 0.3).slice(0, n - 1);
+      const crashed = range(n)
+        .filter(() => rnd() < 0.3)
+        .slice(0, n - 1);
       const live = range(n).filter((id) => !crashed.includes(id));
       const r = simulate({
-        algorithm: ring, ids: range(n), seed, until: 60_000, maxEvents: 500_000,
-        link: { delay: T, jitter: Math.floor(rnd() * T), drop: 0.1 }, dropUntil: 8000,
+        algorithm: ring,
+        ids: range(n),
+        seed,
+        until: 60_000,
+        maxEvents: 500_000,
+        link: { delay: T, jitter: Math.floor(rnd() * T), drop: 0.1 },
+        dropUntil: 8000,
         crashes: crashed.map((id) => ({ id, at: 1000 + Math.floor(rnd() * 2000) })),
       });
-      for (const id of live) expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({ coordinator: Math.max(...live), electing: false });
+      for (const id of live)
+        expect(r.reports[id], `seed ${seed}, process ${id}`).toMatchObject({
+          coordinator: Math.max(...live),
+          electing: false,
+        });
     }
   });
 
   it('ring: everyone starting at once (no initial coordinator) agrees on the highest id', () => {
-    const r = simulate({ algorithm: ring, ids: range(6), initialCoordinator: null, detector: 'none', link: { delay: T, jitter: 30 }, seed: 5 });
+    const r = simulate({
+      algorithm: ring,
+      ids: range(6),
+      initialCoordinator: null,
+      detector: 'none',
+      link: { delay: T, jitter: 30 },
+      seed: 5,
+    });
     expect(r.coordinatorByNode).toEqual({ 0: 5, 1: 5, 2: 5, 3: 5, 4: 5, 5: 5 });
   });
 
-  it('ring: a partition elects a coordinator on each side; once healed, the higher one\'s heartbeat brings everyone to it', () => {
+  it("ring: a partition elects a coordinator on each side; once healed, the higher one's heartbeat brings everyone to it", () => {
     for (const detector of ['heartbeat', 'poll'] as const) {
       const r = simulate({
-        algorithm: ring, ids: range(6), detector, link: { delay: T, jitter: 50 }, seed: 1, until: 30_000,
-        partitions: [{ at: 1000, groups: [[0, 1, 2], [3, 4, 5]] }, { at: 8000, groups: null }],
+        algorithm: ring,
+        ids: range(6),
+        detector,
+        link: { delay: T, jitter: 50 },
+        seed: 1,
+        until: 30_000,
+        partitions: [
+          {
+            at: 1000,
+            groups: [
+              [0, 1, 2],
+              [3, 4, 5],
+            ],
+          },
+          { at: 8000, groups: null },
+        ],
       });
       const split: Record<number, number | null> = {};
-      for (const e of r.trace) if (e.kind === 'report' && e.t < 8000) split[e.node] = e.report.coordinator;
+      for (const e of r.trace)
+        if (e.kind === 'report' && e.t < 8000) split[e.node] = e.report.coordinator;
       expect(split, detector).toEqual({ 0: 2, 1: 2, 2: 2, 3: 5, 4: 5, 5: 5 });
       expect(r.coordinatorByNode, detector).toEqual({ 0: 5, 1: 5, 2: 5, 3: 5, 4: 5, 5: 5 });
     }
@@ -214,8 +317,14 @@ describe('ring: properties over many seeds', () => {
 
   it('ring: the same seed gives an identical trace', () => {
     const spec: SimulationSpec = {
-      algorithm: ring, ids: range(7), link: { delay: T, jitter: 60, drop: 0.05 }, until: 15_000,
-      crashes: [{ id: 6, at: 1000 }, { id: 2, at: 1200 }],
+      algorithm: ring,
+      ids: range(7),
+      link: { delay: T, jitter: 60, drop: 0.05 },
+      until: 15_000,
+      crashes: [
+        { id: 6, at: 1000 },
+        { id: 2, at: 1200 },
+      ],
     };
     const a = simulate({ ...spec, seed: 42 });
     expect(simulate({ ...spec, seed: 42 }).trace).toEqual(a.trace);

@@ -4,7 +4,12 @@
 // rewrites the traces instead, so a change of behaviour is reviewed as a diff of these files.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileScenario, joinScenario, runScenario, splitScenario } from '../helpers/scenario-script.ts';
+import {
+  compileScenario,
+  joinScenario,
+  runScenario,
+  splitScenario,
+} from '../helpers/scenario-script.ts';
 
 const dir = new URL('../scenarios/', import.meta.url);
 const files = readdirSync(dir)
@@ -14,8 +19,16 @@ const update = process.env['UPDATE_SCENARIOS'] === '1';
 
 describe('scenario scripts', () => {
   it('cover every algorithm', () => {
-    const algorithms = new Set(files.map((f) => /^algorithm\s+(\S+)/m.exec(readFileSync(new URL(f, dir), 'utf8'))?.[1]));
-    expect([...algorithms].sort()).toEqual(['bully', 'emergent', 'raft', 'ring', 'ring-active-list']);
+    const algorithms = new Set(
+      files.map((f) => /^algorithm\s+(\S+)/m.exec(readFileSync(new URL(f, dir), 'utf8'))?.[1]),
+    );
+    expect([...algorithms].sort()).toEqual([
+      'bully',
+      'emergent',
+      'raft',
+      'ring',
+      'ring-active-list',
+    ]);
   });
 
   for (const f of files) {
@@ -27,16 +40,29 @@ describe('scenario scripts', () => {
         if (trace !== file.expected) writeFileSync(url, joinScenario({ ...file, expected: trace }));
         return;
       }
-      expect(file.expected, `${f} has no trace yet: run with UPDATE_SCENARIOS=1 and review the diff`).not.toBe('');
+      expect(
+        file.expected,
+        `${f} has no trace yet: run with UPDATE_SCENARIOS=1 and review the diff`,
+      ).not.toBe('');
       expect(trace).toBe(file.expected);
     });
   }
 
   it('a script with a mistake is refused with its line number', () => {
-    expect(() => compileScenario('algorithm bully\nnodes 0..3\ncrash 3\nseed 2\n')).toThrow(/line 4: `seed` is setup/);
-    expect(() => compileScenario('algorithm bully\nnodes 0..3\nelect 1\ncrash 3\n')).toThrow(/line 4: .*advance/);
-    expect(() => compileScenario('algorithm bully\nnodes 0..3\nadvance 5 minutes\n')).toThrow(/line 3: a duration/);
-    expect(() => compileScenario('nodes 0..3\ncrash 3\n')).toThrow(/line 2: a script needs `algorithm`/);
-    expect(() => compileScenario('algorithm bully\nnodes 0..3\nteleport 3\n')).toThrow(/line 3: unknown command/);
+    expect(() => compileScenario('algorithm bully\nnodes 0..3\ncrash 3\nseed 2\n')).toThrow(
+      /line 4: `seed` is setup/,
+    );
+    expect(() => compileScenario('algorithm bully\nnodes 0..3\nelect 1\ncrash 3\n')).toThrow(
+      /line 4: .*advance/,
+    );
+    expect(() => compileScenario('algorithm bully\nnodes 0..3\nadvance 5 minutes\n')).toThrow(
+      /line 3: a duration/,
+    );
+    expect(() => compileScenario('nodes 0..3\ncrash 3\n')).toThrow(
+      /line 2: a script needs `algorithm`/,
+    );
+    expect(() => compileScenario('algorithm bully\nnodes 0..3\nteleport 3\n')).toThrow(
+      /line 3: unknown command/,
+    );
   });
 });

@@ -4,7 +4,11 @@
 // elections take the same length of time independent of the idle pool". And under churn the
 // slave pool keeps to its limits (003, Operation ii) while the live checker finds nothing wrong.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import {
+  DEFAULT_TIMING,
+  type AlgorithmName,
+  type ProcessId,
+} from '@shared/algorithms/algorithm.ts';
 import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { checkTrace } from '@shared/analysis/checker.ts';
 import { EMERGENT_ELECTION_TYPES } from '@shared/algorithms/emergent.ts';
@@ -17,7 +21,13 @@ const POOL = 5; // the master and the default initial pool of 4 slaves
 
 function crashTheCoordinator(algorithm: AlgorithmName, idles: number) {
   const ids = range(idles + POOL);
-  const r = simulate({ algorithm: ALGORITHMS[algorithm], ids, crashes: [{ id: ids.length - 1, at: 2000 }], until: 9000, seed: 1 });
+  const r = simulate({
+    algorithm: ALGORITHMS[algorithm],
+    ids,
+    crashes: [{ id: ids.length - 1, at: 2000 }],
+    until: 9000,
+    seed: 1,
+  });
   const types = algorithm === 'emergent' ? EMERGENT_ELECTION_TYPES : BULLY_ELECTION_TYPES;
   const election = types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
   const { findings } = checkTrace(r.trace, { algorithm, ids, timing: DEFAULT_TIMING }, r.endTime);
@@ -33,7 +43,8 @@ describe('election messages as the idle pool grows from 10 to 500', () => {
     expect(emergent[0]!.election).toBeGreaterThan(0);
     expect(emergent.map((e) => e.election)).toEqual(sizes.map(() => emergent[0]!.election));
     const masters = emergent.map(({ r }) => new Set(Object.values(r.coordinatorByNode)));
-    for (const [i, m] of masters.entries()) expect(m, `${sizes[i]} idles`).toEqual(new Set([sizes[i]! + POOL - 2]));
+    for (const [i, m] of masters.entries())
+      expect(m, `${sizes[i]} idles`).toEqual(new Set([sizes[i]! + POOL - 2]));
   });
 
   it('bully: election messages grow with N, about as N squared (004: (N-1)N/2 ELECTIONs when the lowest id detects)', () => {
@@ -53,7 +64,8 @@ function poolSizes(r: SimulationResult): { t: number; size: number }[] {
   const inPool = new Map<ProcessId, boolean>();
   const out: { t: number; size: number }[] = [];
   for (const e of r.trace) {
-    if (e.kind === 'report') inPool.set(e.node, e.report.role === 'slave' || e.report.role === 'candidate');
+    if (e.kind === 'report')
+      inPool.set(e.node, e.report.role === 'slave' || e.report.role === 'candidate');
     else if (e.kind === 'crash') inPool.set(e.node, false);
     else continue;
     out.push({ t: e.t, size: [...inPool.values()].filter(Boolean).length });
@@ -67,14 +79,32 @@ describe('emergent under churn', () => {
     const options = { poolMin: 3, poolMax: 5 };
     for (let seed = 1; seed <= 6; seed++) {
       const g = createRng(seed * 31);
-      const crashes = range(8).map((k) => ({ id: Math.floor(ids.length - g() * 12), at: 2000 + k * 3000 + g() * 1000 }));
+      const crashes = range(8).map((k) => ({
+        id: Math.floor(ids.length - g() * 12),
+        at: 2000 + k * 3000 + g() * 1000,
+      }));
       const recoveries = crashes.map((c) => ({ id: c.id, at: c.at + 1000 + g() * 4000 }));
-      const r = simulate({ algorithm: ALGORITHMS.emergent, ids, options, crashes, recoveries, link: { delay: 50, jitter: 50 }, until: 45_000, seed });
+      const r = simulate({
+        algorithm: ALGORITHMS.emergent,
+        ids,
+        options,
+        crashes,
+        recoveries,
+        link: { delay: 50, jitter: 50 },
+        until: 45_000,
+        seed,
+      });
       const sizes = poolSizes(r);
-      expect(Math.max(...sizes.map((p) => p.size)), `seed ${seed}`).toBeLessThanOrEqual(options.poolMax);
+      expect(Math.max(...sizes.map((p) => p.size)), `seed ${seed}`).toBeLessThanOrEqual(
+        options.poolMax,
+      );
       const final = sizes.at(-1)!.size;
       expect(final, `seed ${seed}`).toBeGreaterThanOrEqual(options.poolMin);
-      const { findings } = checkTrace(r.trace, { algorithm: 'emergent', ids, timing: { ...DEFAULT_TIMING, transmission: 100 }, options }, r.endTime);
+      const { findings } = checkTrace(
+        r.trace,
+        { algorithm: 'emergent', ids, timing: { ...DEFAULT_TIMING, transmission: 100 }, options },
+        r.endTime,
+      );
       expect(findings, `seed ${seed}`).toEqual([]);
     }
   });

@@ -13,27 +13,40 @@ const ids = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /** Delay d with jitter d (arrivals uniform in [d, 2d], FIFO per link), the processes still told T = 100 ms. */
 function spurious(algorithm: AlgorithmName, d: number, seed = 1) {
-  const r = simulate({ algorithm: ALGORITHMS[algorithm], ids, link: { delay: d, jitter: d }, timing: { transmission: DEFAULT_TIMING.transmission }, until: 10_000, seed, maxEvents: 400_000 });
+  const r = simulate({
+    algorithm: ALGORITHMS[algorithm],
+    ids,
+    link: { delay: d, jitter: d },
+    timing: { transmission: DEFAULT_TIMING.transmission },
+    until: 10_000,
+    seed,
+    maxEvents: 400_000,
+  });
   return checkTrace(r.trace, { algorithm, ids, timing: DEFAULT_TIMING }, r.endTime).summary;
 }
 
-describe.each(['bully', 'ring', 'ring-active-list', 'emergent', 'raft'] as const)('delay vs timeouts: %s', (algorithm) => {
-  it(`${algorithm}: with every heartbeat arriving well inside the silence timeout, no spurious election`, () => {
-    for (const d of [50, 400]) {
-      const s = spurious(algorithm, d);
-      expect(s.spuriousElections, `delay ${d}`).toBe(0);
-      expect(s.counts.spurious, `delay ${d}`).toBe(0);
-    }
-  });
+describe.each(['bully', 'ring', 'ring-active-list', 'emergent', 'raft'] as const)(
+  'delay vs timeouts: %s',
+  (algorithm) => {
+    it(`${algorithm}: with every heartbeat arriving well inside the silence timeout, no spurious election`, () => {
+      for (const d of [50, 400]) {
+        const s = spurious(algorithm, d);
+        expect(s.spuriousElections, `delay ${d}`).toBe(0);
+        expect(s.counts.spurious, `delay ${d}`).toBe(0);
+      }
+    });
 
-  it(`${algorithm}: with delay above the silence timeout, live coordinators are suspected and the elections are counted`, () => {
-    const s = spurious(algorithm, 1600);
-    expect(s.spuriousElections).toBeGreaterThan(0);
-    expect(s.counts.spurious).toBeGreaterThan(0);
-    expect(s.counts.spurious).toBeLessThanOrEqual(s.spuriousElections);
-    expect(s.recent.some((f) => f.kind === 'spurious' && f.detail.includes('was alive'))).toBe(true);
-  });
-});
+    it(`${algorithm}: with delay above the silence timeout, live coordinators are suspected and the elections are counted`, () => {
+      const s = spurious(algorithm, 1600);
+      expect(s.spuriousElections).toBeGreaterThan(0);
+      expect(s.counts.spurious).toBeGreaterThan(0);
+      expect(s.counts.spurious).toBeLessThanOrEqual(s.spuriousElections);
+      expect(s.recent.some((f) => f.kind === 'spurious' && f.detail.includes('was alive'))).toBe(
+        true,
+      );
+    });
+  },
+);
 
 describe('delay vs timeouts: consequences', () => {
   it('bully: past its UB the election misfires into split brains, which the checker reports', () => {

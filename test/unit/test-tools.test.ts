@@ -6,7 +6,9 @@ import { plan, TOOLS } from '../../scripts/test-tools.ts';
 
 describe('npm test checks its system programs first', () => {
   it('runs the check before the type check and the tests', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { scripts: Record<string, string> };
     expect(pkg.scripts['test']!.startsWith('tsx scripts/test-tools.ts && ')).toBe(true);
   });
 
@@ -19,7 +21,10 @@ describe('npm test checks its system programs first', () => {
   });
 
   it('installs what is missing when it may (root with apt-get)', () => {
-    expect(plan(['chromium', 'python3'], true)).toEqual({ kind: 'install', pkgs: ['chromium', 'python3'] });
+    expect(plan(['chromium', 'python3'], true)).toEqual({
+      kind: 'install',
+      pkgs: ['chromium', 'python3'],
+    });
   });
 
   it('otherwise stops with one line naming the command to run', () => {

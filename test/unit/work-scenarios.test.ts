@@ -23,14 +23,20 @@ describe('work schedule scenarios', () => {
     expect(r.tasks).toMatchObject({ ...whole, completed: r.tasks.total });
     expect(r.tasks.reassigned).toBeGreaterThanOrEqual(1);
     // The same crash under static sharing loses the crashed machine's share (problem 3).
-    expect(run('work-worker-crash', (s) => s.replace('work tasks=5', 'work sharing=static tasks=5')).tasks.lost).toBeGreaterThan(0);
+    expect(
+      run('work-worker-crash', (s) => s.replace('work tasks=5', 'work sharing=static tasks=5'))
+        .tasks.lost,
+    ).toBeGreaterThan(0);
   });
 
   it('the analyser crashing: a new one is appointed and keeps every result (003: "solving 4")', () => {
     const r = run('work-analyser-crash');
     expect(r.tasks).toMatchObject({ ...whole, completed: r.tasks.total });
     expect(r.countedTwice).toBe(0);
-    expect(run('work-analyser-crash', (s) => s.replace('work tasks=6', 'work sharing=static tasks=6')).tasks.completed).toBe(0);
+    expect(
+      run('work-analyser-crash', (s) => s.replace('work tasks=6', 'work sharing=static tasks=6'))
+        .tasks.completed,
+    ).toBe(0);
   });
 
   for (const algorithm of ['bully', 'raft']) {
@@ -44,7 +50,11 @@ describe('work schedule scenarios', () => {
 
   it('a slow worker: dynamic sharing finishes sooner than static, which waits for the slow share (003: "solving 2")', () => {
     const dynamic = run('work-slow-worker').tasks;
-    const stat = run('work-slow-worker', (s) => s.replace('work tasks=6', 'work sharing=static tasks=6').replace('advance 2500ms', 'advance 6s')).tasks;
+    const stat = run('work-slow-worker', (s) =>
+      s
+        .replace('work tasks=6', 'work sharing=static tasks=6')
+        .replace('advance 2500ms', 'advance 6s'),
+    ).tasks;
     expect(dynamic).toMatchObject({ ...whole, completed: 6 });
     expect(stat.completed).toBe(6);
     expect(dynamic.makespanMs!).toBeLessThan(stat.makespanMs!);

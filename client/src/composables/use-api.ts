@@ -3,16 +3,26 @@
 // state. Instructor calls carry the token as `Authorization: Bearer`.
 import { ref, type Ref } from 'vue';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import type { CreateLab, FabricPatch, Play, PlayPatch, StepRequest, UpdateLab } from '@shared/protocol/lab-config.ts';
+import type {
+  CreateLab,
+  FabricPatch,
+  Play,
+  PlayPatch,
+  StepRequest,
+  UpdateLab,
+} from '@shared/protocol/lab-config.ts';
 import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import type { Lesson, LessonStep } from '@shared/lessons/lesson-schema.ts';
 
 /** A lesson as GET /api/lessons shows it without the token: no set-ups, runs or reveals. */
-export type LessonSummary = Omit<Lesson, 'steps'> & { steps: Pick<LessonStep, 'title' | 'question'>[] };
+export type LessonSummary = Omit<Lesson, 'steps'> & {
+  steps: Pick<LessonStep, 'title' | 'question'>[];
+};
 
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
+export type ApiResult<T> =
+  { ok: true; data: T } | { ok: false; status: number; code: string; message: string };
 
 /** GET /api/labs, one entry per lab. */
 export interface LabSummary {
@@ -28,26 +38,48 @@ export interface LabSummary {
   url?: string | null;
 }
 
-export async function request<T>(method: string, path: string, opts: { body?: unknown; token?: string | null; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
+export async function request<T>(
+  method: string,
+  path: string,
+  opts: { body?: unknown; token?: string | null; signal?: AbortSignal } = {},
+): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   try {
     // A cluster answers for a lab owned elsewhere with a redirect; the page itself moves there
     // (use-cluster.ts), so a call is not sent across origins after it.
-    const res = await fetch(path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal, redirect: 'manual' });
-    if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: opts.signal,
+      redirect: 'manual',
+    });
+    if (res.type === 'opaqueredirect')
+      return {
+        ok: false,
+        status: 307,
+        code: 'MOVED',
+        message: 'This lab lives on another relay; moving there',
+      };
     const text = await res.text();
     const json: unknown = text ? safeParse(text) : null;
     if (!res.ok) {
       // The body is the protocol's error frame (shared/protocol/errors.ts).
       const e = (json ?? {}) as { code?: string; message?: string; details?: string[] };
       const details = e.details?.length ? ` (${e.details.join('; ')})` : '';
-      return { ok: false, status: res.status, code: e.code ?? `HTTP_${res.status}`, message: (e.message ?? res.statusText) + details };
+      return {
+        ok: false,
+        status: res.status,
+        code: e.code ?? `HTTP_${res.status}`,
+        message: (e.message ?? res.statusText) + details,
+      };
     }
     return { ok: true, data: json as T };
   } catch (e) {
-    if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
+    if ((e as Error).name === 'AbortError')
+      return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
     return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
   }
 }
@@ -60,21 +92,32 @@ function safeParse(text: string): unknown {
   }
 }
 
-
 const enc = encodeURIComponent;
 
 /** A text answer (a trace file), or the relay's error. */
 async function textOf(path: string, signal?: AbortSignal): Promise<ApiResult<string>> {
   try {
     const res = await fetch(path, { signal, redirect: 'manual' });
-    if (res.type === 'opaqueredirect') return { ok: false, status: 307, code: 'MOVED', message: 'This lab lives on another relay; moving there' };
+    if (res.type === 'opaqueredirect')
+      return {
+        ok: false,
+        status: 307,
+        code: 'MOVED',
+        message: 'This lab lives on another relay; moving there',
+      };
     if (!res.ok) {
       const e = safeParse(await res.text()) as { code?: string; message?: string } | null;
-      return { ok: false, status: res.status, code: e?.code ?? `HTTP_${res.status}`, message: e?.message ?? res.statusText };
+      return {
+        ok: false,
+        status: res.status,
+        code: e?.code ?? `HTTP_${res.status}`,
+        message: e?.message ?? res.statusText,
+      };
     }
     return { ok: true, data: await res.text() };
   } catch (e) {
-    if ((e as Error).name === 'AbortError') return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
+    if ((e as Error).name === 'AbortError')
+      return { ok: false, status: 0, code: 'ABORTED', message: 'Request cancelled' };
     return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
   }
 }
@@ -84,20 +127,31 @@ export const publicApi = {
   labs: () => request<LabSummary[]>('GET', '/api/labs'),
   snapshot: (lab: string) => request<LabSnapshot>('GET', `/api/labs/${enc(lab)}`),
   /** `links`: how many of the busiest links to include (0: none, the dashboard does not draw them). */
-  stats: (lab: string, links?: number) => request<LabStats>('GET', `/api/labs/${enc(lab)}/stats${links === undefined ? '' : `?links=${links}`}`),
+  stats: (lab: string, links?: number) =>
+    request<LabStats>(
+      'GET',
+      `/api/labs/${enc(lab)}/stats${links === undefined ? '' : `?links=${links}`}`,
+    ),
   /** The whole trace as JSON Lines text (for replay). */
   traceText: (lab: string, signal?: AbortSignal) => textOf(`/api/labs/${enc(lab)}/trace`, signal),
   /** The failing run a student's latest grade carried (the class board's link to replay). */
-  gradeTraceText: (lab: string, id: number) => textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
+  gradeTraceText: (lab: string, id: number) =>
+    textOf(`/api/labs/${enc(lab)}/processes/${id}/grade-trace`),
   /** The shipped lessons (lessons/*.json: without the token, each step's title and question only) and the files the relay refused. */
-  lessons: () => request<{ lessons: LessonSummary[]; refused: { file: string; errors: string[] }[] }>('GET', '/api/lessons'),
+  lessons: () =>
+    request<{ lessons: LessonSummary[]; refused: { file: string; errors: string[] }[] }>(
+      'GET',
+      '/api/lessons',
+    ),
   /** The lab's lesson as the class sees it (null: it runs none); with the token, each answer by id as well. */
-  lesson: (lab: string, token?: string | null) => request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
+  lesson: (lab: string, token?: string | null) =>
+    request<LessonView | null>('GET', `/api/labs/${enc(lab)}/lesson`, { token: token ?? null }),
   /** The lesson step's run as a trace file (from the reveal on; with the token, once it ran). */
   /** Whether the demo loop drives the lab (checked with DemoStatusSchema by use-demo.ts). */
   demo: (lab: string) => request<unknown>('GET', `/api/labs/${enc(lab)}/demo`),
   lessonTraceText: (lab: string) => textOf(`/api/labs/${enc(lab)}/lesson/trace`),
-  traceUrl: (lab: string, format: 'jsonl' | 'shiviz') => `/api/labs/${enc(lab)}/trace?format=${format}`,
+  traceUrl: (lab: string, format: 'jsonl' | 'shiviz') =>
+    `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
 
 /** The instructor's calls: every one carries the token. `busy` and `lastError` are for the panel. */
@@ -130,31 +184,57 @@ export function useInstructorApi(token: Ref<string | null>) {
     createLab: (body: CreateLab) => call<LabSnapshot>('POST', '/api/labs', body),
     updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PUT', lab(name), body),
     deleteLab: (name: string) => call<unknown>('DELETE', lab(name)),
-    setFabric: (name: string, body: FabricPatch) => call<unknown>('PUT', `${lab(name)}/fabric`, body),
+    setFabric: (name: string, body: FabricPatch) =>
+      call<unknown>('PUT', `${lab(name)}/fabric`, body),
     setPlay: (name: string, body: PlayPatch) => call<Play>('PUT', `${lab(name)}/play`, body),
-    partition: (name: string, groups: ProcessId[][]) => call<unknown>('POST', `${lab(name)}/partition`, { groups }),
+    partition: (name: string, groups: ProcessId[][]) =>
+      call<unknown>('POST', `${lab(name)}/partition`, { groups }),
     heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
-    crash: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
-    recover: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
-    pauseProcess: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/pause`),
-    resumeProcess: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/resume`),
-    elect: (name: string, id: ProcessId) => call<unknown>('POST', `${lab(name)}/processes/${id}/elect`),
+    crash: (name: string, id: ProcessId) =>
+      call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
+    recover: (name: string, id: ProcessId) =>
+      call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
+    pauseProcess: (name: string, id: ProcessId) =>
+      call<unknown>('POST', `${lab(name)}/processes/${id}/pause`),
+    resumeProcess: (name: string, id: ProcessId) =>
+      call<unknown>('POST', `${lab(name)}/processes/${id}/resume`),
+    elect: (name: string, id: ProcessId) =>
+      call<unknown>('POST', `${lab(name)}/processes/${id}/elect`),
     pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
     resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
     step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
-    inFlight: (name: string) => read<{ paused: boolean; total: number; messages: InFlightInfo[] }>(`${lab(name)}/inflight?limit=200`),
-    addBots: (name: string, count: number) => call<{ requested: number; started: ProcessId[]; refused: { index: number; code: string; message: string }[] }>('POST', `${lab(name)}/bots`, { count }),
-    removeBots: (name: string) => call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
+    inFlight: (name: string) =>
+      read<{ paused: boolean; total: number; messages: InFlightInfo[] }>(
+        `${lab(name)}/inflight?limit=200`,
+      ),
+    addBots: (name: string, count: number) =>
+      call<{
+        requested: number;
+        started: ProcessId[];
+        refused: { index: number; code: string; message: string }[];
+      }>('POST', `${lab(name)}/bots`, { count }),
+    removeBots: (name: string) =>
+      call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
-    beginLesson: (name: string, lesson: string) => call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
+    beginLesson: (name: string, lesson: string) =>
+      call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
     stopDemo: (name: string) => call<unknown>('DELETE', `${lab(name)}/demo`),
-    lessonAction: (name: string, action: LessonAction) => call<LessonView>('POST', `${lab(name)}/lesson/${action}`),
+    lessonAction: (name: string, action: LessonAction) =>
+      call<LessonView>('POST', `${lab(name)}/lesson/${action}`),
     /** Downloads go through fetch so the token travels in a header, never in a link. */
     async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {
       busy.value++;
       try {
-        const res = await fetch(publicApi.traceUrl(name, format), { headers: token.value ? { Authorization: `Bearer ${token.value}` } : {} });
-        if (!res.ok) return { ok: false, status: res.status, code: 'HTTP_' + res.status, message: res.statusText };
+        const res = await fetch(publicApi.traceUrl(name, format), {
+          headers: token.value ? { Authorization: `Bearer ${token.value}` } : {},
+        });
+        if (!res.ok)
+          return {
+            ok: false,
+            status: res.status,
+            code: 'HTTP_' + res.status,
+            message: res.statusText,
+          };
         return { ok: true, data: await res.blob() };
       } catch {
         return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };

@@ -32,7 +32,9 @@ export interface ShownFault extends FaultInfo {
 }
 
 const spawnSandbox: SpawnSandbox = (on) => {
-  const w = new Worker(new URL('../workers/sandbox-worker.ts', import.meta.url), { type: 'module' });
+  const w = new Worker(new URL('../workers/sandbox-worker.ts', import.meta.url), {
+    type: 'module',
+  });
   w.onmessage = (e) => on.message(e.data);
   w.onerror = (e) => {
     e.preventDefault();
@@ -51,9 +53,14 @@ const spawnGrader: SpawnWorker = (on) => {
   return { post: (m) => w.postMessage(m), terminate: () => w.terminate() };
 };
 
-const storageKey = (lab: string, algorithm: AlgorithmName) => `election-lab:code:${lab}:${algorithm}`;
+const storageKey = (lab: string, algorithm: AlgorithmName) =>
+  `election-lab:code:${lab}:${algorithm}`;
 
-export function useCodeMode(opts: { lab: string; process: LabProcess; config: Ref<ProcessConfig | null> }) {
+export function useCodeMode(opts: {
+  lab: string;
+  process: LabProcess;
+  config: Ref<ProcessConfig | null>;
+}) {
   const source = ref('');
   const algorithm = ref<AlgorithmName | null>(null);
   const status = ref<CodeStatus>('reference');
@@ -79,7 +86,10 @@ export function useCodeMode(opts: { lab: string; process: LabProcess; config: Re
   );
   watch(source, (text) => {
     if (saveTimer !== null) clearTimeout(saveTimer);
-    saveTimer = setTimeout(() => algorithm.value && localStorage.setItem(storageKey(opts.lab, algorithm.value), text), 400);
+    saveTimer = setTimeout(
+      () => algorithm.value && localStorage.setItem(storageKey(opts.lab, algorithm.value), text),
+      400,
+    );
   });
 
   function fault(f: FaultInfo): void {
@@ -102,26 +112,29 @@ export function useCodeMode(opts: { lab: string; process: LabProcess; config: Re
     const text = source.value;
     notice.value = null;
     faults.value = [];
-    opts.process.setMode('code', (config, io, listener) =>
-      new SandboxHost({
-        spawn: spawnSandbox,
-        source: text,
-        algorithm: config.algorithm,
-        seed: config.seed,
-        stepMs: LIVE_STEP_MS,
-        io,
-        listener,
-        onFault(f) {
-          fault(f);
-          if (f.kind === 'load' || f.kind === 'shape') {
-            notice.value = 'Your module did not start, so the lab’s own algorithm runs this process again.';
-            backToReference();
-          }
-        },
-        onStatus(s) {
-          if (status.value !== 'reference') status.value = s;
-        },
-      }),
+    opts.process.setMode(
+      'code',
+      (config, io, listener) =>
+        new SandboxHost({
+          spawn: spawnSandbox,
+          source: text,
+          algorithm: config.algorithm,
+          seed: config.seed,
+          stepMs: LIVE_STEP_MS,
+          io,
+          listener,
+          onFault(f) {
+            fault(f);
+            if (f.kind === 'load' || f.kind === 'shape') {
+              notice.value =
+                'Your module did not start, so the lab’s own algorithm runs this process again.';
+              backToReference();
+            }
+          },
+          onStatus(s) {
+            if (status.value !== 'reference') status.value = s;
+          },
+        }),
     );
     status.value = 'loading';
   }
@@ -167,19 +180,41 @@ export function useCodeMode(opts: { lab: string; process: LabProcess; config: Re
     if (saveTimer !== null) clearTimeout(saveTimer);
   });
 
-  return { source, algorithm, status, faults, notice, grading, gradeDone, report, traces, run, backToReference, grade, loadTemplate };
+  return {
+    source,
+    algorithm,
+    status,
+    faults,
+    notice,
+    grading,
+    gradeDone,
+    report,
+    traces,
+    run,
+    backToReference,
+    grade,
+    loadTemplate,
+  };
 }
 
 /** The grade as the relay keeps it for the class board. */
 export function summarize(r: GradeReport): GradeSummary {
   const failing = r.cases.find((c) => !c.pass);
-  const reason = r.loadError ? `does not load: ${r.loadError.message}` : failing?.reason ?? '';
+  const reason = r.loadError ? `does not load: ${r.loadError.message}` : (failing?.reason ?? '');
   return {
     algorithm: r.algorithm,
     pass: r.pass,
     passed: r.cases.filter((c) => c.pass).length,
     total: r.cases.length,
-    failing: r.loadError ? { id: 'load', title: 'the module loads', reason: reason.slice(0, 400) } : failing ? { id: failing.id.slice(0, 40), title: failing.title.slice(0, 200), reason: reason.slice(0, 400) } : null,
+    failing: r.loadError
+      ? { id: 'load', title: 'the module loads', reason: reason.slice(0, 400) }
+      : failing
+        ? {
+            id: failing.id.slice(0, 40),
+            title: failing.title.slice(0, 200),
+            reason: reason.slice(0, 400),
+          }
+        : null,
   };
 }
 

@@ -22,7 +22,10 @@ export function useDemo(lab: Ref<string>, token: Ref<string | null>) {
     if (parsed?.success) {
       status.value = parsed.data;
       error.value = null;
-    } else error.value = res.ok ? 'The relay sent a demo status this page does not understand' : res.message;
+    } else
+      error.value = res.ok
+        ? 'The relay sent a demo status this page does not understand'
+        : res.message;
   }
 
   async function stop(): Promise<void> {

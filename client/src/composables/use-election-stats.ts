@@ -26,7 +26,9 @@ export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | 
   const note = computed(() => {
     void observer.slowVersion.value;
     const skipped = observer.model.value.tracker.shown?.sampledOut ?? 0;
-    return skipped ? `The relay left ${skipped} message events out of its batches during this election (it samples under load): counts here may be low; GET /api/labs/:lab/stats has exact totals.` : null;
+    return skipped
+      ? `The relay left ${skipped} message events out of its batches during this election (it samples under load): counts here may be low; GET /api/labs/:lab/stats has exact totals.`
+      : null;
   });
 
   /**
@@ -36,7 +38,13 @@ export function useElectionStats(observer: LabObserver, theoryFor: Ref<Theory | 
   const underWay = computed<UnderWay | null>(() => {
     void observer.slowVersion.value;
     const m = observer.model.value;
-    return electionUnderWay({ current: m.tracker.current, processes: m.list(), relay: observer.stats.value, checker: m.findings.election, now: m.now });
+    return electionUnderWay({
+      current: m.tracker.current,
+      processes: m.list(),
+      relay: observer.stats.value,
+      checker: m.findings.election,
+      now: m.now,
+    });
   });
 
   /** What to say when there is no election window to show: the one under way, else the relay's last one, else none yet. */

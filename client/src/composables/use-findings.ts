@@ -9,7 +9,15 @@ export function useFindings(observer: LabObserver) {
   const findings = computed(() => {
     void observer.slowVersion.value;
     const f = observer.model.value.findings;
-    return { counts: { ...f.counts }, recent: [...f.recent], splitBrain: [...f.splitBrain], election: f.election, quiet: f.quiet, bounds: f.bounds, exact: f.exact };
+    return {
+      counts: { ...f.counts },
+      recent: [...f.recent],
+      splitBrain: [...f.splitBrain],
+      election: f.election,
+      quiet: f.quiet,
+      bounds: f.bounds,
+      exact: f.exact,
+    };
   });
   /** Every process in a split brain right now. */
   const rivals = computed(() => new Set(findings.value.splitBrain.flatMap((b) => b.processes)));

@@ -87,18 +87,38 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
       notice.value = `That is not a ${type} message of ${algorithm}: check its fields.`;
       return;
     }
-    act({ key: 'composed', label: `sent ${type} to ${to} (composed)`, steps: [{ kind: 'send', to, message }] });
+    act({
+      key: 'composed',
+      label: `sent ${type} to ${to} (composed)`,
+      steps: [{ kind: 'send', to, message }],
+    });
   }
 
   function believe(coordinator: ProcessId): void {
-    act({ key: 'believe', label: `believes ${coordinator} is coordinator`, steps: [{ kind: 'believe', coordinator }] });
+    act({
+      key: 'believe',
+      label: `believes ${coordinator} is coordinator`,
+      steps: [{ kind: 'believe', coordinator }],
+    });
   }
 
   onScopeDispose(() => {
     if (publish !== null) clearTimeout(publish);
   });
 
-  return { active, view, autoBeat, notice, enter, leave, act, setAutoBeat, setSuccessor, compose, believe };
+  return {
+    active,
+    view,
+    autoBeat,
+    notice,
+    enter,
+    leave,
+    act,
+    setAutoBeat,
+    setSuccessor,
+    compose,
+    believe,
+  };
 }
 
 export type HandMode = ReturnType<typeof useHandMode>;

@@ -62,17 +62,30 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     unauthorized,
     inFlight,
     paused,
-    createLab: (body: Omit<CreateLab, 'name'>) => run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })).then((ok) => ok && observer.refresh()),
-    updateLab: (body: UpdateLab) => run('Applied the algorithm settings; every process restarts', api.updateLab(name(), body)),
+    createLab: (body: Omit<CreateLab, 'name'>) =>
+      run(`Created lab ${name()}`, api.createLab({ ...body, name: name() })).then(
+        (ok) => ok && observer.refresh(),
+      ),
+    updateLab: (body: UpdateLab) =>
+      run('Applied the algorithm settings; every process restarts', api.updateLab(name(), body)),
     setWorkload: (body: Pick<UpdateLab, 'workload'>) =>
-      run(body.workload ? `Set the workload: ${body.workload.tasks} tasks, ${body.workload.sharing} sharing, fencing ${body.workload.fencing ? 'on' : 'off'}; every process restarts` : 'Removed the workload; every process restarts', api.updateLab(name(), body)),
-    setFabric: (patch: FabricPatch) => run('Applied the network settings', api.setFabric(name(), patch)),
-    setPlay: (patch: PlayPatch) => run('Applied the play settings; the tabs switch now', api.setPlay(name(), patch)),
-    partition: (groups: ProcessId[][]) => run(`Partitioned into ${groups.length} groups`, api.partition(name(), groups)),
+      run(
+        body.workload
+          ? `Set the workload: ${body.workload.tasks} tasks, ${body.workload.sharing} sharing, fencing ${body.workload.fencing ? 'on' : 'off'}; every process restarts`
+          : 'Removed the workload; every process restarts',
+        api.updateLab(name(), body),
+      ),
+    setFabric: (patch: FabricPatch) =>
+      run('Applied the network settings', api.setFabric(name(), patch)),
+    setPlay: (patch: PlayPatch) =>
+      run('Applied the play settings; the tabs switch now', api.setPlay(name(), patch)),
+    partition: (groups: ProcessId[][]) =>
+      run(`Partitioned into ${groups.length} groups`, api.partition(name(), groups)),
     heal: () => run('Healed the partition', api.heal(name())),
     crash: (id: ProcessId) => run(`Crashed ${id}`, api.crash(name(), id)),
     recover: (id: ProcessId) => run(`Recovered ${id}`, api.recover(name(), id)),
-    pauseProcess: (id: ProcessId) => run(`Paused ${id}: it gets nothing and its timers stand still`, api.pauseProcess(name(), id)),
+    pauseProcess: (id: ProcessId) =>
+      run(`Paused ${id}: it gets nothing and its timers stand still`, api.pauseProcess(name(), id)),
     resumeProcess: (id: ProcessId) => run(`Resumed ${id}`, api.resumeProcess(name(), id)),
     toggle(id: ProcessId) {
       const p = observer.model.value.processes.get(id);
@@ -85,8 +98,14 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     pause: () => run('Paused: messages are held', api.pause(name())),
     resume: () => run('Resumed', api.resume(name())),
     next: () => run('Delivered the next message', api.step(name(), {})).then(refreshInFlight),
-    deliver: (msg: number) => run(`Delivered message ${msg}`, api.step(name(), { msg, action: 'deliver' })).then(refreshInFlight),
-    drop: (msg: number) => run(`Dropped message ${msg}`, api.step(name(), { msg, action: 'drop' })).then(refreshInFlight),
+    deliver: (msg: number) =>
+      run(`Delivered message ${msg}`, api.step(name(), { msg, action: 'deliver' })).then(
+        refreshInFlight,
+      ),
+    drop: (msg: number) =>
+      run(`Dropped message ${msg}`, api.step(name(), { msg, action: 'drop' })).then(
+        refreshInFlight,
+      ),
     async addBots(count: number) {
       const res = await api.addBots(name(), count);
       if (!res.ok) return run('Adding bots', Promise.resolve(res));

@@ -75,7 +75,8 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
   function animate(events: readonly TraceEvent[]): void {
     const now = performance.now();
     for (const e of events) {
-      if (e.kind === 'send' || e.kind === 'duplicate') flights.send(e.msg, e.from, e.to, e.type, now);
+      if (e.kind === 'send' || e.kind === 'duplicate')
+        flights.send(e.msg, e.from, e.to, e.type, now);
       else if (e.kind === 'drop') flights.drop(e.msg, e.reason, now);
     }
   }
@@ -84,7 +85,10 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
   function syncFlightDuration(): void {
     const f = model.value.config?.fabric;
     if (!f) return;
-    flights.duration = Math.min(2000, Math.max(500, (f.link.delay + f.link.jitter / 2) * f.timeScale));
+    flights.duration = Math.min(
+      2000,
+      Math.max(500, (f.link.delay + f.link.jitter / 2) * f.timeScale),
+    );
   }
 
   /**
@@ -177,7 +181,23 @@ export function useLabObserver(lab: Ref<string>, opts: { stats?: boolean } = {})
     return c ? Math.max(1000, 10 * c.timing.transmission * c.fabric.timeScale) : 2000;
   });
 
-  return { model, flights, version, slowVersion, lanes, names, shownWindow, lostAfter, loaded, missing, error, stats, refresh, status: socket.status, connectionError: socket.error };
+  return {
+    model,
+    flights,
+    version,
+    slowVersion,
+    lanes,
+    names,
+    shownWindow,
+    lostAfter,
+    loaded,
+    missing,
+    error,
+    stats,
+    refresh,
+    status: socket.status,
+    connectionError: socket.error,
+  };
 }
 
 export type LabObserver = ReturnType<typeof useLabObserver>;

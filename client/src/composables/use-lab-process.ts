@@ -6,7 +6,13 @@
 import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
 import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
-import { LabProcess, socketIoChannel, type ChannelFactory, type LabProcessEvent, type LabProcessStatus } from '@shared/lab-client/lab-client.ts';
+import {
+  LabProcess,
+  socketIoChannel,
+  type ChannelFactory,
+  type LabProcessEvent,
+  type LabProcessStatus,
+} from '@shared/lab-client/lab-client.ts';
 import { timerName } from '@shared/coach/hand-kit.ts';
 import type { TimerView } from '@shared/sim/named-timers.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
@@ -35,7 +41,10 @@ export function resumeKey(lab: string, id: ProcessId): string {
 }
 
 /** socket.io to this page's origin, remembering the resume token per (lab, id) in sessionStorage. */
-export function rememberingChannel(lab: string, base: ChannelFactory = socketIoChannel(window.location.origin)): ChannelFactory {
+export function rememberingChannel(
+  lab: string,
+  base: ChannelFactory = socketIoChannel(window.location.origin),
+): ChannelFactory {
   return (events) => {
     const channel = base({
       ...events,
@@ -76,7 +85,9 @@ export function useLabProcess(opts: {
   const outbox = shallowRef<LogEntry[]>([]);
   const restarts = ref(0);
   /** Her last lesson answer's fate: stored (step, value) or refused (error). */
-  const answer = shallowRef<{ step: number; value: number | null; error: string | null } | null>(null);
+  const answer = shallowRef<{ step: number; value: number | null; error: string | null } | null>(
+    null,
+  );
   /** The lab's play settings (hand mode for students, hints), told on join and live. */
   const play = shallowRef<Play>(DEFAULT_PLAY);
   /** How long each armed timer was set for, keyed name@due: the countdown bar's full length. */
@@ -97,7 +108,10 @@ export function useLabProcess(opts: {
 
   function publish(): void {
     publishTimer = null;
-    for (const [box, target] of [['in', inbox], ['out', outbox]] as const) {
+    for (const [box, target] of [
+      ['in', inbox],
+      ['out', outbox],
+    ] as const) {
       const fresh = pending[box];
       if (!fresh.length) continue;
       pending[box] = [];
@@ -123,7 +137,11 @@ export function useLabProcess(opts: {
         error.value = e.error.message;
         return;
       case 'deliver':
-        log('in', { peer: e.from, message: e.message, background: isBackgroundType(e.message.type) });
+        log('in', {
+          peer: e.from,
+          message: e.message,
+          background: isBackgroundType(e.message.type),
+        });
         return;
       case 'moved':
         followMoved(e.url);
@@ -137,9 +155,21 @@ export function useLabProcess(opts: {
         return;
       case 'host': {
         const h = e.event;
-        if (h.kind === 'in' && h.event.kind === 'timer') log('in', { peer: null, message: null, note: `${timerName(h.event.name)} ran out`, background: /^fd:|heartbeat/i.test(h.event.name) });
-        else if (h.kind === 'in' && h.event.kind === 'elect') log('in', { peer: null, message: null, note: 'asked to start an election' });
-        else if (h.kind === 'out') log('out', { peer: h.to, message: h.message, background: isBackgroundType(h.message.type) });
+        if (h.kind === 'in' && h.event.kind === 'timer')
+          log('in', {
+            peer: null,
+            message: null,
+            note: `${timerName(h.event.name)} ran out`,
+            background: /^fd:|heartbeat/i.test(h.event.name),
+          });
+        else if (h.kind === 'in' && h.event.kind === 'elect')
+          log('in', { peer: null, message: null, note: 'asked to start an election' });
+        else if (h.kind === 'out')
+          log('out', {
+            peer: h.to,
+            message: h.message,
+            background: isBackgroundType(h.message.type),
+          });
         else if (h.kind === 'report') report.value = h.report;
         else if (h.kind === 'started') {
           restarts.value++;
@@ -200,7 +230,21 @@ export function useLabProcess(opts: {
   });
 
   useClusterFailover(status, (s) => s === 'connecting');
-  return { status, error, id, config, report, timers, inbox, outbox, restarts, play, answer, leave, process: proc };
+  return {
+    status,
+    error,
+    id,
+    config,
+    report,
+    timers,
+    inbox,
+    outbox,
+    restarts,
+    play,
+    answer,
+    leave,
+    process: proc,
+  };
 }
 
 export type LabProcessView = ReturnType<typeof useLabProcess>;

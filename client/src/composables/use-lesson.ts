@@ -39,7 +39,10 @@ export function useLesson(lab: Ref<string>, token: Ref<string | null> = ref(null
 }
 
 /** The open question's countdown (or elapsed time), ticking four times a second; null while none is open. */
-export function useQuestionClock(view: Ref<LessonView | null>, openedAt: Ref<number | null>): ComputedRef<QuestionClock | null> {
+export function useQuestionClock(
+  view: Ref<LessonView | null>,
+  openedAt: Ref<number | null>,
+): ComputedRef<QuestionClock | null> {
   const now = useNow(250);
   return computed(() => {
     const v = view.value;
@@ -71,7 +74,9 @@ export function useLessonControl(lab: Ref<string>, token: Ref<string | null>) {
 
   async function begin(id: string): Promise<void> {
     const res = await api.beginLesson(lab.value, id);
-    feedback.value = res.ok ? `Lesson “${res.data.lesson.title}” is ready` : `Lesson: ${res.message}`;
+    feedback.value = res.ok
+      ? `Lesson “${res.data.lesson.title}” is ready`
+      : `Lesson: ${res.message}`;
     if (res.ok) lesson.view.value = res.data;
   }
 

@@ -4,7 +4,12 @@
 // re-observe; the socket closes when the calling scope is disposed.
 import { io, type Socket } from 'socket.io-client';
 import { onScopeDispose, ref } from 'vue';
-import type { ClientFrame, ClientToServerEvents, ServerFrame, ServerToClientEvents } from '@shared/protocol/frames.ts';
+import type {
+  ClientFrame,
+  ClientToServerEvents,
+  ServerFrame,
+  ServerToClientEvents,
+} from '@shared/protocol/frames.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
 import { reconnectWhenCut } from '../utils/reconnect.ts';
 
@@ -19,7 +24,11 @@ export interface RelaySocket {
 
 const MAX_QUEUED = 200;
 
-export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void; onOpen?: () => void; onClose?: () => void }): RelaySocket {
+export function useRelaySocket(handlers: {
+  onFrame: (frame: ServerFrame) => void;
+  onOpen?: () => void;
+  onClose?: () => void;
+}): RelaySocket {
   const status = ref<ConnectionStatus>('connecting');
   const error = ref<string | null>(null);
   const queue: ClientFrame[] = [];
@@ -47,7 +56,9 @@ export function useRelaySocket(handlers: { onFrame: (frame: ServerFrame) => void
     status.value = socket.active ? 'connecting' : 'closed';
     error.value = 'Cannot reach the relay; retrying';
   });
-  socket.on('frame', (frame) => (frame.type === 'moved' ? followMoved(frame.url) : handlers.onFrame(frame)));
+  socket.on('frame', (frame) =>
+    frame.type === 'moved' ? followMoved(frame.url) : handlers.onFrame(frame),
+  );
   useClusterFailover(status, (s) => s !== 'open');
 
   function send(frame: ClientFrame): void {

@@ -7,12 +7,26 @@ import { computed, markRaw, onScopeDispose, ref, shallowRef } from 'vue';
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { LabConfig } from '@shared/protocol/lab-config.ts';
 import type { ProcessInfo } from '@shared/protocol/frames.ts';
-import { parseTraceFile, type ParsedTrace, type TraceProblem } from '@shared/protocol/trace-file.ts';
+import {
+  parseTraceFile,
+  type ParsedTrace,
+  type TraceProblem,
+} from '@shared/protocol/trace-file.ts';
 import { replayIndex, stateAt, type ReplayIndex } from '@shared/analysis/replay.ts';
 import { rivalLeaders } from '../utils/findings-book.ts';
 import { LabModel } from '../utils/lab-model.ts';
 import { replayElections, windowAt, type ReplayElection } from '../utils/replay-elections.ts';
-import { countAtTime, messageFates, replayConfig, replayFlights, replaySnapshot, StillFlights, traceMeta, type MessageOutcome, type TraceMeta } from '../utils/replay-view.ts';
+import {
+  countAtTime,
+  messageFates,
+  replayConfig,
+  replayFlights,
+  replaySnapshot,
+  StillFlights,
+  traceMeta,
+  type MessageOutcome,
+  type TraceMeta,
+} from '../utils/replay-view.ts';
 import { COORDINATOR_ROLES } from '../utils/space-time-layout.ts';
 import { publicApi } from './use-api.ts';
 
@@ -56,7 +70,11 @@ export function useReplay() {
     playhead.value = 0;
   }
 
-  function load(text: string, name: string, lab: { config: LabConfig; processes: ProcessInfo[] } | null = null): boolean {
+  function load(
+    text: string,
+    name: string,
+    lab: { config: LabConfig; processes: ProcessInfo[] } | null = null,
+  ): boolean {
     reset();
     const parsed = parseTraceFile(text);
     if (!parsed.ok) {
@@ -75,11 +93,23 @@ export function useReplay() {
       return false;
     }
     const config = replayConfig(meta, lab?.config ?? null);
-    const known = new Map((lab?.processes ?? []).map((p) => [p.id, { name: p.name, kind: p.kind }]));
+    const known = new Map(
+      (lab?.processes ?? []).map((p) => [p.id, { name: p.name, kind: p.kind }]),
+    );
     const index = markRaw(replayIndex(trace, 500));
     const initial = replaySnapshot(stateAt(trace, 0, index), config, meta.source, known);
     const fates = messageFates(trace.events);
-    loaded.value = markRaw({ name, trace, meta, config, index, fates, elections: replayElections(trace.events, initial), known, linger: lingerOf(trace, fates) });
+    loaded.value = markRaw({
+      name,
+      trace,
+      meta,
+      config,
+      index,
+      fates,
+      elections: replayElections(trace.events, initial),
+      known,
+      linger: lingerOf(trace, fates),
+    });
     seek(0);
     return true;
   }
@@ -109,7 +139,11 @@ export function useReplay() {
     const [snap, text] = await Promise.all([publicApi.snapshot(lab), publicApi.traceText(lab)]);
     if (g !== generation) return;
     loading.value = false;
-    if (!snap.ok) return void (error.value = snap.code === 'UNKNOWN_LAB' ? `No lab called “${lab}” on this relay.` : `Cannot load lab “${lab}”: ${snap.message}`);
+    if (!snap.ok)
+      return void (error.value =
+        snap.code === 'UNKNOWN_LAB'
+          ? `No lab called “${lab}” on this relay.`
+          : `Cannot load lab “${lab}”: ${snap.message}`);
     if (!text.ok) return void (error.value = `Cannot load the trace of “${lab}”: ${text.message}`);
     load(text.data, `lab ${lab}`, snap.data);
   }
@@ -133,7 +167,8 @@ export function useReplay() {
     const text = await publicApi.lessonTraceText(lab);
     if (g !== generation) return;
     loading.value = false;
-    if (!text.ok) return void (error.value = `Cannot load the lesson's run in “${lab}”: ${text.message}`);
+    if (!text.ok)
+      return void (error.value = `Cannot load the lesson's run in “${lab}”: ${text.message}`);
     load(text.data, `the lesson's run (${lab})`);
   }
 
@@ -145,7 +180,8 @@ export function useReplay() {
     const text = await publicApi.gradeTraceText(lab, id);
     if (g !== generation) return;
     loading.value = false;
-    if (!text.ok) return void (error.value = `Cannot load process ${id}'s failing run in “${lab}”: ${text.message}`);
+    if (!text.ok)
+      return void (error.value = `Cannot load process ${id}'s failing run in “${lab}”: ${text.message}`);
     load(text.data, `process ${id}'s graded run (${lab})`);
   }
 
@@ -187,7 +223,9 @@ export function useReplay() {
     cancelAnimationFrame(raf);
   }
 
-  const state = computed(() => (loaded.value ? stateAt(loaded.value.trace, cursor.value, loaded.value.index) : null));
+  const state = computed(() =>
+    loaded.value ? stateAt(loaded.value.trace, cursor.value, loaded.value.index) : null,
+  );
 
   /** The dashboard's model of this moment (a fresh one per cursor position: N processes, cheap). */
   const model = computed(() => {
@@ -202,19 +240,56 @@ export function useReplay() {
     const l = loaded.value;
     const s = state.value;
     if (!l || !s) return null;
-    return markRaw(new StillFlights(replayFlights(s, l.trace.events, cursor.value, l.fates, playhead.value, l.linger), l.linger));
+    return markRaw(
+      new StillFlights(
+        replayFlights(s, l.trace.events, cursor.value, l.fates, playhead.value, l.linger),
+        l.linger,
+      ),
+    );
   });
 
-  const shownWindow = computed(() => (loaded.value ? windowAt(loaded.value.elections, loaded.value.trace.events, cursor.value) : null));
-  const splitBrain = computed(() => (state.value ? rivalLeaders(state.value.processes, COORDINATOR_ROLES) : []));
-  const current = computed(() => (loaded.value && cursor.value > 0 ? loaded.value.trace.events[cursor.value - 1]! : null));
+  const shownWindow = computed(() =>
+    loaded.value ? windowAt(loaded.value.elections, loaded.value.trace.events, cursor.value) : null,
+  );
+  const splitBrain = computed(() =>
+    state.value ? rivalLeaders(state.value.processes, COORDINATOR_ROLES) : [],
+  );
+  const current = computed(() =>
+    loaded.value && cursor.value > 0 ? loaded.value.trace.events[cursor.value - 1]! : null,
+  );
 
   onScopeDispose(() => {
     generation++;
     stop();
   });
 
-  return { loading, error, problems, loaded, cursor, playhead, playing, speed, state, model, flights, shownWindow, splitBrain, current, load, loadFile, loadLab, loadText, loadGradeTrace, loadLessonRun, seek, step, play, stop, reset };
+  return {
+    loading,
+    error,
+    problems,
+    loaded,
+    cursor,
+    playhead,
+    playing,
+    speed,
+    state,
+    model,
+    flights,
+    shownWindow,
+    splitBrain,
+    current,
+    load,
+    loadFile,
+    loadLab,
+    loadText,
+    loadGradeTrace,
+    loadLessonRun,
+    seek,
+    step,
+    play,
+    stop,
+    reset,
+  };
 }
 
 /** Drops stay visible for twice the mean delivery time (at least 20 ms of trace time). */

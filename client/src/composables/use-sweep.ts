@@ -18,7 +18,9 @@ export function useSweep() {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let started = 0;
 
-  const figures = computed(() => (rows.value.length && !running.value ? experimentFigures(rows.value) : []));
+  const figures = computed(() =>
+    rows.value.length && !running.value ? experimentFigures(rows.value) : [],
+  );
   const tables = computed(() => (rows.value.length ? sweepTables(rows.value) : []));
 
   function start(input: SweepInput): void {
@@ -35,7 +37,9 @@ export function useSweep() {
     started = performance.now();
     if (typeof Worker === 'undefined') return inSlices(plan.runs);
     try {
-      worker = new Worker(new URL('../workers/sweep-worker.ts', import.meta.url), { type: 'module' });
+      worker = new Worker(new URL('../workers/sweep-worker.ts', import.meta.url), {
+        type: 'module',
+      });
     } catch {
       return inSlices(plan.runs);
     }
@@ -52,7 +56,11 @@ export function useSweep() {
 
   /** No worker: 30 ms slices between which the page handles input and paints. */
   function inSlices(runs: RunParams[]): void {
-    const job = new SweepJob(runs, (p) => runOne(p, () => performance.now()), () => performance.now());
+    const job = new SweepJob(
+      runs,
+      (p) => runOne(p, () => performance.now()),
+      () => performance.now(),
+    );
     const slice = () => {
       timer = null;
       try {

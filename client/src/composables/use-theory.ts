@@ -13,12 +13,20 @@ export function useTheory(observer: LabObserver): Ref<Theory | null> {
     const c = observer.model.value.config;
     if (!c) return null;
     const s = c.fabric.timeScale;
-    const timing = { transmission: c.timing.transmission * s, processing: c.timing.processing * s, heartbeatInterval: c.timing.heartbeatInterval * s, heartbeatTimeout: c.timing.heartbeatTimeout * s };
+    const timing = {
+      transmission: c.timing.transmission * s,
+      processing: c.timing.processing * s,
+      heartbeatInterval: c.timing.heartbeatInterval * s,
+      heartbeatTimeout: c.timing.heartbeatTimeout * s,
+    };
     const k = JSON.stringify([c.algorithm, c.ids.length, timing, c.options]);
     if (k !== key) {
       key = k;
       const n = c.ids.length;
-      cached = { best: expectedMessages(c.algorithm, n, 'best', timing, c.options), worst: expectedMessages(c.algorithm, n, 'worst', timing, c.options) };
+      cached = {
+        best: expectedMessages(c.algorithm, n, 'best', timing, c.options),
+        worst: expectedMessages(c.algorithm, n, 'worst', timing, c.options),
+      };
     }
     return cached;
   });

@@ -8,7 +8,10 @@ import { publicApi } from './use-api.ts';
 import type { useLabObserver } from './use-lab-observer.ts';
 import type { WorkView } from '../utils/work-board.ts';
 
-export function useWorkBoard(lab: Ref<string>, observer: Pick<ReturnType<typeof useLabObserver>, 'model' | 'slowVersion'>) {
+export function useWorkBoard(
+  lab: Ref<string>,
+  observer: Pick<ReturnType<typeof useLabObserver>, 'model' | 'slowVersion'>,
+) {
   const caught = ref(0);
   const view = computed<WorkView | null>(() => {
     void observer.slowVersion.value;

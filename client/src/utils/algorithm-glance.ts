@@ -56,17 +56,30 @@ export function algorithmGlance(algorithm: AlgorithmName, processes: Iterable<Pr
   for (const r of byRole.keys()) if (!order.includes(r)) order.push(r);
   const roles = order.map((role): RoleCount => {
     const ids = byRole.get(role) ?? [];
-    return { role, count: ids.length, ids: ids.length <= LIST_IDS ? ids : [], tone: toneOf(role, algorithm) };
+    return {
+      role,
+      count: ids.length,
+      ids: ids.length <= LIST_IDS ? ids : [],
+      tone: toneOf(role, algorithm),
+    };
   });
   // Always show the algorithm's own roles (a zero is news too); drop empty unknown ones.
   const shown = roles.filter((r) => r.count > 0 || ROLE_ORDER[algorithm].includes(r.role));
-  const facts = algorithm === 'emergent' ? emergentFacts(up) : algorithm === 'raft' ? raftFacts(up) : [];
+  const facts =
+    algorithm === 'emergent' ? emergentFacts(up) : algorithm === 'raft' ? raftFacts(up) : [];
   return { roles: shown, facts };
 }
 
 function toneOf(role: string, algorithm: AlgorithmName): RoleTone {
   if (LEAD.has(role)) return 'lead';
-  if (role === 'electing' || role === 'candidate' || role === 'initiator' || role === 'participant' || role === 'waiting') return 'electing';
+  if (
+    role === 'electing' ||
+    role === 'candidate' ||
+    role === 'initiator' ||
+    role === 'participant' ||
+    role === 'waiting'
+  )
+    return 'electing';
   if (algorithm === 'emergent' && role === 'slave') return 'pool';
   return 'other';
 }
@@ -80,16 +93,37 @@ function emergentFacts(up: Proc[]): GlanceFact[] {
   };
   const masters = up.filter((p) => p.report?.role === 'master');
   const master = masters.length === 1 ? masters[0]! : null;
-  const views = up.filter((p) => p.report?.role === 'slave' || p.report?.role === 'candidate').map(sizeOf).filter((v): v is number => v !== null);
+  const views = up
+    .filter((p) => p.report?.role === 'slave' || p.report?.role === 'candidate')
+    .map(sizeOf)
+    .filter((v): v is number => v !== null);
   const masterView = master ? sizeOf(master) : null;
-  if (masterView !== null) facts.push({ label: 'pool size', value: String(masterView), note: `slave pool size reported by master ${master!.id}` });
-  else if (views.length) facts.push({ label: 'pool size', value: String(Math.max(...views)), note: 'no single master: the largest pool a slave reports' });
+  if (masterView !== null)
+    facts.push({
+      label: 'pool size',
+      value: String(masterView),
+      note: `slave pool size reported by master ${master!.id}`,
+    });
+  else if (views.length)
+    facts.push({
+      label: 'pool size',
+      value: String(Math.max(...views)),
+      note: 'no single master: the largest pool a slave reports',
+    });
   if (views.length) {
     const lo = Math.min(...views);
     const hi = Math.max(...views);
-    if (lo !== hi || (masterView !== null && lo !== masterView)) facts.push({ label: 'slaves see', value: lo === hi ? String(lo) : `${lo}–${hi}`, note: 'pool sizes the slaves report' });
+    if (lo !== hi || (masterView !== null && lo !== masterView))
+      facts.push({
+        label: 'slaves see',
+        value: lo === hi ? String(lo) : `${lo}–${hi}`,
+        note: 'pool sizes the slaves report',
+      });
   }
-  facts.push({ label: 'master', value: masters.length ? masters.map((m) => m.id).join(', ') : 'none' });
+  facts.push({
+    label: 'master',
+    value: masters.length ? masters.map((m) => m.id).join(', ') : 'none',
+  });
   return facts;
 }
 
@@ -99,12 +133,27 @@ function raftFacts(up: Proc[]): GlanceFact[] {
   const leaders = up.filter((p) => p.report?.role === 'leader');
   const facts: GlanceFact[] = [];
   const top = terms.length ? Math.max(...terms) : null;
-  const leaderTerm = leaders.length === 1 ? leaders[0]!.report!.term ?? null : null;
-  facts.push({ label: 'term', value: top === null ? '–' : String(leaderTerm ?? top), note: leaderTerm !== null ? `leader ${leaders[0]!.id}'s term` : 'highest term of any live process' });
+  const leaderTerm = leaders.length === 1 ? (leaders[0]!.report!.term ?? null) : null;
+  facts.push({
+    label: 'term',
+    value: top === null ? '–' : String(leaderTerm ?? top),
+    note:
+      leaderTerm !== null ? `leader ${leaders[0]!.id}'s term` : 'highest term of any live process',
+  });
   if (terms.length) {
     const lo = Math.min(...terms);
-    if (lo !== top) facts.push({ label: 'terms in use', value: `${lo}–${top}`, note: 'processes that have not heard of the latest term yet' });
+    if (lo !== top)
+      facts.push({
+        label: 'terms in use',
+        value: `${lo}–${top}`,
+        note: 'processes that have not heard of the latest term yet',
+      });
   }
-  facts.push({ label: 'leader', value: leaders.length ? leaders.map((l) => `${l.id} (term ${l.report!.term ?? '?'})`).join(', ') : 'none' });
+  facts.push({
+    label: 'leader',
+    value: leaders.length
+      ? leaders.map((l) => `${l.id} (term ${l.report!.term ?? '?'})`).join(', ')
+      : 'none',
+  });
   return facts;
 }

@@ -41,23 +41,63 @@ export interface BoardRow {
   trace: string | null;
 }
 
-export const BOARD_KEYS = ['id', 'name', 'mode', 'open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'answers', 'correct', 'claims', 'grade'] as const;
+export const BOARD_KEYS = [
+  'id',
+  'name',
+  'mode',
+  'open',
+  'oldest',
+  'electing',
+  'actions',
+  'sends',
+  'deviations',
+  'findings',
+  'answers',
+  'correct',
+  'claims',
+  'grade',
+] as const;
 export type BoardKey = (typeof BOARD_KEYS)[number];
 
 /** Which columns the relay vouches for, and which only repeat what her tab said (the board's labels and legend). */
-export const VERIFIED_KEYS: readonly BoardKey[] = ['open', 'oldest', 'electing', 'actions', 'sends', 'deviations', 'findings', 'answers', 'correct'];
+export const VERIFIED_KEYS: readonly BoardKey[] = [
+  'open',
+  'oldest',
+  'electing',
+  'actions',
+  'sends',
+  'deviations',
+  'findings',
+  'answers',
+  'correct',
+];
 export const CLAIMED_KEYS: readonly BoardKey[] = ['claims', 'grade'];
 
 /** The lesson's scores by process id (the instructor's lesson view). */
 export type LessonScores = NonNullable<LessonView['scores']>;
 
 /** Students: human tabs, and any process that played by hand, ran its own code, sent a grade or answered a lesson question. */
-export function boardRows(lab: string, processes: readonly ProcessInfo[], scores: LessonScores = {}): BoardRow[] {
+export function boardRows(
+  lab: string,
+  processes: readonly ProcessInfo[],
+  scores: LessonScores = {},
+): BoardRow[] {
   return processes
-    .filter((p) => p.kind === 'human' || p.mode === 'hand' || p.mode === 'code' || p.hand || p.claimedGrade || scores[String(p.id)])
+    .filter(
+      (p) =>
+        p.kind === 'human' ||
+        p.mode === 'hand' ||
+        p.mode === 'code' ||
+        p.hand ||
+        p.claimedGrade ||
+        scores[String(p.id)],
+    )
     .map((p) => {
       const g = p.claimedGrade;
-      const claimed = p.hand && (p.hand.claimed.clicks > 0 || p.hand.claimed.deviations > 0) ? p.hand.claimed : null;
+      const claimed =
+        p.hand && (p.hand.claimed.clicks > 0 || p.hand.claimed.deviations > 0)
+          ? p.hand.claimed
+          : null;
       const live = p.hand?.progress;
       return {
         id: p.id,
@@ -85,7 +125,8 @@ export function boardRows(lab: string, processes: readonly ProcessInfo[], scores
 }
 
 /** Seconds to a tenth (a class at a small time scale has UB under a second); null stays null. */
-const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.floor(ms / 100) / 10);
+const seconds = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? null : Math.floor(ms / 100) / 10;
 
 /** The figure a numeric column sorts by; null (not measured, nothing claimed) sorts below every number. */
 const NUMBER: Partial<Record<BoardKey, (r: BoardRow) => number | null>> = {
@@ -108,7 +149,11 @@ function gradeValue(r: BoardRow): number | null {
   return m ? Number(m[1]) / Math.max(1, Number(m[2])) : null;
 }
 
-export function sortRows(rows: readonly BoardRow[], key: BoardKey, descending: boolean): BoardRow[] {
+export function sortRows(
+  rows: readonly BoardRow[],
+  key: BoardKey,
+  descending: boolean,
+): BoardRow[] {
   const dir = descending ? -1 : 1;
   return [...rows].sort((a, b) => {
     let c: number;

@@ -22,7 +22,10 @@ export function pageAt(relayUrl: string, here: PageLocation): string | null {
 }
 
 /** The relay to try when ours stays unreachable: the first live one that is not this page's. */
-export function fallbackRelay(relays: readonly { url: string }[], here: PageLocation): string | null {
+export function fallbackRelay(
+  relays: readonly { url: string }[],
+  here: PageLocation,
+): string | null {
   for (const r of relays) if (pageAt(r.url, here)) return r.url;
   return null;
 }

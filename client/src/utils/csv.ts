@@ -13,6 +13,9 @@ export function csvField(value: string | number | boolean): string {
 }
 
 /** A header line and one line per row, each ended by CRLF. */
-export function csvText(header: readonly string[], rows: readonly (readonly (string | number | boolean)[])[]): string {
+export function csvText(
+  header: readonly string[],
+  rows: readonly (readonly (string | number | boolean)[])[],
+): string {
   return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
 }

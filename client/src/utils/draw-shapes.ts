@@ -18,13 +18,27 @@ export function tracePath(pen: Pen, shape: Shape, x: number, y: number, r: numbe
       pen.arc(x, y, r, 0, Math.PI * 2);
       break;
     case 'square':
-      polygon(pen, [[x - r * 0.85, y - r * 0.85], [x + r * 0.85, y - r * 0.85], [x + r * 0.85, y + r * 0.85], [x - r * 0.85, y + r * 0.85]]);
+      polygon(pen, [
+        [x - r * 0.85, y - r * 0.85],
+        [x + r * 0.85, y - r * 0.85],
+        [x + r * 0.85, y + r * 0.85],
+        [x - r * 0.85, y + r * 0.85],
+      ]);
       break;
     case 'triangle':
-      polygon(pen, [[x, y - r * 1.1], [x + r, y + r * 0.75], [x - r, y + r * 0.75]]);
+      polygon(pen, [
+        [x, y - r * 1.1],
+        [x + r, y + r * 0.75],
+        [x - r, y + r * 0.75],
+      ]);
       break;
     case 'diamond':
-      polygon(pen, [[x, y - r * 1.15], [x + r * 1.15, y], [x, y + r * 1.15], [x - r * 1.15, y]]);
+      polygon(pen, [
+        [x, y - r * 1.15],
+        [x + r * 1.15, y],
+        [x, y + r * 1.15],
+        [x - r * 1.15, y],
+      ]);
       break;
     case 'star': {
       const pts: [number, number][] = [];
@@ -40,8 +54,18 @@ export function tracePath(pen: Pen, shape: Shape, x: number, y: number, r: numbe
       // A plus sign with arms a third of r wide: a filled shape, distinct from the drop mark (x).
       const w = r * 0.38;
       polygon(pen, [
-        [x - w, y - r], [x + w, y - r], [x + w, y - w], [x + r, y - w], [x + r, y + w], [x + w, y + w],
-        [x + w, y + r], [x - w, y + r], [x - w, y + w], [x - r, y + w], [x - r, y - w], [x - w, y - w],
+        [x - w, y - r],
+        [x + w, y - r],
+        [x + w, y - w],
+        [x + r, y - w],
+        [x + r, y + w],
+        [x + w, y + w],
+        [x + w, y + r],
+        [x - w, y + r],
+        [x - w, y + w],
+        [x - r, y + w],
+        [x - r, y - w],
+        [x - w, y - w],
       ]);
       break;
     }
@@ -62,7 +86,10 @@ export function svgPath(shape: Shape, x: number, y: number, r: number): string {
       beginPath() {},
       moveTo: (px, py) => parts.push(`M${f(px)} ${f(py)}`),
       lineTo: (px, py) => parts.push(`L${f(px)} ${f(py)}`),
-      arc: (cx, cy, rr) => parts.push(`M${f(cx - rr)} ${f(cy)}a${f(rr)} ${f(rr)} 0 1 0 ${f(2 * rr)} 0a${f(rr)} ${f(rr)} 0 1 0 ${f(-2 * rr)} 0`),
+      arc: (cx, cy, rr) =>
+        parts.push(
+          `M${f(cx - rr)} ${f(cy)}a${f(rr)} ${f(rr)} 0 1 0 ${f(2 * rr)} 0a${f(rr)} ${f(rr)} 0 1 0 ${f(-2 * rr)} 0`,
+        ),
       closePath: () => parts.push('Z'),
     },
     shape,

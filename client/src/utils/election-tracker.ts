@@ -79,7 +79,15 @@ export class ElectionTracker {
       w = this.open(e.t, trigger);
     }
     this.record(w, e);
-    if ((e.kind === 'report' || e.kind === 'crash' || e.kind === 'recover' || e.kind === 'leave' || e.kind === 'partition') && settled()) this.close(e.t);
+    if (
+      (e.kind === 'report' ||
+        e.kind === 'crash' ||
+        e.kind === 'recover' ||
+        e.kind === 'leave' ||
+        e.kind === 'partition') &&
+      settled()
+    )
+      this.close(e.t);
   }
 
   /** Once per batch: a window opened by a stray message ends once the lab is settled. */
@@ -90,7 +98,9 @@ export class ElectionTracker {
   /** The relay skipped `n` message events in the batch just applied (at relay time `t`). */
   noteSampled(n: number, t: number): void {
     if (n <= 0) return;
-    const w = this.current ?? (this.last && this.last.end !== null && t - this.last.end < 1000 ? this.last : null);
+    const w =
+      this.current ??
+      (this.last && this.last.end !== null && t - this.last.end < 1000 ? this.last : null);
     if (w) w.sampledOut += n;
   }
 
@@ -112,8 +122,26 @@ export class ElectionTracker {
     this.serial++;
     // What set it off: crashes, recoveries and partitions shortly before (not joins: a class
     // joining one by one would stretch the diagram over minutes).
-    const pre = this.recentStatus.filter((s) => s.t >= t - this.preRoll && s.t <= t && (s.kind === 'crash' || s.kind === 'recover' || s.kind === 'partition'));
-    const w: ElectionWindow = { serial: this.serial, start: t, end: null, trigger, sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: [...pre], truncated: 0, sampledOut: 0 };
+    const pre = this.recentStatus.filter(
+      (s) =>
+        s.t >= t - this.preRoll &&
+        s.t <= t &&
+        (s.kind === 'crash' || s.kind === 'recover' || s.kind === 'partition'),
+    );
+    const w: ElectionWindow = {
+      serial: this.serial,
+      start: t,
+      end: null,
+      trigger,
+      sent: {},
+      dropped: 0,
+      delivered: 0,
+      latencySum: 0,
+      sawElecting: false,
+      events: [...pre],
+      truncated: 0,
+      sampledOut: 0,
+    };
     // A stray window may turn out to be the last election's tail: keep matching its sends.
     if (trigger.startsWith('elect') || trigger.endsWith('started electing')) this.sendTimes.clear();
     this.current = w;
@@ -194,7 +222,11 @@ export interface WindowFigures {
   backgroundMessages: number;
 }
 
-export function windowFigures(w: ElectionWindow, now: number, isBackground: (type: string) => boolean = isOutsideElection): WindowFigures {
+export function windowFigures(
+  w: ElectionWindow,
+  now: number,
+  isBackground: (type: string) => boolean = isOutsideElection,
+): WindowFigures {
   let electionMessages = 0;
   let backgroundMessages = 0;
   for (const [type, n] of Object.entries(w.sent)) {
@@ -209,4 +241,3 @@ export function windowFigures(w: ElectionWindow, now: number, isBackground: (typ
     backgroundMessages,
   };
 }
-

@@ -21,7 +21,12 @@ export interface UnderWayInput {
 /** What GET /stats says of the lab's election (the one in progress or the last one). */
 export interface RelayElection {
   now: number;
-  election: { active: boolean; startedAt: number | null; endedAt?: number | null; duration?: number | null };
+  election: {
+    active: boolean;
+    startedAt: number | null;
+    endedAt?: number | null;
+    duration?: number | null;
+  };
 }
 
 export interface UnderWay {
@@ -49,13 +54,24 @@ export function electionUnderWay(i: UnderWayInput): UnderWay | null {
   const relayActive = i.relay?.election.active ?? false;
   const checkerActive = i.checker?.active ?? false;
   if (!electing.length && !relayActive && !checkerActive && !i.current) return null;
-  const since = (relayActive ? i.relay!.election.startedAt : null) ?? (checkerActive ? i.checker!.since : null) ?? i.current?.start ?? null;
+  const since =
+    (relayActive ? i.relay!.election.startedAt : null) ??
+    (checkerActive ? i.checker!.since : null) ??
+    i.current?.start ??
+    null;
   const now = Math.max(i.now, i.relay?.now ?? 0);
   const forMs = since === null ? null : Math.max(0, now - since);
   const seenStart = i.current !== null;
-  const running = forMs === null ? 'An election is under way' : `An election has been running for ${seconds(forMs)}`;
-  const who = electing.length ? `${electing.length} of ${up} live processes report electing` : 'no live process reports electing any more';
-  const counted = seenStart ? '' : ' It began before this page opened: its messages are not counted here.';
+  const running =
+    forMs === null
+      ? 'An election is under way'
+      : `An election has been running for ${seconds(forMs)}`;
+  const who = electing.length
+    ? `${electing.length} of ${up} live processes report electing`
+    : 'no live process reports electing any more';
+  const counted = seenStart
+    ? ''
+    : ' It began before this page opened: its messages are not counted here.';
   return { electing, up, since, forMs, seenStart, text: `${running}: ${who}.${counted}` };
 }
 
@@ -67,7 +83,10 @@ export function noElectionText(relay: RelayElection | null): string {
   if (!relay) return 'No election since this page opened.';
   const { startedAt, endedAt, duration } = relay.election;
   if (startedAt === null) return 'No election yet.';
-  const ago = endedAt === null || endedAt === undefined ? '' : `; the last one ended ${seconds(Math.max(0, relay.now - endedAt))} ago`;
+  const ago =
+    endedAt === null || endedAt === undefined
+      ? ''
+      : `; the last one ended ${seconds(Math.max(0, relay.now - endedAt))} ago`;
   const took = duration === null || duration === undefined ? '' : `, after ${seconds(duration)}`;
   return `No election since this page opened${ago}${took} (Replay shows it).`;
 }

@@ -4,7 +4,14 @@
 // watching) and the relay's summary in GET /stats (exact, once a second). The summary replaces
 // what the trace added; a trace finding the summary already holds is not counted twice.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
-import { FINDING_KINDS, RECENT_FINDINGS, type CheckerBounds, type CheckerSummary, type Finding, type FindingKind } from '@shared/protocol/finding.ts';
+import {
+  FINDING_KINDS,
+  RECENT_FINDINGS,
+  type CheckerBounds,
+  type CheckerSummary,
+  type Finding,
+  type FindingKind,
+} from '@shared/protocol/finding.ts';
 
 export interface SplitBrain {
   processes: ProcessId[];
@@ -49,9 +56,17 @@ export class FindingsBook {
     if (this.keys.size > KEYS_KEPT) this.keys = new Set(this.recent.map(keyOf).concat(key));
     this.counts[f.kind]++;
     this.recent.push(f);
-    if (this.recent.length > RECENT_FINDINGS) this.recent.splice(0, this.recent.length - RECENT_FINDINGS);
-    if (f.kind === 'safety' && !this.splitBrain.some((b) => sameMembers(b.processes, f.processes) && b.term === f.term)) {
-      this.splitBrain.push({ processes: [...f.processes], since: f.since ?? f.at, ...(f.term === undefined ? {} : { term: f.term }) });
+    if (this.recent.length > RECENT_FINDINGS)
+      this.recent.splice(0, this.recent.length - RECENT_FINDINGS);
+    if (
+      f.kind === 'safety' &&
+      !this.splitBrain.some((b) => sameMembers(b.processes, f.processes) && b.term === f.term)
+    ) {
+      this.splitBrain.push({
+        processes: [...f.processes],
+        since: f.since ?? f.at,
+        ...(f.term === undefined ? {} : { term: f.term }),
+      });
     }
   }
 
@@ -83,11 +98,44 @@ function sameMembers(a: readonly ProcessId[], b: readonly ProcessId[]): boolean 
 }
 
 /** How each kind is named and marked in the panel (a shape as well as a colour). */
-export const FINDING_LOOK: Record<FindingKind, { label: string; plural: string; shape: 'diamond' | 'triangle' | 'square' | 'circle'; color: string; explain: string }> = {
-  safety: { label: 'split brain', plural: 'split brains', shape: 'diamond', color: '#D55E00', explain: 'two processes acting as coordinator at once (Raft: in one term)' },
-  agreement: { label: 'disagreement', plural: 'disagreements', shape: 'triangle', color: '#CC79A7', explain: 'the network is quiet and a live process follows the wrong coordinator' },
-  liveness: { label: 'late election', plural: 'late elections', shape: 'square', color: '#E69F00', explain: 'an election still running past the bound its analysis gives' },
-  spurious: { label: 'spurious election', plural: 'spurious elections', shape: 'circle', color: '#0072B2', explain: 'an election started while the coordinator was alive' },
+export const FINDING_LOOK: Record<
+  FindingKind,
+  {
+    label: string;
+    plural: string;
+    shape: 'diamond' | 'triangle' | 'square' | 'circle';
+    color: string;
+    explain: string;
+  }
+> = {
+  safety: {
+    label: 'split brain',
+    plural: 'split brains',
+    shape: 'diamond',
+    color: '#D55E00',
+    explain: 'two processes acting as coordinator at once (Raft: in one term)',
+  },
+  agreement: {
+    label: 'disagreement',
+    plural: 'disagreements',
+    shape: 'triangle',
+    color: '#CC79A7',
+    explain: 'the network is quiet and a live process follows the wrong coordinator',
+  },
+  liveness: {
+    label: 'late election',
+    plural: 'late elections',
+    shape: 'square',
+    color: '#E69F00',
+    explain: 'an election still running past the bound its analysis gives',
+  },
+  spurious: {
+    label: 'spurious election',
+    plural: 'spurious elections',
+    shape: 'circle',
+    color: '#0072B2',
+    explain: 'an election started while the coordinator was alive',
+  },
 };
 
 /** "12.3 s" on the lab's clock, for the findings list. */
@@ -96,7 +144,14 @@ export function atText(ms: number): string {
 }
 
 /** Who is in a split brain when nothing but the reports is known (replay): live processes leading at once, per term where there are terms. */
-export function rivalLeaders(processes: Iterable<{ id: ProcessId; status: string; report: { role: string; term?: number } | null }>, leading: ReadonlySet<string>): SplitBrain[] {
+export function rivalLeaders(
+  processes: Iterable<{
+    id: ProcessId;
+    status: string;
+    report: { role: string; term?: number } | null;
+  }>,
+  leading: ReadonlySet<string>,
+): SplitBrain[] {
   const byTerm = new Map<number, ProcessId[]>();
   for (const p of processes) {
     if (p.status !== 'up' || !p.report || !leading.has(p.report.role)) continue;
@@ -104,13 +159,21 @@ export function rivalLeaders(processes: Iterable<{ id: ProcessId; status: string
     byTerm.set(key, [...(byTerm.get(key) ?? []), p.id]);
   }
   const out: SplitBrain[] = [];
-  for (const [term, ids] of byTerm) if (ids.length > 1) out.push({ processes: ids.sort((a, b) => a - b), since: null, ...(term >= 0 ? { term } : {}) });
+  for (const [term, ids] of byTerm)
+    if (ids.length > 1)
+      out.push({
+        processes: ids.sort((a, b) => a - b),
+        since: null,
+        ...(term >= 0 ? { term } : {}),
+      });
   return out;
 }
 
 /** "split brain: 3 and 7 lead at once" (with terms for Raft), or null. */
 export function splitBrainText(splitBrain: readonly SplitBrain[]): string | null {
   if (!splitBrain.length) return null;
-  const groups = splitBrain.map((b) => b.processes.join(' and ') + (b.term === undefined ? '' : ` (term ${b.term})`));
+  const groups = splitBrain.map(
+    (b) => b.processes.join(' and ') + (b.term === undefined ? '' : ` (term ${b.term})`),
+  );
   return `split brain: ${groups.join('; ')} lead at once`;
 }

@@ -84,7 +84,16 @@ export class FlightBoard implements FlightSource {
       return;
     }
     this.shown++;
-    this.flights.set(msg, { msg, from, to, type, start: now, duration: this.duration, dropAt: null, reason: null });
+    this.flights.set(msg, {
+      msg,
+      from,
+      to,
+      type,
+      start: now,
+      duration: this.duration,
+      dropAt: null,
+      reason: null,
+    });
   }
 
   drop(msg: number, reason: DropReason, now: number): void {

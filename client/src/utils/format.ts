@@ -14,7 +14,8 @@ export function formatDetail(r: Report | null): string {
   const parts: string[] = [];
   if (r.successor !== undefined) parts.push(`next ${r.successor ?? '–'}`);
   if (r.term !== undefined) parts.push(`term ${r.term}`);
-  for (const [k, v] of Object.entries(r.detail ?? {})) parts.push(`${k} ${v === null ? '–' : String(v)}`);
+  for (const [k, v] of Object.entries(r.detail ?? {}))
+    parts.push(`${k} ${v === null ? '–' : String(v)}`);
   return parts.join(', ');
 }
 

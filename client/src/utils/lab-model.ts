@@ -18,7 +18,10 @@ import { WorkBoard } from './work-board.ts';
 export class LabModel {
   config: LabConfig | null = null;
   /** Processes, partition, pause and the count in flight: the shared fold's state. */
-  private readonly lab: LabFold<ProcessInfo> = createFold<ProcessInfo>((id): ProcessInfo => ({ ...absent(id), status: 'up', group: groupOf(this.lab.partition, id) }), { flights: false });
+  private readonly lab: LabFold<ProcessInfo> = createFold<ProcessInfo>(
+    (id): ProcessInfo => ({ ...absent(id), status: 'up', group: groupOf(this.lab.partition, id) }),
+    { flights: false },
+  );
   /** Relay ms of the latest thing seen. */
   now = 0;
   /** Events the relay left out of its batches (it samples under load). */
@@ -41,7 +44,8 @@ export class LabModel {
   applySnapshot(s: LabSnapshot, receivedAt = Date.now()): void {
     this.wallAtZero = receivedAt - s.now;
     const clockRestarted = this.config !== null && s.now < this.now - 1000;
-    const restarted = clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
+    const restarted =
+      clockRestarted || (this.config !== null && this.config.algorithm !== s.config.algorithm);
     this.config = s.config;
     if (restarted) this.work.reset();
     this.work.setWorkload(s.config.workload);
@@ -128,8 +132,10 @@ export class LabModel {
         return;
       case 'process':
         // Who left holds no connection: its kind and transport are unknown until it joins again.
-        if (e.kind === 'leave') Object.assign(this.lab.processes.get(e.node)!, { kind: null, transport: null });
-        if ((e.kind === 'join' || e.kind === 'leave') && this.wallAtZero !== null) this.lab.processes.get(e.node)!.since = this.wallAtZero + e.t;
+        if (e.kind === 'leave')
+          Object.assign(this.lab.processes.get(e.node)!, { kind: null, transport: null });
+        if ((e.kind === 'join' || e.kind === 'leave') && this.wallAtZero !== null)
+          this.lab.processes.get(e.node)!.since = this.wallAtZero + e.t;
         break;
       case 'partition':
         for (const p of this.lab.processes.values()) p.group = groupOf(this.lab.partition, p.id);
@@ -169,5 +175,13 @@ export class LabModel {
 }
 
 export function absent(id: ProcessId): ProcessInfo {
-  return { id, name: null, status: 'absent', kind: null, transport: null, report: null, group: null };
+  return {
+    id,
+    name: null,
+    status: 'absent',
+    kind: null,
+    transport: null,
+    report: null,
+    group: null,
+  };
 }

@@ -13,7 +13,9 @@ export interface LessonBar {
   measured: boolean;
 }
 
-export function lessonBars(view: Pick<LessonView, 'question' | 'answers' | 'ids' | 'measured'>): LessonBar[] {
+export function lessonBars(
+  view: Pick<LessonView, 'question' | 'answers' | 'ids' | 'measured'>,
+): LessonBar[] {
   const q = view.question;
   const count = (v: number) => view.answers[String(v)] ?? 0;
   let values: { value: number; label: string }[];
@@ -25,11 +27,18 @@ export function lessonBars(view: Pick<LessonView, 'question' | 'answers' | 'ids'
     values = [...given].sort((a, b) => a - b).map((v) => ({ value: v, label: String(v) }));
   }
   const max = Math.max(0, ...values.map((v) => count(v.value)));
-  return values.map((v) => ({ ...v, count: count(v.value), length: max ? count(v.value) / max : 0, measured: v.value === view.measured }));
+  return values.map((v) => ({
+    ...v,
+    count: count(v.value),
+    length: max ? count(v.value) / max : 0,
+    measured: v.value === view.measured,
+  }));
 }
 
 /** Share of the class whose answer was the measured value, 0..1 (null before the reveal or with no answers). */
-export function rightShare(view: Pick<LessonView, 'answers' | 'answered' | 'measured'>): number | null {
+export function rightShare(
+  view: Pick<LessonView, 'answers' | 'answered' | 'measured'>,
+): number | null {
   if (typeof view.measured !== 'number' || view.answered === 0) return null;
   return (view.answers[String(view.measured)] ?? 0) / view.answered;
 }

@@ -13,7 +13,11 @@ export interface Logged {
  * `fresh` (oldest first, as they happened) goes in front of `kept` (newest first); at most `limit`
  * background entries and `limit` others stay, the newest of each, in newest-first order.
  */
-export function mergeLog<T extends Logged>(kept: readonly T[], fresh: readonly T[], limit: number): T[] {
+export function mergeLog<T extends Logged>(
+  kept: readonly T[],
+  fresh: readonly T[],
+  limit: number,
+): T[] {
   const out: T[] = [];
   let background = 0;
   let other = 0;

@@ -18,7 +18,15 @@ export const OKABE_ITO = {
  * Election-message colours in the order types are assigned. Vermillion is kept for crashes and
  * drops, so a dropped message never looks like a message type; yellow comes last (weak on white).
  */
-const COLOURS = [OKABE_ITO.blue, OKABE_ITO.orange, OKABE_ITO.bluishGreen, OKABE_ITO.reddishPurple, OKABE_ITO.skyBlue, OKABE_ITO.black, OKABE_ITO.yellow] as const;
+const COLOURS = [
+  OKABE_ITO.blue,
+  OKABE_ITO.orange,
+  OKABE_ITO.bluishGreen,
+  OKABE_ITO.reddishPurple,
+  OKABE_ITO.skyBlue,
+  OKABE_ITO.black,
+  OKABE_ITO.yellow,
+] as const;
 
 export const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'star', 'cross'] as const;
 export type Shape = (typeof SHAPES)[number];
@@ -31,7 +39,8 @@ export function isBackgroundType(type: string): boolean {
 /** The work schedule's message types (they carry no election: the tracker and the stats leave them out). */
 export const isWorkMessageType = (type: string): boolean => Object.hasOwn(WORK_LOOK, type);
 /** Not an election message: background chatter, or the work schedule's. */
-export const isOutsideElection = (type: string): boolean => isBackgroundType(type) || isWorkMessageType(type);
+export const isOutsideElection = (type: string): boolean =>
+  isBackgroundType(type) || isWorkMessageType(type);
 const BACKGROUND_ORDER = ['HEARTBEAT', 'PING', 'PONG'];
 
 export interface MessageStyle {
@@ -54,10 +63,28 @@ export interface MessageStyle {
  */
 export const WORK_COLOURS = { task: '#8c510a', result: '#5e3c99', office: '#3b3b3b' } as const;
 const WORK_LOOK: Record<string, Omit<MessageStyle, 'type'>> = {
-  WORK_ASSIGN: { color: WORK_COLOURS.task, shape: 'square', background: false, work: 'task', hollow: true },
+  WORK_ASSIGN: {
+    color: WORK_COLOURS.task,
+    shape: 'square',
+    background: false,
+    work: 'task',
+    hollow: true,
+  },
   WORK_RESULT: { color: WORK_COLOURS.result, shape: 'diamond', background: false, work: 'result' },
-  WORK_STORE: { color: WORK_COLOURS.result, shape: 'diamond', background: false, work: 'result', hollow: true },
-  WORK_HOLD: { color: WORK_COLOURS.office, shape: 'circle', background: false, work: 'office', hollow: true },
+  WORK_STORE: {
+    color: WORK_COLOURS.result,
+    shape: 'diamond',
+    background: false,
+    work: 'result',
+    hollow: true,
+  },
+  WORK_HOLD: {
+    color: WORK_COLOURS.office,
+    shape: 'circle',
+    background: false,
+    work: 'office',
+    hollow: true,
+  },
   WORK_HELD: { color: WORK_COLOURS.office, shape: 'circle', background: false, work: 'office' },
   WORK_REFUSED: { color: WORK_COLOURS.office, shape: 'cross', background: false, work: 'office' },
   WORK_STATUS: { color: NEUTRAL, shape: 'triangle', background: true },
@@ -79,7 +106,12 @@ export function messageStyle(type: string, known: readonly string[] = []): Messa
     const bslot = Math.max(0, BACKGROUND_ORDER.indexOf(type));
     return { type, color: NEUTRAL, shape: SHAPES[(bslot + 1) % SHAPES.length]!, background };
   }
-  return { type, color: COLOURS[slot % COLOURS.length]!, shape: SHAPES[slot % SHAPES.length]!, background };
+  return {
+    type,
+    color: COLOURS[slot % COLOURS.length]!,
+    shape: SHAPES[slot % SHAPES.length]!,
+    background,
+  };
 }
 
 /** Styles for a legend: every known type, then any seen type not known, each once. */
@@ -107,7 +139,14 @@ export const STATUS_COLOURS = {
 } as const;
 
 /** Partition group fills: distinct hues, then repeat (groups also show their number). */
-export const GROUP_COLOURS = [OKABE_ITO.skyBlue, OKABE_ITO.orange, OKABE_ITO.reddishPurple, OKABE_ITO.bluishGreen, OKABE_ITO.yellow, OKABE_ITO.blue] as const;
+export const GROUP_COLOURS = [
+  OKABE_ITO.skyBlue,
+  OKABE_ITO.orange,
+  OKABE_ITO.reddishPurple,
+  OKABE_ITO.bluishGreen,
+  OKABE_ITO.yellow,
+  OKABE_ITO.blue,
+] as const;
 
 export function groupColour(group: number | null): string | null {
   return group === null ? null : GROUP_COLOURS[group % GROUP_COLOURS.length]!;

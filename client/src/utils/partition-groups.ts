@@ -4,13 +4,20 @@ import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { allGroups } from '@shared/sim/network.ts';
 
 /** Groups to start editing from: the current partition (unlisted ids in a last group), else everyone in one. */
-export function initialGroups(ids: readonly ProcessId[], partition: readonly (readonly ProcessId[])[] | null): ProcessId[][] {
+export function initialGroups(
+  ids: readonly ProcessId[],
+  partition: readonly (readonly ProcessId[])[] | null,
+): ProcessId[][] {
   if (!partition) return [[...ids], []];
   return allGroups(ids, partition);
 }
 
 /** Moves `id` to group `target` (a new group when target is past the end), keeping other order. */
-export function moveToGroup(groups: readonly (readonly ProcessId[])[], id: ProcessId, target: number): ProcessId[][] {
+export function moveToGroup(
+  groups: readonly (readonly ProcessId[])[],
+  id: ProcessId,
+  target: number,
+): ProcessId[][] {
   const out = groups.map((g) => g.filter((x) => x !== id));
   while (out.length <= target) out.push([]);
   out[target]!.push(id);
@@ -28,11 +35,19 @@ export function partitionBody(groups: readonly (readonly ProcessId[])[]): Proces
 export function splitInto(order: readonly ProcessId[], k: number): ProcessId[][] {
   const n = order.length;
   const parts = Math.max(1, Math.min(k, n));
-  return Array.from({ length: parts }, (_, i) => order.slice(Math.floor((i * n) / parts), Math.floor(((i + 1) * n) / parts)).slice().sort((a, b) => a - b));
+  return Array.from({ length: parts }, (_, i) =>
+    order
+      .slice(Math.floor((i * n) / parts), Math.floor(((i + 1) * n) / parts))
+      .slice()
+      .sort((a, b) => a - b),
+  );
 }
 
 /** Parses "3, 1 2" into ids; every id must be in the lab and appear once (a ring order). */
-export function parseRing(text: string, ids: readonly ProcessId[]): { ok: true; ring: ProcessId[] } | { ok: false; message: string } {
+export function parseRing(
+  text: string,
+  ids: readonly ProcessId[],
+): { ok: true; ring: ProcessId[] } | { ok: false; message: string } {
   const parts = text.split(/[\s,]+/).filter(Boolean);
   const ring: ProcessId[] = [];
   for (const p of parts) {
@@ -47,7 +62,11 @@ export function parseRing(text: string, ids: readonly ProcessId[]): { ok: true; 
     seen.add(id);
   }
   const missing = ids.filter((id) => !seen.has(id));
-  if (missing.length) return { ok: false, message: `missing: ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}` };
+  if (missing.length)
+    return {
+      ok: false,
+      message: `missing: ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}`,
+    };
   return { ok: true, ring };
 }
 

@@ -46,37 +46,111 @@ export const ROLE_FILL = {
 /** Roles drawn in the pool tint: ready to stand for election (the emergent algorithm's slaves). */
 export const POOL_ROLES: ReadonlySet<string> = new Set(['slave']);
 
-export function processLook(p: ProcessInfo, agreement: Agreement, mainGroup: number | null, rivals: ReadonlySet<ProcessId> = NO_RIVALS): ProcessLook {
-  const shape: NodeShape = p.kind === 'bot' ? 'square' : p.kind === 'external' ? 'diamond' : 'circle';
+export function processLook(
+  p: ProcessInfo,
+  agreement: Agreement,
+  mainGroup: number | null,
+  rivals: ReadonlySet<ProcessId> = NO_RIVALS,
+): ProcessLook {
+  const shape: NodeShape =
+    p.kind === 'bot' ? 'square' : p.kind === 'external' ? 'diamond' : 'circle';
   const kind = p.kind ?? (p.status === 'absent' ? 'nobody' : 'unknown');
   const ring = p.group === null ? null : GROUP_COLOURS[p.group % GROUP_COLOURS.length]!;
   const cutOff = p.group !== null && mainGroup !== null && p.group !== mainGroup;
-  const believes = p.report ? (p.report.coordinator === null ? 'none' : String(p.report.coordinator)) : '?';
+  const believes = p.report
+    ? p.report.coordinator === null
+      ? 'none'
+      : String(p.report.coordinator)
+    : '?';
   if (p.status === 'absent') {
-    return { shape, fill: ROLE_FILL.absent, stroke: STATUS_COLOURS.absent, dashed: true, crossed: false, paused: false, ring, halo: null, rival: false, role: '-', leads: false, status: 'absent', kind, believes: '-' };
+    return {
+      shape,
+      fill: ROLE_FILL.absent,
+      stroke: STATUS_COLOURS.absent,
+      dashed: true,
+      crossed: false,
+      paused: false,
+      ring,
+      halo: null,
+      rival: false,
+      role: '-',
+      leads: false,
+      status: 'absent',
+      kind,
+      believes: '-',
+    };
   }
   if (p.status === 'crashed') {
-    return { shape, fill: ROLE_FILL.crashed, stroke: STATUS_COLOURS.crashed, dashed: false, crossed: true, paused: false, ring, halo: null, rival: false, role: 'crashed', leads: false, status: 'crashed', kind, believes: '-' };
+    return {
+      shape,
+      fill: ROLE_FILL.crashed,
+      stroke: STATUS_COLOURS.crashed,
+      dashed: false,
+      crossed: true,
+      paused: false,
+      ring,
+      halo: null,
+      rival: false,
+      role: 'crashed',
+      leads: false,
+      status: 'crashed',
+      kind,
+      believes: '-',
+    };
   }
   const role = p.report?.role ?? 'starting';
   const leads = COORDINATOR_ROLES.has(role);
-  const fill = leads ? ROLE_FILL.coordinator : p.report?.electing ? ROLE_FILL.electing : POOL_ROLES.has(role) ? ROLE_FILL.pool : ROLE_FILL.other;
-  const halo = agreement.disagree.has(p.id) ? 'disagrees' : agreement.stale.has(p.id) ? 'stale' : null;
+  const fill = leads
+    ? ROLE_FILL.coordinator
+    : p.report?.electing
+      ? ROLE_FILL.electing
+      : POOL_ROLES.has(role)
+        ? ROLE_FILL.pool
+        : ROLE_FILL.other;
+  const halo = agreement.disagree.has(p.id)
+    ? 'disagrees'
+    : agreement.stale.has(p.id)
+      ? 'stale'
+      : null;
   const paused = p.paused === true;
   const word = paused ? `paused${p.held ? ` (${p.held} held)` : ''}` : 'up';
-  const status = cutOff ? `${word}, cut off (group ${p.group! + 1})` : p.group !== null ? `${word} (group ${p.group + 1})` : word;
-  return { shape, fill, stroke: paused ? STATUS_COLOURS.paused : '#1b1b1b', dashed: false, crossed: false, paused, ring, halo, rival: rivals.has(p.id), role, leads, status, kind, believes };
+  const status = cutOff
+    ? `${word}, cut off (group ${p.group! + 1})`
+    : p.group !== null
+      ? `${word} (group ${p.group + 1})`
+      : word;
+  return {
+    shape,
+    fill,
+    stroke: paused ? STATUS_COLOURS.paused : '#1b1b1b',
+    dashed: false,
+    crossed: false,
+    paused,
+    ring,
+    halo,
+    rival: rivals.has(p.id),
+    role,
+    leads,
+    status,
+    kind,
+    believes,
+  };
 }
 
 const NO_RIVALS: ReadonlySet<ProcessId> = new Set();
 
 /** The group most processes are in: the others are "cut off". null when not partitioned. */
-export function mainGroup(processes: Iterable<{ group: number | null; status: string }>): number | null {
+export function mainGroup(
+  processes: Iterable<{ group: number | null; status: string }>,
+): number | null {
   const counts = new Map<number, number>();
-  for (const p of processes) if (p.group !== null && p.status !== 'absent') counts.set(p.group, (counts.get(p.group) ?? 0) + 1);
+  for (const p of processes)
+    if (p.group !== null && p.status !== 'absent')
+      counts.set(p.group, (counts.get(p.group) ?? 0) + 1);
   let best: number | null = null;
   let bestN = 0;
-  for (const [g, n] of counts) if (n > bestN || (n === bestN && best !== null && g < best)) [best, bestN] = [g, n];
+  for (const [g, n] of counts)
+    if (n > bestN || (n === bestN && best !== null && g < best)) [best, bestN] = [g, n];
   return best;
 }
 
@@ -97,9 +171,18 @@ export function beliefs(processes: Iterable<ProcessInfo>): Belief[] {
   const list = [...processes];
   const up = new Set(list.filter((p) => p.status === 'up').map((p) => p.id));
   const counts = new Map<ProcessId | null, number>();
-  for (const p of list) if (p.status === 'up' && p.report) counts.set(p.report.coordinator, (counts.get(p.report.coordinator) ?? 0) + 1);
+  for (const p of list)
+    if (p.status === 'up' && p.report)
+      counts.set(p.report.coordinator, (counts.get(p.report.coordinator) ?? 0) + 1);
   const rank = (b: Belief) => (b.coordinator === null ? 2 : b.down ? 1 : 0);
   return [...counts]
-    .map(([coordinator, count]) => ({ coordinator, count, ...(coordinator !== null && !up.has(coordinator) ? { down: true } : {}) }))
-    .sort((a, b) => rank(a) - rank(b) || b.count - a.count || (b.coordinator ?? -1) - (a.coordinator ?? -1));
+    .map(([coordinator, count]) => ({
+      coordinator,
+      count,
+      ...(coordinator !== null && !up.has(coordinator) ? { down: true } : {}),
+    }))
+    .sort(
+      (a, b) =>
+        rank(a) - rank(b) || b.count - a.count || (b.coordinator ?? -1) - (a.coordinator ?? -1),
+    );
 }

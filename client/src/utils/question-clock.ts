@@ -21,11 +21,18 @@ export function minutesSeconds(totalSeconds: number): string {
  * `openedAt` and `now` are ms on one clock (the page's); `seconds` is the question's limit. The
  * countdown rounds up, so it shows 0:01 until the last second has passed and 0:60 never shows.
  */
-export function questionClock(openedAt: number, now: number, seconds: number | undefined): QuestionClock {
+export function questionClock(
+  openedAt: number,
+  now: number,
+  seconds: number | undefined,
+): QuestionClock {
   const elapsed = Math.max(0, now - openedAt) / 1000;
-  if (seconds === undefined) return { text: `open ${minutesSeconds(elapsed)}`, left: null, over: false };
+  if (seconds === undefined)
+    return { text: `open ${minutesSeconds(elapsed)}`, left: null, over: false };
   const left = Math.max(0, Math.ceil(seconds - elapsed));
-  return left === 0 ? { text: "Time's up", left: 0, over: true } : { text: `${minutesSeconds(left)} left`, left, over: false };
+  return left === 0
+    ? { text: "Time's up", left: 0, over: true }
+    : { text: `${minutesSeconds(left)} left`, left, over: false };
 }
 
 /** When the question opened on the page's clock, from the relay's openForMs and the time its answer arrived. */

@@ -17,7 +17,11 @@ export interface Reconnector {
   stop(): void;
 }
 
-export function reconnectWhenCut(socket: Reconnectable, onCut: () => void, delayMs = 1000): Reconnector {
+export function reconnectWhenCut(
+  socket: Reconnectable,
+  onCut: () => void,
+  delayMs = 1000,
+): Reconnector {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stopped = false;
   socket.on('connect', () => {

@@ -15,7 +15,10 @@ export interface ReplayElection {
 }
 
 /** Every election in the trace, in order. `initial` is the state before the first event. */
-export function replayElections(events: readonly TraceEvent[], initial: LabSnapshot): ReplayElection[] {
+export function replayElections(
+  events: readonly TraceEvent[],
+  initial: LabSnapshot,
+): ReplayElection[] {
   const model = new LabModel();
   model.applySnapshot(initial);
   const tracker = model.tracker;
@@ -33,7 +36,8 @@ export function replayElections(events: readonly TraceEvent[], initial: LabSnaps
   }
   // Still running when the trace ends (only real elections: one that saw a process electing).
   const cur = tracker.current;
-  if (cur?.sawElecting) out.push({ window: cur, first: open.get(cur) ?? events.length - 1, closedAt: null });
+  if (cur?.sawElecting)
+    out.push({ window: cur, first: open.get(cur) ?? events.length - 1, closedAt: null });
   return out;
 }
 
@@ -41,7 +45,12 @@ export function replayElections(events: readonly TraceEvent[], initial: LabSnaps
  * The election to draw after `count` events: the latest one opened by then, cut at the cursor
  * (its counts recomputed from the events so far). Before the first election: the trace so far.
  */
-export function windowAt(elections: readonly ReplayElection[], events: readonly TraceEvent[], count: number, maxEvents = 20_000): ElectionWindow | null {
+export function windowAt(
+  elections: readonly ReplayElection[],
+  events: readonly TraceEvent[],
+  count: number,
+  maxEvents = 20_000,
+): ElectionWindow | null {
   if (count <= 0) return null;
   let pick: ReplayElection | null = null;
   for (const e of elections) {
@@ -51,11 +60,28 @@ export function windowAt(elections: readonly ReplayElection[], events: readonly 
   const cursor = events[count - 1]!;
   if (!pick) {
     const from = Math.max(0, count - maxEvents);
-    return recount({ serial: 0, start: events[0]!.t, end: null, trigger: 'no election yet: the trace so far', sent: {}, dropped: 0, delivered: 0, latencySum: 0, sawElecting: false, events: events.slice(from, count) as TraceEvent[], truncated: from, sampledOut: 0 });
+    return recount({
+      serial: 0,
+      start: events[0]!.t,
+      end: null,
+      trigger: 'no election yet: the trace so far',
+      sent: {},
+      dropped: 0,
+      delivered: 0,
+      latencySum: 0,
+      sawElecting: false,
+      events: events.slice(from, count) as TraceEvent[],
+      truncated: from,
+      sampledOut: 0,
+    });
   }
   const w = pick.window;
   const ended = pick.closedAt !== null && pick.closedAt <= count;
-  return recount({ ...w, end: ended ? w.end : null, events: w.events.filter((e) => e.seq <= cursor.seq) });
+  return recount({
+    ...w,
+    end: ended ? w.end : null,
+    events: w.events.filter((e) => e.seq <= cursor.seq),
+  });
 }
 
 /** Counts of a window from its own events (sends by type, deliveries with their latency, drops). */

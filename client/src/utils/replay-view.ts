@@ -2,7 +2,12 @@
 // (shared/analysis/replay.ts): what the run was, the dashboard's model at that moment (so the ring, the
 // table and the glance draw as they do live), messages in flight placed by their real send and
 // delivery times, and each event in words. Pure.
-import { ALGORITHM_NAMES, DEFAULT_TIMING, type AlgorithmName, type ProcessId } from '@shared/algorithms/algorithm.ts';
+import {
+  ALGORITHM_NAMES,
+  DEFAULT_TIMING,
+  type AlgorithmName,
+  type ProcessId,
+} from '@shared/algorithms/algorithm.ts';
 import { DEFAULT_FABRIC, type LabConfig } from '@shared/protocol/lab-config.ts';
 import type { ProcessInfo, LabSnapshot } from '@shared/protocol/frames.ts';
 import type { ParsedTrace } from '@shared/protocol/trace-file.ts';
@@ -37,11 +42,15 @@ export function traceMeta(trace: ParsedTrace, lab: LabConfig | null = null): Tra
   const last = trace.events[trace.events.length - 1]?.t ?? 0;
   return {
     source: h?.source ?? 'relay',
-    algorithm: algorithm && (ALGORITHM_NAMES as readonly string[]).includes(algorithm) ? algorithm : null,
+    algorithm:
+      algorithm && (ALGORITHM_NAMES as readonly string[]).includes(algorithm) ? algorithm : null,
     ids: [...seen].sort((a, b) => a - b),
     ring: lab?.ring ?? [],
     seed: h?.seed ?? lab?.seed ?? null,
-    violation: v && typeof v.message === 'string' ? `${typeof v.property === 'string' ? `${v.property}: ` : ''}${v.message}` : null,
+    violation:
+      v && typeof v.message === 'string'
+        ? `${typeof v.property === 'string' ? `${v.property}: ` : ''}${v.message}`
+        : null,
     events: trace.events.length,
     duration: Math.max(0, last - first),
   };
@@ -57,7 +66,17 @@ function idsOf(e: TraceEvent): ProcessId[] {
 /** The lab config replay draws with: the lab's own when known, else one built from the trace. */
 export function replayConfig(meta: TraceMeta, lab: LabConfig | null = null): LabConfig {
   if (lab) return { ...lab, ids: meta.ids, ring: lab.ring };
-  return { name: 'replay', algorithm: meta.algorithm ?? 'bully', ids: meta.ids, ring: meta.ring, timing: DEFAULT_TIMING, detector: 'none', options: {}, fabric: DEFAULT_FABRIC, seed: meta.seed ?? 0 };
+  return {
+    name: 'replay',
+    algorithm: meta.algorithm ?? 'bully',
+    ids: meta.ids,
+    ring: meta.ring,
+    timing: DEFAULT_TIMING,
+    detector: 'none',
+    options: {},
+    fabric: DEFAULT_FABRIC,
+    seed: meta.seed ?? 0,
+  };
 }
 
 /**
@@ -65,16 +84,36 @@ export function replayConfig(meta: TraceMeta, lab: LabConfig | null = null): Lab
  * bots); a relay trace does not say who was a tab or a bot, so the lab's current kinds and
  * names are used when known.
  */
-export function replaySnapshot(state: ReplayState, config: LabConfig, source: string, known: ReadonlyMap<ProcessId, Pick<ProcessInfo, 'name' | 'kind'>> = new Map()): LabSnapshot {
+export function replaySnapshot(
+  state: ReplayState,
+  config: LabConfig,
+  source: string,
+  known: ReadonlyMap<ProcessId, Pick<ProcessInfo, 'name' | 'kind'>> = new Map(),
+): LabSnapshot {
   const views = new Map(state.processes.map((p) => [p.id, p]));
   const processes: ProcessInfo[] = config.ids.map((id) => {
     const v = views.get(id);
     const status = v?.status ?? 'absent';
     const k = known.get(id);
     const kind = status === 'absent' ? null : (k?.kind ?? (source === 'relay' ? null : 'bot'));
-    return { id, name: k?.name ?? null, status, kind, transport: null, report: v?.report ?? null, group: groupOf(state.partition, id) };
+    return {
+      id,
+      name: k?.name ?? null,
+      status,
+      kind,
+      transport: null,
+      report: v?.report ?? null,
+      group: groupOf(state.partition, id),
+    };
   });
-  return { config, processes, paused: false, inFlight: state.inFlight.length, now: state.t, partition: state.partition };
+  return {
+    config,
+    processes,
+    paused: false,
+    inFlight: state.inFlight.length,
+    now: state.t,
+    partition: state.partition,
+  };
 }
 
 /** What became of a message: when it was delivered or dropped. (The network model decides its fate at the send.) */
@@ -98,14 +137,30 @@ export function messageFates(events: readonly TraceEvent[]): Map<number, Message
  * along its path as its real send and delivery times put it; drops within `linger` ms before
  * `t` as crosses where they happened. `count` events have been applied.
  */
-export function replayFlights(state: ReplayState, events: readonly TraceEvent[], count: number, fates: ReadonlyMap<number, MessageOutcome>, t: number, linger: number): FlightFrame {
+export function replayFlights(
+  state: ReplayState,
+  events: readonly TraceEvent[],
+  count: number,
+  fates: ReadonlyMap<number, MessageOutcome>,
+  t: number,
+  linger: number,
+): FlightFrame {
   const moving: FlightFrame['moving'] = [];
   for (const m of state.inFlight) {
     const fate = fates.get(m.msg);
     const span = fate ? fate.at - m.sentAt : 0;
     // Kept a little way out of the sender's disc, so a message sent at this very moment shows.
     const f = span > 0 ? Math.min(0.98, Math.max(MIN_SHOWN, (t - m.sentAt) / span)) : 0.5;
-    const flight = { msg: m.msg, from: m.from, to: m.to, type: m.type, start: m.sentAt, duration: span, dropAt: null, reason: null };
+    const flight = {
+      msg: m.msg,
+      from: m.from,
+      to: m.to,
+      type: m.type,
+      start: m.sentAt,
+      duration: span,
+      dropAt: null,
+      reason: null,
+    };
     moving.push({ flight, f: fate?.dropped ? Math.min(f, dropPoint(fate.dropped)) : f });
   }
   const drops: FlightFrame['drops'] = [];
@@ -114,7 +169,20 @@ export function replayFlights(state: ReplayState, events: readonly TraceEvent[],
     const e = events[i]!;
     if (t - e.t > linger) break;
     if (e.kind !== 'drop') continue;
-    drops.push({ flight: { msg: e.msg, from: e.from, to: e.to, type: e.type, start: e.t, duration: 0, dropAt: dropPoint(e.reason), reason: e.reason }, f: dropPoint(e.reason), age: Math.max(0, t - e.t) });
+    drops.push({
+      flight: {
+        msg: e.msg,
+        from: e.from,
+        to: e.to,
+        type: e.type,
+        start: e.t,
+        duration: 0,
+        dropAt: dropPoint(e.reason),
+        reason: e.reason,
+      },
+      f: dropPoint(e.reason),
+      age: Math.max(0, t - e.t),
+    });
   }
   return { moving, drops };
 }
@@ -167,7 +235,9 @@ export function describeEvent(e: TraceEvent): string {
       return `${e.node} is ${r.role}, coordinator ${r.coordinator ?? 'none'}${r.electing ? ', electing' : ''}${term}`;
     }
     case 'partition':
-      return e.groups ? `partition: ${e.groups.map((g) => `{${g.join(', ')}}`).join(' | ')}` : 'partition healed';
+      return e.groups
+        ? `partition: ${e.groups.map((g) => `{${g.join(', ')}}`).join(' | ')}`
+        : 'partition healed';
     case 'control':
       return `instructor: ${e.action}`;
     case 'note':

@@ -42,7 +42,12 @@ export interface LayoutOptions {
   minNodeRadius?: number;
 }
 
-export function ringLayout(order: readonly ProcessId[], width: number, height: number, opts: LayoutOptions = {}): RingLayout {
+export function ringLayout(
+  order: readonly ProcessId[],
+  width: number,
+  height: number,
+  opts: LayoutOptions = {},
+): RingLayout {
   const n = order.length;
   const margin = opts.margin ?? 40;
   const cx = width / 2;
@@ -55,11 +60,23 @@ export function ringLayout(order: readonly ProcessId[], width: number, height: n
     const angle = -Math.PI / 2 + (n > 0 ? (2 * Math.PI * index) / n : 0);
     return { id, index, angle, x: cx + radius * Math.cos(angle), y: cy + radius * Math.sin(angle) };
   });
-  return { nodes, byId: new Map(nodes.map((p) => [p.id, p])), cx, cy, radius, nodeRadius, labels: arc >= 14 };
+  return {
+    nodes,
+    byId: new Map(nodes.map((p) => [p.id, p])),
+    cx,
+    cy,
+    radius,
+    nodeRadius,
+    labels: arc >= 14,
+  };
 }
 
 /** Where a label for a node goes: just outside the circle, along the radius. */
-export function labelPoint(layout: RingLayout, node: RingNode, gap = 6): { x: number; y: number; align: 'left' | 'right' | 'center' } {
+export function labelPoint(
+  layout: RingLayout,
+  node: RingNode,
+  gap = 6,
+): { x: number; y: number; align: 'left' | 'right' | 'center' } {
   const r = layout.radius + layout.nodeRadius + gap;
   const x = layout.cx + r * Math.cos(node.angle);
   const y = layout.cy + r * Math.sin(node.angle);
@@ -85,14 +102,22 @@ export function hitTest(layout: RingLayout, x: number, y: number, slack = 4): Pr
  * A point a fraction `f` of the way from a to b, bowed inwards along a quadratic curve so that
  * messages between ring neighbours and across the ring stay apart from the circle itself.
  */
-export function flightPoint(layout: RingLayout, a: RingNode, b: RingNode, f: number): { x: number; y: number } {
+export function flightPoint(
+  layout: RingLayout,
+  a: RingNode,
+  b: RingNode,
+  f: number,
+): { x: number; y: number } {
   const mx = (a.x + b.x) / 2;
   const my = (a.y + b.y) / 2;
   // Control point: pulled towards the centre, by a third of the way.
   const qx = mx + (layout.cx - mx) * 0.35;
   const qy = my + (layout.cy - my) * 0.35;
   const u = 1 - f;
-  return { x: u * u * a.x + 2 * u * f * qx + f * f * b.x, y: u * u * a.y + 2 * u * f * qy + f * f * b.y };
+  return {
+    x: u * u * a.x + 2 * u * f * qx + f * f * b.x,
+    y: u * u * a.y + 2 * u * f * qy + f * f * b.y,
+  };
 }
 
 function clamp(v: number, lo: number, hi: number): number {

@@ -47,11 +47,17 @@ export function labelFont(n: number): number {
  * out), and the text, estimated from its length in characters (bold system-ui is about 0.6 em a
  * character); capped so the ring never shrinks to nothing.
  */
-export function labelMargin(mode: LabelMode, n: number, longestName: number, nodeRadius = 12): number {
+export function labelMargin(
+  mode: LabelMode,
+  n: number,
+  longestName: number,
+  nodeRadius = 12,
+): number {
   const idChars = String(Math.max(0, n - 1)).length;
   const font = labelFont(n);
   const beside = nodeRadius + Math.max(10, nodeRadius * 0.6 + 6);
-  if (mode === 'ids') return Math.round(Math.min(90, Math.max(36, beside + idChars * font * 0.62 + 6)));
+  if (mode === 'ids')
+    return Math.round(Math.min(90, Math.max(36, beside + idChars * font * 0.62 + 6)));
   const line1 = idChars + (longestName ? 1 + Math.min(longestName, NAME_CHARS[mode]) : 0);
   // The role line ("coordinator → 12") is set 2 px smaller.
   const line2 = mode === 'detailed' ? 14 + idChars : 0;
@@ -66,7 +72,11 @@ const LEANER: Record<LabelMode, LabelMode> = { detailed: 'named', named: 'ids', 
  * allows, leaner while its margin would leave the ring's radius under 40% of the room (on a
  * 390 px phone the detailed labels' margin left a ring of 30 px radius), and that mode's margin.
  */
-export function fitLabels(n: number, longestName: number, size: number): { mode: LabelMode; margin: number } {
+export function fitLabels(
+  n: number,
+  longestName: number,
+  size: number,
+): { mode: LabelMode; margin: number } {
   const half = size / 2;
   const arc = n ? (2 * Math.PI * Math.max(10, half - 40)) / n : 0;
   const nodeRadius = Math.min(24, arc * 0.4);
@@ -96,7 +106,14 @@ export function paintCircle(ctx: Paint, l: RingLayout): void {
   ctx.stroke();
 }
 
-export function paintNode(ctx: Paint, r: number, x: number, y: number, look: ProcessLook, hot: boolean): void {
+export function paintNode(
+  ctx: Paint,
+  r: number,
+  x: number,
+  y: number,
+  look: ProcessLook,
+  hot: boolean,
+): void {
   if (look.halo) {
     ctx.save();
     ctx.strokeStyle = OKABE_ITO.reddishPurple;
@@ -170,7 +187,11 @@ export function paintWarning(ctx: Paint, x: number, y: number, s: number): void 
  * Split brain: a thick dashed vermillion line joins the processes acting as coordinator at once,
  * drawn under the discs, so the rivals stand out across the ring even at 200 processes.
  */
-export function paintRivals(ctx: Paint, l: RingLayout, groups: readonly (readonly ProcessId[])[]): void {
+export function paintRivals(
+  ctx: Paint,
+  l: RingLayout,
+  groups: readonly (readonly ProcessId[])[],
+): void {
   ctx.save();
   ctx.strokeStyle = OKABE_ITO.vermillion;
   ctx.lineWidth = 3;
@@ -186,7 +207,14 @@ export function paintRivals(ctx: Paint, l: RingLayout, groups: readonly (readonl
   ctx.restore();
 }
 
-export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: ReadonlyMap<ProcessId, ProcessLook>, names: (id: ProcessId) => string | null, hovered: ProcessId | null): void {
+export function paintLabels(
+  ctx: Paint,
+  l: RingLayout,
+  mode: LabelMode,
+  looks: ReadonlyMap<ProcessId, ProcessLook>,
+  names: (id: ProcessId) => string | null,
+  hovered: ProcessId | null,
+): void {
   const n = l.nodes.length;
   const arc = n ? (2 * Math.PI * l.radius) / n : 0;
   const every = l.labels ? 1 : Math.max(1, Math.ceil(22 / Math.max(arc, 0.1)));
@@ -200,7 +228,11 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
     const look = looks.get(node.id);
     const name = names(node.id);
     // Clear of the group ring, the halo (out to about 1.45 radii plus its stroke) and the warning sign.
-    const at = labelPoint(l, node, look?.ring || look?.halo || look?.rival ? Math.max(10, l.nodeRadius * 0.6 + 6) : 5);
+    const at = labelPoint(
+      l,
+      node,
+      look?.ring || look?.halo || look?.rival ? Math.max(10, l.nodeRadius * 0.6 + 6) : 5,
+    );
     ctx.textAlign = at.align;
     ctx.font = `600 ${font}px system-ui, sans-serif`;
     let line1 = String(node.id);
@@ -214,7 +246,10 @@ export function paintLabels(ctx: Paint, l: RingLayout, mode: LabelMode, looks: R
     ctx.fillText(line1, at.x, at.y + dy - font * 0.55);
     ctx.font = `${font - 2}px system-ui, sans-serif`;
     ctx.fillStyle = look.halo ? '#7a2d5a' : '#4a4a4a';
-    const line2 = look.role === 'crashed' || look.role === '-' ? look.status : `${look.role} → ${look.believes}`;
+    const line2 =
+      look.role === 'crashed' || look.role === '-'
+        ? look.status
+        : `${look.role} → ${look.believes}`;
     ctx.fillText(line2, at.x, at.y + dy + font * 0.6);
     ctx.fillStyle = '#1b1b1b';
   }
@@ -292,16 +327,32 @@ export function paintCentre(ctx: Paint, l: RingLayout, h: Headline): void {
   ctx.fillText(lead.coordinator === null ? 'none' : String(lead.coordinator), l.cx, l.cy);
   ctx.font = `${big * 0.34}px system-ui, sans-serif`;
   // A coordinator that is down is never presented as leading: its believers are named as stale.
-  ctx.fillText(lead.down ? `down: ${lead.count} of ${h.up} up still believe it` : `${lead.count} of ${h.up} up believe it`, l.cx, l.cy + big * 0.8);
+  ctx.fillText(
+    lead.down
+      ? `down: ${lead.count} of ${h.up} up still believe it`
+      : `${lead.count} of ${h.up} up believe it`,
+    l.cx,
+    l.cy + big * 0.8,
+  );
   if (h.beliefs.length > 1) {
-    const rest = h.beliefs.slice(1, 4).map((b) => `${b.coordinator ?? 'none'}: ${b.count}`).join('  ');
+    const rest = h.beliefs
+      .slice(1, 4)
+      .map((b) => `${b.coordinator ?? 'none'}: ${b.count}`)
+      .join('  ');
     ctx.fillStyle = '#7a2d5a';
     ctx.fillText(`others: ${rest}`, l.cx, l.cy + big * 1.3);
   }
 }
 
 /** Messages in flight (shape and colour by type) and drop crosses fading over `dropLinger` ms. */
-export function paintFlights(ctx: Paint, l: RingLayout, frame: FlightFrame, styleOf: (type: string) => MessageStyle, showBackground: boolean, dropLinger: number): void {
+export function paintFlights(
+  ctx: Paint,
+  l: RingLayout,
+  frame: FlightFrame,
+  styleOf: (type: string) => MessageStyle,
+  showBackground: boolean,
+  dropLinger: number,
+): void {
   const r = Math.min(7, Math.max(3, l.nodeRadius * 0.55));
   for (const { flight, f } of frame.moving) {
     const s = styleOf(flight.type);

@@ -17,7 +17,14 @@ export interface RosterRow {
 export function rosterRows(processes: readonly ProcessInfo[]): RosterRow[] {
   return processes
     .filter((p) => p.kind !== null || p.name !== null)
-    .map((p): RosterRow => ({ id: p.id, name: p.name ?? '', kind: p.kind ?? '', connected: p.status !== 'absent', status: p.status, since: p.since ?? null }))
+    .map((p): RosterRow => ({
+      id: p.id,
+      name: p.name ?? '',
+      kind: p.kind ?? '',
+      connected: p.status !== 'absent',
+      status: p.status,
+      since: p.since ?? null,
+    }))
     .sort((a, b) => a.id - b.id);
 }
 
@@ -44,7 +51,10 @@ export function agoText(ms: number, now: number): string {
  * The roster's "Connected" cell, connected or not and since when: "yes, joined 09:05:07" or
  * "left 09:05:07" over "12 min ago" (one column, so five fit a 390 px phone).
  */
-export function connectionCell(row: Pick<RosterRow, 'connected' | 'status' | 'since'>, now: number): { state: string; ago: string | null } {
+export function connectionCell(
+  row: Pick<RosterRow, 'connected' | 'status' | 'since'>,
+  now: number,
+): { state: string; ago: string | null } {
   const at = row.since === null ? null : clockTime(row.since);
   const ago = row.since === null ? null : agoText(row.since, now);
   if (!row.connected) return { state: at ? `left ${at}` : 'left', ago };
@@ -54,6 +64,13 @@ export function connectionCell(row: Pick<RosterRow, 'connected' | 'status' | 'si
 
 export function rosterCsv(rows: readonly RosterRow[]): string {
   // `since`: ISO 8601 in UTC, when the row's process joined (connected) or left (not).
-  const lines = rows.map((r) => [r.id, r.name, r.kind, r.connected ? 'yes' : 'no', r.status, r.since === null ? '' : new Date(r.since).toISOString()]);
+  const lines = rows.map((r) => [
+    r.id,
+    r.name,
+    r.kind,
+    r.connected ? 'yes' : 'no',
+    r.status,
+    r.since === null ? '' : new Date(r.since).toISOString(),
+  ]);
   return csvText(['id', 'name', 'kind', 'connected', 'status', 'since'], lines);
 }

@@ -83,7 +83,11 @@ export interface SpaceTimeOptions {
 /** Roles that mean "I am the coordinator" across the algorithms. */
 export const COORDINATOR_ROLES: ReadonlySet<string> = new Set(['coordinator', 'leader', 'master']);
 
-export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly ProcessId[], o: SpaceTimeOptions): SpaceTime {
+export function spaceTimeLayout(
+  events: readonly TraceEvent[],
+  lanes: readonly ProcessId[],
+  o: SpaceTimeOptions,
+): SpaceTime {
   const padLeft = o.padLeft ?? 48;
   const padRight = o.padRight ?? 12;
   const padTop = o.padTop ?? 18;
@@ -139,7 +143,18 @@ export function spaceTimeLayout(events: readonly TraceEvent[], lanes: readonly P
           omitted++;
           break;
         }
-        const a: Arrow = { msg: e.msg, type: e.type, from: e.from, to: e.to, x1: x(e.t), y1, x2: x(t1), y2, end: 'in-flight', reason: null };
+        const a: Arrow = {
+          msg: e.msg,
+          type: e.type,
+          from: e.from,
+          to: e.to,
+          x1: x(e.t),
+          y1,
+          x2: x(t1),
+          y2,
+          end: 'in-flight',
+          reason: null,
+        };
         arrows.push(a);
         open.set(e.msg, a);
         break;
@@ -214,7 +229,10 @@ export function timeTicks(t0: number, t1: number, x: (t: number) => number, targ
   const ticks: Tick[] = [];
   for (let k = 0; k * step <= span + 1e-9 && ticks.length < 50; k++) {
     const dt = k * step;
-    ticks.push({ x: x(t0 + dt), label: dt >= 1000 ? `${+(dt / 1000).toFixed(2)} s` : `${+dt.toFixed(1)} ms` });
+    ticks.push({
+      x: x(t0 + dt),
+      label: dt >= 1000 ? `${+(dt / 1000).toFixed(2)} s` : `${+dt.toFixed(1)} ms`,
+    });
   }
   return ticks;
 }

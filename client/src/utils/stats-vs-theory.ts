@@ -52,11 +52,18 @@ export function verdict(observed: number, best: number | null, worst: number | n
  *   unless the formulas count them, as Raft's winner heartbeat)
  * @param transmission T in ms as the processes run it (already times the time scale)
  */
-export function statsVsTheory(w: ElectionWindow, now: number, known: readonly string[], theory: Theory | null, transmission: number): StatsTable {
+export function statsVsTheory(
+  w: ElectionWindow,
+  now: number,
+  known: readonly string[],
+  theory: Theory | null,
+  transmission: number,
+): StatsTable {
   const counted = new Set(Object.keys(theory?.worst.messages ?? {}));
   const inTable = (t: string) => counted.has(t) || !isOutsideElection(t);
   const types = known.filter(inTable);
-  for (const t of [...counted, ...Object.keys(w.sent)]) if (inTable(t) && !types.includes(t)) types.push(t);
+  for (const t of [...counted, ...Object.keys(w.sent)])
+    if (inTable(t) && !types.includes(t)) types.push(t);
 
   const rows = types.map((type): StatsRow => {
     const observed = w.sent[type] ?? 0;
@@ -65,7 +72,8 @@ export function statsVsTheory(w: ElectionWindow, now: number, known: readonly st
     const formula = theory?.worst.messages[type]?.formula ?? null;
     return { type, observed, best, worst, formula, verdict: verdict(observed, best, worst) };
   });
-  const sum = (pick: (r: StatsRow) => number | null) => (theory ? rows.reduce((s, r) => s + (pick(r) ?? 0), 0) : null);
+  const sum = (pick: (r: StatsRow) => number | null) =>
+    theory ? rows.reduce((s, r) => s + (pick(r) ?? 0), 0) : null;
   const observed = rows.reduce((s, r) => s + r.observed, 0);
   const best = sum((r) => r.best);
   const worst = sum((r) => r.worst);
@@ -73,13 +81,26 @@ export function statsVsTheory(w: ElectionWindow, now: number, known: readonly st
   const background = Object.entries(w.sent).reduce((s, [t, n]) => (inTable(t) ? s : s + n), 0);
   return {
     rows,
-    total: { type: 'total', observed, best, worst, formula: null, verdict: verdict(observed, best, worst) },
+    total: {
+      type: 'total',
+      observed,
+      best,
+      worst,
+      formula: null,
+      verdict: verdict(observed, best, worst),
+    },
     background,
     durationMs: f.durationMs,
     finished: f.finished,
     inT: transmission > 0 ? f.durationMs / transmission : null,
     inMeasured: f.meanLatency ? f.durationMs / f.meanLatency : null,
     meanLatency: f.meanLatency,
-    time: theory ? { best: theory.best.time.min, worst: theory.worst.time.max, formula: theory.worst.time.formula } : null,
+    time: theory
+      ? {
+          best: theory.best.time.min,
+          worst: theory.worst.time.max,
+          formula: theory.worst.time.formula,
+        }
+      : null,
   };
 }

@@ -4,10 +4,22 @@
 // asked is checked here and bounded (N up to 64, a few runs), with the problems as values.
 import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
-import { runWeight, sweepRuns, type RunParams, type RunRow, type SweepSpec } from '@shared/experiments/experiment.ts';
+import {
+  runWeight,
+  sweepRuns,
+  type RunParams,
+  type RunRow,
+  type SweepSpec,
+} from '@shared/experiments/experiment.ts';
 import { expectedMessages, formulaTypes, type ElectionCase } from '@shared/analysis/formulas.ts';
 
-export const SWEEP_LIMITS = { maxN: 64, minN: 3, maxValues: 10, maxRuns: 10, maxDelay: 10_000 } as const;
+export const SWEEP_LIMITS = {
+  maxN: 64,
+  minN: 3,
+  maxValues: 10,
+  maxRuns: 10,
+  maxDelay: 10_000,
+} as const;
 
 export interface SweepInput {
   algorithm: AlgorithmName;
@@ -21,22 +33,41 @@ export interface SweepInput {
   seed: number;
 }
 
-export type SweepPlan = { ok: true; spec: SweepSpec; runs: RunParams[] } | { ok: false; errors: string[] };
+export type SweepPlan =
+  { ok: true; spec: SweepSpec; runs: RunParams[] } | { ok: false; errors: string[] };
 
 export function planSweep(input: SweepInput): SweepPlan {
   const errors: string[] = [];
   const parts = input.nodes.split(/[\s,;]+/).filter(Boolean);
   const nodes = [...new Set(parts.map(Number))].sort((a, b) => a - b);
   if (parts.length === 0) errors.push('Give at least one N.');
-  else if (nodes.some((n) => !Number.isInteger(n) || n < SWEEP_LIMITS.minN || n > SWEEP_LIMITS.maxN)) errors.push(`Each N must be a whole number from ${SWEEP_LIMITS.minN} to ${SWEEP_LIMITS.maxN}.`);
-  if (nodes.length > SWEEP_LIMITS.maxValues) errors.push(`At most ${SWEEP_LIMITS.maxValues} values of N.`);
+  else if (
+    nodes.some((n) => !Number.isInteger(n) || n < SWEEP_LIMITS.minN || n > SWEEP_LIMITS.maxN)
+  )
+    errors.push(`Each N must be a whole number from ${SWEEP_LIMITS.minN} to ${SWEEP_LIMITS.maxN}.`);
+  if (nodes.length > SWEEP_LIMITS.maxValues)
+    errors.push(`At most ${SWEEP_LIMITS.maxValues} values of N.`);
   if (input.cases.length === 0) errors.push('Pick the worst case, the best case or both.');
-  if (!Number.isInteger(input.runs) || input.runs < 1 || input.runs > SWEEP_LIMITS.maxRuns) errors.push(`Runs per N: 1 to ${SWEEP_LIMITS.maxRuns}.`);
-  if (!(input.delay > 0 && input.delay <= SWEEP_LIMITS.maxDelay)) errors.push(`The delay must be above 0 and at most ${SWEEP_LIMITS.maxDelay} ms.`);
-  if (!(input.jitter >= 0 && input.jitter <= input.delay)) errors.push('The jitter is from 0 up to the delay.');
-  if (!Number.isInteger(input.seed) || input.seed < 0) errors.push('The seed is a whole number from 0.');
+  if (!Number.isInteger(input.runs) || input.runs < 1 || input.runs > SWEEP_LIMITS.maxRuns)
+    errors.push(`Runs per N: 1 to ${SWEEP_LIMITS.maxRuns}.`);
+  if (!(input.delay > 0 && input.delay <= SWEEP_LIMITS.maxDelay))
+    errors.push(`The delay must be above 0 and at most ${SWEEP_LIMITS.maxDelay} ms.`);
+  if (!(input.jitter >= 0 && input.jitter <= input.delay))
+    errors.push('The jitter is from 0 up to the delay.');
+  if (!Number.isInteger(input.seed) || input.seed < 0)
+    errors.push('The seed is a whole number from 0.');
   if (errors.length) return { ok: false, errors };
-  const spec: SweepSpec = { algorithms: [input.algorithm], nodes, cases: [...input.cases], runs: input.runs, delay: input.delay, jitter: input.jitter, drops: [0], seed: input.seed, detector: 'none' };
+  const spec: SweepSpec = {
+    algorithms: [input.algorithm],
+    nodes,
+    cases: [...input.cases],
+    runs: input.runs,
+    delay: input.delay,
+    jitter: input.jitter,
+    drops: [0],
+    seed: input.seed,
+    detector: 'none',
+  };
   return { ok: true, spec, runs: sweepRuns(spec) };
 }
 
@@ -123,11 +154,29 @@ export function sweepTables(rows: readonly RunRow[]): SweepTable[] {
       types,
       rows: ns.map((n) => {
         const cell = mine.filter((r) => r.n === n);
-        const e = expectedMessages(algorithm, n, c, { ...DEFAULT_TIMING, transmission: cell[0]!.delay + cell[0]!.jitter });
+        const e = expectedMessages(algorithm, n, c, {
+          ...DEFAULT_TIMING,
+          transmission: cell[0]!.delay + cell[0]!.jitter,
+        });
         const messages: Record<string, SweepCell> = {};
-        for (const t of types) messages[t] = { measured: mean(cell.map((r) => r.messages[t] ?? 0)), formula: e.messages[t]!.mean, text: e.messages[t]!.formula };
+        for (const t of types)
+          messages[t] = {
+            measured: mean(cell.map((r) => r.messages[t] ?? 0)),
+            formula: e.messages[t]!.mean,
+            text: e.messages[t]!.formula,
+          };
         const times = cell.map((r) => r.electionTimeT).filter((x): x is number => x !== null);
-        return { n, runs: cell.length, messages, time: { measured: times.length ? mean(times) : NaN, formula: e.time.mean, text: e.time.formula }, agreed: cell.filter((r) => r.agreed).length };
+        return {
+          n,
+          runs: cell.length,
+          messages,
+          time: {
+            measured: times.length ? mean(times) : NaN,
+            formula: e.time.mean,
+            text: e.time.formula,
+          },
+          agreed: cell.filter((r) => r.agreed).length,
+        };
       }),
     });
   }

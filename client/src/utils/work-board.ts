@@ -43,7 +43,12 @@ export interface WorkView extends TaskFigures {
   /** What the processes say of themselves (their reports): claims. */
   claims: { coordinators: { id: ProcessId; token: number }[]; analysers: ProcessId[] };
   /** Per task (first HOLDER_ROWS): done or not, and the live processes holding its result. */
-  holders: { task: number; state: 'done' | 'running' | 'queued' | 'lost'; kept: ProcessId[]; held: ProcessId[] }[];
+  holders: {
+    task: number;
+    state: 'done' | 'running' | 'queued' | 'lost';
+    kept: ProcessId[];
+    held: ProcessId[];
+  }[];
   /** Relay ms of the job's first order seen; null: none yet. */
   since: number | null;
   /** False when the first work message this page saw was not the job's first order: it opened mid-job, earlier events are not counted. */
@@ -160,7 +165,8 @@ export class WorkBoard {
     if (!this.workload) return;
     switch (e.kind) {
       case 'send':
-        if (isWorkType(e.type)) this.sent(e.msg, e.from, e.to, e.message as Record<string, unknown>, e.t);
+        if (isWorkType(e.type))
+          this.sent(e.msg, e.from, e.to, e.message as Record<string, unknown>, e.t);
         return;
       case 'deliver': {
         const s = this.pending.get(e.msg);
@@ -188,7 +194,13 @@ export class WorkBoard {
     }
   }
 
-  private sent(msg: number, from: ProcessId, to: ProcessId, m: Record<string, unknown>, t: number): void {
+  private sent(
+    msg: number,
+    from: ProcessId,
+    to: ProcessId,
+    m: Record<string, unknown>,
+    t: number,
+  ): void {
     if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
     this.pending.set(msg, { from, to, m });
     const token = num(m['token']);
@@ -196,7 +208,10 @@ export class WorkBoard {
     if (!this.sawWork) {
       // The job's first order: the first office's "what do you hold?", or static sharing's split from task 0.
       this.sawWork = true;
-      this.fromStart = this.workload!.sharing === 'static' ? m['type'] === 'WORK_ASSIGN' && task === 0 : m['type'] === 'WORK_HOLD';
+      this.fromStart =
+        this.workload!.sharing === 'static'
+          ? m['type'] === 'WORK_ASSIGN' && task === 0
+          : m['type'] === 'WORK_HOLD';
     }
     switch (m['type']) {
       case 'WORK_HOLD':
@@ -209,7 +224,12 @@ export class WorkBoard {
         if (m['type'] === 'WORK_ASSIGN') {
           const before = this.lastOrderedTo.get(task);
           // Ordered before, not kept yet, and that order is gone: its machine crashed (even if it is back) or answered empty.
-          if (before !== undefined && !this.orders.get(before)?.includes(task) && !this.isKeptLive(task)) this.tally.add('reassigned');
+          if (
+            before !== undefined &&
+            !this.orders.get(before)?.includes(task) &&
+            !this.isKeptLive(task)
+          )
+            this.tally.add('reassigned');
           this.lastOrderedTo.set(task, to);
         }
         return;
@@ -226,7 +246,11 @@ export class WorkBoard {
         }
         this.resultTo.set(task, to);
         const o = this.orders.get(from);
-        if (o) this.orders.set(from, o.filter((x) => x !== task));
+        if (o)
+          this.orders.set(
+            from,
+            o.filter((x) => x !== task),
+          );
         return;
       }
       case 'WORK_REFUSED':
@@ -243,7 +267,8 @@ export class WorkBoard {
     const task = num(m['task']);
     const type = m['type'];
     // Static sharing has no office: a result goes straight to the analyser, which fences and keeps it.
-    const stores = type === 'WORK_STORE' || (type === 'WORK_RESULT' && this.workload!.sharing === 'static');
+    const stores =
+      type === 'WORK_STORE' || (type === 'WORK_RESULT' && this.workload!.sharing === 'static');
     const order = stores || type === 'WORK_ASSIGN' || type === 'WORK_HOLD';
     const fencing = this.workload!.fencing;
     if (order) {
@@ -270,7 +295,10 @@ export class WorkBoard {
         this.set(this.held, to).add(task);
         return;
       case 'WORK_HELD':
-        if (Array.isArray(m['held'])) for (const p of m['held'] as unknown[]) if (Array.isArray(p) && checks(this.key, num(p[0]), num(p[1]))) this.set(this.held, to).add(num(p[0]));
+        if (Array.isArray(m['held']))
+          for (const p of m['held'] as unknown[])
+            if (Array.isArray(p) && checks(this.key, num(p[0]), num(p[1])))
+              this.set(this.held, to).add(num(p[0]));
         return;
       default:
     }
@@ -312,7 +340,10 @@ export class WorkBoard {
   }
 
   /** The panel's figures at relay time `now`; `reports`: the processes' latest reports (claims). */
-  view(now: number, reports: Iterable<{ id: ProcessId; status: string; report: Report | null }> = []): WorkView | null {
+  view(
+    now: number,
+    reports: Iterable<{ id: ProcessId; status: string; report: Report | null }> = [],
+  ): WorkView | null {
     const w = this.workload;
     if (!w) return null;
     const kept = this.keptLive();
@@ -339,22 +370,36 @@ export class WorkBoard {
     const isLost = (t: number) =>
       !kept.has(t) &&
       (w.sharing === 'static'
-        ? this.keptByCrashed.has(t) || (this.tally.wasComputed(t) ? downed(this.resultTo.get(t)) : downed(this.lastOrderedTo.get(t)))
+        ? this.keptByCrashed.has(t) ||
+          (this.tally.wasComputed(t)
+            ? downed(this.resultTo.get(t))
+            : downed(this.lastOrderedTo.get(t)))
         : this.tally.wasComputed(t) && !held.has(t));
     const holders: WorkView['holders'] = [];
     for (let t = 0; t < w.tasks; t++) {
       const lost = isLost(t);
       if (lost) lostNow++;
-      if (t < HOLDER_ROWS) holders.push({ task: t, state: kept.has(t) ? 'done' : busy.has(t) ? 'running' : lost ? 'lost' : 'queued', ...holdersOf(t) });
+      if (t < HOLDER_ROWS)
+        holders.push({
+          task: t,
+          state: kept.has(t) ? 'done' : busy.has(t) ? 'running' : lost ? 'lost' : 'queued',
+          ...holdersOf(t),
+        });
     }
-    const span = f.makespanMs !== null && f.completed === w.tasks ? f.makespanMs : this.since === null ? null : now - this.since;
+    const span =
+      f.makespanMs !== null && f.completed === w.tasks
+        ? f.makespanMs
+        : this.since === null
+          ? null
+          : now - this.since;
     const coordinators: WorkView['claims']['coordinators'] = [];
     const analysers: ProcessId[] = [];
     for (const p of reports) {
       if (p.status !== 'up' || !p.report?.detail) continue;
       const role = p.report.detail['work'];
       const token = p.report.detail['token'];
-      if (role === 'coordinator') coordinators.push({ id: p.id, token: typeof token === 'number' ? token : 0 });
+      if (role === 'coordinator')
+        coordinators.push({ id: p.id, token: typeof token === 'number' ? token : 0 });
       else if (role === 'analyser') analysers.push(p.id);
     }
     return {

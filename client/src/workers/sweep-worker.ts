@@ -5,14 +5,23 @@ import { runOne, type RunParams, type RunRow } from '@shared/experiments/experim
 import { SweepJob } from '../utils/sweep-job.ts';
 
 export type SweepRequest = { runs: RunParams[] };
-export type SweepReply = { kind: 'rows'; rows: RunRow[]; progress: number; done: boolean } | { kind: 'error'; message: string };
+export type SweepReply =
+  | { kind: 'rows'; rows: RunRow[]; progress: number; done: boolean }
+  | { kind: 'error'; message: string };
 
 // The worker's global scope, typed by what is used (the app's tsconfig has DOM types, not WebWorker).
-const scope = self as unknown as { onmessage: ((e: MessageEvent<SweepRequest>) => void) | null; postMessage(m: SweepReply): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<SweepRequest>) => void) | null;
+  postMessage(m: SweepReply): void;
+};
 
 scope.onmessage = (e) => {
   try {
-    const job = new SweepJob(e.data.runs, (p) => runOne(p, () => performance.now()), () => performance.now());
+    const job = new SweepJob(
+      e.data.runs,
+      (p) => runOne(p, () => performance.now()),
+      () => performance.now(),
+    );
     while (!job.done) {
       const rows = job.step(100);
       scope.postMessage({ kind: 'rows', rows, progress: job.progress, done: job.done });

@@ -45,7 +45,10 @@ function init(config) {
   };
   const c = config.initialCoordinator;
   if (c === undefined || c === null) return startElection(state); // 003: an election on start
-  return { state: { ...state, coordinator: c, role: c === self ? 'coordinator' : 'follower' }, effects: [] };
+  return {
+    state: { ...state, coordinator: c, role: c === self ? 'coordinator' : 'follower' },
+    effects: [],
+  };
 }
 
 /** @param {State} s @returns {{ state: State, effects: Effect[] }} */
@@ -54,7 +57,8 @@ function startElection(s) {
   /** @type {Effect[]} */
   const effects = [{ kind: 'cancel-timer', name: 'coordinator' }];
   if (s.higher.length === 0) return becomeCoordinator({ ...s, election }, effects);
-  for (const to of s.higher) effects.push({ kind: 'send', to, message: { type: 'ELECTION', election } });
+  for (const to of s.higher)
+    effects.push({ kind: 'send', to, message: { type: 'ELECTION', election } });
   effects.push({ kind: 'set-timer', name: 'ok', after: s.okWait });
   return { state: { ...s, election, role: 'electing', coordinator: null }, effects };
 }
@@ -63,7 +67,10 @@ function startElection(s) {
 function becomeCoordinator(s, effects = []) {
   effects.push({ kind: 'cancel-timer', name: 'ok' }, { kind: 'cancel-timer', name: 'coordinator' });
   for (const to of s.lower) effects.push({ kind: 'send', to, message: { type: 'COORDINATOR' } });
-  return { state: { ...s, role: /** @type {const} */ ('coordinator'), coordinator: s.self }, effects };
+  return {
+    state: { ...s, role: /** @type {const} */ ('coordinator'), coordinator: s.self },
+    effects,
+  };
 }
 
 /** @param {State} s */
@@ -88,16 +95,23 @@ function step(s, event, ctx) {
       return { state: out.state, effects: [ok, ...out.effects] };
     }
     case 'OK':
-      if (s.role !== 'electing' || message.election !== s.election) return { state: s, effects: [] };
+      if (s.role !== 'electing' || message.election !== s.election)
+        return { state: s, effects: [] };
       return {
         state: { ...s, role: 'waiting' },
-        effects: [{ kind: 'cancel-timer', name: 'ok' }, { kind: 'set-timer', name: 'coordinator', after: s.coordinatorWait }],
+        effects: [
+          { kind: 'cancel-timer', name: 'ok' },
+          { kind: 'set-timer', name: 'coordinator', after: s.coordinatorWait },
+        ],
       };
     case 'COORDINATOR':
       if (from > s.self) {
         return {
           state: { ...s, role: 'follower', coordinator: from },
-          effects: [{ kind: 'cancel-timer', name: 'ok' }, { kind: 'cancel-timer', name: 'coordinator' }],
+          effects: [
+            { kind: 'cancel-timer', name: 'ok' },
+            { kind: 'cancel-timer', name: 'coordinator' },
+          ],
         };
       }
       // 000: a victory message from a lower id starts a new election.
@@ -112,4 +126,10 @@ function report(s) {
   return { role: s.role, coordinator: s.coordinator, electing: holding(s) };
 }
 
-export default { name: 'bully', messageTypes: ['ELECTION', 'OK', 'COORDINATOR'], init, step, report };
+export default {
+  name: 'bully',
+  messageTypes: ['ELECTION', 'OK', 'COORDINATOR'],
+  init,
+  step,
+  report,
+};

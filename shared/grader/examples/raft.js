@@ -67,17 +67,32 @@ function init(config, ctx) {
   // A fresh start or a restart (the state is lost, and so is the vote cast before): stay quiet for
   // one maximum election timeout, so no vote is cast twice in a term.
   const s = { ...base, quiet: true };
-  return { state: s, effects: [{ kind: 'set-timer', name: 'quiet', after: s.timeoutMax }, ...armElection(s, ctx, s.timeoutMax)] };
+  return {
+    state: s,
+    effects: [
+      { kind: 'set-timer', name: 'quiet', after: s.timeoutMax },
+      ...armElection(s, ctx, s.timeoutMax),
+    ],
+  };
 }
 
 /** Followers wait for a leader only when the lab detects failures; candidates always. @param {State} s @param {Context} ctx @returns {Effect[]} */
 function armElection(s, ctx, extra = 0) {
   if (!s.detect && s.role === 'follower') return [];
-  return [{ kind: 'set-timer', name: 'election', after: extra + s.timeoutMin + ctx.random() * (s.timeoutMax - s.timeoutMin) }];
+  return [
+    {
+      kind: 'set-timer',
+      name: 'election',
+      after: extra + s.timeoutMin + ctx.random() * (s.timeoutMax - s.timeoutMin),
+    },
+  ];
 }
 
 /** @param {State} s @param {Message} message @returns {Effect[]} */
-const broadcast = (s, message) => s.ids.filter((id) => id !== s.self).map((to) => ({ kind: /** @type {const} */ ('send'), to, message }));
+const broadcast = (s, message) =>
+  s.ids
+    .filter((id) => id !== s.self)
+    .map((to) => ({ kind: /** @type {const} */ ('send'), to, message }));
 
 /** @param {State} s @returns {Effect[]} */
 function heartbeats(s) {
@@ -88,17 +103,31 @@ function heartbeats(s) {
 /** @param {State} s @returns {{ state: State, effects: Effect[] }} */
 function becomeLeader(s) {
   const next = { ...s, role: /** @type {const} */ ('leader'), leader: s.self };
-  return { state: next, effects: [{ kind: 'cancel-timer', name: 'election' }, ...heartbeats(next)] };
+  return {
+    state: next,
+    effects: [{ kind: 'cancel-timer', name: 'election' }, ...heartbeats(next)],
+  };
 }
 
 /** §5.2: a new term, a vote for myself, a request to everyone else. @param {State} s @param {Context} ctx @returns {{ state: State, effects: Effect[] }} */
 function campaign(s, ctx) {
   /** @type {State} */
-  const next = { ...s, role: 'candidate', term: s.term + 1, votedFor: s.self, leader: null, votes: [s.self] };
+  const next = {
+    ...s,
+    role: 'candidate',
+    term: s.term + 1,
+    votedFor: s.self,
+    leader: null,
+    votes: [s.self],
+  };
   if (majority(s.ids.length) <= 1) return becomeLeader(next);
   return {
     state: next,
-    effects: [{ kind: 'cancel-timer', name: 'heartbeat' }, ...broadcast(next, { type: 'REQUEST_VOTE', term: next.term }), ...armElection(next, ctx)],
+    effects: [
+      { kind: 'cancel-timer', name: 'heartbeat' },
+      ...broadcast(next, { type: 'REQUEST_VOTE', term: next.term }),
+      ...armElection(next, ctx),
+    ],
   };
 }
 
@@ -107,7 +136,8 @@ function step(s, event, ctx) {
   if (event.kind === 'elect') return campaign(s, ctx);
   if (event.kind === 'timer') {
     if (event.name === 'quiet') return { state: { ...s, quiet: false }, effects: [] };
-    if (event.name === 'heartbeat' && s.role === 'leader') return { state: s, effects: heartbeats(s) };
+    if (event.name === 'heartbeat' && s.role === 'leader')
+      return { state: s, effects: heartbeats(s) };
     if (event.name === 'election' && s.role !== 'leader') return campaign(s, ctx);
     return { state: s, effects: [] };
   }
@@ -159,4 +189,10 @@ function report(s) {
   return { role: s.role, coordinator: s.leader, electing: s.role === 'candidate', term: s.term };
 }
 
-export default { name: 'raft', messageTypes: ['REQUEST_VOTE', 'VOTE', 'HEARTBEAT', 'HEARTBEAT_REPLY'], init, step, report };
+export default {
+  name: 'raft',
+  messageTypes: ['REQUEST_VOTE', 'VOTE', 'HEARTBEAT', 'HEARTBEAT_REPLY'],
+  init,
+  step,
+  report,
+};

@@ -68,14 +68,22 @@ function forward(s, hop, fx) {
   const to = liveSuccessor(s);
   if (to === null) return alone(s, hop, fx);
   const seq = s.seq + 1;
-  fx.push({ kind: 'send', to, message: { ...hop, seq } }, { kind: 'set-timer', name: `ack:${seq}`, after: s.ub });
+  fx.push(
+    { kind: 'send', to, message: { ...hop, seq } },
+    { kind: 'set-timer', name: `ack:${seq}`, after: s.ub },
+  );
   return { ...s, seq, unacked: [...s.unacked, { seq, to, hop }] };
 }
 
 /** Nobody else is up: my own Elect is in effect back, and my Elected reaches only me. @param {State} s @param {Hop} hop @param {Effect[]} fx @returns {State} */
 function alone(s, hop, fx) {
-  if (hop.type === 'ELECTED') return settle({ ...s, coordinator: hop.coordinator, participating: false }, fx);
-  if (hop.id === s.self && s.participating && !s.told) return settle({ ...s, coordinator: Math.max(...s.activeList), participating: false, told: true }, fx);
+  if (hop.type === 'ELECTED')
+    return settle({ ...s, coordinator: hop.coordinator, participating: false }, fx);
+  if (hop.id === s.self && s.participating && !s.told)
+    return settle(
+      { ...s, coordinator: Math.max(...s.activeList), participating: false, told: true },
+      fx,
+    );
   return s;
 }
 
@@ -90,7 +98,14 @@ function participate(s, epoch, list, hops) {
   /** @type {Effect[]} */
   const fx = [{ kind: 'set-timer', name: 'watchdog', after: s.watchdog }];
   /** @type {State} */
-  let next = { ...s, epoch, participating: true, activeList: [...new Set(list)].sort((a, b) => a - b), told: false, down: [] };
+  let next = {
+    ...s,
+    epoch,
+    participating: true,
+    activeList: [...new Set(list)].sort((a, b) => a - b),
+    told: false,
+    down: [],
+  };
   for (const hop of hops) next = forward(next, hop, fx);
   return { state: next, effects: fx };
 }
@@ -106,7 +121,15 @@ function onElect(s, j, e) {
   if (e !== 0 && e > s.epoch) {
     // (a) the first message seen in this epoch: list [i, j]; send Elect(i) and Elect(j).
     if (j === s.self) return participate(s, e, [s.self], [{ type: 'ELECT', id: s.self, epoch: e }]);
-    return participate(s, e, [s.self, j], [{ type: 'ELECT', id: s.self, epoch: e }, { type: 'ELECT', id: j, epoch: e }]);
+    return participate(
+      s,
+      e,
+      [s.self, j],
+      [
+        { type: 'ELECT', id: s.self, epoch: e },
+        { type: 'ELECT', id: j, epoch: e },
+      ],
+    );
   }
   if (e === 0) {
     // A newcomer that does not know the epoch: an idle process holds a fresh election for it.
@@ -124,33 +147,47 @@ function onElect(s, j, e) {
   // (c) my own Elect is back: the list is complete; choose the highest and tell my neighbour, once.
   if (!s.participating || s.told) return none;
   const x = Math.max(...s.activeList);
-  return { state: forward({ ...s, told: true }, { type: 'ELECTED', coordinator: x, epoch: s.epoch }, fx), effects: fx };
+  return {
+    state: forward({ ...s, told: true }, { type: 'ELECTED', coordinator: x, epoch: s.epoch }, fx),
+    effects: fx,
+  };
 }
 
 /** 001: "If a process receives Elected(x) message, set coordinator to x." @param {State} s @param {ProcessId} x @param {number} e */
 function onElected(s, x, e) {
   if (e < s.epoch) return { state: s, effects: [] };
   // A winner below me: the list that chose it missed me. The highest must win: elect again.
-  if (x < s.self) return s.participating && e === s.epoch ? { state: s, effects: [] } : detect(s, e + 1);
+  if (x < s.self)
+    return s.participating && e === s.epoch ? { state: s, effects: [] } : detect(s, e + 1);
   /** @type {Effect[]} */
   const fx = [];
-  return { state: settle({ ...s, coordinator: x, epoch: e, participating: false }, fx), effects: fx };
+  return {
+    state: settle({ ...s, coordinator: x, epoch: e, participating: false }, fx),
+    effects: fx,
+  };
 }
 
 /** @param {State} s @param {Event} event @returns {{ state: State, effects: Effect[] }} */
 function step(s, event) {
   /** @type {Effect[]} */
   const fx = [];
-  if (event.kind === 'elect') return s.participating ? { state: s, effects: [] } : detect(s, s.epoch + 1);
+  if (event.kind === 'elect')
+    return s.participating ? { state: s, effects: [] } : detect(s, s.epoch + 1);
   if (event.kind === 'timer') {
-    if (event.name === 'watchdog') return s.participating ? detect(s, s.epoch + 1) : { state: s, effects: [] };
+    if (event.name === 'watchdog')
+      return s.participating ? detect(s, s.epoch + 1) : { state: s, effects: [] };
     const seq = Number(event.name.slice('ack:'.length));
     const late = s.unacked.find((u) => u.seq === seq);
     if (!late) return { state: s, effects: [] };
     // No ACK within UB: that successor is down. Every hop waiting on it goes, in order, to the next.
     const moved = s.unacked.filter((u) => u.to === late.to);
-    for (const u of moved) if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
-    let next = { ...s, down: [...s.down, late.to], unacked: s.unacked.filter((u) => u.to !== late.to) };
+    for (const u of moved)
+      if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
+    let next = {
+      ...s,
+      down: [...s.down, late.to],
+      unacked: s.unacked.filter((u) => u.to !== late.to),
+    };
     for (const u of moved) next = forward(next, u.hop, fx);
     return { state: next, effects: fx };
   }
@@ -160,7 +197,10 @@ function step(s, event) {
     const acked = revived.unacked.find((u) => u.seq === m.seq && u.to === from);
     if (!acked) return { state: revived, effects: [] };
     fx.push({ kind: 'cancel-timer', name: `ack:${acked.seq}` });
-    return { state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) }, effects: fx };
+    return {
+      state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) },
+      effects: fx,
+    };
   }
   // A hop: acknowledge it first.
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
@@ -168,7 +208,11 @@ function step(s, event) {
     m.type === 'ELECT'
       ? onElect(revived, /** @type {ProcessId} */ (m.id), /** @type {number} */ (m.epoch))
       : m.type === 'ELECTED'
-        ? onElected(revived, /** @type {ProcessId} */ (m.coordinator), /** @type {number} */ (m.epoch))
+        ? onElected(
+            revived,
+            /** @type {ProcessId} */ (m.coordinator),
+            /** @type {number} */ (m.epoch),
+          )
         : { state: revived, effects: [] };
   return { state: out.state, effects: [...fx, ...out.effects] };
 }
@@ -184,4 +228,10 @@ function report(s) {
   };
 }
 
-export default { name: 'ring-active-list', messageTypes: ['ELECT', 'ELECTED', 'ACK'], init, step, report };
+export default {
+  name: 'ring-active-list',
+  messageTypes: ['ELECT', 'ELECTED', 'ACK'],
+  init,
+  step,
+  report,
+};

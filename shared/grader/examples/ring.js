@@ -67,7 +67,10 @@ function forward(s, hop, fx) {
   const to = liveSuccessor(s);
   if (to === null) return alone(s, hop, fx);
   const seq = s.seq + 1;
-  fx.push({ kind: 'send', to, message: { ...hop, seq } }, { kind: 'set-timer', name: `ack:${seq}`, after: s.ub });
+  fx.push(
+    { kind: 'send', to, message: { ...hop, seq } },
+    { kind: 'set-timer', name: `ack:${seq}`, after: s.ub },
+  );
   return { ...s, seq, unacked: [...s.unacked, { seq, to, hop }] };
 }
 
@@ -75,7 +78,15 @@ function forward(s, hop, fx) {
 function alone(s, hop, fx) {
   if (hop.type !== 'ELECTION') return { ...s, open: s.open.filter((e) => e !== hop.eid) };
   const list = hop.list.includes(s.self) ? hop.list : [...hop.list, s.self];
-  return finish({ ...s, activeList: list, coordinator: Math.max(...list), open: s.open.filter((e) => e !== hop.eid) }, fx);
+  return finish(
+    {
+      ...s,
+      activeList: list,
+      coordinator: Math.max(...list),
+      open: s.open.filter((e) => e !== hop.eid),
+    },
+    fx,
+  );
 }
 
 /** No election open any more: stop the watchdog. @param {State} s @param {Effect[]} fx */
@@ -109,14 +120,20 @@ function step(s, event, ctx) {
   const fx = [];
   if (event.kind === 'elect') return startElection(s, ctx);
   if (event.kind === 'timer') {
-    if (event.name === 'watchdog') return s.open.length > 0 ? startElection({ ...s, open: [] }, ctx) : { state: s, effects: [] };
+    if (event.name === 'watchdog')
+      return s.open.length > 0 ? startElection({ ...s, open: [] }, ctx) : { state: s, effects: [] };
     const seq = Number(event.name.slice('ack:'.length));
     const late = s.unacked.find((u) => u.seq === seq);
     if (!late) return { state: s, effects: [] };
     // No ACK within UB: that successor is down. Every hop waiting on it goes, in order, to the next.
     const moved = s.unacked.filter((u) => u.to === late.to);
-    for (const u of moved) if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
-    let next = { ...s, down: [...s.down, late.to], unacked: s.unacked.filter((u) => u.to !== late.to) };
+    for (const u of moved)
+      if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
+    let next = {
+      ...s,
+      down: [...s.down, late.to],
+      unacked: s.unacked.filter((u) => u.to !== late.to),
+    };
     for (const u of moved) next = forward(next, u.hop, fx);
     return { state: next, effects: fx };
   }
@@ -126,7 +143,10 @@ function step(s, event, ctx) {
     const acked = revived.unacked.find((u) => u.seq === m.seq && u.to === from);
     if (!acked) return { state: revived, effects: [] };
     fx.push({ kind: 'cancel-timer', name: `ack:${acked.seq}` });
-    return { state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) }, effects: fx };
+    return {
+      state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) },
+      effects: fx,
+    };
   }
   // A hop: acknowledge it first.
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
@@ -139,8 +159,17 @@ function step(s, event, ctx) {
       const winner = Math.max(...list);
       const open = revived.open.filter((e) => e !== eid);
       /** @type {State} */
-      let next = { ...revived, open, activeList: list, coordinator: winner, done: [...revived.done, eid].slice(-64) };
-      next = finish(forward(next, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self }, fx), fx);
+      let next = {
+        ...revived,
+        open,
+        activeList: list,
+        coordinator: winner,
+        done: [...revived.done, eid].slice(-64),
+      };
+      next = finish(
+        forward(next, { type: 'COORDINATOR', eid, coordinator: winner, origin: s.self }, fx),
+        fx,
+      );
       return { state: next, effects: fx };
     }
     if (revived.seen.includes(eid)) return { state: revived, effects: fx }; // a copy: passed on already
@@ -152,10 +181,23 @@ function step(s, event, ctx) {
     const winner = /** @type {ProcessId} */ (m.coordinator);
     const closed = { ...revived, open: revived.open.filter((e) => e !== eid) };
     // Back where it started, or passed on already: it has gone round.
-    if (m.origin === s.self || revived.done.includes(eid)) return { state: finish(closed, fx), effects: fx };
+    if (m.origin === s.self || revived.done.includes(eid))
+      return { state: finish(closed, fx), effects: fx };
     /** @type {State} */
     let next = { ...closed, coordinator: winner, done: [...closed.done, eid].slice(-64) };
-    next = finish(forward(next, { type: 'COORDINATOR', eid, coordinator: winner, origin: /** @type {ProcessId} */ (m.origin) }, fx), fx);
+    next = finish(
+      forward(
+        next,
+        {
+          type: 'COORDINATOR',
+          eid,
+          coordinator: winner,
+          origin: /** @type {ProcessId} */ (m.origin),
+        },
+        fx,
+      ),
+      fx,
+    );
     // A winner below me: the list that completed missed me. The highest must win: elect again.
     if (winner < s.self && !next.open.some((e) => e.startsWith(`${s.self}-`))) {
       const again = startElection(next, ctx);
@@ -171,7 +213,13 @@ function report(s) {
   const electing = s.open.length > 0;
   const mine = s.open.some((e) => e.startsWith(`${s.self}-`));
   return {
-    role: electing ? (mine ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
+    role: electing
+      ? mine
+        ? 'initiator'
+        : 'participant'
+      : s.coordinator === s.self
+        ? 'coordinator'
+        : 'follower',
     coordinator: s.coordinator,
     electing,
     activeList: s.activeList,
@@ -179,4 +227,10 @@ function report(s) {
   };
 }
 
-export default { name: 'ring', messageTypes: ['ELECTION', 'COORDINATOR', 'ACK'], init, step, report };
+export default {
+  name: 'ring',
+  messageTypes: ['ELECTION', 'COORDINATOR', 'ACK'],
+  init,
+  step,
+  report,
+};

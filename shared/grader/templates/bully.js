@@ -48,7 +48,10 @@ function init(config) {
   };
   const c = config.initialCoordinator;
   if (c === undefined || c === null) return startElection(state); // 003: an election on start
-  return { state: { ...state, coordinator: c, role: c === self ? 'coordinator' : 'follower' }, effects: [] };
+  return {
+    state: { ...state, coordinator: c, role: c === self ? 'coordinator' : 'follower' },
+    effects: [],
+  };
 }
 
 /** Hold an election. @param {State} s @returns {{ state: State, effects: Effect[] }} */
@@ -93,4 +96,10 @@ function report(s) {
   return { role: s.role, coordinator: s.coordinator, electing: holding(s) };
 }
 
-export default { name: 'bully', messageTypes: ['ELECTION', 'OK', 'COORDINATOR'], init, step, report };
+export default {
+  name: 'bully',
+  messageTypes: ['ELECTION', 'OK', 'COORDINATOR'],
+  init,
+  step,
+  report,
+};

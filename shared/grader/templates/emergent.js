@@ -43,7 +43,10 @@ const num = (v, fallback) => (typeof v === 'number' && Number.isFinite(v) && v >
 /** @param {ProcessId[]} list @param {ProcessId} id */
 const insert = (list, id) => (list.includes(id) ? list : [...list, id].sort((a, b) => a - b));
 /** @param {State} s @param {Message} message @returns {Effect[]} */
-const broadcast = (s, message) => s.ids.filter((to) => to !== s.self).map((to) => ({ kind: /** @type {const} */ ('send'), to, message }));
+const broadcast = (s, message) =>
+  s.ids
+    .filter((to) => to !== s.self)
+    .map((to) => ({ kind: /** @type {const} */ ('send'), to, message }));
 /** @param {State} s */
 const poolSize = (s) => s.slaves.length + (s.role === 'slave' || s.role === 'candidate' ? 1 : 0);
 /** @typedef {{ state: State, effects: Effect[] }} Out */
@@ -74,49 +77,98 @@ function init(config) {
     triggerStep: num(opt.triggerStep, 2 * t.transmission + t.processing),
   };
   /** @type {State} */
-  const base = { self: config.self, ids: config.ids, watch: config.detector !== 'none', o, role: 'idle', master: null, slaves: [], candidates: [], told: [], trigger: null };
+  const base = {
+    self: config.self,
+    ids: config.ids,
+    watch: config.detector !== 'none',
+    o,
+    role: 'idle',
+    master: null,
+    slaves: [],
+    candidates: [],
+    told: [],
+    trigger: null,
+  };
   const c = config.initialCoordinator;
   if (c === undefined || c === null || !config.ids.includes(c)) return reconsider(base); // everyone idle: the pool forms, then elects
   // A steady start: the pool is the initialPool highest ids below the master, the same everywhere.
-  const pool = config.ids.filter((id) => id !== c).sort((a, b) => b - a).slice(0, o.initialPool);
+  const pool = config.ids
+    .filter((id) => id !== c)
+    .sort((a, b) => b - a)
+    .slice(0, o.initialPool);
   const role = c === config.self ? 'master' : pool.includes(config.self) ? 'slave' : 'idle';
   /** @type {State} */
-  const s = { ...base, role, master: c, slaves: pool.filter((id) => id !== config.self).sort((a, b) => a - b) };
+  const s = {
+    ...base,
+    role,
+    master: c,
+    slaves: pool.filter((id) => id !== config.self).sort((a, b) => a - b),
+  };
   /** @type {Effect[]} */
-  const fx = s.slaves.map((id) => ({ kind: /** @type {const} */ ('set-timer'), name: `expire:${id}`, after: o.slaveTimeout }));
+  const fx = s.slaves.map((id) => ({
+    kind: /** @type {const} */ ('set-timer'),
+    name: `expire:${id}`,
+    after: o.slaveTimeout,
+  }));
   if (role === 'master') fx.push({ kind: 'set-timer', name: 'master-heartbeat', after: o.beat });
-  if (role === 'slave') fx.push({ kind: 'set-timer', name: 'slave-heartbeat', after: o.slaveBeat }, ...watchMaster(s));
+  if (role === 'slave')
+    fx.push({ kind: 'set-timer', name: 'slave-heartbeat', after: o.slaveBeat }, ...watchMaster(s));
   const re = reconsider(s);
   return { state: re.state, effects: [...fx, ...re.effects] };
 }
 
 /** @param {State} s @returns {Effect[]} */
-const watchMaster = (s) => (s.watch ? [{ kind: 'set-timer', name: 'master-watch', after: s.o.masterTimeout }] : []);
+const watchMaster = (s) =>
+  s.watch ? [{ kind: 'set-timer', name: 'master-watch', after: s.o.masterTimeout }] : [];
 
 /** Arm or disarm the pool trigger for my role and the pool's size. @param {State} s @returns {Out} */
 function reconsider(s) {
   const size = poolSize(s);
-  const want = s.role === 'idle' && size < s.o.poolMin ? 'promote' : s.role === 'slave' && size > s.o.poolMax ? 'demote' : null;
+  const want =
+    s.role === 'idle' && size < s.o.poolMin
+      ? 'promote'
+      : s.role === 'slave' && size > s.o.poolMax
+        ? 'demote'
+        : null;
   if (want === s.trigger) return { state: s, effects: [] };
   /** @type {Effect[]} */
   const fx = [];
   if (s.trigger) fx.push({ kind: 'cancel-timer', name: s.trigger });
   // Each process waits its own delay, so one moves at a time: idles by descending id, slaves by ascending.
-  if (want === 'promote') fx.push({ kind: 'set-timer', name: 'promote', after: s.o.triggerDelay + s.ids.filter((id) => id > s.self && id !== s.master && !s.slaves.includes(id)).length * s.o.triggerStep });
-  if (want === 'demote') fx.push({ kind: 'set-timer', name: 'demote', after: s.o.triggerDelay + s.slaves.filter((id) => id < s.self).length * s.o.triggerStep });
+  if (want === 'promote')
+    fx.push({
+      kind: 'set-timer',
+      name: 'promote',
+      after:
+        s.o.triggerDelay +
+        s.ids.filter((id) => id > s.self && id !== s.master && !s.slaves.includes(id)).length *
+          s.o.triggerStep,
+    });
+  if (want === 'demote')
+    fx.push({
+      kind: 'set-timer',
+      name: 'demote',
+      after: s.o.triggerDelay + s.slaves.filter((id) => id < s.self).length * s.o.triggerStep,
+    });
   return { state: { ...s, trigger: want }, effects: fx };
 }
 
 /** @param {State} s @param {ProcessId} id @returns {Out} */
 function heardSlave(s, id) {
   if (id === s.self) return { state: s, effects: [] };
-  return { state: { ...s, slaves: insert(s.slaves, id) }, effects: [{ kind: 'set-timer', name: `expire:${id}`, after: s.o.slaveTimeout }] };
+  return {
+    state: { ...s, slaves: insert(s.slaves, id) },
+    effects: [{ kind: 'set-timer', name: `expire:${id}`, after: s.o.slaveTimeout }],
+  };
 }
 
 /** @param {State} s @param {ProcessId} id @param {boolean} expired @returns {Out} */
 function lostSlave(s, id, expired = false) {
   if (!s.slaves.includes(id)) return { state: s, effects: [] };
-  return { state: { ...s, slaves: s.slaves.filter((x) => x !== id) }, effects: expired ? [] : [{ kind: 'cancel-timer', name: `expire:${id}` }] };
+  return {
+    state: { ...s, slaves: s.slaves.filter((x) => x !== id) },
+    effects: expired ? [] : [{ kind: 'cancel-timer', name: `expire:${id}` }],
+  };
 }
 
 /** @param {State} s @param {ProcessId | null} master @returns {Out} */
@@ -126,7 +178,12 @@ function becomeSlave(s, master) {
   /** @type {Effect[]} */
   const fx = [];
   if (s.trigger) fx.push({ kind: 'cancel-timer', name: s.trigger });
-  if (s.role === 'idle' || s.role === 'master') fx.push(...broadcast(next, { type: 'SLAVE_HEARTBEAT' }), { kind: 'set-timer', name: 'slave-heartbeat', after: s.o.slaveBeat });
+  if (s.role === 'idle' || s.role === 'master')
+    fx.push(...broadcast(next, { type: 'SLAVE_HEARTBEAT' }), {
+      kind: 'set-timer',
+      name: 'slave-heartbeat',
+      after: s.o.slaveBeat,
+    });
   if (s.role === 'master') fx.push({ kind: 'cancel-timer', name: 'master-heartbeat' });
   if (s.role === 'candidate') fx.push({ kind: 'cancel-timer', name: 'candidate-wait' });
   fx.push(...watchMaster(next));
@@ -139,7 +196,15 @@ function becomeIdle(s) {
   /** @type {State} */
   const next = { ...s, role: 'idle', trigger: null };
   const re = reconsider(next);
-  return { state: re.state, effects: [{ kind: 'cancel-timer', name: 'slave-heartbeat' }, { kind: 'cancel-timer', name: 'master-watch' }, ...broadcast(next, { type: 'SLAVE_LEAVE' }), ...re.effects] };
+  return {
+    state: re.state,
+    effects: [
+      { kind: 'cancel-timer', name: 'slave-heartbeat' },
+      { kind: 'cancel-timer', name: 'master-watch' },
+      ...broadcast(next, { type: 'SLAVE_LEAVE' }),
+      ...re.effects,
+    ],
+  };
 }
 
 /** A slave stops believing in the master and asks the rest of the pool to elect. @param {State} s @returns {Out} */
@@ -173,7 +238,11 @@ function onMasterHeartbeat(s0, from) {
         if (s.candidates.includes(from)) return becomeSlave(s, from); // the winner took over first
         // The old master lives: call the election off for every candidate I told.
         /** @type {Effect[]} */
-        const abort = s.told.map((to) => ({ kind: /** @type {const} */ ('send'), to, message: { type: 'ABORT', master: from } }));
+        const abort = s.told.map((to) => ({
+          kind: /** @type {const} */ ('send'),
+          to,
+          message: { type: 'ABORT', master: from },
+        }));
         const out = becomeSlave(s, from);
         return { state: out.state, effects: [...abort, ...out.effects] };
       }
@@ -187,15 +256,33 @@ function onMasterHeartbeat(s0, from) {
 
 /** @param {State} s @param {Event} event @returns {Out} */
 function step(s, event) {
-  if (event.kind === 'elect') return s.role === 'slave' ? startCandidacy(s) : { state: s, effects: [] }; // only slaves elect
+  if (event.kind === 'elect')
+    return s.role === 'slave' ? startCandidacy(s) : { state: s, effects: [] }; // only slaves elect
   if (event.kind === 'timer') {
     const name = event.name;
-    if (name.startsWith('expire:')) return andThen(lostSlave(s, Number(name.slice('expire:'.length)), true), reconsider);
+    if (name.startsWith('expire:'))
+      return andThen(lostSlave(s, Number(name.slice('expire:'.length)), true), reconsider);
     switch (name) {
       case 'master-heartbeat':
-        return s.role === 'master' ? { state: s, effects: [...broadcast(s, { type: 'MASTER_HEARTBEAT' }), { kind: 'set-timer', name, after: s.o.beat }] } : { state: s, effects: [] };
+        return s.role === 'master'
+          ? {
+              state: s,
+              effects: [
+                ...broadcast(s, { type: 'MASTER_HEARTBEAT' }),
+                { kind: 'set-timer', name, after: s.o.beat },
+              ],
+            }
+          : { state: s, effects: [] };
       case 'slave-heartbeat':
-        return s.role === 'slave' || s.role === 'candidate' ? { state: s, effects: [...broadcast(s, { type: 'SLAVE_HEARTBEAT' }), { kind: 'set-timer', name, after: s.o.slaveBeat }] } : { state: s, effects: [] };
+        return s.role === 'slave' || s.role === 'candidate'
+          ? {
+              state: s,
+              effects: [
+                ...broadcast(s, { type: 'SLAVE_HEARTBEAT' }),
+                { kind: 'set-timer', name, after: s.o.slaveBeat },
+              ],
+            }
+          : { state: s, effects: [] };
       case 'master-watch':
         return s.role === 'slave' ? startCandidacy(s) : { state: s, effects: [] };
       case 'candidate-wait': {
@@ -207,8 +294,10 @@ function step(s, event) {
       case 'demote': {
         if (s.trigger !== name) return { state: s, effects: [] };
         const s1 = { ...s, trigger: null };
-        if (name === 'promote' && s1.role === 'idle' && poolSize(s1) < s1.o.poolMin) return becomeSlave(s1, s1.master);
-        if (name === 'demote' && s1.role === 'slave' && poolSize(s1) > s1.o.poolMax) return becomeIdle(s1);
+        if (name === 'promote' && s1.role === 'idle' && poolSize(s1) < s1.o.poolMin)
+          return becomeSlave(s1, s1.master);
+        if (name === 'demote' && s1.role === 'slave' && poolSize(s1) > s1.o.poolMax)
+          return becomeIdle(s1);
         return reconsider(s1);
       }
       default:
@@ -227,7 +316,8 @@ function step(s, event) {
       return onCandidate(s, from);
     case 'ABORT': {
       const master = /** @type {ProcessId} */ (m.master);
-      if (s.role !== 'candidate' || master === s.self || !s.ids.includes(master)) return { state: s, effects: [] };
+      if (s.role !== 'candidate' || master === s.self || !s.ids.includes(master))
+        return { state: s, effects: [] };
       return becomeSlave(s, master);
     }
     default:
@@ -240,4 +330,10 @@ function report(s) {
   return { role: s.role, coordinator: s.master, electing: s.role === 'candidate' };
 }
 
-export default { name: 'emergent', messageTypes: ['MASTER_HEARTBEAT', 'SLAVE_HEARTBEAT', 'SLAVE_LEAVE', 'CANDIDATE', 'ABORT'], init, step, report };
+export default {
+  name: 'emergent',
+  messageTypes: ['MASTER_HEARTBEAT', 'SLAVE_HEARTBEAT', 'SLAVE_LEAVE', 'CANDIDATE', 'ABORT'],
+  init,
+  step,
+  report,
+};

@@ -66,7 +66,10 @@ function forward(s, hop, fx) {
   const to = liveSuccessor(s);
   if (to === null) return alone(s, hop, fx);
   const seq = s.seq + 1;
-  fx.push({ kind: 'send', to, message: { ...hop, seq } }, { kind: 'set-timer', name: `ack:${seq}`, after: s.ub });
+  fx.push(
+    { kind: 'send', to, message: { ...hop, seq } },
+    { kind: 'set-timer', name: `ack:${seq}`, after: s.ub },
+  );
   return { ...s, seq, unacked: [...s.unacked, { seq, to, hop }] };
 }
 
@@ -74,7 +77,15 @@ function forward(s, hop, fx) {
 function alone(s, hop, fx) {
   if (hop.type !== 'ELECTION') return { ...s, open: s.open.filter((e) => e !== hop.eid) };
   const list = hop.list.includes(s.self) ? hop.list : [...hop.list, s.self];
-  return finish({ ...s, activeList: list, coordinator: Math.max(...list), open: s.open.filter((e) => e !== hop.eid) }, fx);
+  return finish(
+    {
+      ...s,
+      activeList: list,
+      coordinator: Math.max(...list),
+      open: s.open.filter((e) => e !== hop.eid),
+    },
+    fx,
+  );
 }
 
 /** No election open any more: stop the watchdog. @param {State} s @param {Effect[]} fx */
@@ -108,14 +119,20 @@ function step(s, event, ctx) {
   const fx = [];
   if (event.kind === 'elect') return startElection(s, ctx);
   if (event.kind === 'timer') {
-    if (event.name === 'watchdog') return s.open.length > 0 ? startElection({ ...s, open: [] }, ctx) : { state: s, effects: [] };
+    if (event.name === 'watchdog')
+      return s.open.length > 0 ? startElection({ ...s, open: [] }, ctx) : { state: s, effects: [] };
     const seq = Number(event.name.slice('ack:'.length));
     const late = s.unacked.find((u) => u.seq === seq);
     if (!late) return { state: s, effects: [] };
     // No ACK within UB: that successor is down. Every hop waiting on it goes, in order, to the next.
     const moved = s.unacked.filter((u) => u.to === late.to);
-    for (const u of moved) if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
-    let next = { ...s, down: [...s.down, late.to], unacked: s.unacked.filter((u) => u.to !== late.to) };
+    for (const u of moved)
+      if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
+    let next = {
+      ...s,
+      down: [...s.down, late.to],
+      unacked: s.unacked.filter((u) => u.to !== late.to),
+    };
     for (const u of moved) next = forward(next, u.hop, fx);
     return { state: next, effects: fx };
   }
@@ -125,7 +142,10 @@ function step(s, event, ctx) {
     const acked = revived.unacked.find((u) => u.seq === m.seq && u.to === from);
     if (!acked) return { state: revived, effects: [] };
     fx.push({ kind: 'cancel-timer', name: `ack:${acked.seq}` });
-    return { state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) }, effects: fx };
+    return {
+      state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) },
+      effects: fx,
+    };
   }
   // A hop: acknowledge it first.
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
@@ -153,7 +173,13 @@ function report(s) {
   const electing = s.open.length > 0;
   const mine = s.open.some((e) => e.startsWith(`${s.self}-`));
   return {
-    role: electing ? (mine ? 'initiator' : 'participant') : s.coordinator === s.self ? 'coordinator' : 'follower',
+    role: electing
+      ? mine
+        ? 'initiator'
+        : 'participant'
+      : s.coordinator === s.self
+        ? 'coordinator'
+        : 'follower',
     coordinator: s.coordinator,
     electing,
     activeList: s.activeList,
@@ -161,4 +187,10 @@ function report(s) {
   };
 }
 
-export default { name: 'ring', messageTypes: ['ELECTION', 'COORDINATOR', 'ACK'], init, step, report };
+export default {
+  name: 'ring',
+  messageTypes: ['ELECTION', 'COORDINATOR', 'ACK'],
+  init,
+  step,
+  report,
+};
