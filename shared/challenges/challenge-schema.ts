@@ -81,6 +81,18 @@ export function faultsOf(s: Schedule): Omit<Budget, 'protect'> {
   };
 }
 
+/** Every way a schedule spends more than the budget allows, in the student's words. */
+export function overBudget(challenge: Challenge, schedule: Schedule): string[] {
+  const spent = faultsOf(schedule);
+  const { protect, ...allowed } = challenge.budget;
+  const out = (Object.keys(allowed) as (keyof typeof allowed)[])
+    .filter((k) => spent[k] > allowed[k])
+    .map((k) => `${spent[k]} ${k} (at most ${allowed[k]})`);
+  for (const c of schedule.crash ?? [])
+    if (protect.includes(c.id)) out.push(`a crash of ${c.id}, which this challenge protects`);
+  return out;
+}
+
 export function totalFaults(s: Schedule): number {
   return Object.values(faultsOf(s)).reduce((a, b) => a + b, 0);
 }

@@ -8,7 +8,7 @@ import { checkRun, stepSpec } from '../lessons/lesson-runner.ts';
 import { simulate } from '../sim/simulator.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import {
-  faultsOf,
+  overBudget,
   totalFaults,
   type Challenge,
   type Schedule,
@@ -140,18 +140,6 @@ function changedFields(challenge: Challenge, setup: Submission['setup']): string
   const a = challenge.setup as Record<string, unknown>;
   const b = setup as Record<string, unknown>;
   return [...keys].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
-}
-
-/** Every way a schedule spends more than the budget allows, in the student's words. */
-export function overBudget(challenge: Challenge, schedule: Schedule): string[] {
-  const spent = faultsOf(schedule);
-  const { protect, ...allowed } = challenge.budget;
-  const out = (Object.keys(allowed) as (keyof typeof allowed)[])
-    .filter((k) => spent[k] > allowed[k])
-    .map((k) => `${spent[k]} ${k} (at most ${allowed[k]})`);
-  for (const c of schedule.crash ?? [])
-    if (protect.includes(c.id)) out.push(`a crash of ${c.id}, which this challenge protects`);
-  return out;
 }
 
 function strangers(challenge: Challenge, s: Schedule): ProcessId[] {

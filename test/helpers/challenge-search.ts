@@ -2,8 +2,8 @@
 // faults (a directed link that loses everything from the start, a crash of an unprotected id at
 // 1 s, a cut between the lower and the upper half at 0.5 s), each kind within the budget. It
 // finds the solutions the unit tests submit, so no test hard-codes one. Bounded in runs.
-import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
-import { overBudget, runChallenge } from '@shared/challenges/challenge-verify.ts';
+import { overBudget, type Challenge, type Schedule } from '@shared/challenges/challenge-schema.ts';
+import { runChallenge } from '@shared/challenges/challenge-verify.ts';
 
 type Move = (s: Schedule) => Schedule;
 
