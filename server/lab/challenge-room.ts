@@ -13,7 +13,7 @@ import { TokenBucket } from './rate-limit.ts';
 /** Submissions one student (by name) may make to one challenge. */
 export const MAX_SUBMISSIONS_PER_STUDENT = 40;
 /** Students on one board; past this a new name is refused (a class is at most a few hundred). */
-export const MAX_BOARD = 500;
+const MAX_BOARD = 500;
 /** Verifications a second for the whole lab (each is at most MAX_CHALLENGE_EVENTS events, a few ms to 0.3 s). */
 export const VERIFY_LIMITS = { rate: 4, burst: 40 };
 
@@ -27,7 +27,7 @@ interface Entry {
   order: number;
 }
 
-export type SubmitResult = { accepted: true; faults: number; at: number; rank: number };
+type SubmitResult = { accepted: true; faults: number; at: number; rank: number };
 
 class ChallengeRoom {
   private readonly best = new Map<string, Entry>();
@@ -120,8 +120,6 @@ class ChallengeRoom {
     return serializeTrace({ source: 'simulator', algorithm, ids, seed: e.seed }, run.trace);
   }
 }
-
-export type { ChallengeRoom };
 
 /** Each lab's open challenge, if any; a removed lab's room goes with it. */
 export class ChallengeRooms {

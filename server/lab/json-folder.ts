@@ -8,13 +8,13 @@ import { join } from 'node:path';
 const MAX_FILE_BYTES = 256 * 1024;
 const MAX_FILES = 200;
 
-export interface JsonFolder<T> {
+interface JsonFolder<T> {
   items: T[];
   /** Files left out, each with why (`steps.0.reveal.expected: ...`). */
   refused: { file: string; errors: string[] }[];
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
 export function loadJsonFolder<T extends { id: string }>(
   dir: string,

@@ -15,7 +15,7 @@ export const SubmitBodySchema = z
   })
   .strict();
 
-export const BoardEntrySchema = z
+const BoardEntrySchema = z
   .object({
     rank: z.int().min(1),
     name: z.string(),

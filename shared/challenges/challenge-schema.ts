@@ -11,7 +11,7 @@ const Text = (max: number) => z.string().min(1).max(max);
 const Count = (max: number) => z.int().min(0).max(max);
 
 /** What counts as broken: both are read off the run's trace by the checker's own rules. */
-export const TargetSchema = z.discriminatedUnion('kind', [
+const TargetSchema = z.discriminatedUnion('kind', [
   /** The live checker's safety finding: two processes act as coordinator at once (003, "Uniqueness"). */
   z.object({ kind: z.literal('split-brain') }).strict(),
   /** A stretch of at least `ms` during which no live process acts as coordinator. */
@@ -20,7 +20,7 @@ export const TargetSchema = z.discriminatedUnion('kind', [
 export type Target = z.infer<typeof TargetSchema>;
 
 /** The faults a schedule may use; a heal (`groups: null`) is free. */
-export const BudgetSchema = z
+const BudgetSchema = z
   .object({
     links: Count(16),
     partitions: Count(4),

@@ -32,7 +32,7 @@ export interface ChallengeRun {
   endTime: number;
 }
 
-export type Refusal =
+type Refusal =
   | 'wrong-challenge'
   | 'setup-changed'
   | 'unknown-process'
@@ -40,7 +40,7 @@ export type Refusal =
   | 'run-too-long'
   | 'not-reproduced';
 
-export type Verdict =
+type Verdict =
   | { accepted: true; faults: number; at: number; detail: string }
   | { accepted: false; reason: Refusal; message: string };
 

@@ -35,7 +35,7 @@ interface StepOutcome {
 }
 
 /** A step's set-up and run as a simulation (the challenges' verifier runs a schedule the same way). */
-export type RunnableStep = Pick<LessonStep, 'setup' | 'run'>;
+type RunnableStep = Pick<LessonStep, 'setup' | 'run'>;
 
 export function stepSpec(step: RunnableStep): SimulationSpec {
   const { setup, run } = step;

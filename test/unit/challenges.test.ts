@@ -12,6 +12,7 @@ import {
   type Schedule,
 } from '@shared/challenges/challenge-schema.ts';
 import {
+  MAX_CHALLENGE_EVENTS,
   longestLeaderless,
   runChallenge,
   verifySubmission,
@@ -101,6 +102,23 @@ describe('verifySubmission refuses a faked success', () => {
     const reordered = Object.fromEntries(Object.entries(c.setup).reverse()) as Challenge['setup'];
     const v = verifySubmission(c, { challenge: c.id, seed: 1, setup: reordered, schedule: found });
     expect(v.accepted).toBe(true);
+  });
+
+  it('a run past the event bound is not judged (the relay spends a bounded time on any submission)', () => {
+    const busy = byId('bully-split-brain');
+    busy.setup = {
+      ...busy.setup,
+      ids: Array.from({ length: 64 }, (_, i) => i),
+      coordinator: 63,
+      timing: { heartbeatInterval: 1, heartbeatTimeout: 5 },
+      until: 600_000,
+    };
+    const t0 = performance.now();
+    const v = submit(busy, {});
+    expect(v).toMatchObject({ accepted: false, reason: 'run-too-long' });
+    expect(v.accepted || v.message).toContain(`over ${MAX_CHALLENGE_EVENTS} events`);
+    // Loose on purpose (a loaded 2-core machine): the bound is on events, this only catches a runaway.
+    expect(performance.now() - t0).toBeLessThan(15_000);
   });
 
   it('a schedule naming a process the set-up lacks is refused', () => {
