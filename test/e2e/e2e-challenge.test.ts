@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { Relay } from '../../server/relay.ts';
 import { launchBrowser, screenshot, toDocs, watchErrors } from '../helpers/browser.ts';
-import { searchSolution } from '../helpers/challenge-search.ts';
+import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'challenge-token';

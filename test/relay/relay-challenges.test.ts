@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { VERIFY_LIMITS } from '../../server/lab/challenge-room.ts';
-import { searchSolution } from '../helpers/challenge-search.ts';
+import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import {
   connect,
   parseTrace,

@@ -11,7 +11,7 @@ import {
 import { loadChallenges } from '../../server/lab/challenge-catalog.ts';
 import type { Lab } from '../../server/lab/lab.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
-import { searchSolution } from '../helpers/challenge-search.ts';
+import { searchSolution } from '@shared/challenges/challenge-search.ts';
 
 const catalog = loadChallenges(new URL('../../challenges/', import.meta.url).pathname);
 const bully = catalog.challenges.find((c) => c.id === 'bully-split-brain')!;

@@ -19,7 +19,7 @@ import {
 } from '@shared/challenges/challenge-verify.ts';
 import { checkFrame } from '../../server/lab/frame-check.ts';
 import { loadChallenges } from '../../server/lab/challenge-catalog.ts';
-import { searchSolution } from '../helpers/challenge-search.ts';
+import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 
 const catalog = loadChallenges(new URL('../../challenges/', import.meta.url).pathname);

@@ -1,9 +1,11 @@
 // A breadth-first search for a challenge's solution, fewest faults first, over a small grammar of
 // faults (a directed link that loses everything from the start, a crash of an unprotected id at
 // 1 s, a cut between the lower and the upper half at 0.5 s), each kind within the budget. It
-// finds the solutions the unit tests submit, so no test hard-codes one. Bounded in runs.
-import { overBudget, type Challenge, type Schedule } from '@shared/challenges/challenge-schema.ts';
-import { runChallenge } from '@shared/challenges/challenge-verify.ts';
+// finds the solutions the tests submit (so no test hard-codes one) and tells whoever writes a
+// challenge that it can be broken within its budget, and with how few faults (npm run challenge).
+// Pure and bounded in runs.
+import { overBudget, type Challenge, type Schedule } from './challenge-schema.ts';
+import { runChallenge } from './challenge-verify.ts';
 
 type Move = (s: Schedule) => Schedule;
 
