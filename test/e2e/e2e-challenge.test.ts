@@ -8,7 +8,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, toDocs, watchErrors } from '../helpers/browser.ts';
+import {
+  launchBrowser,
+  screenshot,
+  screenshotOf,
+  toDocs,
+  watchErrors,
+} from '../helpers/browser.ts';
 import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
 
@@ -174,6 +180,23 @@ describe('a break-it challenge in class', () => {
       );
       await projector.close();
     }
+
+    // The instructor's card: the board with a replay link per entry, at both widths.
+    const card = (page: Page) => page.locator('.challenge-panel');
+    await card(instructor).getByTestId('board-1').waitFor({ timeout: 15_000 });
+    toDocs(
+      await screenshotOf(card(instructor), 'challenge-instructor-1400'),
+      'challenge-instructor-1400',
+    );
+    const phoneDesk = await phone.newPage();
+    errors.push(...watchErrors(phoneDesk));
+    await phoneDesk.goto(`${base}/lab/${LAB}/instructor?token=${TOKEN}`);
+    await card(phoneDesk).getByTestId('board-1').waitFor({ timeout: 15_000 });
+    toDocs(
+      await screenshotOf(card(phoneDesk), 'challenge-instructor-390'),
+      'challenge-instructor-390',
+    );
+    await phoneDesk.close();
 
     // The instructor replays Ada's run as the relay re-ran it.
     await instructor.getByTestId('board-replay-1').click({ timeout: 15_000 });
