@@ -15,6 +15,12 @@ export const FINDING_KINDS = [
   'stale-order',
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
+/** The work schedule's findings: only a lab with a workload can have them. */
+export const WORK_FINDING_KINDS: readonly FindingKind[] = [
+  'result-lost',
+  'counted-twice',
+  'stale-order',
+];
 
 export interface Finding {
   /**

@@ -16,6 +16,7 @@ import type { TraceEvent } from '@shared/protocol/trace.ts';
 import {
   FindingsBook,
   rivalLeaders,
+  shownKinds,
   splitBrainText,
 } from '../../client/src/utils/findings-book.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
@@ -173,5 +174,17 @@ describe('findings on the dashboard', () => {
         COORDINATOR_ROLES,
       ),
     ).toEqual([{ processes: [4, 9], since: null, term: 3 }]);
+  });
+
+  it("the panel lists the work schedule's kinds only once one is found; the election's always", () => {
+    const zero = summaryWith([]).counts;
+    expect(shownKinds(zero)).toEqual(['safety', 'agreement', 'liveness', 'spurious']);
+    expect(shownKinds({ ...zero, 'stale-order': 2 })).toEqual([
+      'safety',
+      'agreement',
+      'liveness',
+      'spurious',
+      'stale-order',
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import {
   FINDING_KINDS,
   RECENT_FINDINGS,
+  WORK_FINDING_KINDS,
   type CheckerBounds,
   type CheckerSummary,
   type Finding,
@@ -103,6 +104,11 @@ function keyOf(f: Finding): string {
 
 function sameMembers(a: readonly ProcessId[], b: readonly ProcessId[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+/** The kinds the panel lists: the work schedule's only once one is found (a lab without a workload never has them). */
+export function shownKinds(counts: Readonly<Record<FindingKind, number>>): FindingKind[] {
+  return FINDING_KINDS.filter((k) => !WORK_FINDING_KINDS.includes(k) || counts[k] > 0);
 }
 
 /** How each kind is named and marked in the panel (a shape as well as a colour). */
