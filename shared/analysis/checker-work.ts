@@ -156,7 +156,7 @@ export class WorkWatch {
       kind: 'result-lost',
       at: t,
       processes,
-      detail: `result of ${list(fresh)} lost: ${why}`,
+      detail: `${fresh.length === 1 ? 'result' : 'results'} of ${list(fresh)} lost: ${why}`,
     });
   }
 }
