@@ -38,9 +38,12 @@ export class WorkWatch {
       this.stale.clear();
       this.fresh.clear();
     }
-    if (e.kind === 'crash' || e.kind === 'leave' || e.kind === 'fault') this.fresh.delete(e.node);
+    if (e.kind === 'crash' || e.kind === 'leave' || e.kind === 'fault') this.forget(e.node);
     this.staleNow = false;
     this.board.observe(e);
+    // The board waits for a snapshot's workload after a reconfigure (the dashboard's case); here
+    // the lab's config is the workload, and a new job starts now.
+    if (e.kind === 'control' && e.action === 'reconfigure') this.board.setWorkload(this.workload);
     if (e.kind === 'deliver') this.freshOrder(e.msg, e.to);
     if (e.kind === 'crash' || e.kind === 'leave' || e.kind === 'fault') this.crashed(e.node, e.t);
     if (e.kind === 'send' && typeof e.message === 'object' && e.message !== null)
@@ -62,6 +65,12 @@ export class WorkWatch {
     if (!set) this.fresh.set(to, (set = new Set()));
     if (set.size >= this.workload.tasks * 4) set.clear();
     set.add(`${o.task}:${o.token}`);
+  }
+
+  /** A process went down or restarted: what it was given, and what it may still answer, go with it. */
+  private forget(node: ProcessId): void {
+    this.fresh.delete(node);
+    for (const [k, d] of this.stale) if (d.to === node) this.stale.delete(k);
   }
 
   private staleDelivered(d: StaleDelivery): void {

@@ -67,6 +67,22 @@ describe('the live checker reads the work schedule from the trace', () => {
     expect(of('result-lost')[0]!.detail).toMatch(/tasks 0, 1, 2, 3, 4, 5 lost/);
   });
 
+  it('after a reconfigure (every process restarts on the new settings) the checker reads the new job at once', () => {
+    const { r } = run('work-worker-crash', 'static');
+    const j = { tasks: 5, size: 1000, taskMs: 400, sharing: 'static' as const, fencing: true };
+    const trace = [
+      { seq: -1, t: 0, kind: 'control', action: 'reconfigure' } as TraceEvent,
+      ...r.result.trace,
+    ];
+    const { findings } = checkTrace(trace, {
+      algorithm: 'bully',
+      ids: [...new Set(r.result.trace.flatMap((e) => ('node' in e ? [e.node] : [])))],
+      timing: DEFAULT_TIMING,
+      workload: { ...j, slow: [] },
+    });
+    expect(findings.filter((f) => f.kind === 'result-lost').length).toBeGreaterThan(0);
+  });
+
   for (const name of [
     'work-worker-crash',
     'work-analyser-crash',
