@@ -23,6 +23,10 @@ export class WorkWatch {
   private readonly stale = new Map<string, StaleDelivery>();
   /** Orders each process was delivered fresh, by `task:token`: a later stale copy is not what it obeys. */
   private readonly fresh = new Map<ProcessId, Set<string>>();
+  /** Assignments in flight, by message id: a fresh delivery is remembered as what its receiver obeys. */
+  private readonly orders = new Map<number, { task: number; token: number }>();
+  /** The event being read delivered a stale order (the board said so). */
+  private staleNow = false;
   private found: Finding[] = [];
 
   constructor(private readonly workload: Workload) {
@@ -50,11 +54,6 @@ export class WorkWatch {
       this.sent(e.msg, e.from, e.to, e.message as Record<string, unknown>, e.t);
     return this.found;
   }
-
-  /** Assignments in flight, by message id: a fresh delivery is remembered as what its receiver obeys. */
-  private readonly orders = new Map<number, { task: number; token: number }>();
-  /** The event being read delivered a stale order (the board said so). */
-  private staleNow = false;
 
   private freshOrder(msg: number, to: ProcessId): void {
     const o = this.orders.get(msg);
