@@ -8,7 +8,8 @@ import type { ProcessId } from '../algorithms/algorithm.ts';
 import type { Finding } from '../protocol/finding.ts';
 import type { Workload } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import { WorkBoard, type StaleDelivery } from './work-board.ts';
+import { WorkBoard } from './work-board.ts';
+import type { StaleDelivery } from './work-view.ts';
 
 /** Stale orders delivered and not yet answered, at most (the oldest are forgotten past it). */
 const MAX_STALE = 4096;

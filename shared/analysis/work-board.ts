@@ -2,70 +2,19 @@
 // already receives: the relay's trace of WORK_* messages, crashes and recoveries, and the
 // processes' reports (their `detail.work` role and `token`, shown as their claims). The
 // bookkeeping of the figures is the simulator audit's own (shared/work/task-tally.ts); this only
-// says which trace event feeds it. Plain object, no Vue; state is bounded by the job's tasks, the
-// lab's ids and the messages in flight.
+// says which trace event feeds it (the shapes it returns: work-view.ts). Plain object, no Vue;
+// state is bounded by the job's tasks, the lab's ids and the messages in flight.
 import type { ProcessId, Report } from '../algorithms/algorithm.ts';
 import type { Workload } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { answerKey, checks, epochOf, jobOf } from '../work/work-job.ts';
 import { isWorkType } from '../work/work-messages.ts';
-import { TaskTally, type TaskFigures } from '../work/task-tally.ts';
+import { TaskTally } from '../work/task-tally.ts';
+import { claimsOf, HOLDER_ROWS, type StaleDelivery, type WorkView } from './work-view.ts';
 
 /** Work messages sent and not yet delivered or dropped, by message id (oldest forgotten past this). */
 const MAX_PENDING = 20_000;
-/** Rows of "results and who holds them" a panel lists. */
-export const HOLDER_ROWS = 24;
-
 type Sent = { from: ProcessId; to: ProcessId; m: Record<string, unknown> };
-
-/** An order the relay delivered stamped older than a token it had delivered to that process before. */
-export interface StaleDelivery {
-  to: ProcessId;
-  from: ProcessId;
-  type: string;
-  token: number;
-  /** The newest token delivered to `to` before. */
-  newest: number;
-  task: number;
-  t: number;
-}
-
-export interface WorkView extends TaskFigures {
-  sharing: Workload['sharing'];
-  fencing: boolean;
-  /** Tasks neither kept by a live analyser nor running on a live machine. */
-  queued: number;
-  /** Live machine -> the task it works on (the first order it holds), by id. */
-  running: { id: ProcessId; task: number; waiting: number }[];
-  /**
-   * Tasks whose result no live process can still hand in. Dynamic sharing: computed, and every
-   * holder crashed since (a new office reassigns them). Static sharing, which never reassigns nor
-   * asks: kept by an analyser that crashed, sent to one that is down, or ordered to a machine
-   * that is down (003's problems 3 and 4).
-   */
-  lostNow: number;
-  /** Completed per second over elapsedMs. */
-  throughput: number | null;
-  /** From the job's first order to the last result kept once all are done, else to now. */
-  elapsedMs: number | null;
-  /** The newest token on an order in the trace, its sender and epoch (fact). */
-  token: { token: number; epoch: number; by: ProcessId } | null;
-  /** The process the newest office last sent a result to keep (fact). */
-  analyser: ProcessId | null;
-  /** What the processes say of themselves (their reports): claims. */
-  claims: { coordinators: { id: ProcessId; token: number }[]; analysers: ProcessId[] };
-  /** Per task (first HOLDER_ROWS): done or not, and the live processes holding its result. */
-  holders: {
-    task: number;
-    state: 'done' | 'running' | 'queued' | 'lost';
-    kept: ProcessId[];
-    held: ProcessId[];
-  }[];
-  /** Relay ms of the job's first order seen; null: none yet. */
-  since: number | null;
-  /** False when the first work message this page saw was not the job's first order: it opened mid-job, earlier events are not counted. */
-  fromStart: boolean;
-}
 
 export class WorkBoard {
   private tally = new TaskTally();
@@ -456,16 +405,6 @@ export class WorkBoard {
         : this.since === null
           ? null
           : now - this.since;
-    const coordinators: WorkView['claims']['coordinators'] = [];
-    const analysers: ProcessId[] = [];
-    for (const p of reports) {
-      if (p.status !== 'up' || !p.report?.detail) continue;
-      const role = p.report.detail['work'];
-      const token = p.report.detail['token'];
-      if (role === 'coordinator')
-        coordinators.push({ id: p.id, token: typeof token === 'number' ? token : 0 });
-      else if (role === 'analyser') analysers.push(p.id);
-    }
     return {
       ...f,
       sharing: w.sharing,
@@ -477,7 +416,7 @@ export class WorkBoard {
       elapsedMs: span,
       token: this.office ? { ...this.office, epoch: epochOf(this.office.token) } : null,
       analyser: this.analyser,
-      claims: { coordinators, analysers },
+      claims: claimsOf(reports),
       holders,
       since: this.since,
       fromStart: this.fromStart,
