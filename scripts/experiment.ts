@@ -27,6 +27,14 @@ import { fetchDeps, runLive, type LiveDeps } from '@shared/lab-client/experiment
 import { experimentFigures } from '@shared/experiments/experiment-plots.ts';
 import { agreementTable, summaryTable, toCsv } from '@shared/experiments/experiment-tables.ts';
 import { ELECTION_CASES, type ElectionCase } from '@shared/analysis/formulas.ts';
+import {
+  runWorkSweep,
+  workCsv,
+  workFigures,
+  workSummary,
+  type WorkRunRow,
+  type WorkSweepSpec,
+} from '@shared/experiments/work-experiment.ts';
 import { handleHelp, progressLine, usageError } from './cli.ts';
 
 export const EXPERIMENT_USAGE = `Usage: npm run experiment -- [options]
@@ -44,6 +52,12 @@ DIR/runs.csv, DIR/summary.md (measured beside the formulas) and SVG plots.
   --detector none|heartbeat|poll
   --out DIR            where to write (default experiments/)
   --live URL --token T run on a relay's server bots instead of the simulator
+  --workload tasks     003's work schedule instead (docs/WORK_SCHEDULE.md): makespan and results
+                       lost against workers crashed, static against dynamic sharing; writes
+                       DIR/work.csv, DIR/work-summary.md, work-makespan.svg and work-lost.svg.
+                       One --nodes value (default 6); --tasks K (default 24), --task-ms MS
+                       (default 400), --crashes 0,1,2,3 (default), --runs R (default 5),
+                       --delay MS (default 100); --algorithm (default bully)
   --help               this text`;
 
 export function parseExperimentCli(argv: string[]): {
@@ -51,6 +65,7 @@ export function parseExperimentCli(argv: string[]): {
   out: string;
   quiet: boolean;
   live: { url: string; token: string } | null;
+  work: WorkSweepSpec | null;
 } {
   const { values } = parseArgs({
     args: argv,
@@ -68,6 +83,10 @@ export function parseExperimentCli(argv: string[]): {
       live: { type: 'string' },
       token: { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      workload: { type: 'string' },
+      tasks: { type: 'string' },
+      'task-ms': { type: 'string' },
+      crashes: { type: 'string' },
     },
     strict: true,
   });
@@ -83,7 +102,10 @@ export function parseExperimentCli(argv: string[]): {
           .split(',')
           .map((x) => x.trim())
           .filter(Boolean);
-  const algorithms = (list(values.algorithm) ?? DEFAULT_SWEEP.algorithms) as AlgorithmName[];
+  if (values.workload !== undefined && values.workload !== 'tasks')
+    throw new Error('--workload: the one workload is "tasks"');
+  const defaultAlgorithms = values.workload ? ['bully'] : DEFAULT_SWEEP.algorithms;
+  const algorithms = (list(values.algorithm) ?? defaultAlgorithms) as AlgorithmName[];
   for (const a of algorithms)
     if (!ALGORITHM_NAMES.includes(a))
       throw new Error(`--algorithm: "${a}" is not one of ${ALGORITHM_NAMES.join(', ')}`);
@@ -100,9 +122,38 @@ export function parseExperimentCli(argv: string[]): {
   const detector = (values.detector ?? DEFAULT_SWEEP.detector) as DetectorMode;
   if (!['none', 'heartbeat', 'poll'].includes(detector))
     throw new Error('--detector: none, heartbeat or poll');
-  const runs = values.runs === undefined ? DEFAULT_SWEEP.runs : num(values.runs, '--runs');
+  const runs =
+    values.runs === undefined
+      ? values.workload
+        ? 5
+        : DEFAULT_SWEEP.runs
+      : num(values.runs, '--runs');
   if (!Number.isInteger(runs) || runs < 1 || runs > 100_000)
     throw new Error('--runs: an integer from 1 to 100000');
+  let work: WorkSweepSpec | null = null;
+  if (values.workload) {
+    if (values.live !== undefined) throw new Error('--workload runs in the simulator, not --live');
+    const n = values.nodes === undefined ? 6 : num(values.nodes, '--nodes');
+    if (!Number.isInteger(n) || n < 3 || n > 1000)
+      throw new Error('--nodes: with --workload one N, an integer from 3 to 1000');
+    const crashes = (list(values.crashes) ?? ['0', '1', '2', '3']).map((x) => num(x, '--crashes'));
+    for (const c of crashes)
+      if (!Number.isInteger(c) || c > n - 2)
+        throw new Error(`--crashes: whole numbers up to ${n - 2} (one worker stays up)`);
+    const tasks = values.tasks === undefined ? 24 : num(values.tasks, '--tasks');
+    if (!Number.isInteger(tasks) || tasks < 1 || tasks > 20_000)
+      throw new Error('--tasks: an integer from 1 to 20000');
+    work = {
+      algorithms,
+      n,
+      tasks,
+      taskMs: values['task-ms'] === undefined ? 400 : num(values['task-ms'], '--task-ms'),
+      crashes,
+      runs,
+      seed: values.seed === undefined ? 1 : num(values.seed, '--seed'),
+      delay: values.delay === undefined ? 100 : num(values.delay, '--delay'),
+    };
+  }
   return {
     spec: {
       algorithms,
@@ -118,6 +169,7 @@ export function parseExperimentCli(argv: string[]): {
     out: values.out,
     quiet: values.quiet,
     live: values.live === undefined ? null : { url: values.live, token: token! },
+    work,
   };
 }
 
@@ -171,6 +223,15 @@ export async function runExperimentLive(
   return rows;
 }
 
+/** Everything the work sweep writes, as file name and text. */
+export function workFiles(rows: readonly WorkRunRow[]): { file: string; text: string }[] {
+  return [
+    { file: 'work.csv', text: workCsv(rows) },
+    { file: 'work-summary.md', text: workSummary(rows) },
+    ...workFigures(rows).map((f) => ({ file: f.file, text: f.svg })),
+  ];
+}
+
 /** Everything the run writes, as file name and text. */
 export function experimentFiles(
   spec: SweepSpec,
@@ -206,10 +267,22 @@ async function main(): Promise<void> {
   } catch (e) {
     usageError('experiment', EXPERIMENT_USAGE, e);
   }
-  const { spec, out, quiet, live } = parsed;
+  const { spec, out, quiet, live, work } = parsed;
   const started = performance.now();
   const line = progressLine(process.stderr, started);
   const progress = (share: number, label: string) => !quiet && line.step(bar(share, label));
+  if (work) {
+    const rows = runWorkSweep(work, progress);
+    line.done();
+    mkdirSync(out, { recursive: true });
+    const files = workFiles(rows);
+    for (const f of files) writeFileSync(join(out, f.file), f.text);
+    const wall = (performance.now() - started) / 1000;
+    console.log(`${rows.length} runs in ${wall.toFixed(1)} s`);
+    console.log(workSummary(rows));
+    console.log(`wrote ${files.map((f) => join(out, f.file)).join(', ')}`);
+    return;
+  }
   let rows: RunRow[];
   try {
     rows = live

@@ -28,6 +28,9 @@ import { restartOverlap, settleBound } from '@shared/sim/explore-probe.ts';
 import { provenWords } from '@shared/sim/explore-verdict.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { withWork } from '@shared/work/with-work.ts';
+import { DEFAULT_JOB, type WorkJob } from '@shared/work/work-job.ts';
+import { WORK_PROPERTIES, workInvariant } from '@shared/work/work-explore.ts';
 import { handleHelp, progressLine, usageError } from './cli.ts';
 
 export const FAULTS = ['partition', 'crash', 'restart', 'drop', 'slow'] as const;
@@ -49,7 +52,12 @@ for the shortest schedule that breaks safety or agreement. Writes it as a replay
                        search stops at a bound (default 1000; 0: none); --probe-seconds S (default 5)
   --early              stop at the first violation
   --seed S
-  --check safety,agreement
+  --check LIST         among safety, agreement, ${WORK_PROPERTIES.join(', ')}
+                       (default safety,agreement; with --workload the three work properties)
+  --workload tasks     003's work schedule over the election (docs/WORK_SCHEDULE.md): checks
+                       no result lost, none counted twice, no stale order obeyed
+  --tasks K            tasks in the job (default 2); --task-ms MS (default 400)
+  --sharing dynamic|static  --fencing on|off (default dynamic, on)
   --trace FILE         where to write the violating schedule
   --json               machine-readable output
   --help               this text`;
@@ -79,7 +87,12 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       probes: { type: 'string', default: '1000' },
       'probe-seconds': { type: 'string', default: '5' },
       seed: { type: 'string', default: '1' },
-      check: { type: 'string', default: 'safety,agreement' },
+      check: { type: 'string' },
+      workload: { type: 'string' },
+      tasks: { type: 'string', default: '2' },
+      'task-ms': { type: 'string', default: '400' },
+      sharing: { type: 'string', default: 'dynamic' },
+      fencing: { type: 'string', default: 'on' },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -108,34 +121,43 @@ export function parseExploreCli(argv: string[]): ExploreCli {
   for (const id of initiators)
     if (!liveIds.includes(id))
       throw new Error(`--initiators: ${id} is not a live id (0..${liveIds.length - 1})`);
-  const check = values.check
+  if (values.workload !== undefined && values.workload !== 'tasks')
+    throw new Error('--workload: the one workload is "tasks"');
+  const work = values.workload === 'tasks' ? jobFrom(values) : null;
+  const known: readonly string[] = ['safety', 'agreement', ...WORK_PROPERTIES];
+  const check = (values.check ?? (work ? WORK_PROPERTIES.join(',') : 'safety,agreement'))
     .split(',')
     .map((c) => c.trim())
     .filter(Boolean) as Property[];
   for (const c of check)
-    if (c !== 'safety' && c !== 'agreement')
-      throw new Error(`--check: "${c}" is not safety or agreement`);
+    if (!known.includes(c)) throw new Error(`--check: "${c}" is not one of ${known.join(', ')}`);
   const timing = DEFAULT_TIMING;
+  const election = getAlgorithm(algorithm);
+  const setup: ExploreSetup = {
+    algorithm: work ? withWork(election, work) : election,
+    ids,
+    timing,
+    detector: 'none',
+    initialCoordinator: n - 1,
+    crashed: values.alive ? [] : [n - 1],
+    initiators,
+    detectWindow:
+      values['detect-window'] === undefined
+        ? timing.transmission
+        : int(values['detect-window'], '--detect-window'),
+    budget,
+    seed: int(values.seed, '--seed'),
+    extremes: !values.early,
+    // With a job, random probes go on until it can be done: every task twice over, after the election.
+    settle: work
+      ? (settleBound(algorithm, ids, timing) ?? 0) + 2 * work.tasks * work.taskMs + 2000
+      : settleBound(algorithm, ids, timing),
+    overlap: budget.restart > 0 ? restartOverlap(algorithm, ids, timing) : undefined,
+  };
+  if (work) setup.invariant = workInvariant(setup);
   return {
     algorithm,
-    setup: {
-      algorithm: getAlgorithm(algorithm),
-      ids,
-      timing,
-      detector: 'none',
-      initialCoordinator: n - 1,
-      crashed: values.alive ? [] : [n - 1],
-      initiators,
-      detectWindow:
-        values['detect-window'] === undefined
-          ? timing.transmission
-          : int(values['detect-window'], '--detect-window'),
-      budget,
-      seed: int(values.seed, '--seed'),
-      extremes: !values.early,
-      settle: settleBound(algorithm, ids, timing),
-      overlap: budget.restart > 0 ? restartOverlap(algorithm, ids, timing) : undefined,
-    },
+    setup,
     limits: {
       depth: int(values.depth, '--depth'),
       states: int(values.states, '--states'),
@@ -149,8 +171,27 @@ export function parseExploreCli(argv: string[]): ExploreCli {
     },
     trace:
       values.trace ??
-      `explore-out/${algorithm}-${n}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
+      `explore-out/${algorithm}-${n}${work ? '-tasks' : ''}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
     json: values.json,
+  };
+}
+
+/** The job of --workload tasks: a few tasks, dynamic sharing and fencing unless told otherwise. */
+function jobFrom(values: Record<string, string | boolean | undefined>): WorkJob {
+  const tasks = int(String(values['tasks']), '--tasks');
+  if (tasks < 1 || tasks > 8) throw new Error('--tasks: from 1 to 8 (the search space grows fast)');
+  const sharing = values['sharing'];
+  if (sharing !== 'dynamic' && sharing !== 'static')
+    throw new Error('--sharing: dynamic or static');
+  const fencing = values['fencing'];
+  if (fencing !== 'on' && fencing !== 'off') throw new Error('--fencing: on or off');
+  return {
+    ...DEFAULT_JOB,
+    tasks,
+    size: 100,
+    taskMs: int(String(values['task-ms']), '--task-ms'),
+    sharing,
+    fencing: fencing === 'on',
   };
 }
 

@@ -11,7 +11,7 @@ import {
   type Finding,
   type FindingKind,
 } from '@shared/analysis/checker.ts';
-import { RECENT_FINDINGS } from '@shared/protocol/finding.ts';
+import { FINDING_KINDS, RECENT_FINDINGS } from '@shared/protocol/finding.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Clock } from '../clock/clock.ts';
 
@@ -34,7 +34,7 @@ interface Carried {
 }
 
 const NOTHING: Carried = {
-  counts: { safety: 0, agreement: 0, liveness: 0, spurious: 0 },
+  counts: Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as Record<FindingKind, number>,
   spuriousElections: 0,
   recent: [],
 };
@@ -101,6 +101,7 @@ export class LabChecker {
       ids: c.ids,
       timing: c.timing,
       options: c.options,
+      ...(c.workload ? { workload: c.workload } : {}),
     });
   }
 
@@ -158,5 +159,5 @@ export class LabChecker {
 }
 
 function keyOf(c: ProcessConfig): string {
-  return JSON.stringify([c.algorithm, c.ids, c.timing, c.options]);
+  return JSON.stringify([c.algorithm, c.ids, c.timing, c.options, c.workload ?? null]);
 }

@@ -35,6 +35,8 @@ import { cutOf, type Cut } from '../sim/network.ts';
 import { leads } from './properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { IntSet } from './int-set.ts';
+import { WorkWatch } from './checker-work.ts';
+import type { Workload } from '../protocol/lab-config.ts';
 
 export type { CheckerSummary, Finding, FindingKind } from '../protocol/finding.ts';
 
@@ -45,6 +47,8 @@ export interface CheckerSetup {
   options?: Readonly<Record<string, unknown>>;
   /** Replace any derived bound (tests, experiments). */
   bounds?: Partial<CheckerBounds>;
+  /** The lab's work schedule: adds the work findings (checker-work.ts). */
+  workload?: Workload;
 }
 
 export interface Checker {
@@ -104,8 +108,10 @@ class LiveChecker implements Checker {
     number
   >;
   private readonly recent: Finding[] = [];
+  private readonly work: WorkWatch | null;
 
   constructor(private readonly setup: CheckerSetup) {
+    this.work = setup.workload ? new WorkWatch(setup.workload) : null;
     this.profile = checkerProfile(setup, setup.bounds);
     this.bounds = this.profile.bounds;
     this.coordinators = createCoordinatorWatch(this.profile);
@@ -116,6 +122,7 @@ class LiveChecker implements Checker {
     const out: Finding[] = [];
     this.tickInto(out, e.t);
     this.apply(out, e);
+    if (this.work) for (const f of this.work.observe(e)) this.emit(out, f);
     this.tickInto(out, now);
     return out;
   }

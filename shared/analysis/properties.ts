@@ -13,7 +13,8 @@
 // highest live id, and which itself claims to lead.
 import type { AlgorithmName, ProcessId, Report } from '../algorithms/algorithm.ts';
 
-export type Property = 'safety' | 'agreement';
+/** The election's two, and the work schedule's three (shared/work/work-explore.ts). */
+export type Property = 'safety' | 'agreement' | 'result-lost' | 'counted-twice' | 'stale-order';
 
 export interface Violation {
   property: Property;

@@ -74,7 +74,8 @@ export function toCsv(rows: readonly RunRow[]): string {
   return lines.join('\n') + '\n';
 }
 
-function cell(v: unknown): string {
+/** One CSV cell, quoted when it holds a comma, a quote or a newline. */
+export function cell(v: unknown): string {
   const s = String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

@@ -5,8 +5,22 @@ import { z } from 'zod';
 import type { ProcessId } from '../algorithms/algorithm.ts';
 import { ProcessIdSchema } from './lab-config.ts';
 
-export const FINDING_KINDS = ['safety', 'agreement', 'liveness', 'spurious'] as const;
+export const FINDING_KINDS = [
+  'safety',
+  'agreement',
+  'liveness',
+  'spurious',
+  'result-lost',
+  'counted-twice',
+  'stale-order',
+] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
+/** The work schedule's findings: only a lab with a workload can have them. */
+export const WORK_FINDING_KINDS: readonly FindingKind[] = [
+  'result-lost',
+  'counted-twice',
+  'stale-order',
+];
 
 export interface Finding {
   /**
@@ -16,6 +30,13 @@ export interface Finding {
    *   one the algorithm must elect;
    * - liveness: an election still unfinished after the bound the algorithm's analysis gives;
    * - spurious: an election started while the coordinator its initiator believed was alive.
+   *
+   * With a workload (003's work schedule, docs/WORK_SCHEDULE.md), from the work messages relayed:
+   * - result-lost: a task's result that no live process holds or can still hand in (every holder
+   *   crashed; static sharing: ordered to, or sent to, a machine that crashed);
+   * - counted-twice: a process's answer to "what do you hold?" lists one task twice (its claim);
+   * - stale-order: a process obeyed an order older than a token the relay had already delivered
+   *   to it (it answered the order: a result or a "what I hold").
    */
   kind: FindingKind;
   /** When the checker concluded it, ms on the lab's (or simulation's) clock. */

@@ -79,7 +79,7 @@ export function probe(
   setup: ExploreSetup,
   limits: ProbeLimits,
   clock: () => number,
-  check: (w: World) => Violation | null,
+  check: (w: World, prev: World) => Violation | null,
   which: readonly Property[],
 ): { tally: ProbeTally; finding: { violation: Violation; actions: Action[] } | null } {
   const started = clock();
@@ -99,7 +99,7 @@ function oneProbe(
   setup: ExploreSetup,
   maxSteps: number,
   rng: Random,
-  check: (w: World) => Violation | null,
+  check: (w: World, prev: World) => Violation | null,
   which: readonly Property[],
 ) {
   let w = initialWorld(setup);
@@ -110,9 +110,10 @@ function oneProbe(
     if (options.length === 0) return { actions, settled: true, violation: null };
     const a = choose(options, rng);
     actions.push(a);
+    const prev = w;
     w = step(setup, w, a);
     if (a.kind !== 'fire') lastFault = w.now;
-    const v = check(w);
+    const v = check(w, prev);
     if (v) return { actions, settled: true, violation: v };
     if (w.pending.length === 0) return { actions, settled: true, violation: null };
     if (

@@ -72,7 +72,10 @@ function check(
   setup: ExploreSetup,
   w: World,
   which: readonly Property[] = ['safety', 'agreement'],
+  prev: World | null = null,
 ): Violation | null {
+  const extra = setup.invariant?.(prev, w, which);
+  if (extra) return extra;
   const name: AlgorithmName = setup.algorithm.name;
   const quiet = w.pending.length === 0 && which.includes('agreement');
   if (which.includes('safety')) {
@@ -148,7 +151,7 @@ export function search(
   if (r.bound === null || !limits.probes || limits.probes.count === 0) return r;
   const started = clock();
   const which = limits.check ?? ['safety', 'agreement'];
-  const p = probe(setup, limits.probes, clock, (w) => check(setup, w, which), which);
+  const p = probe(setup, limits.probes, clock, (w, prev) => check(setup, w, which, prev), which);
   const elapsedMs = r.elapsedMs + (clock() - started);
   if (!p.finding) return { ...r, probes: p.tally, elapsedMs };
   return {
@@ -206,7 +209,7 @@ function breadthFirst(
         parent.push(node);
         via.push(action);
         const id = parent.length - 1;
-        const v = check(setup, w, which);
+        const v = check(setup, w, which, world);
         if (v)
           return done('found', depth + 1, {
             violation: v,
@@ -328,7 +331,7 @@ export function scheduleTrace(
     worlds.push(w);
   }
   // The verdict closes the trace, as the live checker's findings do in the relay's.
-  const v = found ?? check(setup, w);
+  const v = found ?? check(setup, w, undefined, worlds[worlds.length - 2] ?? null);
   if (v)
     rec({
       t: w.now,

@@ -14,7 +14,7 @@ import type {
 } from '../algorithms/algorithm.ts';
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import type { Reports } from '../analysis/properties.ts';
+import type { Property, Reports, Violation } from '../analysis/properties.ts';
 import type { DistributiveOmit } from './event-queue.ts';
 
 export interface ExploreSetup {
@@ -51,6 +51,11 @@ export interface ExploreSetup {
    * win the election and take over"). Unset: never, not even for an instant.
    */
   overlap?: number;
+  /**
+   * A further property of every world, given the world before it (null: the first): the work
+   * schedule's (shared/work/work-explore.ts). It picks what to check from `which`.
+   */
+  invariant?: (prev: World | null, w: World, which: readonly Property[]) => Violation | null;
 }
 
 export interface FaultBudget {

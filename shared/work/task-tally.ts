@@ -1,6 +1,6 @@
 // The work schedule's figures, one bookkeeping for two sources: the simulator's audit reads the
 // processes' states (work-audit.ts), the dashboard reads the relay's trace (client
-// utils/work-board.ts). Both feed this tally and print its figures, so `npm run simulate --
+// shared/analysis/work-board.ts). Both feed this tally and print its figures, so `npm run simulate --
 // --tasks` and the Work panel count duplicates, completed results and the makespan alike.
 
 /** What `npm run simulate -- --tasks K --json` prints as `tasks`. */

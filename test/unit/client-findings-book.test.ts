@@ -5,12 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { checkTrace } from '@shared/analysis/checker.ts';
-import { RECENT_FINDINGS, type CheckerSummary, type Finding } from '@shared/protocol/finding.ts';
+import {
+  FINDING_KINDS,
+  RECENT_FINDINGS,
+  type CheckerSummary,
+  type Finding,
+} from '@shared/protocol/finding.ts';
 import { simulate } from '@shared/sim/simulator.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import {
   FindingsBook,
   rivalLeaders,
+  shownKinds,
   splitBrainText,
 } from '../../client/src/utils/findings-book.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
@@ -61,7 +67,7 @@ function summaryWith(
   recent: Finding[],
   splitBrain: CheckerSummary['splitBrain'] = [],
 ): CheckerSummary {
-  const counts = { safety: 0, agreement: 0, liveness: 0, spurious: 0 };
+  const counts = Object.fromEntries(FINDING_KINDS.map((k) => [k, 0])) as CheckerSummary['counts'];
   for (const f of recent) counts[f.kind]++;
   return {
     counts,
@@ -105,7 +111,8 @@ describe('findings on the dashboard', () => {
     const book = new FindingsBook();
     book.applySummary(summaryWith([finding(100)]));
     book.applyFinding(finding(200, 'safety'));
-    expect(book.counts).toEqual({ safety: 1, agreement: 0, liveness: 0, spurious: 1 });
+    expect(book.counts).toMatchObject({ safety: 1, agreement: 0, liveness: 0, spurious: 1 });
+    expect(book.total()).toBe(2);
     expect(book.splitBrain).toEqual([{ processes: [1], since: 200 }]);
     book.applySummary(summaryWith([finding(100), finding(200, 'safety')]));
     expect(book.counts.safety).toBe(1);
@@ -167,5 +174,17 @@ describe('findings on the dashboard', () => {
         COORDINATOR_ROLES,
       ),
     ).toEqual([{ processes: [4, 9], since: null, term: 3 }]);
+  });
+
+  it("the panel lists the work schedule's kinds only once one is found; the election's always", () => {
+    const zero = summaryWith([]).counts;
+    expect(shownKinds(zero)).toEqual(['safety', 'agreement', 'liveness', 'spurious']);
+    expect(shownKinds({ ...zero, 'stale-order': 2 })).toEqual([
+      'safety',
+      'agreement',
+      'liveness',
+      'spurious',
+      'stale-order',
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-// The Work panel's figures (client/src/utils/work-board.ts) folded from a trace, checked against
+// The Work panel's figures (shared/analysis/work-board.ts) folded from a trace, checked against
 // the simulator's audit of the same run (shared/work/work-audit.ts, which reads the processes'
 // states): the scenarios of 003's work schedule (test/scenarios/work-*.txt), each a trace of
 // WORK_* messages, crashes and recoveries as the relay records one.
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Workload } from '@shared/protocol/lab-config.ts';
 import { simulateWork, type WorkRun } from '@shared/work/work-sim.ts';
-import { WorkBoard } from '../../client/src/utils/work-board.ts';
+import { WorkBoard } from '@shared/analysis/work-board.ts';
 import { compileScenario, splitScenario } from '../helpers/scenario-script.ts';
 
 function run(

@@ -6,7 +6,7 @@ import { computed, ref, watch, type Ref } from 'vue';
 import { parseTraceFile } from '@shared/protocol/trace-file.ts';
 import { publicApi } from './use-api.ts';
 import type { useLabObserver } from './use-lab-observer.ts';
-import type { WorkView } from '../utils/work-board.ts';
+import type { WorkView } from '@shared/analysis/work-view.ts';
 
 export function useWorkBoard(
   lab: Ref<string>,

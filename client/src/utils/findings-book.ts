@@ -7,6 +7,7 @@ import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import {
   FINDING_KINDS,
   RECENT_FINDINGS,
+  WORK_FINDING_KINDS,
   type CheckerBounds,
   type CheckerSummary,
   type Finding,
@@ -86,7 +87,15 @@ export class FindingsBook {
 }
 
 function zero(): Record<FindingKind, number> {
-  return { safety: 0, agreement: 0, liveness: 0, spurious: 0 };
+  return {
+    safety: 0,
+    agreement: 0,
+    liveness: 0,
+    spurious: 0,
+    'result-lost': 0,
+    'counted-twice': 0,
+    'stale-order': 0,
+  };
 }
 
 function keyOf(f: Finding): string {
@@ -95,6 +104,11 @@ function keyOf(f: Finding): string {
 
 function sameMembers(a: readonly ProcessId[], b: readonly ProcessId[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+/** The kinds the panel lists: the work schedule's only once one is found (a lab without a workload never has them). */
+export function shownKinds(counts: Readonly<Record<FindingKind, number>>): FindingKind[] {
+  return FINDING_KINDS.filter((k) => !WORK_FINDING_KINDS.includes(k) || counts[k] > 0);
 }
 
 /** How each kind is named and marked in the panel (a shape as well as a colour). */
@@ -135,6 +149,27 @@ export const FINDING_LOOK: Record<
     shape: 'circle',
     color: '#0072B2',
     explain: 'an election started while the coordinator was alive',
+  },
+  'result-lost': {
+    label: 'result lost',
+    plural: 'results lost',
+    shape: 'square',
+    color: '#009E73',
+    explain: 'a task result no live process holds or can still hand in (work schedule)',
+  },
+  'counted-twice': {
+    label: 'result counted twice',
+    plural: 'results counted twice',
+    shape: 'diamond',
+    color: '#56B4E9',
+    explain: 'a process says it keeps one task result twice (its claim, relayed)',
+  },
+  'stale-order': {
+    label: 'stale order obeyed',
+    plural: 'stale orders obeyed',
+    shape: 'triangle',
+    color: '#000000',
+    explain: "a process obeyed a coordinator's order older than a token it had been given",
   },
 };
 

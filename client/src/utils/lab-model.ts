@@ -13,7 +13,7 @@ import { groupOf } from '@shared/sim/network.ts';
 import { ElectionTracker } from './election-tracker.ts';
 import { FindingsBook } from './findings-book.ts';
 import { whoDisagrees, type Agreement } from './who-disagrees.ts';
-import { WorkBoard } from './work-board.ts';
+import { WorkBoard } from '@shared/analysis/work-board.ts';
 
 export class LabModel {
   config: LabConfig | null = null;

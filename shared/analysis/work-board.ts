@@ -2,58 +2,19 @@
 // already receives: the relay's trace of WORK_* messages, crashes and recoveries, and the
 // processes' reports (their `detail.work` role and `token`, shown as their claims). The
 // bookkeeping of the figures is the simulator audit's own (shared/work/task-tally.ts); this only
-// says which trace event feeds it. Plain object, no Vue; state is bounded by the job's tasks, the
-// lab's ids and the messages in flight.
-import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
-import type { Workload } from '@shared/protocol/lab-config.ts';
-import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { answerKey, checks, epochOf, jobOf } from '@shared/work/work-job.ts';
-import { isWorkType } from '@shared/work/work-messages.ts';
-import { TaskTally, type TaskFigures } from '@shared/work/task-tally.ts';
+// says which trace event feeds it (the shapes it returns: work-view.ts). Plain object, no Vue;
+// state is bounded by the job's tasks, the lab's ids and the messages in flight.
+import type { ProcessId, Report } from '../algorithms/algorithm.ts';
+import type { Workload } from '../protocol/lab-config.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
+import { answerKey, checks, epochOf, jobOf } from '../work/work-job.ts';
+import { isWorkType } from '../work/work-messages.ts';
+import { TaskTally } from '../work/task-tally.ts';
+import { claimsOf, HOLDER_ROWS, type StaleDelivery, type WorkView } from './work-view.ts';
 
 /** Work messages sent and not yet delivered or dropped, by message id (oldest forgotten past this). */
 const MAX_PENDING = 20_000;
-/** Rows of "results and who holds them" a panel lists. */
-export const HOLDER_ROWS = 24;
-
 type Sent = { from: ProcessId; to: ProcessId; m: Record<string, unknown> };
-
-export interface WorkView extends TaskFigures {
-  sharing: Workload['sharing'];
-  fencing: boolean;
-  /** Tasks neither kept by a live analyser nor running on a live machine. */
-  queued: number;
-  /** Live machine -> the task it works on (the first order it holds), by id. */
-  running: { id: ProcessId; task: number; waiting: number }[];
-  /**
-   * Tasks whose result no live process can still hand in. Dynamic sharing: computed, and every
-   * holder crashed since (a new office reassigns them). Static sharing, which never reassigns nor
-   * asks: kept by an analyser that crashed, sent to one that is down, or ordered to a machine
-   * that is down (003's problems 3 and 4).
-   */
-  lostNow: number;
-  /** Completed per second over elapsedMs. */
-  throughput: number | null;
-  /** From the job's first order to the last result kept once all are done, else to now. */
-  elapsedMs: number | null;
-  /** The newest token on an order in the trace, its sender and epoch (fact). */
-  token: { token: number; epoch: number; by: ProcessId } | null;
-  /** The process the newest office last sent a result to keep (fact). */
-  analyser: ProcessId | null;
-  /** What the processes say of themselves (their reports): claims. */
-  claims: { coordinators: { id: ProcessId; token: number }[]; analysers: ProcessId[] };
-  /** Per task (first HOLDER_ROWS): done or not, and the live processes holding its result. */
-  holders: {
-    task: number;
-    state: 'done' | 'running' | 'queued' | 'lost';
-    kept: ProcessId[];
-    held: ProcessId[];
-  }[];
-  /** Relay ms of the job's first order seen; null: none yet. */
-  since: number | null;
-  /** False when the first work message this page saw was not the job's first order: it opened mid-job, earlier events are not counted. */
-  fromStart: boolean;
-}
 
 export class WorkBoard {
   private tally = new TaskTally();
@@ -84,6 +45,8 @@ export class WorkBoard {
   private log: TraceEvent[] | null = [];
   private replaying = false;
   private keyFor = '';
+  /** Told of every stale order delivered, fencing on or off (the live checker waits to see it obeyed). */
+  onStale: ((d: StaleDelivery) => void) | null = null;
 
   constructor(private workload: Workload | null = null) {
     this.setWorkload(workload);
@@ -183,6 +146,9 @@ export class WorkBoard {
         this.lose(e.node);
         this.down.add(e.node);
         return;
+      case 'fault':
+        this.lose(e.node); // restarted from scratch by its host: a crash and a recovery in one
+        return;
       case 'recover':
       case 'join':
         this.down.delete(e.node);
@@ -272,7 +238,9 @@ export class WorkBoard {
     const order = stores || type === 'WORK_ASSIGN' || type === 'WORK_HOLD';
     const fencing = this.workload!.fencing;
     if (order) {
-      const stale = token < (this.newest.get(to) ?? 0);
+      const newest = this.newest.get(to) ?? 0;
+      const stale = token < newest;
+      if (stale) this.onStale?.({ to, from: s.from, type: String(type), token, newest, task, t });
       if (stale && fencing) return; // refused: its WORK_REFUSED is counted when sent
       if (stale) this.tally.add('staleAccepted');
       this.see(to, token);
@@ -339,6 +307,60 @@ export class WorkBoard {
     return this.live(this.kept);
   }
 
+  /** Tasks whose result is on its way to a live process (a result, a store, an answer to "what do you hold?"). */
+  private flying(): Set<number> {
+    const out = new Set<number>();
+    for (const { to, m } of this.pending.values()) {
+      if (this.down.has(to)) continue;
+      if (m['type'] === 'WORK_RESULT' || m['type'] === 'WORK_STORE') out.add(num(m['task']));
+      else if (m['type'] === 'WORK_HELD' && Array.isArray(m['held']))
+        for (const p of m['held'] as unknown[]) if (Array.isArray(p)) out.add(num(p[0]));
+    }
+    return out;
+  }
+
+  /**
+   * Whether `t`'s result is lost now. Dynamic sharing: computed, and no live process holds it or
+   * is being sent it (the next office hands it out again). Static sharing, which never reassigns
+   * nor asks: kept by an analyser that crashed, sent to one that is down, or ordered to a machine
+   * that is down (003's problems 3 and 4).
+   */
+  private isLost(
+    t: number,
+    kept: ReadonlySet<number>,
+    held: ReadonlySet<number>,
+    flying: ReadonlySet<number>,
+  ): boolean {
+    if (kept.has(t)) return false;
+    const downed = (id: ProcessId | undefined) => id !== undefined && this.down.has(id);
+    if (this.workload?.sharing === 'static')
+      return (
+        this.keptByCrashed.has(t) ||
+        (this.tally.wasComputed(t)
+          ? downed(this.resultTo.get(t))
+          : downed(this.lastOrderedTo.get(t)))
+      );
+    return this.tally.wasComputed(t) && !held.has(t) && !flying.has(t);
+  }
+
+  /** The tasks lost now, ascending (one pass over the job: call it on a crash, not per message). */
+  lostTasks(): number[] {
+    const w = this.workload;
+    if (!w) return [];
+    const kept = this.keptLive();
+    const held = this.live(this.held);
+    const flying = this.flying();
+    const out: number[] = [];
+    for (let t = 0; t < w.tasks; t++) if (this.isLost(t, kept, held, flying)) out.push(t);
+    return out;
+  }
+
+  /** Whether one task is lost now, under static sharing (a send to a machine that is down). */
+  staticLost(t: number): boolean {
+    if (this.workload?.sharing !== 'static' || this.isKeptLive(t)) return false;
+    return this.isLost(t, new Set(), new Set(), new Set());
+  }
+
   /** The panel's figures at relay time `now`; `reports`: the processes' latest reports (claims). */
   view(
     now: number,
@@ -364,20 +386,11 @@ export class WorkBoard {
       return { kept: k.sort((a, b) => a - b), held: h.sort((a, b) => a - b) };
     };
     let lostNow = 0;
-    const downed = (id: ProcessId | undefined) => id !== undefined && this.down.has(id);
-    // One pass over what the live processes hold, not one per task: a job may have 20,000 tasks.
     const held = this.live(this.held);
-    const isLost = (t: number) =>
-      !kept.has(t) &&
-      (w.sharing === 'static'
-        ? this.keptByCrashed.has(t) ||
-          (this.tally.wasComputed(t)
-            ? downed(this.resultTo.get(t))
-            : downed(this.lastOrderedTo.get(t)))
-        : this.tally.wasComputed(t) && !held.has(t));
+    const flying = this.flying();
     const holders: WorkView['holders'] = [];
     for (let t = 0; t < w.tasks; t++) {
-      const lost = isLost(t);
+      const lost = this.isLost(t, kept, held, flying);
       if (lost) lostNow++;
       if (t < HOLDER_ROWS)
         holders.push({
@@ -392,16 +405,6 @@ export class WorkBoard {
         : this.since === null
           ? null
           : now - this.since;
-    const coordinators: WorkView['claims']['coordinators'] = [];
-    const analysers: ProcessId[] = [];
-    for (const p of reports) {
-      if (p.status !== 'up' || !p.report?.detail) continue;
-      const role = p.report.detail['work'];
-      const token = p.report.detail['token'];
-      if (role === 'coordinator')
-        coordinators.push({ id: p.id, token: typeof token === 'number' ? token : 0 });
-      else if (role === 'analyser') analysers.push(p.id);
-    }
     return {
       ...f,
       sharing: w.sharing,
@@ -413,7 +416,7 @@ export class WorkBoard {
       elapsedMs: span,
       token: this.office ? { ...this.office, epoch: epochOf(this.office.token) } : null,
       analyser: this.analyser,
-      claims: { coordinators, analysers },
+      claims: claimsOf(reports),
       holders,
       since: this.since,
       fromStart: this.fromStart,
