@@ -531,6 +531,16 @@ export class Lab {
     };
   }
 
+  /**
+   * The one writer of a process's crashed and paused flags (ProcessEntry has them read-only): the
+   * instructor's controls and a reopened lab's saved state change them through here.
+   */
+  setProcessState(entry: ProcessEntry, flags: { crashed?: boolean; paused?: boolean }): void {
+    const e = entry as { crashed: boolean; paused?: boolean };
+    if (flags.crashed !== undefined) e.crashed = flags.crashed;
+    if (flags.paused !== undefined) e.paused = flags.paused;
+  }
+
   /** Called by the instructor's controls after they change the crashed set, the partition or the pause. */
   stateChanged(): void {
     this.deps.onStateChange?.();
