@@ -6,7 +6,7 @@ import express, { type Router } from 'express';
 import { errorHandler, requireToken, sendError, tokenCheck, type RouteDeps } from './api-util.ts';
 import type { ServerBots } from '../lab/bots.ts';
 import { botRoutes } from './bot-routes.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Cluster } from '../cluster/cluster-member.ts';
 import { clusterRoutes } from './cluster-routes.ts';
 import type { Counters } from '../lab/counters.ts';
 import type { DemoLoops } from '../lab/demo-loop.ts';

@@ -1,6 +1,6 @@
 // GET /cluster, and in a cluster the redirect of a request for a lab another relay owns.
 import express, { type Router } from 'express';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Cluster } from '../cluster/cluster-member.ts';
 import type { RouteDeps } from './api-util.ts';
 
 /** Mount before the lab routes: the redirect must see /labs/:lab first. */

@@ -4,7 +4,7 @@ import express, { type Router } from 'express';
 import { CreateLabSchema, UpdateLabSchema } from '@shared/protocol/lab-config.ts';
 import { normalizeJoinCode } from '@shared/protocol/join-code.ts';
 import { errorFrame } from '@shared/protocol/errors.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Cluster } from '../cluster/cluster-member.ts';
 import type { Lab } from '../lab/lab.ts';
 import * as control from '../lab/lab-control.ts';
 import { statusOf } from '../lab/process-table.ts';

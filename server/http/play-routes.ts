@@ -1,4 +1,4 @@
-// How a lab plays: hand play for a class (docs/RUN_A_CLASS.md), pause and resume, stepping held
+// How a lab plays: hand play for a class (docs/RUN_A_CLASS.md), pause and resume, releasing held
 // messages one by one, and the page of messages in flight.
 import express, { type Router } from 'express';
 import { DEFAULT_PLAY, PlayPatchSchema, StepSchema } from '@shared/protocol/lab-config.ts';
@@ -37,7 +37,7 @@ export function playRoutes(deps: RouteDeps): Router {
     const lab = labOf(deps, req, res);
     const body = lab && parseBody(StepSchema, req, res, counters);
     if (!lab || !body) return;
-    const released = control.step(lab, body);
+    const released = control.release(lab, body);
     if (!released.ok) return sendError(res, counters, released.error);
     res.json(released.value);
   });

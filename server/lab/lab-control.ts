@@ -1,5 +1,5 @@
 // The instructor's controls over one lab: crash, recover, pause and resume an id, ask one to elect, partition
-// the ids, change the fabric, pause and step by hand, reset, and reconfigure. Each control is
+// the ids, change the fabric, pause and release held messages by hand, reset, and reconfigure. Each control is
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
@@ -147,8 +147,11 @@ export function resume(lab: Lab): void {
   lab.stateChanged();
 }
 
-/** While paused: deliver or drop one held message (by id, or the next one due). */
-export function step(lab: Lab, req: StepRequest): Result<StepResult> {
+/**
+ * While paused: release one held message, delivered or dropped (by id, or the next one due). The
+ * REST route keeps its public name, POST /labs/:lab/step; in code a step is an algorithm's.
+ */
+export function release(lab: Lab, req: StepRequest): Result<StepResult> {
   if (!lab.scheduler.paused) return fail('NOT_PAUSED');
   let target = req.msg;
   if (target === undefined) target = lab.scheduler.list()[0]?.msg;

@@ -141,7 +141,7 @@ export class SandboxHost implements ProcessRunner {
     this.load();
   }
 
-  /** Her module loaded into the worker (a fresh session of the wall) and started from init. */
+  /** Her module loaded into the worker (a fresh runtime behind the wall) and started from init. */
   private load(): void {
     const config = this.config!;
     this.epoch++;
