@@ -6,7 +6,7 @@ import type { CreateLab } from '@shared/protocol/lab-config.ts';
 import { startChild, type ChildHandle } from './child-proc.ts';
 import { sleep, type LatencyResult, type ThroughputResult } from './load-gen.ts';
 import type { Transport } from './load-wire.ts';
-import { round, summarize, type Stalls } from './stats.ts';
+import { round, summarize, type Stalls } from './percentiles.ts';
 
 export type ServerKind = 'relay' | 'baseline-ws' | 'baseline-socketio';
 

@@ -1,7 +1,7 @@
 // The benchmark's results as one JSON document and a short markdown table, every relay figure
 // beside its baseline's and as a ratio to it, with the targets of the issue checked.
 import type { Latency, Memory, Throughput } from './bench-phases.ts';
-import { round } from './stats.ts';
+import { round } from './percentiles.ts';
 
 export interface TransportResults {
   /** Best round of each (background load only ever lowers a round); every round's rates too. */

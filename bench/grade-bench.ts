@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
-import type { GradeReport } from '@shared/grader/grade.ts';
+import type { GradeReport } from '@shared/grader/grading.ts';
 import { handleHelp, usageError } from '../scripts/cli.ts';
 
 const USAGE = `Usage: npm run bench:grade [-- --seconds S]

@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ServerFrame } from '@shared/protocol/frames.ts';
 import { openWire, type Transport, type Wire } from './load-wire.ts';
-import { summarize, type Summary } from './stats.ts';
+import { summarize, type Summary } from './percentiles.ts';
 
 export interface ConnectRequest {
   url: string;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CreateLab } from '@shared/protocol/lab-config.ts';
-import { labStats } from '../server/http/api.ts';
+import { labStats } from '../server/http/stats-routes.ts';
 import { createRelay, type RelayOptions } from '../server/relay.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 

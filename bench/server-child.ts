@@ -12,7 +12,7 @@ interface BenchServer extends BaselineServer {
   labStats?(name: string): unknown;
 }
 import { serveParent } from './child-proc.ts';
-import type { Stalls } from './stats.ts';
+import type { Stalls } from './percentiles.ts';
 
 const kind = process.argv[2];
 

@@ -11,7 +11,7 @@ import {
   type Algorithm,
   type AlgorithmName,
 } from '@shared/algorithms/algorithm.ts';
-import { gradeAll } from '@shared/grader/grade.ts';
+import { gradeAll } from '@shared/grader/grading.ts';
 import { studentAlgorithm } from '@shared/grader/student.ts';
 import { openWalled } from '@shared/grader/student-wall.ts';
 import { readFileSync } from 'node:fs';

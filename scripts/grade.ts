@@ -13,7 +13,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
-import type { GradeReport } from '@shared/grader/grade.ts';
+import type { GradeReport } from '@shared/grader/grading.ts';
 import { runGrade, type SpawnWorker } from '@shared/grader/grade-runner.ts';
 import { MAX_MEMORY_MB } from '@shared/grader/student-wall.ts';
 import { formatReport } from '@shared/grader/report-text.ts';

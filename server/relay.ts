@@ -9,7 +9,7 @@ import express, { type Express } from 'express';
 import type { Server as IoServer } from 'socket.io';
 import type { AlgorithmName, AnyAlgorithm } from '@shared/algorithms/algorithm.ts';
 import { createApi } from './http/api.ts';
-import { Cluster, type ClusterOptions } from './cluster/cluster.ts';
+import { Cluster, type ClusterOptions } from './cluster/cluster-member.ts';
 import { ServerBots } from './lab/bots.ts';
 import { preciseTimers, realClock, type Clock } from './clock/clock.ts';
 import type { Conn } from './lab/conn.ts';

@@ -1,11 +1,15 @@
 // Shared pieces of the REST layer: the instructor-token check, body validation against a
-// schema, and error answers built from the one error table (the body is the same error frame a
+// schema, the :lab and :id lookups, and error answers built from the one error table (the body is the same error frame a
 // socket gets). Every refused request is counted.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
+import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { ERRORS, errorFrame, type ErrorCode, type ErrorFrame } from '@shared/protocol/errors.ts';
+import { ProcessIdSchema } from '@shared/protocol/lab-config.ts';
 import type { Counters } from '../lab/counters.ts';
+import type { Lab } from '../lab/lab.ts';
+import type { Labs } from '../lab/labs.ts';
 import { issuePaths } from '../lab/frame-check.ts';
 
 export function sendError(res: Response, counters: Counters, error: ErrorFrame | ErrorCode): void {
@@ -89,4 +93,27 @@ export function errorHandler(counters: Counters, onError: (err: unknown) => void
     onError(err);
     sendError(res, counters, 'INTERNAL');
   };
+}
+
+/** What every resource's routes are built from (createApi in api.ts hands it out). */
+export interface RouteDeps {
+  labs: Labs;
+  counters: Counters;
+  /** Middleware: the instructor's token is required. */
+  auth: RequestHandler;
+}
+
+/** Resolves :lab, answering 404 when there is none. */
+export function labOf(deps: RouteDeps, req: Request, res: Response): Lab | null {
+  const lab = deps.labs.get(String(req.params['lab']));
+  if (!lab) sendError(res, deps.counters, 'UNKNOWN_LAB');
+  return lab ?? null;
+}
+
+/** Resolves :id within a lab, answering 404 when the lab has no such process. */
+export function idOf(deps: RouteDeps, req: Request, res: Response, lab: Lab): ProcessId | null {
+  const id = ProcessIdSchema.safeParse(Number(req.params['id']));
+  if (id.success && lab.processes.has(id.data)) return id.data;
+  sendError(res, deps.counters, 'UNKNOWN_PROCESS');
+  return null;
 }

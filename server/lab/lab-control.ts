@@ -1,5 +1,5 @@
 // The instructor's controls over one lab: crash, recover, pause and resume an id, ask one to elect, partition
-// the ids, change the fabric, pause and step by hand, reset, and reconfigure. Each control is
+// the ids, change the fabric, pause and release held messages by hand, reset, and reconfigure. Each control is
 // journaled, and the processes concerned are told with the frames of shared/protocol/frames.ts.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import { fail, ok, type Result } from '@shared/protocol/errors.ts';
@@ -33,10 +33,9 @@ export function crash(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   const e = r.value;
   if (!e.crashed) {
     e.report = null;
-    e.crashed = true;
-    lab.figures.stop(id);
     // A crash ends a pause: what was waiting for it is lost with it.
-    e.paused = false;
+    lab.setProcessState(e, { crashed: true, paused: false });
+    lab.figures.stop(id);
     lab.record({ kind: 'crash', node: id }, lab.clocks.tick(id));
     for (const h of lab.pausedHolds.release(id))
       lab.drop(h.msg, h.from, h.to, h.type, 'receiver-crashed');
@@ -56,7 +55,7 @@ export function pauseProcess(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   const e = r.value;
   if (e.crashed) return fail('PROCESS_NOT_UP', { message: 'A crashed process cannot be paused' });
   if (!e.paused) {
-    e.paused = true;
+    lab.setProcessState(e, { paused: true });
     lab.record({ kind: 'pause', node: id }, lab.clocks.tick(id));
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'paused' });
@@ -70,7 +69,7 @@ export function resumeProcess(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (e.paused) {
-    e.paused = false;
+    lab.setProcessState(e, { paused: false });
     lab.record({ kind: 'resume', node: id }, lab.clocks.tick(id));
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'resumed' });
@@ -85,7 +84,7 @@ export function recover(lab: Lab, id: ProcessId): Result<ProcessInfo> {
   if (!r.ok) return r;
   const e = r.value;
   if (e.crashed) {
-    e.crashed = false;
+    lab.setProcessState(e, { crashed: false });
     lab.record({ kind: 'recover', node: id }, lab.clocks.tick(id));
     lab.stateChanged();
     if (e.conn) sendFrame(e.conn, { type: 'recovered', config: lab.processConfig() });
@@ -148,8 +147,11 @@ export function resume(lab: Lab): void {
   lab.stateChanged();
 }
 
-/** While paused: deliver or drop one held message (by id, or the next one due). */
-export function step(lab: Lab, req: StepRequest): Result<StepResult> {
+/**
+ * While paused: release one held message, delivered or dropped (by id, or the next one due). The
+ * REST route keeps its public name, POST /labs/:lab/step; in code a step is an algorithm's.
+ */
+export function release(lab: Lab, req: StepRequest): Result<StepResult> {
   if (!lab.scheduler.paused) return fail('NOT_PAUSED');
   let target = req.msg;
   if (target === undefined) target = lab.scheduler.list()[0]?.msg;
@@ -199,7 +201,7 @@ export function reset(lab: Lab): Promise<string | null> {
   lab.restartTimeline();
   lab.fabric.setPartition(null);
   lab.scheduler.resume();
-  for (const e of lab.processes.list()) e.crashed = false;
+  for (const e of lab.processes.list()) lab.setProcessState(e, { crashed: false });
   lab.record({ kind: 'control', action: 'reset' });
   lab.stateChanged();
   restartAll(lab);
@@ -226,7 +228,7 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
 function discardInFlight(lab: Lab): void {
   for (const h of [...lab.scheduler.drain(), ...lab.pausedHolds.drain()])
     lab.drop(h.msg, h.from, h.to, h.type, 'reset');
-  for (const e of lab.processes.list()) e.paused = false;
+  for (const e of lab.processes.list()) lab.setProcessState(e, { paused: false });
 }
 
 function restartAll(lab: Lab): void {

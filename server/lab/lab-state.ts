@@ -34,7 +34,7 @@ export function stateOf(lab: Lab): LabState {
 export function applyState(lab: Lab, s: LabState): void {
   for (const id of s.crashed) {
     const e = lab.processes.get(id);
-    if (e) e.crashed = true;
+    if (e) lab.setProcessState(e, { crashed: true });
   }
   const ids = new Set(lab.config.ids);
   if (s.partition && s.partition.every((g) => g.every((id) => ids.has(id))))

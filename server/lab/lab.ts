@@ -27,18 +27,18 @@ import type {
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
 import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
+import { Network, networkRandom } from '@shared/sim/network.ts';
 import type { Clock } from '../clock/clock.ts';
 import { LiveClocks, type LiveStamp } from '../trace/live-clocks.ts';
-import { LabChecker } from './checker.ts';
+import { LabChecker } from './live-checker.ts';
 import { ClassFigures } from './class-figures.ts';
 import { sendFrame, type Conn } from './conn.ts';
-import { Fabric } from './fabric.ts';
 import { processConfigOf } from './lab-settings.ts';
 import { ObserverHub, type ObserverOptions } from './observers.ts';
 import { PausedHolds } from './paused-holds.ts';
 import { ProcessTable, statusOf, type ProcessEntry } from './process-table.ts';
 import { Scheduler } from './scheduler.ts';
-import { StatsTracker } from './stats.ts';
+import { StatsTracker } from './stats-tracker.ts';
 import { LabIntake, type SendRefusal } from './lab-intake.ts';
 import type { RateLimits, TokenBucket } from './rate-limit.ts';
 import { TraceGate } from '../trace/trace-gate.ts';
@@ -94,7 +94,8 @@ const MESSAGE_KINDS = new Set(['send', 'deliver', 'drop', 'duplicate']);
 export class Lab {
   config: LabConfig;
   readonly processes: ProcessTable;
-  fabric: Fabric;
+  /** The lab's fabric: the shared network model, seeded by the lab's seed (the simulator runs the same model on the same seed stream). */
+  fabric: Network;
   readonly scheduler: Scheduler<Held>;
   /** Messages that came due for a paused process, until it resumes (lab-control.ts `pauseProcess`). */
   readonly pausedHolds = new PausedHolds<Held>((h) => h.json.length);
@@ -103,7 +104,7 @@ export class Lab {
   /** Six letters a class types to join (issued by Labs, unique on the relay). */
   joinCode = '';
   readonly observers: ObserverHub;
-  /** The live checker: watches every journaled event and journals its findings (server/lab/checker.ts). */
+  /** The live checker: watches every journaled event and journals its findings (server/lab/live-checker.ts). */
   readonly checker: LabChecker;
   /** Which events the trace still writes (trace-gate.ts); what the lab takes in (lab-intake.ts). */
   readonly gate: TraceGate;
@@ -129,7 +130,7 @@ export class Lab {
   ) {
     this.config = config;
     this.processes = new ProcessTable(config.ids);
-    this.fabric = new Fabric(config.fabric, config.seed);
+    this.fabric = new Network(config.fabric, networkRandom(config.seed));
     this.scheduler = new Scheduler<Held>(
       deps.clock,
       (h) => this.deliver(h),
@@ -531,6 +532,16 @@ export class Lab {
     };
   }
 
+  /**
+   * The one writer of a process's crashed and paused flags (ProcessEntry has them read-only): the
+   * instructor's controls and a reopened lab's saved state change them through here.
+   */
+  setProcessState(entry: ProcessEntry, flags: { crashed?: boolean; paused?: boolean }): void {
+    const e = entry as { crashed: boolean; paused?: boolean };
+    if (flags.crashed !== undefined) e.crashed = flags.crashed;
+    if (flags.paused !== undefined) e.paused = flags.paused;
+  }
+
   /** Called by the instructor's controls after they change the crashed set, the partition or the pause. */
   stateChanged(): void {
     this.deps.onStateChange?.();
@@ -582,7 +593,7 @@ export class Lab {
     this.processConfigCache = null;
     if (seedChanged) {
       const partition = this.fabric.partition;
-      this.fabric = new Fabric(config.fabric, config.seed);
+      this.fabric = new Network(config.fabric, networkRandom(config.seed));
       this.fabric.setPartition(partition);
     } else this.fabric.configure(config.fabric);
     return this.processes.setIds(config.ids);

@@ -14,9 +14,10 @@ export interface ProcessEntry {
   name: string | null;
   kind: ProcessKind | null;
   conn: Conn | null;
-  crashed: boolean;
+  /** Written only by `Lab.setProcessState` (server/lab/lab.ts), as `paused`. */
+  readonly crashed: boolean;
   /** Paused by the instructor (SIGSTOP): it gets nothing and may send nothing until resumed. Cleared by crash, reset, reconfigure. */
-  paused?: boolean;
+  readonly paused?: boolean;
   /** Exceptions its algorithm threw (reported by its host with a `fault` frame). */
   faults?: number;
   report: Report | null;

@@ -97,7 +97,7 @@ export class Scheduler<T extends Timed> {
     return this.queue.toSortedArray();
   }
 
-  /** Removes and returns the entries matching `pred` (manual step, reset). O(n): rare operations only. */
+  /** Removes and returns the entries matching `pred` (a manual release, reset). O(n): rare operations only. */
   take(pred: (e: T) => boolean): T[] {
     const removed = this.queue.removeWhere(pred);
     for (const e of removed) this.bytes -= this.sizeOf(e);

@@ -1,10 +1,11 @@
 // A trace in ShiViz's log format: two lines per event, `<host> <vector clock JSON>` then the
-// event's description, which ShiViz's default parser regex `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)`
-// reads. Vector clocks are recomputed from the trace's sends and deliveries with the same clock
-// rules as the live stamps, so labs too large for live vector clocks export as well. Only events
+// event in the trace's words (shared/protocol/trace-format.ts), which ShiViz's default parser
+// regex `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)` reads. Vector clocks are recomputed from the
+// trace's sends and deliveries with the same clock rules as the live stamps, so labs too large for live vector clocks export as well. Only events
 // at a process are written: drops, partitions and notes happen in the relay, not at a host.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { describeEvent } from '@shared/protocol/trace-format.ts';
 import { ClockBook, type Stamp } from './logical-clocks.ts';
 
 export const SHIVIZ_REGEX = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';
@@ -20,13 +21,11 @@ export async function* shivizLines(
   for await (const e of events) {
     let at: ProcessId;
     let stamp: Stamp;
-    let text: string;
     switch (e.kind) {
       case 'send':
         at = e.from;
         stamp = book.tick(at);
         inFlight.set(e.msg, stamp);
-        text = `send ${e.type} to ${host(e.to)} (msg ${e.msg})`;
         break;
       case 'duplicate': {
         const original = inFlight.get(e.of);
@@ -38,7 +37,6 @@ export async function* shivizLines(
         const sent = inFlight.get(e.msg);
         inFlight.delete(e.msg);
         stamp = sent ? book.receive(at, sent) : book.tick(at);
-        text = `receive ${e.type} from ${host(e.from)} (msg ${e.msg})`;
         break;
       }
       case 'drop':
@@ -47,12 +45,10 @@ export async function* shivizLines(
       case 'report':
         at = e.node;
         stamp = book.tick(at);
-        text = `report ${e.report.role}, coordinator ${e.report.coordinator === null ? 'none' : host(e.report.coordinator)}${e.report.electing ? ', electing' : ''}`;
         break;
       case 'timer':
         at = e.node;
         stamp = book.tick(at);
-        text = `timer ${e.name}`;
         break;
       case 'elect':
       case 'crash':
@@ -61,12 +57,11 @@ export async function* shivizLines(
       case 'leave':
         at = e.node;
         stamp = book.tick(at);
-        text = e.kind;
         break;
       default:
         continue;
     }
-    yield `${host(at)} ${clockJson(stamp.vector ?? {})}\n${text} [t=${e.t}]\n`;
+    yield `${host(at)} ${clockJson(stamp.vector ?? {})}\n${describeEvent(e)} [t=${e.t}]\n`;
   }
 }
 

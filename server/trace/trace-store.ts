@@ -39,7 +39,7 @@ const DEFAULT_TRACE_MAX_PENDING_BYTES = 32 * 2 ** 20;
 export const FULL_ALLOWANCE = 2 ** 20;
 
 /**
- * Asked before every write (a cluster's fencing, lab-fence.ts and cluster/cluster.ts): 'write';
+ * Asked before every write (a cluster's fencing, lab-fence.ts and cluster/cluster-member.ts): 'write';
  * 'wait' while this relay cannot confirm its lease (asked again shortly); 'refuse' once another
  * relay owns the lab: nothing more is written, what was buffered is dropped and counted.
  */

@@ -20,8 +20,13 @@ import {
   type AnyAlgorithm,
 } from '../algorithms/algorithm.ts';
 import { execute, type EffectHandlers } from '../sim/executor.ts';
-import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
-import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
+import type { TimerView } from '../sim/named-timers.ts';
+import {
+  RunnerShell,
+  type HostEvent,
+  type HostIO,
+  type ProcessRunner,
+} from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
 import {
   CoachMemo,
@@ -98,7 +103,7 @@ export class HandRunner implements ProcessRunner {
   private settledAt: number | null = null;
   private readonly coachMemo = new CoachMemo();
   private history: CoachEntry[] = [];
-  private readonly timers: NamedTimers;
+  private readonly shell: RunnerShell;
   private t0 = 0;
   private clicks = 0;
   private seq = 0;
@@ -119,15 +124,15 @@ export class HandRunner implements ProcessRunner {
   private autoBeat: AutoBeat;
 
   constructor(private readonly opts: HandOptions) {
-    this.timers = new NamedTimers(opts.io);
+    this.shell = new RunnerShell(opts.io, opts.listener);
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => {
         this.suspected.set(leader, this.now());
         this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true);
       },
-      setTimer: (name, after, fn) => this.timers.set(name, after, fn),
-      cancelTimer: (name) => this.timers.cancel(name),
+      setTimer: (name, after, fn) => this.shell.timers.set(name, after, fn),
+      cancelTimer: (name) => this.shell.timers.cancel(name),
     });
   }
 
@@ -142,7 +147,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   timerList(): TimerView[] {
-    return this.timers.list();
+    return this.shell.timers.list();
   }
 
   /** Start (or restart): the queue, her timers and the shadow start over; the documents' start election is hers to hold. */
@@ -168,7 +173,7 @@ export class HandRunner implements ProcessRunner {
       forwarded: [],
       term: 0,
     };
-    this.opts.listener?.({ kind: 'started', config });
+    this.shell.started(config);
     this.emit({ kind: 'report', report: START });
     this.enqueue(
       null,
@@ -182,22 +187,21 @@ export class HandRunner implements ProcessRunner {
   }
 
   stop(): void {
-    this.timers.clear();
     if (this.tick !== null) this.opts.io.clearTimer(this.tick);
     this.tick = null;
-    if (this.running) this.opts.listener?.({ kind: 'stopped' });
+    this.shell.stopped(this.running);
     this.running = false;
     this.changed();
   }
 
   deliver(from: ProcessId, message: Message): void {
     if (!this.running || !message || typeof message.type !== 'string') return;
-    this.opts.listener?.({ kind: 'in', event: { kind: 'message', from, message } });
+    this.shell.received({ kind: 'message', from, message });
     if (this.down.delete(from)) this.changed();
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
-      return this.timers.cancel(`her:ack:${from}:${message.seq}`);
+      return this.shell.timers.cancel(`her:ack:${from}:${message.seq}`);
     }
     // The shadow runs the lab's detector: it hears the heartbeats and PONGs the toggle handles.
     const detector =
@@ -453,10 +457,7 @@ export class HandRunner implements ProcessRunner {
    */
   private enqueueElect(note: string, detector = false): void {
     // The log says what it was: the detector's silence timer, or the instructor's elect.
-    this.opts.listener?.({
-      kind: 'in',
-      event: detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' },
-    });
+    this.shell.received(detector ? { kind: 'timer', name: 'auto:silence' } : { kind: 'elect' });
     // The shadow's own detector (the lab's) suspects the same silence: it is not told twice.
     const shadowDetects = detector && this.config?.detector !== 'none';
     if (!shadowDetects && !(detector && this.coachNow().report?.electing))
@@ -488,11 +489,10 @@ export class HandRunner implements ProcessRunner {
 
   /** Her messages and the detector's, to the host's transport; a ring hop waits UB for its ACK. */
   private transmit(to: ProcessId, message: Message): void {
-    this.opts.listener?.({ kind: 'out', to, message });
-    this.opts.io.send(to, message);
+    this.shell.send(to, message);
     if (typeof message.seq === 'number' && message.type !== 'ACK' && this.config) {
       const ub = roundTripBound(this.config.timing);
-      this.timers.set(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
+      this.shell.timers.set(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
     }
   }
 
@@ -512,7 +512,7 @@ export class HandRunner implements ProcessRunner {
               steps: [{ kind: 'send', to: next, message }],
             },
           ];
-    this.opts.listener?.({ kind: 'in', event: { kind: 'timer', name: `her:ack:${to}` } });
+    this.shell.received({ kind: 'timer', name: `her:ack:${to}` });
     this.enqueue(null, null, `no ACK from ${to} within UB: ${to} looks dead`, resend);
   }
 
@@ -520,8 +520,7 @@ export class HandRunner implements ProcessRunner {
     if (e.report.coordinator !== this.last.coordinator || e.report.electing !== this.last.electing)
       this.settledAt = this.running ? this.now() : null;
     this.last = e.report;
-    this.opts.listener?.(e);
-    this.opts.io.report(e.report);
+    this.shell.report(e.report);
     this.changed();
   }
 
@@ -534,12 +533,12 @@ export class HandRunner implements ProcessRunner {
   private static readonly effects: EffectHandlers<HandRunner> = {
     send: (h, to, message) => h.transmit(to, message),
     setTimer: (h, name, after) =>
-      h.timers.set(name, after, () => {
-        h.opts.listener?.({ kind: 'in', event: { kind: 'timer', name } });
+      h.shell.timers.set(name, after, () => {
+        h.shell.received({ kind: 'timer', name });
         h.record({ kind: 'timer', name });
         h.enqueue(null, null, timerWords(name, after));
       }),
-    cancelTimer: (h, name) => h.timers.cancel(name),
+    cancelTimer: (h, name) => h.shell.timers.cancel(name),
     report: (h, report) => h.emit({ kind: 'report', report }),
   };
 }

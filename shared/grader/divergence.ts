@@ -8,6 +8,7 @@
 import type { ProcessId } from '../algorithms/algorithm.ts';
 import { leads } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
+import { describeEvent, describeInput } from '../protocol/trace-format.ts';
 
 interface Divergence {
   t: number;
@@ -30,7 +31,7 @@ function items(trace: readonly TraceEvent[], steady: ReadonlySet<string>): Item[
   const last = new Map<ProcessId, string>();
   for (const e of trace) {
     if (e.kind === 'send' && !steady.has(e.type))
-      out.push({ t: e.t, node: e.from, text: `${e.from} sends ${e.type} to ${e.to}` });
+      out.push({ t: e.t, node: e.from, text: describeEvent(e, { ids: false }) });
     else if (e.kind === 'report') {
       const r = e.report;
       const text = `${e.node} ${leads(r) ? 'leads' : r.electing ? 'is electing' : r.coordinator === null ? 'knows no coordinator' : `follows ${r.coordinator}`}`;
@@ -100,11 +101,9 @@ function handling(trace: readonly TraceEvent[], node: ProcessId, t: number): str
   let found: string | null = null;
   for (const e of trace) {
     if (e.t > t + 1e-9) break;
-    if (e.kind === 'deliver' && e.to === node) found = `${e.type} from ${e.from} (t=${round(e.t)})`;
-    else if (e.kind === 'timer' && e.node === node) found = `timer ${e.name} (t=${round(e.t)})`;
-    else if (e.kind === 'elect' && e.node === node) found = `elect (t=${round(e.t)})`;
-    else if ((e.kind === 'recover' || e.kind === 'crash') && e.node === node)
-      found = `${e.kind} (t=${round(e.t)})`;
+    const at = e.kind === 'deliver' ? e.to : 'node' in e ? e.node : null;
+    const input = at === node ? describeInput(e) : null;
+    if (input !== null) found = `${input} (t=${round(e.t)})`;
   }
   return found;
 }

@@ -7,7 +7,7 @@
 // code runs under the command line and in the tab.
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { casesFor } from './cases.ts';
-import { assemble, type GradeReport } from './grade.ts';
+import { assemble, type GradeReport } from './grading.ts';
 import type { CaseResult } from './case-result.ts';
 import { type GradeProgress, type GradeRequest } from './grade-worker-body.ts';
 import { describeFault, type FaultInfo } from './module-fault.ts';

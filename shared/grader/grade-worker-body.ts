@@ -5,7 +5,7 @@
 // here from what her calls return, and nothing else of hers reaches the runner.
 import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
-import { gradeAll } from './grade.ts';
+import { gradeAll } from './grading.ts';
 import type { CaseResult } from './case-result.ts';
 import { checkSource } from './module-check.ts';
 import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';

@@ -2,7 +2,7 @@
 // failing ones measured against expected, where her run first parted from the reference's, the
 // explorer's schedule, and the time per phase. The command line prints it; the tab shows the
 // same report as a table.
-import type { GradeReport } from './grade.ts';
+import type { GradeReport } from './grading.ts';
 import { describeFault } from './module-fault.ts';
 
 export function formatReport(

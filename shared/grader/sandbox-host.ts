@@ -1,6 +1,6 @@
 // The tab's side of code mode: a student's module runs as this tab's process, in a sandbox worker
-// (sandbox-worker-body.ts). This host keeps what ProcessHost keeps (real timers, the report, the
-// inbox and outbox for the page) and hands the worker one event at a time. A call the wall stops
+// (sandbox-worker-body.ts). This host keeps what ProcessHost keeps, through the same RunnerShell
+// (real timers, the report, the inbox and outbox for the page) and hands the worker one event at a time. A call the wall stops
 // (past `stepMs`, twice) restarts her process afresh in the same worker (as after a crash); a
 // worker that stops answering past the wall's bounds is terminated and replaced; either is
 // reported to the page, and three in a minute stop her module until she runs it again. Whatever
@@ -17,8 +17,13 @@ import type {
   Report,
 } from '../algorithms/algorithm.ts';
 import { ReportSchema } from '../protocol/payloads.ts';
-import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
-import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
+import type { TimerView } from '../sim/named-timers.ts';
+import {
+  RunnerShell,
+  type HostEvent,
+  type HostIO,
+  type ProcessRunner,
+} from '../sim/process-host.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-worker-body.ts';
 import { checkEffects, HOST_DETECTOR, maxSendsPerStep, wireProblem } from './effect-check.ts';
 import { describeEvent, type FaultInfo } from './module-fault.ts';
@@ -65,7 +70,7 @@ export class SandboxHost implements ProcessRunner {
   private worker: SandboxWorker | null = null;
   private config: AlgorithmConfig | null = null;
   private status: SandboxStatus = 'stopped';
-  private readonly timers: NamedTimers;
+  private readonly shell: RunnerShell;
   private last: Report | null = null;
   private queue: AlgorithmEvent[] = [];
   /** The event the worker is working on (null: idle), and its watchdog. */
@@ -78,7 +83,7 @@ export class SandboxHost implements ProcessRunner {
   private epoch = 0;
 
   constructor(private readonly opts: SandboxHostOptions) {
-    this.timers = new NamedTimers(opts.io);
+    this.shell = new RunnerShell(opts.io, opts.listener);
   }
 
   get isRunning(): boolean {
@@ -94,13 +99,13 @@ export class SandboxHost implements ProcessRunner {
   }
 
   timerList(): TimerView[] {
-    return this.timers.list();
+    return this.shell.timers.list();
   }
 
   start(config: AlgorithmConfig): void {
     this.stop();
     this.config = config;
-    this.opts.listener?.({ kind: 'started', config });
+    this.shell.started(config);
     this.launch();
   }
 
@@ -109,10 +114,9 @@ export class SandboxHost implements ProcessRunner {
     this.clearWatchdog();
     this.worker?.terminate();
     this.worker = null;
-    this.timers.clear();
     this.queue = [];
     this.busy = null;
-    if (this.status !== 'stopped') this.opts.listener?.({ kind: 'stopped' });
+    this.shell.stopped(this.status !== 'stopped');
     this.setStatus('stopped');
   }
 
@@ -141,7 +145,7 @@ export class SandboxHost implements ProcessRunner {
     this.load();
   }
 
-  /** Her module loaded into the worker (a fresh session of the wall) and started from init. */
+  /** Her module loaded into the worker (a fresh runtime behind the wall) and started from init. */
   private load(): void {
     const config = this.config!;
     this.epoch++;
@@ -179,7 +183,7 @@ export class SandboxHost implements ProcessRunner {
     const e = this.queue.shift();
     if (!e) return;
     this.busy = e;
-    this.opts.listener?.({ kind: 'in', event: e });
+    this.shell.received(e);
     this.arm();
     this.worker.post({ kind: 'event', event: e, now: this.opts.io.now() });
   }
@@ -252,12 +256,11 @@ export class SandboxHost implements ProcessRunner {
     if (wallHeld && this.worker && config && this.runaways.length < RUNAWAYS_BEFORE_STOP) {
       // The worker is idle and sound (the wall stopped her call): only her process starts afresh.
       this.clearWatchdog();
-      this.timers.clear();
       this.queue = [];
       this.busy = null;
-      this.opts.listener?.({ kind: 'stopped' });
+      this.shell.stopped(true);
       this.setStatus('stopped');
-      this.opts.listener?.({ kind: 'started', config });
+      this.shell.started(config);
       return this.load();
     }
     this.stop();
@@ -270,7 +273,7 @@ export class SandboxHost implements ProcessRunner {
       return;
     }
     this.config = config;
-    this.opts.listener?.({ kind: 'started', config });
+    this.shell.started(config);
     this.launch();
   }
 
@@ -317,20 +320,19 @@ export class SandboxHost implements ProcessRunner {
             fault(`not sent to ${checked.to}: the lab's bots would not understand it (${problem})`);
             break;
           }
-          this.opts.listener?.({ kind: 'out', to: checked.to, message: checked.message });
-          this.opts.io.send(checked.to, checked.message);
+          this.shell.send(checked.to, checked.message);
           break;
         }
         case 'set-timer': {
           const name = checked.name;
           const epoch = this.epoch;
-          this.timers.set(name, checked.after, () => {
+          this.shell.timers.set(name, checked.after, () => {
             if (epoch === this.epoch) this.enqueue({ kind: 'timer', name });
           });
           break;
         }
         case 'cancel-timer': {
-          this.timers.cancel(checked.name);
+          this.shell.timers.cancel(checked.name);
           break;
         }
       }
@@ -339,7 +341,6 @@ export class SandboxHost implements ProcessRunner {
 
   private reportNow(r: Report): void {
     this.last = r;
-    this.opts.listener?.({ kind: 'report', report: r });
-    this.opts.io.report(r);
+    this.shell.report(r);
   }
 }

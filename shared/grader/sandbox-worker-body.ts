@@ -52,7 +52,7 @@ export function sandboxHandler(post: (m: SandboxReply) => void, clock: () => num
   let loading: Promise<void> | null = null;
 
   const load = async (req: Extract<SandboxRequest, { kind: 'load' }>) => {
-    // A load after a runaway starts her process afresh in this worker: the old session goes first.
+    // A load after a runaway starts her process afresh in this worker: the old runtime goes first.
     loaded?.wall.dispose();
     loaded = null;
     const problems = checkSource(req.source);

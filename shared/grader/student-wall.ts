@@ -4,7 +4,7 @@
 // SharedArrayBuffer reaching the host; the engine's memory limit counts everything she allocates,
 // ArrayBuffers included; an interrupt handler bounds each call on its own. What crosses is JSON:
 // arguments go in as text, her results come back as text the host parses (wall-prelude.ts is the
-// inside half, wall-session.ts one engine session, wall-codec.ts what crosses). The exports
+// inside half, wall-runtime.ts one QuickJS runtime, wall-codec.ts what crosses). The exports
 // returned here are host-side functions standing for hers, so studentAlgorithm (student.ts)
 // checks them exactly as it checks any module.
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync';
@@ -15,7 +15,7 @@ import {
 } from 'quickjs-emscripten-core';
 import { WallFault } from './module-fault.ts';
 import { MODULE_URL, refusal, thrownInfo, type Thrown } from './wall-codec.ts';
-import { WallSession } from './wall-session.ts';
+import { WallRuntime } from './wall-runtime.ts';
 
 export { decodeTagged, encodeTagged } from './wall-codec.ts';
 
@@ -74,8 +74,8 @@ export function loadEngine(memoryMb: number): Promise<QuickJSWASMModule> {
 export async function openWalled(source: string, opts: WallOptions): Promise<WalledModule> {
   const qjs = await loadEngine(opts.memoryMb);
   // The engine's own state is not to be trusted after it breaks: the next module gets a fresh one.
-  const session = new WallSession(qjs, { ...opts, onBroken: () => engines.delete(opts.memoryMb) });
-  const desc = session.load(source) as Descriptor;
+  const runtime = new WallRuntime(qjs, { ...opts, onBroken: () => engines.delete(opts.memoryMb) });
+  const desc = runtime.load(source) as Descriptor;
   type Riding = { value?: unknown; refused?: string; threw?: Thrown } | null;
   /** The report that rode along with the last init or step, for the state it returned (the host asks for it next). */
   let riding: { state: unknown; report: Riding } | null = null;
@@ -85,7 +85,7 @@ export async function openWalled(source: string, opts: WallOptions): Promise<Wal
         ? riding.report
         : null;
     riding = null;
-    if (!r) return session.invoke('report', [state]);
+    if (!r) return runtime.invoke('report', [state]);
     if (r.threw) throw new WallFault(thrownInfo(r.threw, opts.memoryMb));
     if (r.refused !== undefined) throw refusal(r.refused);
     return r.value;
@@ -96,7 +96,7 @@ export async function openWalled(source: string, opts: WallOptions): Promise<Wal
     ctx: { now: number; random: () => number },
   ): unknown => {
     riding = null;
-    const both = session.invoke(name, args, ctx) as { out: unknown; report: Riding };
+    const both = runtime.invoke(name, args, ctx) as { out: unknown; report: Riding };
     riding = { state: (both.out as { state?: unknown } | null)?.state, report: both.report };
     return both.out;
   };
@@ -106,9 +106,9 @@ export async function openWalled(source: string, opts: WallOptions): Promise<Wal
     ),
     url: MODULE_URL,
     get broken() {
-      return session.broken;
+      return runtime.broken;
     },
-    dispose: () => session.dispose(),
+    dispose: () => runtime.dispose(),
   };
 }
 

@@ -204,7 +204,7 @@ export const BotsSchema = z
 
 export type LinkRules = z.infer<typeof LinkRulesSchema>;
 export type LinkOverride = z.infer<typeof LinkOverrideSchema>;
-/** A lab's network settings (the relay's server/lab/fabric.ts applies them). */
+/** A lab's network settings (a lab's fabric, server/lab/lab.ts, applies them). */
 export type FabricConfig = z.infer<typeof FabricSchema>;
 export type FabricPatch = z.infer<typeof FabricPatchSchema>;
 export type LabConfig = z.infer<typeof LabConfigSchema>;

@@ -1,7 +1,7 @@
 // The network model: one definition of what happens to a message between two processes, used by
-// the relay's fabric (server/lab/fabric.ts), the simulator and the explorer. Pure: time comes in as
-// an argument and randomness as a generator the host seeds (shared/sim/rng.ts), so the same rules,
-// seed and sends give the same fates in every host.
+// the relay's fabric (a lab's `fabric`, server/lab/lab.ts), the simulator and the explorer. Pure:
+// time comes in as an argument and randomness as a generator the host seeds (shared/sim/rng.ts),
+// so the same rules, seed and sends give the same fates in every host.
 //
 // - Partitions: groups of ids; ids in no listed group share one implicit group after the listed
 //   ones. A message between groups is dropped when sent, and when it comes due (a cut made while

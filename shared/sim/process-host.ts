@@ -66,10 +66,56 @@ export interface ProcessRunner {
   resume?(): void;
 }
 
+/**
+ * The skeleton every ProcessRunner shares (ProcessHost, hand mode's HandRunner, code mode's
+ * SandboxHost): the process's named timers on the host's clock, and the one way out, to the host
+ * and to the views that show an inbox, an outbox and a log. What a runner decides stays its own.
+ */
+export class RunnerShell {
+  readonly timers: NamedTimers;
+
+  constructor(
+    private readonly io: Omit<HostIO, 'random'>,
+    private readonly listener?: (e: HostEvent) => void,
+  ) {
+    this.timers = new NamedTimers(io);
+  }
+
+  /** An event reached the process (shown in its inbox). */
+  received(event: AlgorithmEvent): void {
+    this.listener?.({ kind: 'in', event });
+  }
+
+  send(to: ProcessId, message: Message): void {
+    this.listener?.({ kind: 'out', to, message });
+    this.io.send(to, message);
+  }
+
+  report(report: Report): void {
+    this.listener?.({ kind: 'report', report });
+    this.io.report(report);
+  }
+
+  started(config: AlgorithmConfig): void {
+    this.listener?.({ kind: 'started', config });
+  }
+
+  /** Its timers go; the views hear of it if it was running. */
+  stopped(wasRunning: boolean): void {
+    this.timers.clear();
+    if (wasRunning) this.listener?.({ kind: 'stopped' });
+  }
+
+  faulted(fault: HostFault): void {
+    this.listener?.({ kind: 'fault', fault });
+    this.io.fault?.(fault);
+  }
+}
+
 export class ProcessHost implements ProcessRunner {
   private state: unknown = null;
   private running = false;
-  private readonly timers: NamedTimers;
+  private readonly shell: RunnerShell;
   private last: Report | null = null;
   private config: AlgorithmConfig | null = null;
   /** When the algorithm threw lately (io.now()), to stop a process that throws on every start. */
@@ -80,9 +126,9 @@ export class ProcessHost implements ProcessRunner {
   constructor(
     private readonly algorithm: AnyAlgorithm,
     private readonly io: HostIO,
-    private readonly listener?: (e: HostEvent) => void,
+    listener?: (e: HostEvent) => void,
   ) {
-    this.timers = new NamedTimers(io);
+    this.shell = new RunnerShell(io, listener);
   }
 
   get isRunning(): boolean {
@@ -99,7 +145,7 @@ export class ProcessHost implements ProcessRunner {
 
   /** Timers currently set, soonest first. */
   timerList(): TimerView[] {
-    return this.timers.list();
+    return this.shell.timers.list();
   }
 
   /** Start, or restart from scratch (state and timers are dropped first). */
@@ -107,7 +153,7 @@ export class ProcessHost implements ProcessRunner {
     this.stop();
     this.config = config;
     this.running = true;
-    this.listener?.({ kind: 'started', config });
+    this.shell.started(config);
     let out;
     try {
       out = this.algorithm.init(config, this.ctx());
@@ -136,16 +182,14 @@ export class ProcessHost implements ProcessRunner {
     };
     const config = this.config;
     this.stop();
-    this.listener?.({ kind: 'fault', fault });
-    this.io.fault?.(fault);
+    this.shell.faulted(fault);
     if (restarted && config) this.start(config);
   }
 
   /** Crash or leave: the algorithm's state and every timer go. */
   stop(): void {
     this.paused = false;
-    this.timers.clear();
-    if (this.running) this.listener?.({ kind: 'stopped' });
+    this.shell.stopped(this.running);
     this.running = false;
     this.state = null;
   }
@@ -153,13 +197,13 @@ export class ProcessHost implements ProcessRunner {
   /** SIGSTOP: timers stand still with their time left; events are not handled (the relay holds its messages). */
   pause(): void {
     this.paused = true;
-    this.timers.freeze();
+    this.shell.timers.freeze();
   }
 
   /** SIGCONT: timers run on from where they stopped. */
   resume(): void {
     this.paused = false;
-    this.timers.thaw();
+    this.shell.timers.thaw();
   }
 
   deliver(from: ProcessId, message: Message): void {
@@ -172,7 +216,7 @@ export class ProcessHost implements ProcessRunner {
 
   private feed(event: AlgorithmEvent): void {
     if (!this.running || this.paused) return;
-    this.listener?.({ kind: 'in', event });
+    this.shell.received(event);
     let out;
     try {
       out = this.algorithm.step(this.state, event, this.ctx());
@@ -196,19 +240,17 @@ export class ProcessHost implements ProcessRunner {
   /** What the effects mean here (shared/sim/executor.ts): the host's transport and real timers. */
   private static readonly effects: EffectHandlers<ProcessHost> = {
     send(h, to, message) {
-      h.listener?.({ kind: 'out', to, message });
-      h.io.send(to, message);
+      h.shell.send(to, message);
     },
     setTimer(h, name, after) {
-      h.timers.set(name, after, () => h.feed({ kind: 'timer', name }));
+      h.shell.timers.set(name, after, () => h.feed({ kind: 'timer', name }));
     },
     cancelTimer(h, name) {
-      h.timers.cancel(name);
+      h.shell.timers.cancel(name);
     },
     report(h, report) {
       h.last = report;
-      h.listener?.({ kind: 'report', report });
-      h.io.report(report);
+      h.shell.report(report);
     },
   };
 }

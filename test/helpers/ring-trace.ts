@@ -1,7 +1,9 @@
-// Trace rendering and counting for the ring scenario tests: one line per event, so a run is
-// reviewed as a diff (etcd raft's testdata style), and message tallies taken from the trace.
+// The ring scenario tests' trace rendering (the one trace format, with the documents' message
+// notation), so a run is reviewed as a diff (etcd raft's testdata style), and message tallies
+// taken from the trace.
 import type { Message, ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { renderTrace } from '@shared/protocol/trace-format.ts';
 
 /** The message as the documents write it: ELECTION [5,6], COORDINATOR 6, Elect(2), Elected(3). */
 export function describeMessage(m: Message): string {
@@ -21,46 +23,9 @@ export function describeMessage(m: Message): string {
   }
 }
 
-export function render(trace: TraceEvent[]): string {
-  const messages = new Map<number, Message>();
-  const line = (e: TraceEvent): string => {
-    switch (e.kind) {
-      case 'send':
-        messages.set(e.msg, e.message);
-        return `send     ${e.from} -> ${e.to}  ${describeMessage(e.message)}`;
-      case 'deliver':
-        return `deliver  ${e.from} -> ${e.to}  ${describeMessage(messages.get(e.msg) ?? { type: e.type })}`;
-      case 'drop':
-        return `drop     ${e.from} -> ${e.to}  ${describeMessage(messages.get(e.msg) ?? { type: e.type })} (${e.reason})`;
-      case 'timer':
-        return `timer    ${e.node}  ${e.name}`;
-      case 'report': {
-        const r = e.report;
-        const list = r.activeList ? ` list=${JSON.stringify(r.activeList)}` : '';
-        const chosen =
-          r.detail?.['chosen'] === undefined ? '' : ` chosen=${String(r.detail['chosen'])}`;
-        return `report   ${e.node}  ${r.role} coordinator=${String(r.coordinator)}${list} successor=${String(r.successor)}${chosen}`;
-      }
-      case 'partition':
-        return `partition ${JSON.stringify(e.groups)}`;
-      case 'note':
-        return `note     ${e.text}`;
-      case 'duplicate':
-        return `duplicate ${e.from} -> ${e.to}  ${e.type}`;
-      case 'control':
-        return `control  ${e.action}`;
-      case 'finding':
-        return `finding  ${e.finding.kind} ${e.finding.detail}`;
-      case 'fault':
-        return `fault    ${e.node} ${e.event}`;
-      case 'owner':
-        return `owner    ${e.relay} epoch ${e.epoch}`;
-      default:
-        return `${e.kind.padEnd(8)} ${e.node}`;
-    }
-  };
-  return trace.map((e) => `t=${String(e.t).padStart(5)}  ${line(e)}`).join('\n') + '\n';
-}
+/** The run in the one trace format (shared/protocol/trace-format.ts), messages in the documents' notation. */
+export const render = (trace: TraceEvent[]): string =>
+  renderTrace(trace, { message: describeMessage });
 
 type Send = Extract<TraceEvent, { kind: 'send' }>;
 type Deliver = Extract<TraceEvent, { kind: 'deliver' }>;

@@ -31,11 +31,11 @@
 //                                timer: a run without a failure detector ends), then 1 ms more
 // `#` starts a comment. Steps at one instant run crashes, then recoveries, elections and
 // partitions (the simulator's order); a script that writes them otherwise is refused.
-import type { Message, ProcessId, Report, Timing } from '@shared/algorithms/algorithm.ts';
+import type { ProcessId, Timing } from '@shared/algorithms/algorithm.ts';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { simulate, type LinkModel, type SimulationSpec } from '@shared/sim/simulator.ts';
-import type { TraceEvent } from '@shared/protocol/trace.ts';
+import { renderTrace } from '@shared/protocol/trace-format.ts';
 import { DEFAULT_JOB, type WorkJob } from '@shared/work/work-job.ts';
 import { withWork } from '@shared/work/with-work.ts';
 
@@ -327,66 +327,4 @@ function idleAfter(spec: SimulationSpec, from: number): number {
 /** Runs a script: the trace, one line per event. */
 export function runScenario(script: string): string {
   return renderTrace(simulate(compileScenario(script)).trace);
-}
-
-/** One line per event, every field that matters to a reader: the reviewable form of a run. */
-export function renderTrace(trace: readonly TraceEvent[]): string {
-  const bodies = new Map<number, Message>();
-  const line = (e: TraceEvent): string => {
-    switch (e.kind) {
-      case 'send':
-        bodies.set(e.msg, e.message);
-        return `send      ${e.from} -> ${e.to}  ${message(e.message)}  #${e.msg}`;
-      case 'duplicate':
-        bodies.set(e.msg, bodies.get(e.of) ?? { type: e.type });
-        return `duplicate ${e.from} -> ${e.to}  ${e.type}  #${e.msg} of #${e.of}`;
-      case 'deliver':
-        return `deliver   ${e.from} -> ${e.to}  ${message(bodies.get(e.msg) ?? { type: e.type })}  #${e.msg}`;
-      case 'drop':
-        return `drop      ${e.from} -> ${e.to}  ${message(bodies.get(e.msg) ?? { type: e.type })}  #${e.msg} (${e.reason})`;
-      case 'timer':
-        return `timer     ${e.node}  ${e.name}`;
-      case 'report':
-        return `report    ${e.node}  ${report(e.report)}`;
-      case 'partition':
-        return e.groups ? `partition ${e.groups.map((g) => g.join(',')).join(' | ')}` : 'heal';
-      case 'control':
-        return `control   ${e.action}${e.restart ? ' restart' : ''}`;
-      case 'note':
-        return `note      ${e.text}`;
-      case 'finding':
-        return `finding   ${e.finding.kind} ${e.finding.detail}`;
-      case 'fault':
-        return `fault     ${e.node}  ${e.event}`;
-      case 'owner':
-        return `owner     ${e.relay}  epoch ${e.epoch}`;
-      default:
-        return `${e.kind.padEnd(9)} ${e.node}`;
-    }
-  };
-  // Times to the microsecond: random delays and timeouts are not whole milliseconds.
-  return (
-    trace
-      .map((e) => `t=${String(Math.round(e.t * 1000) / 1000).padStart(9)}  ${line(e)}`)
-      .join('\n') + '\n'
-  );
-}
-
-function value(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
-}
-
-function message(m: Message): string {
-  const rest = Object.entries(m).filter(([k]) => k !== 'type');
-  return [m.type, ...rest.map(([k, v]) => `${k}=${value(v)}`)].join(' ');
-}
-
-function report(r: Report): string {
-  const parts = [r.role, `coordinator=${value(r.coordinator)}`];
-  if (r.electing) parts.push('electing');
-  if (r.term !== undefined) parts.push(`term=${r.term}`);
-  if (r.activeList !== undefined) parts.push(`list=${value(r.activeList)}`);
-  if (r.successor !== undefined) parts.push(`successor=${value(r.successor)}`);
-  for (const [k, v] of Object.entries(r.detail ?? {})) parts.push(`${k}=${value(v)}`);
-  return parts.join(' ');
 }

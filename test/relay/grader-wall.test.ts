@@ -12,7 +12,7 @@ import { ModuleFault, WallFault } from '@shared/grader/module-fault.ts';
 import { studentAlgorithm } from '@shared/grader/student.ts';
 import { decodeTagged, encodeTagged, loadEngine, openWalled } from '@shared/grader/student-wall.ts';
 import type { AlgorithmConfig } from '@shared/algorithms/algorithm.ts';
-import type { GradeReport } from '@shared/grader/grade.ts';
+import type { GradeReport } from '@shared/grader/grading.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const clock = () => performance.now();

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_NAMES, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { gradeAll, type GradeReport } from '@shared/grader/grade.ts';
+import { gradeAll, type GradeReport } from '@shared/grader/grading.ts';
 import { checkSource } from '@shared/grader/module-check.ts';
 import { studentAlgorithm, type WireProblem } from '@shared/grader/student.ts';
 import { brokenModule, type BrokenName } from '../fixtures/grader/broken.ts';

@@ -13,7 +13,7 @@ import { realClock } from '../../server/clock/clock.ts';
 import { LiveClocks, type LiveStamp } from '../../server/trace/live-clocks.ts';
 import { ClockBook, type Stamp } from '../../server/trace/logical-clocks.ts';
 import { MAX_CORKED, TickCork } from '../../server/transport/cork.ts';
-import { StatsTracker } from '../../server/lab/stats.ts';
+import { StatsTracker } from '../../server/lab/stats-tracker.ts';
 import { delivered, joinAs, startRelay, waitFor, type Harness } from '../helpers/relay-harness.ts';
 import { FakeConn, manualLab, tempDir } from '../helpers/relay-lab.ts';
 

@@ -184,9 +184,10 @@ describe('ShiViz export', () => {
       expect(e.clock[e.host]).toBe((prev[e.host] ?? 0) + 1);
       for (const [k, v] of Object.entries(prev)) expect(e.clock[k]!).toBeGreaterThanOrEqual(v);
       last.set(e.host, e.clock);
-      const msg = /\(msg (\d+)\)/.exec(e.event)?.[1];
-      if (e.event.startsWith('send')) sends.set(msg!, e.clock);
-      if (e.event.startsWith('receive')) {
+      // The trace's words (describeEvent): `0 sends M to 1 (#5)`, `1 receives M from 0 (#5)`.
+      const msg = /\(#(\d+)\)/.exec(e.event)?.[1];
+      if (/^\d+ sends /.test(e.event)) sends.set(msg!, e.clock);
+      if (/^\d+ receives /.test(e.event)) {
         const dup = trace.find((t) => t.kind === 'duplicate' && String(t.msg) === msg) as
           { of: number } | undefined;
         const sent = sends.get(dup ? String(dup.of) : msg!);
@@ -194,8 +195,8 @@ describe('ShiViz export', () => {
         for (const [k, v] of Object.entries(sent!)) expect(e.clock[k]!).toBeGreaterThanOrEqual(v);
       }
     }
-    expect(events.some((e) => e.event.startsWith('receive'))).toBe(true);
-    expect(events.some((e) => e.event.startsWith('report coordinator'))).toBe(true);
+    expect(events.some((e) => / receives /.test(e.event))).toBe(true);
+    expect(events.some((e) => e.event.startsWith('2 is coordinator, coordinator 2'))).toBe(true);
     await Promise.all(p.map((x) => x.c.close()));
     await h.close();
   });

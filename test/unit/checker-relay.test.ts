@@ -1,4 +1,4 @@
-// The relay's wrapper around the live checker (server/lab/checker.ts), on a manual clock: findings
+// The relay's wrapper around the live checker (server/lab/live-checker.ts), on a manual clock: findings
 // fall due without any further event, one timer at most, nothing armed while nothing is pending,
 // a reset starts over, a reconfiguration keeps the counts, and findings are never fed back.
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import type { Finding } from '@shared/analysis/checker.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { LabChecker } from '../../server/lab/checker.ts';
+import { LabChecker } from '../../server/lab/live-checker.ts';
 import { follower, leading, type Body } from '../helpers/checker-events.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 
@@ -44,7 +44,7 @@ function rig() {
   return { clock, checker, emitted, feed, steady, setConfig: (c: ProcessConfig) => (config = c) };
 }
 
-describe('relay checker (server/lab/checker.ts)', () => {
+describe('relay checker (server/lab/live-checker.ts)', () => {
   it('checker: a split brain is reported when its hand-over time runs out, with no further event', () => {
     const { clock, emitted, feed, steady } = rig();
     steady(3);

@@ -8,11 +8,11 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { parseTraceFile, serializeTrace, type ParsedTrace } from '@shared/protocol/trace-file.ts';
 import { finalState, stateAt } from '@shared/analysis/replay.ts';
 import { simulate, type SimulationSpec } from '@shared/sim/simulator.ts';
+import { describeEvent } from '@shared/protocol/trace-format.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
 import { replayElections, windowAt } from '../../client/src/utils/replay-elections.ts';
 import {
   countAtTime,
-  describeEvent,
   messageFates,
   replayConfig,
   replayFlights,
@@ -219,7 +219,7 @@ describe('replay view', () => {
 
   it('events in words, and the cursor for a moment in time', () => {
     const { trace } = simulated();
-    const words = trace.events.slice(0, 40).map(describeEvent);
+    const words = trace.events.slice(0, 40).map((e) => describeEvent(e));
     expect(words).toContain('7 crashes');
     expect(words).toContain('4 is asked to start an election');
     expect(words.some((w) => /^4 sends ELECTION to 5 \(#\d+\)$/.test(w))).toBe(true);

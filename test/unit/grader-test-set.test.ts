@@ -7,7 +7,7 @@
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
-import { gradeAll, type GradeReport } from '@shared/grader/grade.ts';
+import { gradeAll, type GradeReport } from '@shared/grader/grading.ts';
 import { studentAlgorithm, type WireProblem } from '@shared/grader/student.ts';
 import {
   BUGS,

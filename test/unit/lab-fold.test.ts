@@ -18,7 +18,7 @@ import {
   resumeProcess,
   setFabric,
 } from '../../server/lab/lab-control.ts';
-import { StatsTracker } from '../../server/lab/stats.ts';
+import { StatsTracker } from '../../server/lab/stats-tracker.ts';
 import { LabModel } from '../../client/src/utils/lab-model.ts';
 import { snapshotOf } from '../helpers/client-lab-fixtures.ts';
 import { FakeConn, manualLab, tempDir } from '../helpers/relay-lab.ts';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_FABRIC, DEFAULT_LINK } from '@shared/protocol/lab-config.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { ClockBook } from '../../server/trace/logical-clocks.ts';
-import { Fabric } from '../../server/lab/fabric.ts';
+import { Network, networkRandom } from '@shared/sim/network.ts';
 import { ObserverHub } from '../../server/lab/observers.ts';
 import { Scheduler } from '../../server/lab/scheduler.ts';
 import { FakeConn, manualLab, offer, tempDir } from '../helpers/relay-lab.ts';
@@ -124,9 +124,9 @@ describe('scheduler', () => {
 describe('fabric', () => {
   it('keeps a link FIFO under jitter, and lets jitter reorder when reordering is on', () => {
     const arrivals = (reorder: boolean) => {
-      const f = new Fabric(
+      const f = new Network(
         { ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 10, jitter: 50 }, reorder },
-        1,
+        networkRandom(1),
       );
       return Array.from({ length: 200 }, (_, i) => {
         const fate = f.decide(0, 1, i);
@@ -140,12 +140,12 @@ describe('fabric', () => {
   });
 
   it('burst loss (Gilbert model): long-run rate p and mean burst length L over 200,000 messages', () => {
-    const f = new Fabric(
+    const f = new Network(
       {
         ...DEFAULT_FABRIC,
         link: { ...DEFAULT_LINK, loss: 0.1, lossMode: 'burst', burstLength: 4 },
       },
-      9,
+      networkRandom(9),
     );
     const lost = Array.from({ length: 200_000 }, (_, i) => f.decide(2, 3, i).kind === 'drop');
     const n = lost.filter(Boolean).length;
@@ -157,9 +157,9 @@ describe('fabric', () => {
   });
 
   it('scales delays by the time scale and drops across a partition; ids in no group share one', () => {
-    const f = new Fabric(
+    const f = new Network(
       { ...DEFAULT_FABRIC, link: { ...DEFAULT_LINK, delay: 20 }, timeScale: 3 },
-      1,
+      networkRandom(1),
     );
     expect(f.decide(0, 1, 100)).toEqual({ kind: 'deliver', at: 160, dupAt: null });
     f.setPartition([[0, 1]]);

@@ -5,7 +5,7 @@
 // the replay page and the summary sent to the relay for the class board.
 import { onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
 import type { AlgorithmName } from '@shared/algorithms/algorithm.ts';
-import type { GradeReport } from '@shared/grader/grade.ts';
+import type { GradeReport } from '@shared/grader/grading.ts';
 import { runGrade, type SpawnWorker } from '@shared/grader/grade-runner.ts';
 import { checkSource } from '@shared/grader/module-check.ts';
 import { SandboxHost, type SandboxStatus, type SpawnSandbox } from '@shared/grader/sandbox-host.ts';

@@ -202,57 +202,6 @@ export class StillFlights implements FlightSource {
   }
 }
 
-/** One event in words, for the timeline and the event list. */
-export function describeEvent(e: TraceEvent): string {
-  switch (e.kind) {
-    case 'send':
-      return `${e.from} sends ${e.type} to ${e.to} (#${e.msg})`;
-    case 'deliver':
-      return `${e.to} receives ${e.type} from ${e.from} (#${e.msg})`;
-    case 'drop':
-      return `${e.type} ${e.from} → ${e.to} dropped: ${e.reason} (#${e.msg})`;
-    case 'duplicate':
-      return `${e.type} ${e.from} → ${e.to} duplicated (#${e.msg} of #${e.of})`;
-    case 'timer':
-      return `${e.node}: timer ${e.name} fires`;
-    case 'elect':
-      return `${e.node} is asked to start an election`;
-    case 'crash':
-      return `${e.node} crashes`;
-    case 'recover':
-      return `${e.node} recovers`;
-    case 'pause':
-      return `${e.node} is paused (SIGSTOP)`;
-    case 'resume':
-      return `${e.node} resumes (SIGCONT)`;
-    case 'join':
-      return `${e.node} joins`;
-    case 'leave':
-      return `${e.node} leaves`;
-    case 'report': {
-      const r = e.report;
-      const term = r.term === undefined ? '' : `, term ${r.term}`;
-      return `${e.node} is ${r.role}, coordinator ${r.coordinator ?? 'none'}${r.electing ? ', electing' : ''}${term}`;
-    }
-    case 'partition':
-      return e.groups
-        ? `partition: ${e.groups.map((g) => `{${g.join(', ')}}`).join(' | ')}`
-        : 'partition healed';
-    case 'control':
-      return `instructor: ${e.action}`;
-    case 'note':
-      return `note: ${e.text}`;
-    case 'fault':
-      return `${e.node}'s algorithm threw on ${e.event} (${e.error}); ${e.restarted ? 'restarted from scratch' : 'stopped'}`;
-    case 'owner':
-      return `relay ${e.relay} owns the lab (epoch ${e.epoch}${e.previous ? `, after ${e.previous}` : ''})`;
-    case 'finding':
-      return `checker (${e.finding.kind}): ${e.finding.detail}`;
-    case 'deviation':
-      return `${e.node} departs from the reference (${e.rule}): ${e.text}`;
-  }
-}
-
 /** The least fraction of its path a message in flight is drawn at. */
 export const MIN_SHOWN = 0.12;
 

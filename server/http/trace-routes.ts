@@ -2,20 +2,24 @@
 // events after that one), or `?format=shiviz` for ShiViz. Buffered events are flushed first, and
 // the file is streamed with backpressure, so a long trace never sits in memory.
 import { createReadStream } from 'node:fs';
-import type { Request, Response } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { errorFrame } from '@shared/protocol/errors.ts';
-import { sendError } from './api-util.ts';
+import { labOf, sendError, type RouteDeps } from './api-util.ts';
 import type { Counters } from '../lab/counters.ts';
 import type { Lab } from '../lab/lab.ts';
 import { shivizLines } from '../trace/shiviz.ts';
 import { exists, readTrace } from '../trace/trace-store.ts';
 
-export async function sendTrace(
-  lab: Lab,
-  req: Request,
-  res: Response,
-  counters: Counters,
-): Promise<void> {
+export function traceRoutes(deps: RouteDeps): Router {
+  const r = express.Router();
+  r.get('/labs/:lab/trace', async (req, res) => {
+    const lab = labOf(deps, req, res);
+    if (lab) await sendTrace(lab, req, res, deps.counters);
+  });
+  return r;
+}
+
+async function sendTrace(lab: Lab, req: Request, res: Response, counters: Counters): Promise<void> {
   const format = req.query['format'] ?? 'jsonl';
   const sinceRaw = req.query['since'];
   const since = sinceRaw === undefined ? null : Number(sinceRaw);

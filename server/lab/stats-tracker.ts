@@ -11,7 +11,7 @@
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 import type { LabStats } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
-import { linkKey } from './fabric.ts';
+import { linkKey } from '@shared/sim/network.ts';
 
 interface LinkCount {
   from: ProcessId;

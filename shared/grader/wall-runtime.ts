@@ -1,4 +1,4 @@
-// One engine session for a student's module (student-wall.ts): a QuickJS runtime and context in
+// One QuickJS runtime for a student's module (student-wall.ts): a QuickJS runtime and context in
 // the engine's WebAssembly memory, the prelude (wall-prelude.ts) inside, and the one way to call
 // in: under a deadline measured around that call alone, with whatever comes back read as text.
 import {
@@ -25,7 +25,7 @@ const STACK_BYTES = 256 * 1024;
 /** A result of hers larger than this (characters of JSON) is refused before the host parses it. */
 const MAX_RESULT_CHARS = 4_000_000;
 
-interface SessionOptions {
+interface RuntimeOptions {
   memoryMb: number;
   stepMs: number;
   loadMs: number;
@@ -36,7 +36,7 @@ interface SessionOptions {
 
 type Answer = { value: unknown } | WallFault;
 
-export class WallSession {
+export class WallRuntime {
   broken = false;
   private readonly rt: QuickJSRuntime;
   private readonly ctx: QuickJSContext;
@@ -47,7 +47,7 @@ export class WallSession {
 
   constructor(
     qjs: QuickJSWASMModule,
-    private readonly opts: SessionOptions,
+    private readonly opts: RuntimeOptions,
   ) {
     const rt = (this.rt = qjs.newRuntime());
     rt.setMemoryLimit(opts.memoryMb * 1024 * 1024);
@@ -157,7 +157,7 @@ export class WallSession {
     this.rt.dispose();
   }
 
-  /** Runs `fn` with a deadline `ms` from now; a host exception (the engine's native stack overflowed) breaks the session for good. */
+  /** Runs `fn` with a deadline `ms` from now; a host exception (the engine's native stack overflowed) breaks the runtime for good. */
   private within<T>(ms: number, fn: () => T): T {
     this.interrupted = false;
     this.deadline = this.opts.clock() + ms;
