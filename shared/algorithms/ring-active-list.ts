@@ -208,7 +208,7 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
   if (e === UNKNOWN_EPOCH) {
     // A newcomer's Elect: an idle process holds a fresh election that includes it; one taking
     // part in an election carries it along (rule (b) below) inside its own epoch.
-    if (!s.participating) return j === s.self ? drop : detect(seen, s.epoch + 1);
+    if (!s.participating && j !== s.self) return detect(seen, s.epoch + 1);
     if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
   } else if (e < s.epoch) {
     // A leftover of an older election.
@@ -230,10 +230,13 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     );
   }
   // (c) "otherwise (i = j), so process i has complete set of active processes in its active
-  // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch.
-  if (!s.participating || seen.told !== null) return drop;
-  const x = Math.max(...seen.activeList);
-  const next = { ...seen, chosen: x, told: x };
+  // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch,
+  // and also when Elected(x) came first (an Elect that skipped her went round ahead of hers):
+  // 001's rule (c) has no such condition, and her successor hears Elected only from her.
+  if (seen.told !== null || !seen.activeList.includes(s.self)) return drop;
+  const settled = s.participating ? -1 : (s.coordinator ?? -1);
+  const x = Math.max(settled, ...seen.activeList);
+  const next = { ...seen, chosen: s.participating ? x : null, told: x };
   return afterForward(
     next,
     forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }),

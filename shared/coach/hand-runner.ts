@@ -23,14 +23,7 @@ import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
-import {
-  CoachMemo,
-  explain,
-  MAX_HISTORY,
-  type CoachEntry,
-  type CoachView,
-  type Deviation,
-} from './coach.ts';
+import { CoachMemo, explain, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
 import {
   composed,
@@ -97,7 +90,6 @@ export class HandRunner implements ProcessRunner {
   /** When she last changed whom she believes (her clock). */
   private settledAt: number | null = null;
   private readonly coachMemo = new CoachMemo();
-  private history: CoachEntry[] = [];
   private readonly timers: NamedTimers;
   private t0 = 0;
   private clicks = 0;
@@ -151,8 +143,7 @@ export class HandRunner implements ProcessRunner {
     this.config = config;
     this.running = true;
     this.t0 = this.opts.io.now();
-    this.history = [];
-    this.coachMemo.reset();
+    this.coachMemo.reset(this.opts.algorithm, config, this.opts.seed);
     this.items.reset();
     this.suspected.clear();
     this.settledAt = null;
@@ -246,7 +237,7 @@ export class HandRunner implements ProcessRunner {
     const before = this.counters;
     const effects: Effect[] = [];
     let report = this.last;
-    const sent: { to: ProcessId; message: Message }[] = [];
+    const taken: HandStep[] = [];
     for (const s of offer.steps) {
       const step = this.resolve(s);
       if (step.kind === 'send') {
@@ -259,7 +250,6 @@ export class HandRunner implements ProcessRunner {
         this.counters = sentInRing(this.counters, m, this.config.self);
         this.seeTerm(m);
         effects.push({ kind: 'send', to: step.to, message: step.message });
-        sent.push({ to: step.to, message: step.message });
         if (ELECTING_TYPES.has(step.message.type) && !report.electing)
           report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
         // 003: the dashboard counts the slave pool by role.
@@ -276,14 +266,16 @@ export class HandRunner implements ProcessRunner {
       else if (step.kind === 'declare')
         report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
-      if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
+      if (step.kind !== 'set-timer')
+        this.coachMemo.add({ kind: 'action', at, click, action: step });
+      taken.push(step);
     }
     if (offer.key === 'elect' || offer.key === 'vote')
       this.counters = { ...this.counters, elections: this.counters.elections + 1 };
     const believed = this.last.coordinator;
     if (report !== this.last) effects.push({ kind: 'report', report });
     // Her item, and every item this click answered another way (a hint, a batch), are answered.
-    this.items.answer(item?.n ?? null, sent, offer.key);
+    this.items.answer(item?.n ?? null, taken, offer.key);
     execute(this, effects, HandRunner.effects);
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed)
@@ -384,13 +376,7 @@ export class HandRunner implements ProcessRunner {
 
   /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    return this.coachMemo.fold(
-      this.opts.algorithm,
-      this.config!,
-      this.history,
-      this.now(),
-      this.opts.seed,
-    );
+    return this.coachMemo.look(this.now())!;
   }
 
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
@@ -442,9 +428,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   private record(event: AlgorithmEvent): void {
-    this.history.push({ kind: 'event', at: this.now(), event });
-    if (this.history.length > MAX_HISTORY)
-      this.history.splice(0, this.history.length - MAX_HISTORY);
+    this.coachMemo.add({ kind: 'event', at: this.now(), event });
   }
 
   /**

@@ -25,6 +25,21 @@ describe('class simulator', () => {
     expect(r.students.every((s) => s.clicks > 0)).toBe(true);
     expect(runClass(spec)).toEqual(r);
   });
+  it("active list: a late Elect that an Elected overtook still gets its Elected sent on (001 (c)); seed 5's class of 29 agrees after the start and after the crash, where 6 waited for its watchdog", () => {
+    // Student 5 (a late click) sent her Elect after 4's had skipped her: 4's came round first,
+    // so Elected(28) reached 5 before her own Elect did. Her successor 6 hears Elected only from her.
+    const r = runClass({
+      algorithm: 'ring-active-list',
+      students: 29,
+      think: [1, 2.6],
+      mistakes: 1,
+      scale: 100,
+      seed: 5,
+    });
+    expect(r.students.find((s) => s.mistake !== null)).toMatchObject({ id: 5, mistake: 'late' });
+    expect(classViolations(r)).toEqual([]);
+    expect([r.start.coordinator, r.crash?.coordinator]).toEqual([28, 27]);
+  }, 60_000);
 });
 
 // Issue 24's property (shared/coach/class-check.ts). `npm test` runs CLASSES_PER_ALGORITHM

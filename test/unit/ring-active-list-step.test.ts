@@ -96,15 +96,19 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     });
   });
 
-  it('ring-active-list: an Elect(i) of its own arriving after the election ended is ignored', () => {
+  it('ring-active-list: its own Elect(i) arriving after Elected(x) still applies rule (c), once: its successor hears Elected only from it (001 (c) has no "unless settled")', () => {
     const done = deliver(
       deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state,
       2,
       { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 },
     ).state;
     const out = deliver(done, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 });
-    expect(hopsSent(out.effects)).toEqual([]);
-    expect(ringActiveList.report(out.state).electing).toBe(false);
+    expect(hopsSent(out.effects)).toEqual([
+      { to: 4, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 },
+    ]);
+    expect(ringActiveList.report(out.state)).toMatchObject({ electing: false, coordinator: 3 });
+    const again = deliver(out.state, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 4 });
+    expect(hopsSent(again.effects)).toEqual([]);
   });
 
   it('ring-active-list: a second detection while its Elect is going round sends nothing more', () => {
