@@ -42,16 +42,15 @@ describe('class simulator', () => {
   }, 60_000);
 });
 
-// Issue 24's property (shared/coach/class-check.ts). `npm test` runs CLASSES_PER_ALGORITHM
-// seeded classes per algorithm with N up to MAX_N; `npm run bench:class` runs the issue's 200 per
-// algorithm with N up to 40 (docs/RUN_A_CLASS.md has its times).
-const CLASSES_PER_ALGORITHM = 3;
-const MAX_N = 16;
+// Issue 24's property (shared/coach/class-check.ts). `npm test` runs the first
+// CLASSES_PER_ALGORITHM of the issue's seeded classes per algorithm (N from 4 to 40, as drawn);
+// `npm run bench:class` runs all 200 per algorithm (docs/RUN_A_CLASS.md has its times).
+const CLASSES_PER_ALGORITHM = 20;
 
 describe.each(ALGORITHM_NAMES)('class simulator property: %s', (algorithm) => {
-  it(`${CLASSES_PER_ALGORITHM} seeded classes (N 4-${MAX_N}, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time`, () => {
+  it(`the first ${CLASSES_PER_ALGORITHM} of the issue's seeded classes (N 4-40, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time, messages within the worst case plus the mistakes'`, () => {
     for (let i = 0; i < CLASSES_PER_ALGORITHM; i++) {
-      const r = runClass(propertySpec(algorithm, i, MAX_N));
+      const r = runClass(propertySpec(algorithm, i));
       expect({ spec: r.spec, violations: classViolations(r) }).toEqual({
         spec: r.spec,
         violations: [],
