@@ -204,6 +204,25 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
       expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 2, seq: 3 }]);
     });
 
+    it('ring-active-list: a copy of a start-election Elect(j) (epoch 0, j already in the list) at a process that settled that election is dropped, not taken for a newcomer (rule (b) forwards Elect(j) once)', () => {
+      // 3 starts with no coordinator (epoch 0), passes 2's Elect on, and is told Elected(4).
+      const fresh = ringActiveList.init({ ...config(3), initialCoordinator: null }, ctx).state;
+      const passed = deliver(fresh, 2, { type: 'ELECT', id: 2, epoch: 0, seq: 1 }).state;
+      const settled = deliver(passed, 2, {
+        type: 'ELECTED',
+        coordinator: 4,
+        epoch: 0,
+        seq: 2,
+      }).state;
+      expect(ringActiveList.report(settled)).toMatchObject({ coordinator: 4, electing: false });
+      const copy = deliver(settled, 1, { type: 'ELECT', id: 2, epoch: 0, seq: 7 });
+      expect(hopsSent(copy.effects)).toEqual([]);
+      expect(ringActiveList.report(copy.state)).toMatchObject({ coordinator: 4, electing: false });
+      // An Elect(1) that never passed here is still a newcomer's: a fresh election.
+      const newcomer = deliver(settled, 2, { type: 'ELECT', id: 1, epoch: 0, seq: 8 });
+      expect(ringActiveList.report(newcomer.state).electing).toBe(true);
+    });
+
     it('ring-active-list: a restarted process reaching one mid-election is carried into that election (rule (b))', () => {
       const inEpoch1 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
       const out = deliver(inEpoch1, 2, { type: 'ELECT', id: 1, epoch: 0, seq: 2 });
