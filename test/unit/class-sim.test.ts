@@ -40,6 +40,19 @@ describe('class simulator', () => {
     expect(classViolations(r)).toEqual([]);
     expect([r.start.coordinator, r.crash?.coordinator]).toEqual([28, 27]);
   }, 60_000);
+
+  it("active list: a copy of a start-election Elect that reaches a process after it settled is dropped, not taken for a newcomer's; seed 66's class of 12 agrees (it opened epoch 1 and stalled)", () => {
+    const r = runClass({
+      algorithm: 'ring-active-list',
+      students: 12,
+      think: [1, 4.8],
+      mistakes: 1,
+      scale: 100,
+      seed: 66,
+    });
+    expect(classViolations(r)).toEqual([]);
+    expect([r.start.coordinator, r.crash?.coordinator]).toEqual([11, 10]);
+  });
 });
 
 // Issue 24's property (shared/coach/class-check.ts). `npm test` runs the first
