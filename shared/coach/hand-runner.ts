@@ -251,7 +251,7 @@ export class HandRunner implements ProcessRunner {
     let report = this.last;
     const taken: HandStep[] = [];
     for (const s of offer.steps) {
-      const step = this.resolve(s);
+      const step = this.resolve(s, at);
       if (step.kind === 'send') {
         // Her own Elect joins the election it carries on the wire: the coach gives her the
         // reference's numbers when she sends what it would (her start election knows no epoch
@@ -372,9 +372,11 @@ export class HandRunner implements ProcessRunner {
   }
 
   /** Her message with the reference's identifying numbers where it is the same send (identify.ts). */
-  private resolve(s: HandStep): HandStep {
+  private resolve(s: HandStep, at: number): HandStep {
     if (s.kind !== 'send') return s;
-    const c = this.coachNow();
+    // The coach looked at the click's own time: its steps go into the fold at that time, so a
+    // deadline a millisecond later must not pass before them.
+    const c = this.coachMemo.look(at)!;
     return {
       ...s,
       message: identify(
