@@ -208,7 +208,8 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
   if (e === UNKNOWN_EPOCH) {
     // A newcomer's Elect: an idle process holds a fresh election that includes it; one taking
     // part in an election carries it along (rule (b) below) inside its own epoch.
-    if (!s.participating) return j === s.self ? drop : detect(seen, s.epoch + 1);
+    if (!s.participating && j !== s.self)
+      return startElectCopy(s, j) ? drop : detect(seen, s.epoch + 1);
     if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
   } else if (e < s.epoch) {
     // A leftover of an older election.
@@ -230,14 +231,35 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     );
   }
   // (c) "otherwise (i = j), so process i has complete set of active processes in its active
-  // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch.
-  if (!s.participating || seen.told !== null) return drop;
-  const x = Math.max(...seen.activeList);
-  const next = { ...seen, chosen: x, told: x };
+  // list => choose highest process ID + send Elected(x) message to neighbor". Once per epoch,
+  // and also when Elected(x) came first (an Elect that skipped her went round ahead of hers):
+  // 001's rule (c) has no such condition, and her successor hears Elected only from her.
+  if (seen.told !== null || !seen.activeList.includes(s.self)) return drop;
+  const settled = s.participating ? -1 : (s.coordinator ?? -1);
+  const x = Math.max(settled, ...seen.activeList);
+  const next = { ...seen, chosen: s.participating ? x : null, told: x };
   return afterForward(
     next,
     forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }),
     [],
+  );
+}
+
+/**
+ * A copy of a start election's Elect(j) at a process that settled that election already: it knows
+ * no epoch yet, j passed here (it is in the list) and is no higher than the coordinator. A late
+ * ACK made j's Elect skip a process and go on twice; rule (b) forwards an Elect(j) once, so the
+ * copy is dropped. Taken for a newcomer's Elect, it opened a new epoch in a settled class that then
+ * stalled (`npm run class -- --algorithm ring-active-list --students 12 --think 1-4.8s
+ * --mistakes 1 --seed 66`). A process that restarts while the others are still in epoch 0 and
+ * sends such an Elect gets no answer, and its watchdog holds a new election.
+ */
+function startElectCopy(s: ActiveListState, j: ProcessId): boolean {
+  return (
+    s.epoch === UNKNOWN_EPOCH &&
+    s.coordinator !== null &&
+    j <= s.coordinator &&
+    s.activeList.includes(j)
   );
 }
 

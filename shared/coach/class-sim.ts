@@ -60,7 +60,10 @@ export interface ClassResult {
   endTime: number;
 }
 
-/** A phase ends unagreed after this many UB (plus the detector's timeout after a crash). */
+/**
+ * A phase ends unagreed after this many UB (plus the detector's timeout after a crash), or after
+ * the hand-played elections it may hold, whichever is longer (`phaseLimit`).
+ */
 const PHASE_LIMIT_UB = 40;
 /** How long the class stays agreed before the crash, and runs on after agreeing, in UB. */
 const SETTLE_UB = 2;
@@ -180,12 +183,13 @@ export function runClass(spec: ClassSpec): ClassResult {
     };
   };
 
-  const start = phase(0, PHASE_LIMIT_UB * ub, n + 1);
+  const limit = phaseLimit(spec, timing);
+  const start = phase(0, limit, n + 1);
   let crash: PhaseResult | null = null;
   if (start.coordinator !== null) {
     const crashAt = now;
     students.get(start.coordinator)!.crash();
-    crash = phase(crashAt, PHASE_LIMIT_UB * ub + timing.heartbeatTimeout, n);
+    crash = phase(crashAt, limit + timing.heartbeatTimeout, n);
   }
   return {
     spec,
@@ -197,6 +201,19 @@ export function runClass(spec: ClassSpec): ClassResult {
     students: [...students.values()].map((s) => s.result()),
     endTime: now,
   };
+}
+
+/**
+ * How long a phase may take before it counts as not agreed. A ring election by hand passes 2N
+ * hops (002's ELECTION, then its COORDINATOR; 001's Elects and Elected alike), each a click after
+ * a think time: 2 x 40 x (5.5 s + a hop) is 16 UB at scale 100. The start and every election a
+ * mistake adds (an Elect nobody asked for, a late click) may each take that long in turn: a class
+ * of 40 with two such mistakes agreed after 45 UB, past a flat limit of 40 UB.
+ */
+function phaseLimit(spec: ClassSpec, timing: Timing): number {
+  const hop = spec.think[1] * 1000 + timing.transmission + timing.processing;
+  const elections = 1 + spec.mistakes;
+  return Math.max(PHASE_LIMIT_UB * roundTripBound(timing), elections * 2 * spec.students * hop);
 }
 
 /** The coordinator every live student believes, none electing, itself live; else null. */

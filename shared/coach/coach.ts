@@ -110,8 +110,6 @@ export interface CoachView {
   broken: boolean;
 }
 
-/** At most this many entries are folded (the tab keeps the latest; a class is short). */
-export const MAX_HISTORY = 600;
 const MAX_LATE = 50;
 
 interface Shadow {
@@ -257,7 +255,8 @@ export class CoachFold {
       owed,
       next: nextChange(sh, this.ub),
       pending: sh.ahead.map(({ to, type, at }) => ({ to, type, at })),
-      deviations: sh.deviations,
+      // A copy: the tab keeps a look while the fold goes on.
+      deviations: [...sh.deviations],
       report: sh.report,
       wouldDeclare: wouldDeclare(sh, this.config.self),
       broken: this.broken,
@@ -400,7 +399,7 @@ export class CoachFold {
   }
 }
 
-/** The whole fold of her latest MAX_HISTORY entries, as her tab looks at it. */
+/** The whole fold of a history at once, looked at `now` (what the tab's CoachMemo and the relay's audit fold entry by entry). */
 export function coach(
   algorithm: AnyAlgorithm,
   config: AlgorithmConfig,
@@ -409,41 +408,41 @@ export function coach(
   seed: number,
 ): CoachView {
   const fold = new CoachFold(algorithm, config, seed);
-  for (const entry of history.slice(-MAX_HISTORY)) fold.add(entry);
+  for (const entry of history) fold.add(entry);
   return fold.view(now);
 }
 
-/** The coach over a growing history: folded again only when the history grew or the last fold's next deadline came. */
+/**
+ * The coach of her tab: one fold fed each entry as it happens (as the relay's hand audit feeds
+ * its own), looked at when the tab draws. A look stands until a new entry or the fold's next
+ * deadline. Folding her whole history again at each look cost O(history) per look: a class of
+ * 30 spent most of its time there. Looks between entries do not change what the fold finds
+ * (test/unit/coach.test.ts: the fold with looks equals the whole fold).
+ */
 export class CoachMemo {
-  private last: { length: number; entry: CoachEntry | undefined; view: CoachView } | null = null;
+  private fold: CoachFold | null = null;
+  private last: CoachView | null = null;
 
   get view(): CoachView | null {
-    return this.last?.view ?? null;
+    return this.last;
   }
 
-  reset(): void {
+  reset(algorithm?: AnyAlgorithm, config?: AlgorithmConfig, seed = 0): void {
+    this.fold = algorithm && config ? new CoachFold(algorithm, config, seed) : null;
     this.last = null;
   }
 
-  fold(
-    algorithm: AnyAlgorithm,
-    config: AlgorithmConfig,
-    history: readonly CoachEntry[],
-    now: number,
-    seed: number,
-  ): CoachView {
-    const entry = history[history.length - 1];
+  /** One entry of her history, at or after the last look's time. */
+  add(entry: CoachEntry): void {
+    this.fold?.add(entry);
+    this.last = null;
+  }
+
+  look(now: number): CoachView | null {
     const m = this.last;
-    if (
-      m &&
-      m.length === history.length &&
-      m.entry === entry &&
-      (m.view.next === null || now < m.view.next)
-    )
-      return m.view;
-    const view = coach(algorithm, config, history, now, seed);
-    this.last = { length: history.length, entry, view };
-    return view;
+    if (m && (m.next === null || now < m.next)) return m;
+    this.last = this.fold?.view(now) ?? null;
+    return this.last;
   }
 }
 

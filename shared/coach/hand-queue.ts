@@ -24,6 +24,8 @@ export interface QueuedItem {
   done: boolean;
   /** Why it went without her answer (the tab shows this instead of "answered"). */
   expired?: string;
+  /** Its ring ACK went with an earlier click (a hint carries the waiting ACKs): not offered again. */
+  acked?: boolean;
   /** Times the same heartbeat (or message asking nothing) came from the same sender unanswered: one item, counted. */
   repeats?: number;
 }
@@ -104,36 +106,49 @@ export class HandQueue {
   }
 
   /**
-   * Her click (`key` the offer's) answered item `n`, and every open item whose reply to its sender
-   * she just sent another way (a hint, a batch: the same type and numbers), or whose call for an
-   * election her election move answered.
+   * Her click (`key` the offer's, `done` its steps as carried out) answered item `n`, and every
+   * open item it answered another way (a hint, a batch): one whose reply to its sender she just
+   * sent (the same type and numbers), one whose every step she just took (a ring forward goes to
+   * her successor, not back to the sender), or a call for an election her election move answered.
+   * The ring ACK a hint carries along is plumbing: sending it answers no item by itself, or a
+   * batch marked the Elects still waiting to be forwarded answered before she forwarded them.
+   * An ACK sent so leaves the item's offers, so no later hint sends it twice.
    */
-  answer(
-    n: number | null,
-    sent: readonly { to: ProcessId; message: Message }[],
-    key: string,
-  ): void {
-    const replied = (q: QueuedItem, m: Message) =>
-      sent.some(
-        (x) =>
-          x.to === q.from &&
-          x.message.type === m.type &&
-          SAME_IDS.every(
-            (f) => x.message[f] === undefined || m[f] === undefined || x.message[f] === m[f],
-          ),
+  answer(n: number | null, done: readonly HandStep[], key: string): void {
+    const took = (s: HandStep) =>
+      done.some((x) =>
+        s.kind === 'send'
+          ? x.kind === 'send' && x.to === s.to && sameReply(x.message, s.message)
+          : x.kind === s.kind &&
+            (x.kind !== 'believe' || s.kind !== 'believe' || x.coordinator === s.coordinator),
       );
-    const answers = (q: QueuedItem, o: Offer) =>
-      o.steps.some((s) => s.kind === 'send' && s.to === q.from && replied(q, s.message)) ||
-      (o.key === key && ELECTION_KEYS.has(key));
+    const answers = (q: QueuedItem, o: Offer) => {
+      if (o.key === key && ELECTION_KEYS.has(key)) return true;
+      if (q.from === null) return false; // a call for an election: see mootness
+      const sends = o.steps.filter((s) => s.kind === 'send');
+      if (sends.some((s) => s.to === q.from && !isAck(s) && took(s))) return true;
+      return sends.length > 0 && o.steps.every(took);
+    };
+    const acked = (q: QueuedItem) =>
+      q.from !== null && q.offers.some((o) => o.steps.some((s) => isAck(s) && took(s)));
     this.update((q) =>
-      q.n === n || q.offers.some((o) => answers(q, o)) ? { ...q, done: true } : q,
+      q.n === n || q.offers.some((o) => answers(q, o))
+        ? { ...q, done: true }
+        : acked(q)
+          ? { ...q, acked: true, offers: withoutAck(q.offers) }
+          : q,
     );
   }
 
   /** The offers of the open messages, made again (her counters changed). */
   reoffer(offers: (from: ProcessId, message: Message) => Offer[]): void {
     this.update((q) =>
-      q.from === null || q.message === null ? q : { ...q, offers: offers(q.from, q.message) },
+      q.from === null || q.message === null
+        ? q
+        : {
+            ...q,
+            offers: q.acked ? withoutAck(offers(q.from, q.message)) : offers(q.from, q.message),
+          },
     );
   }
 
@@ -191,6 +206,16 @@ export function openFirst(items: readonly QueuedItem[]): QueuedItem[] {
 /** The numbers that tell one reply from another to the same sender (identify.ts; a term may differ). */
 const SAME_IDS = ['seq', 'election', 'eid', 'epoch'];
 
+/**
+ * The same reply: its type, and the numbers both carry equal (an Elect's id, an Elected's
+ * coordinator too). A hop's seq names the hop, not what it carries: it tells ACKs apart only.
+ */
+const sameReply = (a: Message, b: Message) =>
+  a.type === b.type &&
+  [...SAME_IDS.filter((f) => f !== 'seq' || a.type === 'ACK'), 'id', 'coordinator'].every(
+    (f) => a[f] === undefined || b[f] === undefined || a[f] === b[f],
+  );
+
 /** The moves that start an election of her own (hand-kit.ts `moves`): they answer a call for one. */
 const ELECTION_KEYS = new Set(['elect', 'vote', 'candidate', 'declare']);
 
@@ -209,6 +234,9 @@ function believed(q: QueuedItem, self: ProcessId): ProcessId | null {
 }
 
 const isAck = (s: HandStep) => s.kind === 'send' && s.message.type === 'ACK';
+
+const withoutAck = (offers: Offer[]) =>
+  offers.map((o) => ({ ...o, steps: o.steps.filter((s) => !isAck(s)) }));
 
 /** Why the open item no longer asks anything of her; null while it still does. */
 function mootness(q: QueuedItem, c: QueueContext, newest: ProcessId | null): string | null {

@@ -93,6 +93,7 @@ describe('hand mode', () => {
     await until(() => agree(lab, 6, 6), 10_000, 'the lab agrees on 6');
     // Her correct actions stay unmarked, also once every deadline has passed.
     await sleep(UB + 600);
+    expect(await marks(page).allInnerTexts()).toEqual([]);
     expect(await page.getByTestId('no-deviations').count()).toBe(1);
     expect(await marks(page).count()).toBe(0);
 

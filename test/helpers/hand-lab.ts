@@ -90,9 +90,10 @@ export function handLab(prefix: string, token: string) {
     const errors = watchErrors(page);
     await page.goto(`${s.base}/lab/${lab}/process/${id}?${query}name=Ada`);
     await page.getByText('You are the process.').waitFor({ timeout: 10_000 });
+    // Her first item (the start election's call): open, or folded away among the answered ones.
     await page
       .getByText(/started: the documents say a process holds an election/)
-      .waitFor({ timeout: 10_000 });
+      .waitFor({ state: 'attached', timeout: 10_000 });
     return { page, errors };
   }
 

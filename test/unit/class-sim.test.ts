@@ -25,18 +25,45 @@ describe('class simulator', () => {
     expect(r.students.every((s) => s.clicks > 0)).toBe(true);
     expect(runClass(spec)).toEqual(r);
   });
+  it("active list: a late Elect that an Elected overtook still gets its Elected sent on (001 (c)); seed 5's class of 29 agrees after the start and after the crash, where 6 waited for its watchdog", () => {
+    // Student 5 (a late click) sent her Elect after 4's had skipped her: 4's came round first,
+    // so Elected(28) reached 5 before her own Elect did. Her successor 6 hears Elected only from her.
+    const r = runClass({
+      algorithm: 'ring-active-list',
+      students: 29,
+      think: [1, 2.6],
+      mistakes: 1,
+      scale: 100,
+      seed: 5,
+    });
+    expect(r.students.find((s) => s.mistake !== null)).toMatchObject({ id: 5, mistake: 'late' });
+    expect(classViolations(r)).toEqual([]);
+    expect([r.start.coordinator, r.crash?.coordinator]).toEqual([28, 27]);
+  }, 60_000);
+
+  it("active list: a copy of a start-election Elect that reaches a process after it settled is dropped, not taken for a newcomer's; seed 66's class of 12 agrees (it opened epoch 1 and stalled)", () => {
+    const r = runClass({
+      algorithm: 'ring-active-list',
+      students: 12,
+      think: [1, 4.8],
+      mistakes: 1,
+      scale: 100,
+      seed: 66,
+    });
+    expect(classViolations(r)).toEqual([]);
+    expect([r.start.coordinator, r.crash?.coordinator]).toEqual([11, 10]);
+  });
 });
 
-// Issue 24's property (shared/coach/class-check.ts). `npm test` runs CLASSES_PER_ALGORITHM
-// seeded classes per algorithm with N up to MAX_N; `npm run bench:class` runs the issue's 200 per
-// algorithm with N up to 40 (docs/RUN_A_CLASS.md has its times).
-const CLASSES_PER_ALGORITHM = 3;
-const MAX_N = 16;
+// Issue 24's property (shared/coach/class-check.ts). `npm test` runs the first
+// CLASSES_PER_ALGORITHM of the issue's seeded classes per algorithm (N from 4 to 40, as drawn);
+// `npm run bench:class` runs all 200 per algorithm (docs/RUN_A_CLASS.md has its times).
+const CLASSES_PER_ALGORITHM = 20;
 
 describe.each(ALGORITHM_NAMES)('class simulator property: %s', (algorithm) => {
-  it(`${CLASSES_PER_ALGORITHM} seeded classes (N 4-${MAX_N}, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time`, () => {
+  it(`the first ${CLASSES_PER_ALGORITHM} of the issue's seeded classes (N 4-40, think 1-6 s, up to 10% with a mistake) agree after the start and after the crash, nobody stuck, nobody marked who followed every hint in time, messages within the worst case plus the mistakes'`, () => {
     for (let i = 0; i < CLASSES_PER_ALGORITHM; i++) {
-      const r = runClass(propertySpec(algorithm, i, MAX_N));
+      const r = runClass(propertySpec(algorithm, i));
       expect({ spec: r.spec, violations: classViolations(r) }).toEqual({
         spec: r.spec,
         violations: [],

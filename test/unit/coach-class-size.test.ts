@@ -145,6 +145,30 @@ describe('issue 24: the coach at class size', () => {
     expect(item()).toMatchObject({ done: true, expired: 'you believe 6 already' });
   });
 
+  it('a hint carrying the waiting ring ACKs answers only the items whose own move it made: an Elect still to be forwarded stays open until she forwards it (the ACK is plumbing, not its answer)', () => {
+    const { r, clock, sent, hint, follow } = bully(3, 'none', 'ring-active-list');
+    follow(); // her start Elect(3) to 4
+    r.deliver(2, { type: 'ELECT', seq: 1, id: 3, epoch: 0 }); // hers, back: Elected(3) owed
+    clock.advance(100);
+    r.deliver(2, { type: 'ELECT', seq: 2, id: 2, epoch: 0 }); // 2's: forward it (001 (b))
+    const forward = () => r.view().queue.find((q) => q.message?.id === 2)!;
+    expect(hint().label).toMatch(/^Send ELECTED to 4/);
+    follow(); // Elected(3) to 4, with both ACKs
+    expect(
+      sent
+        .filter((s) => s.message.type === 'ACK')
+        .map((s) => s.message.seq)
+        .sort(),
+    ).toEqual([1, 2]);
+    expect(forward()).toMatchObject({ done: false });
+    expect(hint().label).toMatch(/^Send ELECT to 4/);
+    follow();
+    expect(sent.at(-1)).toMatchObject({ to: 4, message: { type: 'ELECT', id: 2 } });
+    expect(forward()).toMatchObject({ done: true });
+    expect(forward().expired).toBeUndefined();
+    expect(r.view().deviations).toEqual([]);
+  });
+
   it('her tab lists the open items first (newest first), then the answered and expired ones, so none waits below a page of history', () => {
     const { r, clock, follow } = bully(5, 'none');
     follow(); // her start election (its item stays open while she elects)

@@ -96,15 +96,19 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     });
   });
 
-  it('ring-active-list: an Elect(i) of its own arriving after the election ended is ignored', () => {
+  it('ring-active-list: its own Elect(i) arriving after Elected(x) still applies rule (c), once: its successor hears Elected only from it (001 (c) has no "unless settled")', () => {
     const done = deliver(
       deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state,
       2,
       { type: 'ELECTED', coordinator: 3, epoch: 1, seq: 2 },
     ).state;
     const out = deliver(done, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 3 });
-    expect(hopsSent(out.effects)).toEqual([]);
-    expect(ringActiveList.report(out.state).electing).toBe(false);
+    expect(hopsSent(out.effects)).toEqual([
+      { to: 4, type: 'ELECTED', coordinator: 3, epoch: 1, seq: 3 },
+    ]);
+    expect(ringActiveList.report(out.state)).toMatchObject({ electing: false, coordinator: 3 });
+    const again = deliver(out.state, 2, { type: 'ELECT', id: 3, epoch: 1, seq: 4 });
+    expect(hopsSent(again.effects)).toEqual([]);
   });
 
   it('ring-active-list: a second detection while its Elect is going round sends nothing more', () => {
@@ -198,6 +202,25 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
     it('ring-active-list: a restarted process (epoch unknown, 0) reaching an idle process gets a fresh election', () => {
       const out = deliver(idleAfterEpoch1(), 2, { type: 'ELECT', id: 2, epoch: 0, seq: 3 });
       expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 2, seq: 3 }]);
+    });
+
+    it('ring-active-list: a copy of a start-election Elect(j) (epoch 0, j already in the list) at a process that settled that election is dropped, not taken for a newcomer (rule (b) forwards Elect(j) once)', () => {
+      // 3 starts with no coordinator (epoch 0), passes 2's Elect on, and is told Elected(4).
+      const fresh = ringActiveList.init({ ...config(3), initialCoordinator: null }, ctx).state;
+      const passed = deliver(fresh, 2, { type: 'ELECT', id: 2, epoch: 0, seq: 1 }).state;
+      const settled = deliver(passed, 2, {
+        type: 'ELECTED',
+        coordinator: 4,
+        epoch: 0,
+        seq: 2,
+      }).state;
+      expect(ringActiveList.report(settled)).toMatchObject({ coordinator: 4, electing: false });
+      const copy = deliver(settled, 1, { type: 'ELECT', id: 2, epoch: 0, seq: 7 });
+      expect(hopsSent(copy.effects)).toEqual([]);
+      expect(ringActiveList.report(copy.state)).toMatchObject({ coordinator: 4, electing: false });
+      // An Elect(1) that never passed here is still a newcomer's: a fresh election.
+      const newcomer = deliver(settled, 2, { type: 'ELECT', id: 1, epoch: 0, seq: 8 });
+      expect(ringActiveList.report(newcomer.state).electing).toBe(true);
     });
 
     it('ring-active-list: a restarted process reaching one mid-election is carried into that election (rule (b))', () => {
