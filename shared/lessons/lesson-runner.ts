@@ -5,7 +5,11 @@ import { DEFAULT_TIMING, type ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkTrace } from '../analysis/checker.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
+import type { Workload } from '../protocol/lab-config.ts';
 import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
+import type { TaskFigures } from '../work/task-tally.ts';
+import { DEFAULT_JOB, jobOf } from '../work/work-job.ts';
+import { workHorizon, workSpec } from '../work/work-sim.ts';
 import type { LessonStep, Measure } from './lesson-schema.ts';
 
 /** A run with heartbeats never empties its queue: without `until`, stop here. */
@@ -34,6 +38,25 @@ interface StepOutcome {
   trace: () => string;
 }
 
+/** The step's work schedule as a lab's workload: what the file leaves out is the job's default. */
+export function stepWorkload(step: LessonStep): Workload | null {
+  const w = step.setup.work;
+  if (!w) return null;
+  const { tasks, size, taskMs, sharing, fencing } = DEFAULT_JOB;
+  return { tasks, size, taskMs, sharing, fencing, slow: [], ...w };
+}
+
+/** Without `until`: the default horizon, or (with work) one long enough for the job after the last fault. */
+function horizon(step: LessonStep, work: Workload | null): number {
+  if (step.setup.until !== undefined) return step.setup.until;
+  if (!work) return DEFAULT_UNTIL;
+  const { run } = step;
+  const faults = [run.crash, run.recover, run.elect, run.partition, run.links].flatMap(
+    (l) => l?.map((e) => e.at) ?? [],
+  );
+  return Math.max(DEFAULT_UNTIL, workHorizon(jobOf(work), step.setup.ids) + Math.max(0, ...faults));
+}
+
 function stepSpec(step: LessonStep): SimulationSpec {
   const { setup, run } = step;
   const link = {
@@ -56,7 +79,7 @@ function stepSpec(step: LessonStep): SimulationSpec {
     elections: run.elect ?? [],
     partitions: run.partition ?? [],
     seed: setup.seed ?? 1,
-    until: setup.until ?? DEFAULT_UNTIL,
+    until: horizon(step, stepWorkload(step)),
     maxEvents: MAX_LESSON_EVENTS,
   };
 }
@@ -86,11 +109,16 @@ function linkRules(
 }
 
 export function runStep(step: LessonStep): StepOutcome {
-  const spec = stepSpec(step);
+  const work = stepWorkload(step);
+  const plain = stepSpec(step);
+  const w = work ? workSpec(plain, jobOf(work)) : null;
+  const spec = w?.spec ?? plain;
   const r = simulate(spec);
   // A run cut short by the event bound measured part of what the step meant: no value.
   const measured =
-    r.events >= MAX_LESSON_EVENTS ? null : measure(step, spec, r, step.reveal.measure);
+    r.events >= MAX_LESSON_EVENTS
+      ? null
+      : measure(step, spec, r, step.reveal.measure, w?.audit.figures() ?? null);
   const coordinators: Record<string, number> = {};
   for (const c of Object.values(r.coordinatorByNode))
     coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
@@ -123,8 +151,11 @@ function measure(
   spec: SimulationSpec,
   r: SimulationResult,
   m: Measure,
+  tasks: TaskFigures | null,
 ): number | null {
   switch (m.kind) {
+    case 'tasks':
+      return tasks ? tasks[m.figure] : null;
     case 'messages':
       return m.types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
     case 'senders': {
