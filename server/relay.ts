@@ -139,7 +139,14 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   );
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
-  const lessons = { catalog, rooms: new LessonRooms() };
+  const lessons = {
+    catalog,
+    rooms: new LessonRooms({
+      dataDir: opts.dataDir,
+      onError,
+      onTooLarge: () => counters.inc('lesson-state-too-large'),
+    }),
+  };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
   const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
@@ -243,6 +250,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       await new Promise<void>((resolve) => io.close(() => resolve()));
       server.closeAllConnections();
       await labs.close();
+      await lessons.rooms.flushed();
       await cluster?.close();
     })());
 
