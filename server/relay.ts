@@ -17,6 +17,7 @@ import { Counters } from './lab/counters.ts';
 import { DemoLoops } from './lab/demo-loop.ts';
 import { LabListHub } from './lab/lab-list.ts';
 import { loadLessons } from './lab/lesson-catalog.ts';
+import { LessonLiveRuns } from './lab/lesson-live.ts';
 import { LessonRooms } from './lab/lesson-room.ts';
 import {
   DEFAULT_NET_LIMITS,
@@ -145,6 +146,8 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       dataDir: opts.dataDir,
       onError,
       onTooLarge: () => counters.inc('lesson-state-too-large'),
+      // The relay's bots are made below, after the sessions they need: read when a run starts.
+      live: new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError }),
     }),
   };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
@@ -211,7 +214,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
 
-  const bots =
+  const bots: ServerBots | null =
     opts.bots === false
       ? null
       : new ServerBots({

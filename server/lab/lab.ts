@@ -110,6 +110,8 @@ export class Lab {
   readonly intake: LabIntake;
   /** The class board's figures: the relay's own per hand-played student, and her tab's claims (class-figures.ts). */
   readonly figures: ClassFigures;
+  /** Readers of every journaled event while they listen (a lesson step's live run, lesson-live.ts). */
+  readonly taps = new Set<(event: TraceEvent) => void>();
   private seq: number;
   private nextMsg: number;
   /** Numbers from these on are not reserved on disk yet (Infinity without a fence record). */
@@ -424,6 +426,7 @@ export class Lab {
     }
     this.checker.observe(event);
     this.stats.observe(event);
+    for (const tap of this.taps) tap(event);
   }
 
   /**
@@ -470,6 +473,7 @@ export class Lab {
     ) as TraceEvent;
     this.checker.observe(event);
     this.stats.observe(event);
+    for (const tap of this.taps) tap(event);
   }
 
   // Numbers are taken here only: a block is reserved on disk before its first number is used.

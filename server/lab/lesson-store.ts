@@ -13,7 +13,7 @@ import type { LessonProgress, StudentScore } from '@shared/lessons/lesson-class.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
 
 /** A lesson (at most 256 KiB as a file) and 5,000 students' answers and scores fit well under this. */
-export const MAX_LESSON_STATE_BYTES = 2 * 2 ** 20;
+const MAX_LESSON_STATE_BYTES = 2 * 2 ** 20;
 
 const Pairs = <T extends z.ZodType>(value: T) =>
   z.array(z.tuple([ProcessIdSchema, value])).max(5000);

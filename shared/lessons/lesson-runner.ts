@@ -1,19 +1,22 @@
 // Runs one lesson step in the deterministic simulator and measures its reveal from the run: the
 // same spec and seed give the same number every time, so a lesson's expected value is checked
 // by a test and the relay's reveal is the class's answer key. Pure: no I/O, no clock.
-import { DEFAULT_TIMING, type ProcessId } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkTrace } from '../analysis/checker.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
 import type { Workload } from '../protocol/lab-config.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
+import { simulate, type SimulationSpec } from '../sim/simulator.ts';
 import type { TaskFigures } from '../work/task-tally.ts';
 import { DEFAULT_JOB, jobOf } from '../work/work-job.ts';
 import { workHorizon, workSpec } from '../work/work-sim.ts';
-import type { LessonStep, Measure } from './lesson-schema.ts';
+import type { LessonStep } from './lesson-schema.ts';
 
 /** A run with heartbeats never empties its queue: without `until`, stop here. */
 const DEFAULT_UNTIL = 20_000;
+/** A step's link delay when its file gives none, ms (the documents' T in the shipped lessons). */
+export const DEFAULT_LESSON_DELAY = 100;
 /**
  * A lesson's run is small (the shipped ones take at most a few thousand events); this bounds a
  * badly written one, which the relay runs on its event loop: 100,000 events, 0.4 to 1 s on the
@@ -47,7 +50,7 @@ export function stepWorkload(step: LessonStep): Workload | null {
 }
 
 /** Without `until`: the default horizon, or (with work) one long enough for the job after the last fault. */
-function horizon(step: LessonStep, work: Workload | null): number {
+export function horizon(step: LessonStep, work: Workload | null): number {
   if (step.setup.until !== undefined) return step.setup.until;
   if (!work) return DEFAULT_UNTIL;
   const { run } = step;
@@ -60,7 +63,7 @@ function horizon(step: LessonStep, work: Workload | null): number {
 function stepSpec(step: LessonStep): SimulationSpec {
   const { setup, run } = step;
   const link = {
-    delay: setup.link?.delay ?? 100,
+    delay: setup.link?.delay ?? DEFAULT_LESSON_DELAY,
     jitter: setup.link?.jitter ?? 0,
     drop: setup.link?.loss ?? 0,
   };
@@ -118,7 +121,14 @@ export function runStep(step: LessonStep): StepOutcome {
   const measured =
     r.events >= MAX_LESSON_EVENTS
       ? null
-      : measure(step, spec, r, step.reveal.measure, w?.audit.figures() ?? null);
+      : measureRun(step, {
+          trace: r.trace,
+          endTime: r.endTime,
+          byType: r.messages.byType,
+          coordinatorByNode: r.coordinatorByNode,
+          electionTime: r.electionTime,
+          tasks: w?.audit.figures() ?? null,
+        });
   const coordinators: Record<string, number> = {};
   for (const c of Object.values(r.coordinatorByNode))
     coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
@@ -146,18 +156,37 @@ export function runStep(step: LessonStep): StepOutcome {
   };
 }
 
-function measure(
-  step: LessonStep,
-  spec: SimulationSpec,
-  r: SimulationResult,
-  m: Measure,
-  tasks: TaskFigures | null,
-): number | null {
+/** What a run gives the reveal, from the simulator (here) or the live lab's trace (lesson-live-facts.ts). */
+export interface RunFacts {
+  trace: readonly TraceEvent[];
+  endTime: number;
+  /** Messages sent, by type. */
+  byType: Readonly<Record<string, number>>;
+  /** Each live process's coordinator at the end. */
+  coordinatorByNode: Readonly<Record<ProcessId, ProcessId | null>>;
+  electionTime: number | null;
+  /** The work schedule's audit; null without one (or where none is kept). */
+  tasks: TaskFigures | null;
+}
+
+/** The timing the step's processes are told: the documents' defaults, T from the link, the file's own. */
+export function stepTiming(step: LessonStep): Timing {
+  const link = step.setup.link;
+  return {
+    ...DEFAULT_TIMING,
+    transmission: (link?.delay ?? DEFAULT_LESSON_DELAY) + (link?.jitter ?? 0),
+    ...step.setup.timing,
+  };
+}
+
+/** The reveal's number from a run's facts; null when the run gives none. */
+export function measureRun(step: LessonStep, r: RunFacts): number | null {
+  const m = step.reveal.measure;
   switch (m.kind) {
     case 'tasks':
-      return tasks ? tasks[m.figure] : null;
+      return r.tasks ? r.tasks[m.figure] : null;
     case 'messages':
-      return m.types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
+      return m.types.reduce((n, t) => n + (r.byType[t] ?? 0), 0);
     case 'senders': {
       const from = new Set<ProcessId>();
       for (const e of r.trace) if (e.kind === 'send' && e.type === m.type) from.add(e.from);
@@ -173,18 +202,13 @@ function measure(
     case 'election-time':
       return r.electionTime;
     case 'findings': {
-      // The checker judges by the bounds the processes were told (the simulator's own default of T).
-      const timing = {
-        ...DEFAULT_TIMING,
-        transmission: spec.link!.delay! + spec.link!.jitter!,
-        ...step.setup.timing,
-      };
+      // The checker judges by the bounds the processes were told.
       const { summary } = checkTrace(
         r.trace,
         {
           algorithm: step.setup.algorithm,
           ids: step.setup.ids,
-          timing,
+          timing: stepTiming(step),
           options: step.setup.options,
         },
         r.endTime,

@@ -138,7 +138,6 @@ const MeasureSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
 ]);
-export type Measure = z.infer<typeof MeasureSchema>;
 
 const CiteSchema = z
   .object({ document: z.enum(['000', '001', '002', '003', '004']), rule: Text(300) })
