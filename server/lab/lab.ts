@@ -223,8 +223,14 @@ export class Lab {
   ): Result<ProcessEntry> {
     const claimed = this.processes.claim(conn, req, this.deps.clock.now());
     if (!claimed.ok) return claimed;
-    const { entry, displaced, resumed } = claimed.value;
+    const { entry, displaced, resumed, yielded } = claimed.value;
     if (displaced) sendFrame(displaced, { type: 'left' });
+    // A server bot gave its id to a person: it leaves, in the trace as any process that leaves.
+    if (yielded) {
+      sendFrame(yielded, { type: 'left' });
+      this.figures.stop(entry.id);
+      this.record({ kind: 'leave', node: entry.id }, this.clocks.tick(entry.id));
+    }
     // A new holder's figures start from nothing (her name and kind: process-table.ts); a resume keeps them.
     if (!resumed) this.figures.forget(entry.id);
     entry.name = req.name ?? entry.name;
