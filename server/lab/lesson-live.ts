@@ -25,6 +25,8 @@ import type { Labs } from './labs.ts';
 /** How long the lab may take to agree on a coordinator before the run (bots join, elect). */
 const SETTLE_MS = 15_000;
 const POLL_MS = 100;
+/** Polls in a row a run without detectors must be quiet to be over (half a second). */
+const QUIET_POLLS = 5;
 /** Events a live run may journal before it is no longer measured (as the simulator's bound). */
 const MAX_LIVE_EVENTS = 200_000;
 
@@ -184,8 +186,9 @@ export class LessonLiveRuns implements LiveRunner {
     const live = () => !run.cancelled && this.deps.labs.get(lab.name) === lab;
     const at = (ms: number, act: () => void) =>
       run.timers.push(lab.deps.clock.setTimeout(() => live() && act(), ms * scale));
-    for (const a of actions(step)) at(a.at, () => a.act(lab));
-    at(horizon(step, stepWorkload(step)), () => {
+    const steps = actions(step);
+    for (const a of steps) at(a.at, () => a.act(lab));
+    const end = () => {
       const facts = fold.facts(lab.now());
       finish({
         measured: fold.overflow ? null : measureRun(step, facts),
@@ -200,8 +203,26 @@ export class LessonLiveRuns implements LiveRunner {
         ),
         source: 'live',
       });
-    });
+    };
+    at(horizon(step, stepWorkload(step)), end);
+    // Without a failure detector nothing starts an election but the run's rules: as the
+    // simulator's queue empties, the run is over once its last rule fired and the lab is quiet.
+    if ((step.setup.detector ?? 'heartbeat') === 'none') {
+      let calm = 0;
+      const poll = () => {
+        calm = quiet(lab) ? calm + 1 : 0;
+        if (calm >= QUIET_POLLS) return end();
+        at(POLL_MS / scale, poll);
+      };
+      at(Math.max(0, ...steps.map((a) => a.at)) + POLL_MS / scale, poll);
+    }
   }
+}
+
+/** Nothing in flight, nobody paused or electing: a lab without detectors stays so. */
+function quiet(lab: Lab): boolean {
+  if (lab.scheduler.size > 0 || lab.pausedHolds.size > 0) return false;
+  return lab.processes.list().every((e) => e.crashed || !e.conn || !e.report?.electing);
 }
 
 /** Every id up and agreeing on one self-naming coordinator: their reports; else null. */
