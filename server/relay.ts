@@ -140,14 +140,16 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   );
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
+  // Lesson steps run in the live lab; the relay's bots are made below, after the sessions they
+  // need, so the runner reads them when a run starts.
+  const live = new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError });
   const lessons = {
     catalog,
     rooms: new LessonRooms({
       dataDir: opts.dataDir,
       onError,
       onTooLarge: () => counters.inc('lesson-state-too-large'),
-      // The relay's bots are made below, after the sessions they need: read when a run starts.
-      live: new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError }),
+      live,
     }),
   };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
@@ -248,6 +250,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const close = () =>
     (closing ??= (async () => {
       demo.closeAll();
+      live.closeAll();
       bots?.closeAll();
       ws.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));

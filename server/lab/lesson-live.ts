@@ -98,6 +98,11 @@ export class LessonLiveRuns implements LiveRunner {
     return { untilMs: horizon(step, stepWorkload(step)) * lab.config.fabric.timeScale };
   }
 
+  /** The relay is closing: every run stops where it is. */
+  closeAll(): void {
+    for (const lab of [...this.runs.keys()]) this.cancel(lab);
+  }
+
   cancel(lab: Lab): void {
     const run = this.runs.get(lab);
     if (!run) return;
