@@ -17,6 +17,7 @@ import { Counters } from './lab/counters.ts';
 import { DemoLoops } from './lab/demo-loop.ts';
 import { LabListHub } from './lab/lab-list.ts';
 import { loadLessons } from './lab/lesson-catalog.ts';
+import { LessonLiveRuns } from './lab/lesson-live.ts';
 import { LessonRooms } from './lab/lesson-room.ts';
 import { loadChallenges } from './lab/challenge-catalog.ts';
 import { ChallengeRooms } from './lab/challenge-room.ts';
@@ -143,7 +144,18 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   );
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
-  const lessons = { catalog, rooms: new LessonRooms() };
+  // Lesson steps run in the live lab; the relay's bots are made below, after the sessions they
+  // need, so the runner reads them when a run starts.
+  const live = new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError });
+  const lessons = {
+    catalog,
+    rooms: new LessonRooms({
+      dataDir: opts.dataDir,
+      onError,
+      onTooLarge: () => counters.inc('lesson-state-too-large'),
+      live,
+    }),
+  };
   const challengeCatalog = loadChallenges(
     opts.challengesDir ?? fileURLToPath(new URL('../challenges', import.meta.url)),
   );
@@ -215,7 +227,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
 
-  const bots =
+  const bots: ServerBots | null =
     opts.bots === false
       ? null
       : new ServerBots({
@@ -250,11 +262,13 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const close = () =>
     (closing ??= (async () => {
       demo.closeAll();
+      live.closeAll();
       bots?.closeAll();
       ws.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
       server.closeAllConnections();
       await labs.close();
+      await lessons.rooms.flushed();
       await cluster?.close();
     })());
 

@@ -111,6 +111,8 @@ export class Lab {
   readonly intake: LabIntake;
   /** The class board's figures: the relay's own per hand-played student, and her tab's claims (class-figures.ts). */
   readonly figures: ClassFigures;
+  /** Readers of every journaled event while they listen (a lesson step's live run, lesson-live.ts). */
+  readonly taps = new Set<(event: TraceEvent) => void>();
   private seq: number;
   private nextMsg: number;
   /** Numbers from these on are not reserved on disk yet (Infinity without a fence record). */
@@ -222,8 +224,14 @@ export class Lab {
   ): Result<ProcessEntry> {
     const claimed = this.processes.claim(conn, req, this.deps.clock.now());
     if (!claimed.ok) return claimed;
-    const { entry, displaced, resumed } = claimed.value;
+    const { entry, displaced, resumed, yielded } = claimed.value;
     if (displaced) sendFrame(displaced, { type: 'left' });
+    // A server bot gave its id to a person: it leaves, in the trace as any process that leaves.
+    if (yielded) {
+      sendFrame(yielded, { type: 'left' });
+      this.figures.stop(entry.id);
+      this.record({ kind: 'leave', node: entry.id }, this.clocks.tick(entry.id));
+    }
     // A new holder's figures start from nothing (her name and kind: process-table.ts); a resume keeps them.
     if (!resumed) this.figures.forget(entry.id);
     entry.name = req.name ?? entry.name;
@@ -425,6 +433,7 @@ export class Lab {
     }
     this.checker.observe(event);
     this.stats.observe(event);
+    for (const tap of this.taps) tap(event);
   }
 
   /**
@@ -471,6 +480,7 @@ export class Lab {
     ) as TraceEvent;
     this.checker.observe(event);
     this.stats.observe(event);
+    for (const tap of this.taps) tap(event);
   }
 
   // Numbers are taken here only: a block is reserved on disk before its first number is used.

@@ -18,6 +18,7 @@ import {
   type LabState,
 } from './lab-state.ts';
 import { loadTail } from '../trace/trace-tail.ts';
+import { lessonPath } from './lesson-store.ts';
 import { fencePath, LabFence, readFence } from './lab-fence.ts';
 import { newJoinCode } from '@shared/protocol/join-code.ts';
 
@@ -202,6 +203,7 @@ export class Labs {
     this.writers.delete(name);
     await rm(join(this.opts.dataDir, `${name}${CONFIG_SUFFIX}`), { force: true });
     await rm(statePath(this.opts.dataDir, name), { force: true });
+    await rm(lessonPath(this.opts.dataDir, name), { force: true });
     await this.opts.cluster?.removed(name);
     this.opts.onChange?.();
     return true;

@@ -83,14 +83,21 @@ export class ProcessTable {
 
   /**
    * Gives `conn` an id: the one its resume token names (taking it over from a stale connection),
-   * the one it asks for if free, or the lowest free one. Returns the previous connection, if one
-   * was displaced by a resume.
+   * the one it asks for if free, or the lowest free one. A person (any transport but the relay's
+   * own bots) may take a server bot's id: the one she asks for, or, when no id is free, the
+   * lowest a bot holds (a live one first); the bot yields (`yielded`, told `left`). Returns the
+   * previous connection, if one was displaced by a resume.
    */
   claim(
     conn: Conn,
     req: ClaimRequest,
     now: number,
-  ): Result<{ entry: ProcessEntry; resumed: boolean; displaced: Conn | null }> {
+  ): Result<{
+    entry: ProcessEntry;
+    resumed: boolean;
+    displaced: Conn | null;
+    yielded?: Conn;
+  }> {
     const tokenId = req.resume !== undefined ? this.byToken.get(req.resume) : undefined;
     if (tokenId !== undefined && (req.id === undefined || req.id === tokenId)) {
       const entry = this.entries.get(tokenId)!;
@@ -99,22 +106,23 @@ export class ProcessTable {
       entry.heldUntil = 0;
       return ok({ entry, resumed: true, displaced });
     }
+    const person = conn.transport !== 'server';
+    const botHeld = (e: ProcessEntry) => person && e.conn?.transport === 'server';
     let entry: ProcessEntry | undefined;
     if (req.id !== undefined) {
       entry = this.entries.get(req.id);
       if (!entry) return fail('ID_NOT_IN_LAB');
-      if (entry.conn || entry.heldUntil > now)
+      if ((entry.conn && !botHeld(entry)) || (!entry.conn && entry.heldUntil > now))
         return fail('ID_TAKEN', { message: `Id ${req.id} is already claimed by a live process` });
     } else {
-      for (const id of this.order) {
-        const e = this.entries.get(id)!;
-        if (!e.conn && e.heldUntil <= now) {
-          entry = e;
-          break;
-        }
-      }
+      const list = this.list();
+      entry =
+        list.find((e) => !e.conn && e.heldUntil <= now) ??
+        list.find((e) => botHeld(e) && !e.crashed) ??
+        list.find(botHeld);
       if (!entry) return fail('LAB_FULL');
     }
+    const yielded = entry.conn ?? undefined;
     if (entry.resume) this.byToken.delete(entry.resume);
     entry.resume = randomBytes(18).toString('base64url');
     this.byToken.set(entry.resume, entry.id);
@@ -128,7 +136,7 @@ export class ProcessTable {
     delete entry.mode;
     delete entry.grade;
     delete entry.findings;
-    return ok({ entry, resumed: false, displaced: null });
+    return ok({ entry, resumed: false, displaced: null, ...(yielded ? { yielded } : {}) });
   }
 
   /** The connection is gone: hold the id for its token until `holdUntil` (0: release it now, forgetting the token). */

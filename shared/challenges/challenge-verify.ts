@@ -54,7 +54,7 @@ export function runChallenge(challenge: Challenge, seed: number, schedule: Sched
     return { ...base, reached: false, at: null, detail: 'The run was cut at the event bound' };
   return {
     ...base,
-    ...judge(challenge.target, () => checkRun(step, spec, r).findings, r.trace, r.endTime),
+    ...judge(challenge.target, () => checkRun(step, r).findings, r.trace, r.endTime),
   };
 }
 

@@ -53,6 +53,17 @@ export const LessonViewSchema = z
       .nullable()
       .optional()
       .describe("The run's result; from the reveal on (the instructor: once it ran)"),
+    source: z
+      .enum(['live', 'simulated'])
+      .optional()
+      .describe(
+        "With `measured`: measured from the live lab's own run, or from the relay's simulator (the step could not run live)",
+      ),
+    running: z
+      .object({ live: z.literal(true), endsInMs: z.number().min(0) })
+      .strict()
+      .optional()
+      .describe('While the step runs in the live lab: how long until it ends and is measured'),
     expected: z.number().optional(),
     formula: z.string().optional(),
     explain: z.string().optional(),

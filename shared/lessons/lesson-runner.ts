@@ -1,15 +1,22 @@
 // Runs one lesson step in the deterministic simulator and measures its reveal from the run: the
 // same spec and seed give the same number every time, so a lesson's expected value is checked
 // by a test and the relay's reveal is the class's answer key. Pure: no I/O, no clock.
-import { DEFAULT_TIMING, type ProcessId } from '../algorithms/algorithm.ts';
+import { DEFAULT_TIMING, type ProcessId, type Timing } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { checkTrace } from '../analysis/checker.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
-import { simulate, type SimulationResult, type SimulationSpec } from '../sim/simulator.ts';
-import type { LessonStep, Measure } from './lesson-schema.ts';
+import type { TraceEvent } from '../protocol/trace.ts';
+import type { Workload } from '../protocol/lab-config.ts';
+import { simulate, type SimulationSpec } from '../sim/simulator.ts';
+import type { TaskFigures } from '../work/task-tally.ts';
+import { DEFAULT_JOB, jobOf } from '../work/work-job.ts';
+import { workHorizon, workSpec } from '../work/work-sim.ts';
+import type { LessonStep } from './lesson-schema.ts';
 
 /** A run with heartbeats never empties its queue: without `until`, stop here. */
 const DEFAULT_UNTIL = 20_000;
+/** A step's link delay when its file gives none, ms (the documents' T in the shipped lessons). */
+export const DEFAULT_LESSON_DELAY = 100;
 /**
  * A lesson's run is small (the shipped ones take at most a few thousand events); this bounds a
  * badly written one, which the relay runs on its event loop: 100,000 events, 0.4 to 1 s on the
@@ -37,10 +44,29 @@ interface StepOutcome {
 /** A step's set-up and run as a simulation (the challenges' verifier runs a schedule the same way). */
 type RunnableStep = Pick<LessonStep, 'setup' | 'run'>;
 
+/** The step's work schedule as a lab's workload: what the file leaves out is the job's default. */
+export function stepWorkload(step: RunnableStep): Workload | null {
+  const w = step.setup.work;
+  if (!w) return null;
+  const { tasks, size, taskMs, sharing, fencing } = DEFAULT_JOB;
+  return { tasks, size, taskMs, sharing, fencing, slow: [], ...w };
+}
+
+/** Without `until`: the default horizon, or (with work) one long enough for the job after the last fault. */
+export function horizon(step: RunnableStep, work: Workload | null): number {
+  if (step.setup.until !== undefined) return step.setup.until;
+  if (!work) return DEFAULT_UNTIL;
+  const { run } = step;
+  const faults = [run.crash, run.recover, run.elect, run.partition, run.links].flatMap(
+    (l) => l?.map((e) => e.at) ?? [],
+  );
+  return Math.max(DEFAULT_UNTIL, workHorizon(jobOf(work), step.setup.ids) + Math.max(0, ...faults));
+}
+
 export function stepSpec(step: RunnableStep): SimulationSpec {
   const { setup, run } = step;
   const link = {
-    delay: setup.link?.delay ?? 100,
+    delay: setup.link?.delay ?? DEFAULT_LESSON_DELAY,
     jitter: setup.link?.jitter ?? 0,
     drop: setup.link?.loss ?? 0,
   };
@@ -59,7 +85,7 @@ export function stepSpec(step: RunnableStep): SimulationSpec {
     elections: run.elect ?? [],
     partitions: run.partition ?? [],
     seed: setup.seed ?? 1,
-    until: setup.until ?? DEFAULT_UNTIL,
+    until: horizon(step, stepWorkload(step)),
     maxEvents: MAX_LESSON_EVENTS,
   };
 }
@@ -89,11 +115,23 @@ function linkRules(
 }
 
 export function runStep(step: LessonStep): StepOutcome {
-  const spec = stepSpec(step);
+  const work = stepWorkload(step);
+  const plain = stepSpec(step);
+  const w = work ? workSpec(plain, jobOf(work)) : null;
+  const spec = w?.spec ?? plain;
   const r = simulate(spec);
   // A run cut short by the event bound measured part of what the step meant: no value.
   const measured =
-    r.events >= MAX_LESSON_EVENTS ? null : measure(step, spec, r, step.reveal.measure);
+    r.events >= MAX_LESSON_EVENTS
+      ? null
+      : measureRun(step, {
+          trace: r.trace,
+          endTime: r.endTime,
+          byType: r.messages.byType,
+          coordinatorByNode: r.coordinatorByNode,
+          electionTime: r.electionTime,
+          tasks: w?.audit.figures() ?? null,
+        });
   const coordinators: Record<string, number> = {};
   for (const c of Object.values(r.coordinatorByNode))
     coordinators[String(c ?? 'none')] = (coordinators[String(c ?? 'none')] ?? 0) + 1;
@@ -121,15 +159,37 @@ export function runStep(step: LessonStep): StepOutcome {
   };
 }
 
-function measure(
-  step: LessonStep,
-  spec: SimulationSpec,
-  r: SimulationResult,
-  m: Measure,
-): number | null {
+/** What a run gives the reveal, from the simulator (here) or the live lab's trace (lesson-live-facts.ts). */
+export interface RunFacts {
+  trace: readonly TraceEvent[];
+  endTime: number;
+  /** Messages sent, by type. */
+  byType: Readonly<Record<string, number>>;
+  /** Each live process's coordinator at the end. */
+  coordinatorByNode: Readonly<Record<ProcessId, ProcessId | null>>;
+  electionTime: number | null;
+  /** The work schedule's audit; null without one (or where none is kept). */
+  tasks: TaskFigures | null;
+}
+
+/** The timing the step's processes are told: the documents' defaults, T from the link, the file's own. */
+export function stepTiming(step: RunnableStep): Timing {
+  const link = step.setup.link;
+  return {
+    ...DEFAULT_TIMING,
+    transmission: (link?.delay ?? DEFAULT_LESSON_DELAY) + (link?.jitter ?? 0),
+    ...step.setup.timing,
+  };
+}
+
+/** The reveal's number from a run's facts; null when the run gives none. */
+export function measureRun(step: LessonStep, r: RunFacts): number | null {
+  const m = step.reveal.measure;
   switch (m.kind) {
+    case 'tasks':
+      return r.tasks ? r.tasks[m.figure] : null;
     case 'messages':
-      return m.types.reduce((n, t) => n + (r.messages.byType[t] ?? 0), 0);
+      return m.types.reduce((n, t) => n + (r.byType[t] ?? 0), 0);
     case 'senders': {
       const from = new Set<ProcessId>();
       for (const e of r.trace) if (e.kind === 'send' && e.type === m.type) from.add(e.from);
@@ -145,7 +205,7 @@ function measure(
     case 'election-time':
       return r.electionTime;
     case 'findings': {
-      const { summary } = checkRun(step, spec, r);
+      const { summary } = checkRun(step, r);
       return m.finding === 'spurious-elections'
         ? summary.spuriousElections
         : summary.counts[m.finding];
@@ -156,18 +216,16 @@ function measure(
 /** The live checker over a step's run, judging by the bounds the processes were told. */
 export function checkRun(
   step: RunnableStep,
-  spec: SimulationSpec,
-  r: SimulationResult,
+  r: Pick<RunFacts, 'trace' | 'endTime'>,
 ): ReturnType<typeof checkTrace> {
-  // The simulator's own default of T: the link's delay plus its jitter.
-  const timing = {
-    ...DEFAULT_TIMING,
-    transmission: spec.link!.delay! + spec.link!.jitter!,
-    ...step.setup.timing,
-  };
   return checkTrace(
     r.trace,
-    { algorithm: step.setup.algorithm, ids: step.setup.ids, timing, options: step.setup.options },
+    {
+      algorithm: step.setup.algorithm,
+      ids: step.setup.ids,
+      timing: stepTiming(step),
+      options: step.setup.options,
+    },
     r.endTime,
   );
 }

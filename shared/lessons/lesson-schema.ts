@@ -8,6 +8,7 @@ import {
   DetectorSchema,
   ProcessIdSchema,
   TimingSchema,
+  WorkloadSchema,
 } from '../protocol/lab-config.ts';
 import { FINDING_KINDS } from '../protocol/finding.ts';
 
@@ -47,6 +48,8 @@ export const SetupSchema = z
       .optional(),
     /** Virtual horizon of the run, ms (runs with heartbeats never go quiet on their own). */
     until: At.optional(),
+    /** 003's work schedule over the election (docs/WORK_SCHEDULE.md); what is left out: the job's defaults. */
+    work: WorkloadSchema.partial().strict().optional(),
   })
   .strict();
 
@@ -127,8 +130,14 @@ const MeasureSchema = z.discriminatedUnion('kind', [
       finding: z.enum([...FINDING_KINDS, 'spurious-elections']),
     })
     .strict(),
+  /** A figure of the work schedule's audit (needs `setup.work`): e.g. results lost at the end. */
+  z
+    .object({
+      kind: z.literal('tasks'),
+      figure: z.enum(['completed', 'lost', 'duplicates', 'reassigned', 'wrong']),
+    })
+    .strict(),
 ]);
-export type Measure = z.infer<typeof MeasureSchema>;
 
 const CiteSchema = z
   .object({ document: z.enum(['000', '001', '002', '003', '004']), rule: Text(300) })
@@ -212,6 +221,9 @@ function strangers(step: LessonStep): string[] {
   step.run.links?.forEach(
     (l, j) => (check(`run.links.${j}.from`, l.from), check(`run.links.${j}.to`, l.to)),
   );
+  if (step.reveal.measure.kind === 'tasks' && !step.setup.work)
+    out.push('reveal.measure: "tasks" needs setup.work (the work schedule)');
+  step.setup.work?.slow?.forEach((s, j) => check(`setup.work.slow.${j}.id`, s.id));
   const q = step.question;
   if (q?.kind === 'number' && q.min !== undefined && q.max !== undefined && q.min > q.max)
     out.push('question.max: below question.min');

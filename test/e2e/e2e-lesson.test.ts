@@ -142,7 +142,10 @@ describe('a lesson in class', () => {
       ['reveal', 'revealed'],
     ] as const) {
       await instructor.getByTestId(`lesson-${action}`).click();
-      await expect.poll(() => phase(instructor), { timeout: 10_000 }).toBe(next);
+      // Run drives the live lab: it settles (server bots fill the free ids), then runs the step.
+      await expect
+        .poll(() => phase(instructor), { timeout: action === 'run' ? 30_000 : 10_000 })
+        .toBe(next);
     }
     await expect
       .poll(() => instructor.getByTestId('lesson-measured').textContent(), { timeout: 10_000 })

@@ -44,7 +44,7 @@ describe('GET /api/lessons', () => {
     expect(r.status).toBe(200);
     expect(r.body.refused).toEqual([]);
     expect(r.body.lessons.map((l: { id: string }) => l.id)).toContain('bully-figure-6-20');
-    expect(r.body.lessons.length).toBeGreaterThanOrEqual(7);
+    expect(r.body.lessons.length).toBeGreaterThanOrEqual(8);
     expect(r.text).not.toContain('"expected"');
     expect(r.body.lessons[0].steps[0]).toEqual({
       title: expect.any(String),
