@@ -200,8 +200,12 @@ export function breadthFirst(
   return done('exhausted', lastDepth);
 }
 
+/**
+ * The remembered sleep sets' key: 30 bits of the fingerprint, a small integer the Map hashes
+ * fast. Two worlds on one key: the second is not remembered (and sleeps nothing), see above.
+ */
 function mapKey(lo: number, hi: number): number {
-  return (hi & 0x1fffff) * 4294967296 + lo;
+  return (lo ^ hi) & 0x3fffffff;
 }
 
 /**
