@@ -18,6 +18,8 @@ import { DemoLoops } from './lab/demo-loop.ts';
 import { LabListHub } from './lab/lab-list.ts';
 import { loadLessons } from './lab/lesson-catalog.ts';
 import { LessonRooms } from './lab/lesson-room.ts';
+import { loadChallenges } from './lab/challenge-catalog.ts';
+import { ChallengeRooms } from './lab/challenge-room.ts';
 import {
   DEFAULT_NET_LIMITS,
   guardServer,
@@ -73,6 +75,8 @@ export interface RelayOptions {
   net?: Partial<NetLimits>;
   /** The lesson files' folder (default: lessons/ beside server/); a missing folder: no lessons. */
   lessonsDir?: string;
+  /** The challenge files' folder (default: challenges/ beside server/); a missing folder: none. */
+  challengesDir?: string;
   /** One relay of several sharing a Redis (docs/SCALING.md); absent: a lone relay with files on disk. */
   cluster?: Omit<ClusterOptions, 'onError'>;
   onError?: (err: unknown) => void;
@@ -140,6 +144,12 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
   const lessons = { catalog, rooms: new LessonRooms() };
+  const challengeCatalog = loadChallenges(
+    opts.challengesDir ?? fileURLToPath(new URL('../challenges', import.meta.url)),
+  );
+  for (const r of challengeCatalog.refused)
+    onError(new Error(`challenge file ${r.file} refused: ${r.errors.join('; ')}`));
+  const challenges = { catalog: challengeCatalog, rooms: new ChallengeRooms() };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
   const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
@@ -152,6 +162,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       addressBuckets,
       onError,
       lessons: lessons.rooms,
+      challenges: challenges.rooms,
       ...(locate ? { locate } : {}),
       ...(labList ? { labList } : {}),
     });
@@ -223,6 +234,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       connections,
       onError,
       lessons,
+      challenges,
       demo,
       ...(bots ? { bots } : {}),
       ...(cluster ? { cluster } : {}),

@@ -32,6 +32,14 @@ export const router = createRouter({
       props: true,
       meta: { title: 'Projector' },
     },
+    // A student's private lab for the open "break it" challenge.
+    {
+      path: '/lab/:lab/challenge',
+      name: 'challenge',
+      component: () => import('./pages/ChallengePage.vue'),
+      props: true,
+      meta: { title: 'Break it' },
+    },
     {
       path: '/lab/:lab/instructor',
       name: 'instructor',

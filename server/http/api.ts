@@ -28,6 +28,9 @@ import { demoRoutes } from './demo-routes.ts';
 import type { Lab } from '../lab/lab.ts';
 import * as control from '../lab/lab-control.ts';
 import { lessonRoutes } from './lesson-api.ts';
+import { challengeRoutes } from './challenge-api.ts';
+import type { ChallengeCatalog } from '../lab/challenge-catalog.ts';
+import type { ChallengeRooms } from '../lab/challenge-room.ts';
 import type { LessonCatalog } from '../lab/lesson-catalog.ts';
 import type { LessonRooms } from '../lab/lesson-room.ts';
 import type { Labs } from '../lab/labs.ts';
@@ -47,6 +50,8 @@ interface ApiDeps {
   cluster?: Cluster;
   /** The shipped lessons and each lab's lesson (server/http/lesson-api.ts). */
   lessons: { catalog: LessonCatalog; rooms: LessonRooms };
+  /** The shipped challenges and each lab's open one (server/http/challenge-api.ts). */
+  challenges: { catalog: ChallengeCatalog; rooms: ChallengeRooms };
   /** The demo loops; any instructor request on a lab stops its loop. */
   demo: DemoLoops;
 }
@@ -346,6 +351,7 @@ export function createApi(deps: ApiDeps): Router {
   api.use(
     lessonRoutes({ labs, counters, ...deps.lessons, auth, isInstructor: tokenCheck(deps.token) }),
   );
+  api.use(challengeRoutes({ labs, counters, ...deps.challenges, auth }));
   api.use((_req, res) => sendError(res, counters, 'NOT_FOUND'));
   api.use(errorHandler(counters, deps.onError));
   return api;

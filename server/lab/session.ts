@@ -13,6 +13,7 @@ import type { SendRefusal } from './lab-intake.ts';
 import type { ProcessEntry } from './process-table.ts';
 import type { LabListHub } from './lab-list.ts';
 import type { LessonRooms } from './lesson-room.ts';
+import type { ChallengeRooms } from './challenge-room.ts';
 import type { Labs } from './labs.ts';
 import { TokenBucket, type AddressBuckets, type RateLimits } from './rate-limit.ts';
 
@@ -39,13 +40,15 @@ interface SessionContext {
   labList?: LabListHub;
   /** Each lab's lesson: a joined process answers its question (`answer`). */
   lessons?: LessonRooms;
+  /** Each lab's open challenge: anyone submits a run (`submit`), joined or not. */
+  challenges?: ChallengeRooms;
   /** In a cluster: the public address of the relay that owns a lab this relay does not have. */
   locate?: (lab: string) => Promise<string | null>;
 }
 
 /** Labs one connection may watch at once. */
 const MAX_OBSERVED = 16;
-/** `join` and `observe` cost O(ids) (a free-id search, a snapshot): a few a second per connection. */
+/** `join`, `observe` and `submit` cost O(ids) or a simulator run: a few a second per connection. */
 const COSTLY_LIMITS = { rate: 5, burst: 20 };
 
 export class Session {
@@ -114,11 +117,12 @@ export class Session {
   private onValue(raw: unknown): void {
     const frame = checkFrame(raw);
     if (!frame.ok) return this.refuse(frame.error);
-    if ((frame.value.type === 'join' || frame.value.type === 'observe') && !this.costly.take()) {
+    const costly = ['join', 'observe', 'submit'].includes(frame.value.type);
+    if (costly && !this.costly.take()) {
       return this.refuse(
         errorFrame('RATE_LIMITED', {
           ref: frame.value.ref,
-          message: 'Too many join or observe frames; slow down',
+          message: 'Too many join, observe or submit frames; slow down',
         }),
       );
     }
@@ -190,6 +194,8 @@ export class Session {
           return this.error('BAD_FRAME', f.ref, 'This relay has no lab list to observe');
         this.ctx.labList.add(this.conn);
         return;
+      case 'submit':
+        return this.submit(f);
       case 'ping':
         return sendFrame(
           this.conn,
@@ -243,6 +249,19 @@ export class Session {
       value: f.value,
       ...(f.ref !== undefined ? { ref: f.ref } : {}),
     });
+  }
+
+  /** A "break it" submission: re-run by the relay, answered `verdict` or an error saying why not. */
+  private submit(f: Extract<ClientFrame, { type: 'submit' }>): void {
+    const lab = this.ctx.labs.get(f.lab);
+    if (!lab) return this.elsewhere(f.lab, f.ref);
+    const rooms = this.ctx.challenges;
+    const result = rooms
+      ? rooms.submit(lab, f.name, f.submission)
+      : errorFrame('NO_CHALLENGE', { message: 'This relay runs no challenges' });
+    const ref = f.ref !== undefined ? { ref: f.ref } : {};
+    if ('type' in result) return this.refuse({ ...result, ...ref });
+    sendFrame(this.conn, { type: 'verdict', challenge: f.submission.challenge, ...result, ...ref });
   }
 
   /** The process this connection still speaks for (a resume elsewhere, a removed lab or a removed id ends that). */

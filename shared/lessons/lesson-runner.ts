@@ -34,7 +34,10 @@ interface StepOutcome {
   trace: () => string;
 }
 
-function stepSpec(step: LessonStep): SimulationSpec {
+/** A step's set-up and run as a simulation (the challenges' verifier runs a schedule the same way). */
+type RunnableStep = Pick<LessonStep, 'setup' | 'run'>;
+
+export function stepSpec(step: RunnableStep): SimulationSpec {
   const { setup, run } = step;
   const link = {
     delay: setup.link?.delay ?? 100,
@@ -66,7 +69,7 @@ function stepSpec(step: LessonStep): SimulationSpec {
  * change at 0 after the run's other events at 0); each later change keeps the earlier ones.
  */
 function linkRules(
-  step: LessonStep,
+  step: RunnableStep,
   link: { delay: number; jitter: number; drop: number },
 ): Pick<SimulationSpec, 'links' | 'linkChanges'> {
   const rules = [...(step.run.links ?? [])].sort((a, b) => a.at - b.at);
@@ -142,25 +145,29 @@ function measure(
     case 'election-time':
       return r.electionTime;
     case 'findings': {
-      // The checker judges by the bounds the processes were told (the simulator's own default of T).
-      const timing = {
-        ...DEFAULT_TIMING,
-        transmission: spec.link!.delay! + spec.link!.jitter!,
-        ...step.setup.timing,
-      };
-      const { summary } = checkTrace(
-        r.trace,
-        {
-          algorithm: step.setup.algorithm,
-          ids: step.setup.ids,
-          timing,
-          options: step.setup.options,
-        },
-        r.endTime,
-      );
+      const { summary } = checkRun(step, spec, r);
       return m.finding === 'spurious-elections'
         ? summary.spuriousElections
         : summary.counts[m.finding];
     }
   }
+}
+
+/** The live checker over a step's run, judging by the bounds the processes were told. */
+export function checkRun(
+  step: RunnableStep,
+  spec: SimulationSpec,
+  r: SimulationResult,
+): ReturnType<typeof checkTrace> {
+  // The simulator's own default of T: the link's delay plus its jitter.
+  const timing = {
+    ...DEFAULT_TIMING,
+    transmission: spec.link!.delay! + spec.link!.jitter!,
+    ...step.setup.timing,
+  };
+  return checkTrace(
+    r.trace,
+    { algorithm: step.setup.algorithm, ids: step.setup.ids, timing, options: step.setup.options },
+    r.endTime,
+  );
 }

@@ -21,7 +21,7 @@ export const MAX_ANSWER = 1_000_000;
 const IdList = z.array(ProcessIdSchema).min(1).max(MAX_LESSON_IDS);
 const Text = (max: number) => z.string().min(1).max(max);
 
-const SetupSchema = z
+export const SetupSchema = z
   .object({
     algorithm: AlgorithmNameSchema,
     ids: IdList,
@@ -79,7 +79,7 @@ const QuestionSchema = z.discriminatedUnion('kind', [
 ]);
 
 const TimedId = z.object({ id: ProcessIdSchema, at: At }).strict();
-const RunSchema = z
+export const RunSchema = z
   .object({
     crash: z.array(TimedId).max(64).optional(),
     recover: z.array(TimedId).max(64).optional(),

@@ -18,6 +18,13 @@ import { ClientFrameSchema, PROTOCOL_VERSION, ProcessConfigSchema } from './fram
 import { LabSnapshotSchema, ProcessInfoSchema, ServerFrameSchema } from './server-frames.ts';
 import { LessonSchema } from '../lessons/lesson-schema.ts';
 import { DemoStatusSchema, LessonViewSchema, SetLessonSchema } from '../lessons/lesson-api.ts';
+import { ChallengeSchema, SubmissionSchema } from '../challenges/challenge-schema.ts';
+import {
+  BoardScheduleSchema,
+  ChallengeViewSchema,
+  OpenChallengeSchema,
+  SubmitBodySchema,
+} from '../challenges/challenge-api.ts';
 import { TRACE_VERSION, TraceEventSchema, TraceHeaderSchema } from './trace.ts';
 
 const SCHEMA_ID = 'https://election-lab.invalid/schema.json';
@@ -40,7 +47,7 @@ export function buildSchema(): Json {
     $id: SCHEMA_ID,
     title: 'Election Lab wire contract',
     description:
-      'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), trace events (TraceEvent), and lesson files (Lesson, docs/RUN_A_CLASS.md). docs/PROTOCOL.md explains them.',
+      'Frames a client sends (ClientFrame), frames the relay sends (ServerFrame), trace events (TraceEvent), lesson files (Lesson) and challenge files and submissions (Challenge, Submission; docs/RUN_A_CLASS.md). docs/PROTOCOL.md explains them.',
     'x-protocol-version': PROTOCOL_VERSION,
     'x-trace-version': TRACE_VERSION,
     $defs: {
@@ -50,6 +57,8 @@ export function buildSchema(): Json {
       TraceHeader: toJson(TraceHeaderSchema, 'output'),
       ProcessConfig: toJson(ProcessConfigSchema, 'output'),
       Lesson: toJson(LessonSchema),
+      Challenge: toJson(ChallengeSchema),
+      Submission: toJson(SubmissionSchema),
     },
     anyOf: [
       { $ref: '#/$defs/ClientFrame' },
@@ -133,6 +142,10 @@ export function buildOpenApi(): Json {
         SetLesson: toJson(SetLessonSchema),
         LessonView: toJson(LessonViewSchema.nullable(), 'output'),
         DemoStatus: toJson(DemoStatusSchema, 'output'),
+        OpenChallenge: toJson(OpenChallengeSchema),
+        SubmitChallenge: toJson(SubmitBodySchema),
+        ChallengeView: toJson(ChallengeViewSchema.nullable(), 'output'),
+        BoardSchedule: toJson(BoardScheduleSchema, 'output'),
       },
     },
     paths: {
@@ -264,6 +277,60 @@ export function buildOpenApi(): Json {
             },
           ],
         ),
+      },
+      '/api/challenges': {
+        get: read(
+          'The shipped "break it" challenges (challenges/*.json, each a Challenge of docs/schema.json); `refused`: files left out, with the fields that failed',
+          [],
+        ),
+      },
+      '/api/labs/{lab}/challenge': {
+        get: read(
+          "The lab's open challenge and its board, fewest faults first (JSON null when none is open)",
+          [labParam],
+          [],
+          'ChallengeView',
+        ),
+        post: change(
+          'Open a shipped challenge in the lab (the board starts empty)',
+          body('OpenChallenge'),
+        ),
+        delete: change("Close the lab's challenge"),
+      },
+      '/api/labs/{lab}/challenge/submissions': {
+        post: {
+          summary:
+            'Submit a run (as the `submit` frame does): the relay re-runs it and answers { accepted, faults, at, rank }, or SUBMISSION_REFUSED naming the reason (wrong-challenge, setup-changed, unknown-process, over-budget, run-too-long, not-reproduced)',
+          parameters: [labParam],
+          requestBody: body('SubmitChallenge'),
+          responses: { '200': okAny('Accepted'), ...errors },
+        },
+      },
+      '/api/labs/{lab}/challenge/board/{rank}': {
+        get: {
+          ...read(
+            'An accepted entry: her name, seed and schedule',
+            [
+              labParam,
+              { name: 'rank', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+            ],
+            [],
+            'BoardSchedule',
+          ),
+          security: bearer,
+        },
+      },
+      '/api/labs/{lab}/challenge/board/{rank}/trace': {
+        get: {
+          ...read(
+            "The entry's run, re-run by the relay, as a trace file (JSON Lines, opens in /replay?challenge=LAB&rank=N)",
+            [
+              labParam,
+              { name: 'rank', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+            ],
+          ),
+          security: bearer,
+        },
       },
       '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
       '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },

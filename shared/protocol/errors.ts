@@ -49,6 +49,15 @@ export const ERRORS = {
   LESSON_PHASE: { status: 409, message: "That lesson action does not fit the step's phase" },
   LESSON_CLOSED: { status: 409, message: 'No question of this lab is open for answers' },
   BAD_ANSWER: { status: 400, message: 'That answer does not fit the question' },
+  UNKNOWN_CHALLENGE: {
+    status: 404,
+    message: 'No challenge with that id (GET /api/challenges lists them)',
+  },
+  NO_CHALLENGE: { status: 404, message: 'This lab has no challenge open' },
+  SUBMISSION_REFUSED: {
+    status: 422,
+    message: "The relay's own run of the submission did not break it within the budget",
+  },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -28,6 +28,7 @@ import {
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 import { MAX_ANSWER } from '../lessons/lesson-schema.ts';
+import { SubmissionSchema } from '../challenges/challenge-schema.ts';
 
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
@@ -99,6 +100,19 @@ const AnswerFrame = z
     ref: Ref,
   })
   .strict();
+/**
+ * A student's "break it" submission (docs/RUN_A_CLASS.md, "Challenges"): no join needed, her
+ * private lab runs in her browser; the relay re-runs it and answers `verdict` or an error.
+ */
+const SubmitFrame = z
+  .object({
+    type: z.literal('submit'),
+    lab: LabName,
+    name: DisplayNameSchema.pipe(z.string().min(1)),
+    submission: SubmissionSchema,
+    ref: Ref,
+  })
+  .strict();
 const ObserveLabsFrame = z.object({ type: z.literal('observe-labs'), ref: Ref }).strict();
 
 export const ClientFrameSchema = z.discriminatedUnion('type', [
@@ -115,6 +129,7 @@ export const ClientFrameSchema = z.discriminatedUnion('type', [
   GradeFrame,
   HandFrame,
   AnswerFrame,
+  SubmitFrame,
 ]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 export const CLIENT_FRAME_TYPES = [
@@ -131,6 +146,7 @@ export const CLIENT_FRAME_TYPES = [
   'grade',
   'hand',
   'answer',
+  'submit',
 ] as const;
 
 /** What a process needs to run its algorithm; timing is already scaled by the lab's time scale. */
@@ -342,6 +358,16 @@ export type ServerFrame =
   | { type: 'labs-changed' }
   /** Her answer to lesson step `step` is stored (it replaces any earlier one of hers). */
   | { type: 'answered'; step: number; value: number; ref?: string | number }
+  /** Her submission reproduced the challenge's target within its budget; `rank` on the board (1: fewest faults). */
+  | {
+      type: 'verdict';
+      challenge: string;
+      accepted: true;
+      faults: number;
+      at: number;
+      rank: number;
+      ref?: string | number;
+    }
   | ErrorFrame;
 
 // The relay writes these two frames by hand on its hot path (server/trace/wire-encode.ts); as schemas a

@@ -130,6 +130,15 @@ export const ServerFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('labs-changed') }),
   z.object({ type: z.literal('answered'), step: z.int().min(0), value: z.number(), ref: Ref }),
   z.object({
+    type: z.literal('verdict'),
+    challenge: z.string(),
+    accepted: z.literal(true),
+    faults: z.int().min(0),
+    at: z.number().min(0),
+    rank: z.int().min(1),
+    ref: Ref,
+  }),
+  z.object({
     type: z.literal('error'),
     code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),

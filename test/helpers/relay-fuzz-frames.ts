@@ -66,7 +66,7 @@ export function randomString(r: Random, n: number): string {
 /** A valid frame of some type, for `labs` (which may or may not exist) and ids 0..9. */
 export function validFrame(r: Random, labs: readonly string[]): Record<string, unknown> {
   const id = Math.floor(r() * 10);
-  switch (Math.floor(r() * 8)) {
+  switch (Math.floor(r() * 9)) {
     case 0:
       return { type: 'join', lab: pick(r, labs), ...(r() < 0.5 ? { id } : {}), kind: 'external' };
     case 1:
@@ -92,6 +92,26 @@ export function validFrame(r: Random, labs: readonly string[]): Record<string, u
         type: 'answer',
         step: pick(r, [0, 0, 1, 19]),
         value: pick(r, [id, 6, 2.5, 1e6, -3]),
+      };
+    case 7:
+      // A "break it" submission: the fuzzed lab has bully-split-brain open (relay-fuzz.test.ts);
+      // the set-up is the file's or one made easier, the schedule one random lost link.
+      return {
+        type: 'submit',
+        lab: pick(r, labs),
+        name: pick(r, ['Ada', 'Bo', '']),
+        submission: {
+          challenge: pick(r, ['bully-split-brain', 'ring-leaderless']),
+          seed: id,
+          setup: {
+            algorithm: 'bully',
+            ids: [0, 1, 2, 3, 4, 5],
+            coordinator: 5,
+            link: { delay: pick(r, [100, 100, 10]) },
+            until: 8000,
+          },
+          schedule: { links: [{ at: 0, from: id % 6, to: (id + 1) % 6, loss: 1 }] },
+        },
       };
     default:
       return { type: 'ping', ref: randomString(r, 5) };

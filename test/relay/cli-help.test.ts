@@ -23,6 +23,7 @@ const COMMANDS = {
   cluster: 'scripts/cluster.ts',
   contract: 'scripts/contract.ts',
   lesson: 'scripts/lesson.ts',
+  challenge: 'scripts/challenge.ts',
   grade: 'scripts/grade.ts',
   maelstrom: 'scripts/maelstrom.ts',
   'maelstrom-node': 'scripts/maelstrom-node.ts',

@@ -2,7 +2,7 @@
 // address and per lab, the trace writer's coalesced writes and its bounded backlog, and the
 // observers' bounds (a batch's bytes, batches waiting for the disk, an observer that stops
 // reading). test/relay/relay-load-bound.test.ts floods a relay process with all of them at once.
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Socket as NetSocket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -88,18 +88,15 @@ describe('trace writer', () => {
   const dir = tempDir('trace-bounds-');
 
   it('coalesces: lines appended while a write is under way leave in one write, not one each', async () => {
-    const probe = await open(join(dir.path, 'probe'), 'w');
-    const writev = vi.spyOn(
-      Object.getPrototypeOf(probe) as { writev: (...a: unknown[]) => unknown },
-      'writev',
-    );
-    await probe.close();
     const store = new TraceStore(join(dir.path, 'coalesce.jsonl'), 10_000);
+    // Counts the store's write requests, not writev calls: the OS may split one request into
+    // short writes (a loaded machine did, three writev for one request), which is not a queue.
+    const writes = vi.spyOn(store as unknown as { write: (c: Buffer[]) => Promise<void> }, 'write');
     const line = 'y'.repeat(600 * 1024);
     // Each line passes the 512 KiB flush mark, so each append asks for a write.
     for (let i = 0; i < 40; i++) store.append(line);
     await store.flush();
-    expect(writev.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
     expect((await readFile(store.path, 'utf8')).length).toBe(40 * (line.length + 1));
     await store.close();
   });

@@ -43,6 +43,10 @@ beforeAll(async () => {
     (await h.api('POST', '/api/labs/target/lesson', { lesson: 'bully-figure-6-20' })).status,
   ).toBe(200);
   expect((await h.api('POST', '/api/labs/target/lesson/start')).status).toBe(200);
+  // A challenge open, so fuzzed `submit` frames reach the relay's verifier (issue 28, item 6).
+  expect(
+    (await h.api('POST', '/api/labs/target/challenge', { challenge: 'bully-split-brain' })).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await h.close();
@@ -109,8 +113,12 @@ describe('fuzzing both transports', () => {
     const lesson = (await h.api('GET', '/api/labs/target/lesson')).body;
     expect(lesson).toMatchObject({ step: 0, phase: 'open' });
     expect(lesson.answered).toBeGreaterThan(0);
-    for (const code of ['LESSON_CLOSED', 'BAD_ANSWER'])
+    for (const code of ['LESSON_CLOSED', 'BAD_ANSWER', 'SUBMISSION_REFUSED'])
       expect(counters[code], code).toBeGreaterThan(0);
+    // Only runs the relay's own simulator broke reach the board; the refusals are counted by reason.
+    const board = (await h.api('GET', '/api/labs/target/challenge')).body;
+    expect(board.refused['wrong-challenge'] + board.refused['setup-changed']).toBeGreaterThan(0);
+    expect(board.board.length).toBeLessThanOrEqual(2);
 
     // A normal election on the fuzzed lab, over both transports.
     await sleep(100);

@@ -15,6 +15,8 @@ import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frame
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import type { Lesson, LessonStep } from '@shared/lessons/lesson-schema.ts';
+import type { Challenge, Submission } from '@shared/challenges/challenge-schema.ts';
+import type { ChallengeView } from '@shared/challenges/challenge-api.ts';
 
 /** A lesson as GET /api/lessons shows it without the token: no set-ups, runs or reveals. */
 export type LessonSummary = Omit<Lesson, 'steps'> & {
@@ -95,9 +97,14 @@ function safeParse(text: string): unknown {
 const enc = encodeURIComponent;
 
 /** A text answer (a trace file), or the relay's error. */
-async function textOf(path: string, signal?: AbortSignal): Promise<ApiResult<string>> {
+async function textOf(
+  path: string,
+  signal?: AbortSignal,
+  token?: string | null,
+): Promise<ApiResult<string>> {
   try {
-    const res = await fetch(path, { signal, redirect: 'manual' });
+    const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+    const res = await fetch(path, { signal, redirect: 'manual', headers });
     if (res.type === 'opaqueredirect')
       return {
         ok: false,
@@ -150,6 +157,25 @@ export const publicApi = {
   /** Whether the demo loop drives the lab (checked with DemoStatusSchema by use-demo.ts). */
   demo: (lab: string) => request<unknown>('GET', `/api/labs/${enc(lab)}/demo`),
   lessonTraceText: (lab: string) => textOf(`/api/labs/${enc(lab)}/lesson/trace`),
+  /** The shipped "break it" challenges. */
+  challenges: () =>
+    request<{ challenges: Challenge[]; refused: { file: string; errors: string[] }[] }>(
+      'GET',
+      '/api/challenges',
+    ),
+  /** The lab's open challenge and its board (null: none open). */
+  challenge: (lab: string) =>
+    request<ChallengeView | null>('GET', `/api/labs/${enc(lab)}/challenge`),
+  /** Her run for the relay to re-run: accepted with her rank, or refused with the reason. */
+  submitChallenge: (lab: string, name: string, submission: Submission) =>
+    request<{ accepted: true; faults: number; at: number; rank: number }>(
+      'POST',
+      `/api/labs/${enc(lab)}/challenge/submissions`,
+      { body: { name, submission } },
+    ),
+  /** A board entry's run, re-run by the relay, as a trace file (the instructor's replay). */
+  challengeTraceText: (lab: string, rank: number, token: string | null) =>
+    textOf(`/api/labs/${enc(lab)}/challenge/board/${rank}/trace`, undefined, token),
   traceUrl: (lab: string, format: 'jsonl' | 'shiviz') =>
     `/api/labs/${enc(lab)}/trace?format=${format}`,
 };
@@ -218,6 +244,9 @@ export function useInstructorApi(token: Ref<string | null>) {
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
     beginLesson: (name: string, lesson: string) =>
       call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
+    openChallenge: (name: string, challenge: string) =>
+      call<ChallengeView>('POST', `${lab(name)}/challenge`, { challenge }),
+    closeChallenge: (name: string) => call<unknown>('DELETE', `${lab(name)}/challenge`),
     stopDemo: (name: string) => call<unknown>('DELETE', `${lab(name)}/demo`),
     lessonAction: (name: string, action: LessonAction) =>
       call<LessonView>('POST', `${lab(name)}/lesson/${action}`),

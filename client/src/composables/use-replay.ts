@@ -172,6 +172,19 @@ export function useReplay() {
     load(text.data, `the lesson's run (${lab})`);
   }
 
+  /** A challenge board's entry re-run by the relay (`?challenge=LAB&rank=N`, the instructor's replay link). */
+  async function loadChallengeRun(lab: string, rank: number, token: string | null): Promise<void> {
+    const g = ++generation;
+    reset();
+    loading.value = true;
+    const text = await publicApi.challengeTraceText(lab, rank, token);
+    if (g !== generation) return;
+    loading.value = false;
+    if (!text.ok)
+      return void (error.value = `Cannot load entry #${rank} of the challenge in “${lab}”: ${text.message}`);
+    load(text.data, `challenge entry #${rank} (${lab})`);
+  }
+
   /** A student's failing run as her tab sent it with her grade (`?grade=LAB/ID`, the class board's link). */
   async function loadGradeTrace(lab: string, id: number): Promise<void> {
     const g = ++generation;
@@ -284,6 +297,7 @@ export function useReplay() {
     loadText,
     loadGradeTrace,
     loadLessonRun,
+    loadChallengeRun,
     seek,
     step,
     play,

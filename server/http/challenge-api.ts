@@ -1,0 +1,87 @@
+// The challenge routes (issue 28, item 6; docs/PROTOCOL.md, "REST API"): the shipped challenges,
+// a lab's open challenge and board, the instructor's open/close and replay, and a REST
+// submission beside the `submit` frame. Challenges hold no answer key: reads are open.
+import express, { type RequestHandler, type Router } from 'express';
+import { OpenChallengeSchema, SubmitBodySchema } from '@shared/challenges/challenge-api.ts';
+import { parseBody, sendError } from './api-util.ts';
+import type { ChallengeCatalog } from '../lab/challenge-catalog.ts';
+import type { ChallengeRooms } from '../lab/challenge-room.ts';
+import type { Counters } from '../lab/counters.ts';
+import type { Lab } from '../lab/lab.ts';
+import type { Labs } from '../lab/labs.ts';
+
+interface ChallengeDeps {
+  labs: Labs;
+  counters: Counters;
+  catalog: ChallengeCatalog;
+  rooms: ChallengeRooms;
+  auth: RequestHandler;
+}
+
+export function challengeRoutes(deps: ChallengeDeps): Router {
+  const { labs, counters, catalog, rooms, auth } = deps;
+  const r = express.Router();
+  const labOf = (req: express.Request, res: express.Response): Lab | null => {
+    const lab = labs.get(String(req.params['lab']));
+    if (!lab) sendError(res, counters, 'UNKNOWN_LAB');
+    return lab ?? null;
+  };
+
+  r.get('/challenges', (_req, res) => {
+    res.json({ challenges: catalog.challenges, refused: catalog.refused });
+  });
+
+  r.get('/labs/:lab/challenge', (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    // No challenge is a state of the lab, not an error: the class's pages ask every few seconds.
+    res.json(rooms.get(lab)?.view() ?? null);
+  });
+
+  r.post('/labs/:lab/challenge', auth, (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(OpenChallengeSchema, req, res, counters);
+    if (!lab || !body) return;
+    const challenge = catalog.challenges.find((c) => c.id === body.challenge);
+    if (!challenge) return sendError(res, counters, 'UNKNOWN_CHALLENGE');
+    res.json(rooms.open(lab, challenge).view());
+  });
+
+  r.delete('/labs/:lab/challenge', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    if (!rooms.close(lab)) return sendError(res, counters, 'NO_CHALLENGE');
+    res.status(204).end();
+  });
+
+  r.post('/labs/:lab/challenge/submissions', (req, res) => {
+    const lab = labOf(req, res);
+    const body = lab && parseBody(SubmitBodySchema, req, res, counters);
+    if (!lab || !body) return;
+    const result = rooms.submit(lab, body.name, body.submission);
+    if ('type' in result) return sendError(res, counters, result);
+    res.json(result);
+  });
+
+  // An accepted schedule, re-run by the relay, as a trace file for /replay?challenge=LAB&rank=N.
+  r.get('/labs/:lab/challenge/board/:rank/trace', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    const room = rooms.get(lab);
+    if (!room) return sendError(res, counters, 'NO_CHALLENGE');
+    const trace = room.trace(Number(req.params['rank']));
+    if (trace === null) return sendError(res, counters, 'NOT_FOUND');
+    res.type('application/x-ndjson').send(trace);
+  });
+
+  // The same entry's seed and schedule (the instructor reads what the student did).
+  r.get('/labs/:lab/challenge/board/:rank', auth, (req, res) => {
+    const lab = labOf(req, res);
+    if (!lab) return;
+    const e = rooms.get(lab)?.entry(Number(req.params['rank']));
+    if (!e) return sendError(res, counters, 'NOT_FOUND');
+    res.json({ name: e.name, seed: e.seed, schedule: e.schedule });
+  });
+
+  return r;
+}
