@@ -1,4 +1,4 @@
-// npm run bench:core [-- --quick] [--json] [--reductions] [--restart]
+// npm run bench:core [-- --quick] [--json] [--reductions] [--restart [--explore-seconds S]]
 //
 // The speed of the core, in one run:
 // - the simulator on the 1,000-process Bully worst case (the coordinator 999 crashed, the lowest
@@ -15,11 +15,12 @@
 // never asserted.
 // --reductions: what duplicate-state detection saves, as state counts with it and without it (a
 // plain tree search over the same actions, bounded in count and time); a minute or two.
+// --restart: every algorithm at N = 4 with one crash and one restart, plain and with sleep sets,
+// and the explorer's targets of issue 26 (bench/explore-bench.ts); several minutes.
 // Targets (issue 11): the worst case in under 1 s (at least 1,000,000 events/s), the explorer at
 // 100,000 states/s or more. The figures and the before/after are in docs/CORE_SPEED.md.
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
 import { EventQueue } from '@shared/sim/event-queue.ts';
 import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
 import { search } from '@shared/sim/explore-search.ts';
@@ -32,6 +33,7 @@ import { specFor } from '../scripts/simulate.ts';
 import { DEFAULT_JOB } from '@shared/work/work-job.ts';
 import { simulateWork, workHorizon } from '@shared/work/work-sim.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
+import { exploreReport, exploreTargets, restartRuns } from './explore-bench.ts';
 
 interface CoreBench {
   quick: boolean;
@@ -258,39 +260,6 @@ const REDUCTION_CASES = [
   ['--algorithm', 'ring', '--nodes', '4', '--faults', 'slow'],
 ].map((args) => [...args, '--probes', '0']);
 
-/** Issue 26's size: every algorithm at N = 4 with one crash and one restart, 10 s of search each. */
-function restartTable(): string[] {
-  const out = [
-    'N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds 10 --probes 0):',
-  ];
-  for (const algorithm of ALGORITHM_NAMES) {
-    const cli = parseExploreCli([
-      '--algorithm',
-      algorithm,
-      '--nodes',
-      '4',
-      '--faults',
-      'crash,restart',
-      '--seconds',
-      '10',
-      '--states',
-      '5000000',
-      '--depth',
-      '1000',
-      '--probes',
-      '0',
-    ]);
-    const r = search(cli.setup, cli.limits, () => performance.now());
-    const rate = r.states / (r.elapsedMs / 1000);
-    const end = r.exhaustive
-      ? `exhausted in ${fmt(r.elapsedMs)} ms`
-      : r.finding
-        ? `violation found at depth ${r.depth}`
-        : `stopped by the ${r.bound} bound at depth ${r.depth}`;
-    out.push(`  ${algorithm}: ${fmt(r.states)} states, ${fmt(rate)} states/s, ${end}`);
-  }
-  return out;
-}
 const TREE_CAP = 20_000_000;
 const TREE_MS = 60_000;
 
@@ -341,7 +310,9 @@ explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
   --quick        200 processes (2,000 tasks) and a 20,000-state bound (CI)
   --json         the figures as JSON
   --reductions   also the explorer's state counts with and without duplicate-state detection
-  --restart      also every algorithm at N = 4 with one crash and one restart, 10 s each
+  --restart      also every algorithm at N = 4 with one crash and one restart, plain and with
+                 sleep sets (the ratio against plain, same run), and the explorer's targets
+  --explore-seconds S   each of those searches' time bound (default 20)
   --help         this text`;
 
 function main(): void {
@@ -352,17 +323,29 @@ function main(): void {
     const flag = { type: 'boolean', default: false } as const;
     ({ values } = parseArgs({
       args: argv,
-      options: { quick: flag, json: flag, reductions: flag, restart: flag },
+      options: {
+        quick: flag,
+        json: flag,
+        reductions: flag,
+        restart: flag,
+        'explore-seconds': { type: 'string', default: '20' },
+      },
       strict: true,
     }));
   } catch (e) {
     usageError('bench:core', USAGE, e);
   }
+  const seconds = Number(values['explore-seconds']);
+  if (!Number.isInteger(seconds) || seconds <= 0)
+    usageError('bench:core', USAGE, new Error('--explore-seconds: a positive integer'));
   const b = runCoreBench(values.quick);
-  if (values.json) console.log(JSON.stringify(b));
+  const restart = values.restart ? restartRuns(seconds) : null;
+  const targets = values.restart ? exploreTargets() : null;
+  if (values.json) console.log(JSON.stringify({ ...b, restart, exploreTargets: targets }));
   else console.log(report(b).join('\n'));
   if (values.reductions) console.log(reductions().join('\n'));
-  if (values.restart) console.log(restartTable().join('\n'));
+  if (restart && targets && !values.json)
+    console.log(exploreReport(restart, seconds, targets).join('\n'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

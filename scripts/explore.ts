@@ -50,6 +50,8 @@ for the shortest schedule that breaks safety or agreement. Writes it as a replay
   --alive              nobody is down at the start (N-1 leads; detectors fire at --initiators)
   --probes N           random schedules carried to quiescence or the documents' bound once the
                        search stops at a bound (default 1000; 0: none); --probe-seconds S (default 5)
+  --por on|off         partial-order reduction by sleep sets (default on: the same worlds,
+                       fewer transitions; docs/CORE_SPEED.md)
   --early              stop at the first violation
   --seed S
   --check LIST         among safety, agreement, ${WORK_PROPERTIES.join(', ')}
@@ -83,6 +85,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       initiators: { type: 'string', default: 'all' },
       'detect-window': { type: 'string' },
       early: { type: 'boolean', default: false },
+      por: { type: 'string', default: 'on' },
       alive: { type: 'boolean', default: false },
       probes: { type: 'string', default: '1000' },
       'probe-seconds': { type: 'string', default: '5' },
@@ -131,6 +134,8 @@ export function parseExploreCli(argv: string[]): ExploreCli {
     .filter(Boolean) as Property[];
   for (const c of check)
     if (!known.includes(c)) throw new Error(`--check: "${c}" is not one of ${known.join(', ')}`);
+  if (values.por !== 'on' && values.por !== 'off')
+    throw new Error(`--por: "${values.por}" is not on or off`);
   const timing = DEFAULT_TIMING;
   const election = getAlgorithm(algorithm);
   const setup: ExploreSetup = {
@@ -163,6 +168,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       states: int(values.states, '--states'),
       ms: 1000 * int(values.seconds, '--seconds'),
       check,
+      por: values.por === 'on',
       probes: {
         count: int(values.probes, '--probes'),
         steps: 5000,
@@ -285,6 +291,9 @@ function main(): void {
     `${result.states} states, ${result.transitions} transitions, depth ${result.depth}, ${(result.elapsedMs / 1000).toFixed(1)} s: ${perSecond} states/s; ${stop}`,
   );
   console.log(`exhaustive: ${result.exhaustive}; ${provenWords(cli.setup, result)}`);
+  console.log(
+    `64-bit fingerprints: the chance that two states shared one (so one went unchecked) is at most ${result.collisionBound.toExponential(1)} (n^2 / 2^65)${result.por ? `; sleep sets skipped ${result.por.slept.toLocaleString('en')} transitions` : ''}`,
+  );
   if (!result.finding) {
     console.log(
       `no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`,

@@ -18,6 +18,7 @@ import { execute, type EffectHandlers } from './executor.ts';
 import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './explore-hash.ts';
 import {
   derived,
+  hearsReports,
   MEMO_MAX,
   type Derived,
   type ExploreSetup,
@@ -65,7 +66,7 @@ export class WorldDraft {
     this.fresh = w.fresh;
     this.twoLeadersSince = w.twoLeadersSince;
     this.d = derived(setup);
-    this.hears = setup.budget.crash > 0 || setup.budget.restart > 0;
+    this.hears = hearsReports(setup);
   }
 
   proc(id: ProcessId): Proc {

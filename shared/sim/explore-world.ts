@@ -202,6 +202,11 @@ export function reportsOf(setup: ExploreSetup, w: World): Reports {
 
 export const DOWN: Proc = { state: null, report: null, draws: 0, hash: 0 };
 
+/** With crashes or restarts the detectors also read reports (a lost leader, a higher one): explore-draft.ts's `unsettled`. */
+export function hearsReports(setup: ExploreSetup): boolean {
+  return setup.budget.crash > 0 || setup.budget.restart > 0;
+}
+
 /** The earliest deadline among pending events: nothing may happen after it before it fires. */
 export function deadline(w: World): number {
   let d = Infinity;

@@ -1,0 +1,244 @@
+// The breadth-first search itself: level by level from the initial world, each new world checked
+// as it is reached, worlds seen before (by 64-bit fingerprint, explore-key.ts) skipped, and, with
+// partial-order reduction on, the quiet actions a sleep set holds not taken again
+// (explore-sleep.ts). Breadth first, so the first violation found has the shortest schedule.
+import type { Property, Violation } from '../analysis/properties.ts';
+import { enabled, initialWorld, step } from './explore-engine.ts';
+import { collisionBound, createKeyer, SeenSet } from './explore-key.ts';
+import type { ProbeLimits, ProbeTally } from './explore-probe.ts';
+import {
+  asleep,
+  asleepEntry,
+  childSleep,
+  quietAfter,
+  wakeOnRevisit,
+  type Asleep,
+} from './explore-sleep.ts';
+import { derived, type Action, type ExploreSetup, type World } from './explore-world.ts';
+
+export interface SearchLimits {
+  /** Longest schedule (actions) explored. */
+  depth: number;
+  /** Distinct worlds explored at most. */
+  states: number;
+  /** Wall time budget, ms (measured with the clock passed in). */
+  ms: number;
+  /** Properties to check (default both). */
+  check?: readonly Property[];
+  /** Random probes once the search stops at a bound (not when it exhausts or finds): none when unset. */
+  probes?: ProbeLimits;
+  /** Partial-order reduction by sleep sets (default on): fewer transitions, the same worlds. */
+  por?: boolean;
+  /** Called at each new depth with the states seen so far (the CLI's progress line). */
+  onDepth?: (depth: number, states: number) => void;
+  /** Called with each new world and its fingerprint (the reductions' soundness tests compare them). */
+  onWorld?: (w: World, lo: number, hi: number) => void;
+}
+
+interface SearchFinding {
+  violation: Violation;
+  actions: Action[];
+  /** bfs: the shortest schedule that breaks it; probe: one random schedule that does (maybe not the shortest). */
+  by: 'bfs' | 'probe';
+}
+
+export interface SearchResult {
+  finding: SearchFinding | null;
+  /** Distinct worlds reached. */
+  states: number;
+  /** Actions taken (with partial-order reduction, those a sleep set held are not). */
+  transitions: number;
+  /** Depth of the deepest level completed. */
+  depth: number;
+  /** found; exhausted: every reachable world was explored; or the limit that stopped it. */
+  stoppedBy: 'found' | 'exhausted' | 'depth' | 'states' | 'time';
+  /** True only when every reachable world was checked (stoppedBy 'exhausted'). */
+  exhaustive: boolean;
+  /** The breadth-first search's bound that stopped it (null: exhausted, or a violation found first). */
+  bound: 'depth' | 'states' | 'time' | null;
+  /** Random probes run after the search stopped at a bound (zeros when none ran). */
+  probes: ProbeTally;
+  /** At most this likely that two worlds shared a fingerprint, so one was skipped (n^2 / 2^65). */
+  collisionBound: number;
+  /** Partial-order reduction: actions a sleep set held (not taken), and worlds explored again for what woke. */
+  por: { slept: number; woken: number; unremembered: number } | null;
+  elapsedMs: number;
+}
+
+const NO_PROBES: ProbeTally = { run: 0, settled: 0, steps: 0 };
+
+/**
+ * Worlds whose sleep set is remembered at most (for a later visit by another path); past it a new
+ * world sleeps nothing, which is always sound (it only explores more) and is counted.
+ */
+const SLEEP_MAX = 1 << 20;
+
+/** A world to expand: what sleeps there, and on a second visit only what woke (`only`). */
+interface Entry {
+  world: World;
+  node: number;
+  sleep: Asleep[];
+  only: Asleep[] | null;
+  record: Remembered | null;
+}
+
+/** A world's sleep set kept by fingerprint; `entry` while it is still to be expanded. */
+interface Remembered {
+  lo: number;
+  hi: number;
+  sleep: Asleep[];
+  entry: Entry | null;
+}
+
+const NONE: Asleep[] = [];
+
+export function breadthFirst(
+  setup: ExploreSetup,
+  limits: SearchLimits,
+  clock: () => number,
+  /** `prev`: the world it was first reached from (a work invariant reads the step between). */
+  check: (w: World, prev: World | null) => Violation | null,
+): SearchResult {
+  const started = clock();
+  // Sleep sets keep every reachable world but not every step between two: a work invariant,
+  // which reads the step (prev to w), is searched without them.
+  const por = limits.por !== false && setup.invariant === undefined;
+  const index = derived(setup).index;
+  const parent: number[] = [-1];
+  const via: (Action | null)[] = [null];
+  const seen = new SeenSet();
+  const worldKey = createKeyer();
+  const sleeps = new Map<number, Remembered>();
+  const tally = { slept: 0, woken: 0, unremembered: 0 };
+  const root = initialWorld(setup);
+  const rootLo = worldKey(root);
+  seen.add(rootLo, worldKey.hi);
+  limits.onWorld?.(root, rootLo, worldKey.hi);
+  let transitions = 0;
+  const done = (
+    stoppedBy: SearchResult['stoppedBy'],
+    depth: number,
+    finding: SearchFinding | null = null,
+  ): SearchResult => ({
+    finding,
+    states: seen.size,
+    transitions,
+    depth,
+    stoppedBy,
+    exhaustive: stoppedBy === 'exhausted',
+    bound: stoppedBy === 'found' || stoppedBy === 'exhausted' ? null : stoppedBy,
+    probes: NO_PROBES,
+    collisionBound: collisionBound(seen.size),
+    por: por ? { ...tally } : null,
+    elapsedMs: clock() - started,
+  });
+  const rootViolation = check(root, null);
+  if (rootViolation) return done('found', 0, { violation: rootViolation, actions: [], by: 'bfs' });
+  let frontier: Entry[] = [{ world: root, node: 0, sleep: NONE, only: null, record: null }];
+  let lastDepth = 0;
+  let expanded = 0;
+  for (let depth = 0; frontier.length > 0; depth++) {
+    if (depth >= limits.depth) return done('depth', depth);
+    lastDepth = depth;
+    limits.onDepth?.(depth, seen.size);
+    const next: Entry[] = [];
+    for (const e of frontier) {
+      if (e.record) e.record.entry = null;
+      const taken: Asleep[] = [];
+      for (const action of enabled(setup, e.world)) {
+        const entry = por ? asleepEntry(e.world, action) : null;
+        if (e.only && !(entry && asleep(e.only, entry))) continue;
+        if (entry && asleep(e.sleep, entry)) {
+          tally.slept++;
+          continue;
+        }
+        transitions++;
+        const w = step(setup, e.world, action);
+        const quiet = entry !== null && quietAfter(setup, e.world, w, index.get(entry.node)!);
+        const sleep = quiet ? childSleep(e.sleep, taken, entry) : NONE;
+        if (quiet) taken.push(entry);
+        const lo = worldKey(w);
+        const hi = worldKey.hi;
+        if (!seen.add(lo, hi)) {
+          const again = por ? revisit(sleeps, lo, hi, sleep) : null;
+          if (again) {
+            tally.woken++;
+            parent.push(e.node);
+            via.push(action);
+            next.push({ world: w, node: parent.length - 1, ...again, record: null });
+          }
+          continue;
+        }
+        limits.onWorld?.(w, lo, hi);
+        parent.push(e.node);
+        via.push(action);
+        const id = parent.length - 1;
+        const v = check(w, e.world);
+        if (v)
+          return done('found', depth + 1, {
+            violation: v,
+            actions: pathTo(id, parent, via),
+            by: 'bfs',
+          });
+        const child: Entry = { world: w, node: id, sleep, only: null, record: null };
+        if (sleep.length > 0) {
+          const k = mapKey(lo, hi);
+          if (sleeps.size < SLEEP_MAX && !sleeps.has(k)) {
+            child.record = { lo, hi, sleep, entry: child };
+            sleeps.set(k, child.record);
+          } else {
+            // Nothing remembered for a later visit (full, or another world holds the slot): it
+            // must sleep nothing now.
+            tally.unremembered++;
+            child.sleep = NONE;
+          }
+        }
+        next.push(child);
+        if (seen.size >= limits.states) return done('states', depth);
+      }
+      if ((++expanded & 63) === 0 && clock() - started > limits.ms) return done('time', depth);
+    }
+    frontier = next;
+  }
+  return done('exhausted', lastDepth);
+}
+
+/**
+ * The remembered sleep sets' key: 30 bits of the fingerprint, a small integer the Map hashes
+ * fast. Two worlds on one key: the second is not remembered (and sleeps nothing), see above.
+ */
+function mapKey(lo: number, hi: number): number {
+  return (lo ^ hi) & 0x3fffffff;
+}
+
+/**
+ * A world reached again with sleep set `now`: what slept at its first visit but not now must
+ * still be taken from it. Not yet expanded: it simply sleeps less. Already expanded: it is
+ * expanded again, for what woke only (returned).
+ */
+function revisit(
+  sleeps: Map<number, Remembered>,
+  lo: number,
+  hi: number,
+  now: Asleep[],
+): { sleep: Asleep[]; only: Asleep[] } | null {
+  const k = mapKey(lo, hi);
+  const r = sleeps.get(k);
+  // Not remembered (or another world's record): it slept nothing, so nothing can wake.
+  if (!r || r.lo !== lo || r.hi !== hi) return null;
+  const { keep, wake } = wakeOnRevisit(r.sleep, now);
+  if (wake.length === 0) return null;
+  if (keep.length === 0) sleeps.delete(k);
+  else r.sleep = keep;
+  if (r.entry) {
+    r.entry.sleep = keep;
+    return null;
+  }
+  return { sleep: keep, only: wake };
+}
+
+function pathTo(id: number, parent: number[], via: (Action | null)[]): Action[] {
+  const out: Action[] = [];
+  for (let k = id; k > 0; k = parent[k]!) out.push(via[k]!);
+  return out.reverse();
+}
