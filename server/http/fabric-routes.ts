@@ -16,19 +16,21 @@ export function fabricRoutes(deps: RouteDeps): Router {
     res.json(fabric);
   });
 
-  r.post('/labs/:lab/partition', auth, (req, res) => {
+  r.post('/labs/:lab/partition', auth, async (req, res) => {
     const lab = labOf(deps, req, res);
     const body = lab && parseBody(PartitionSchema, req, res, counters);
     if (!lab || !body) return;
     const cut = control.partition(lab, body.groups);
     if (!cut.ok) return sendError(res, counters, cut.error);
+    await labs.stateSaved(lab.name);
     res.json({ groups: cut.value });
   });
 
-  r.delete('/labs/:lab/partition', auth, (req, res) => {
+  r.delete('/labs/:lab/partition', auth, async (req, res) => {
     const lab = labOf(deps, req, res);
     if (!lab) return;
     control.partition(lab, null);
+    await labs.stateSaved(lab.name);
     res.json({ groups: null });
   });
   return r;

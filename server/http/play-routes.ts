@@ -19,17 +19,19 @@ export function playRoutes(deps: RouteDeps): Router {
     res.json(lab.config.play);
   });
 
-  r.post('/labs/:lab/pause', auth, (req, res) => {
+  r.post('/labs/:lab/pause', auth, async (req, res) => {
     const lab = labOf(deps, req, res);
     if (!lab) return;
     control.pause(lab);
+    await labs.stateSaved(lab.name);
     res.json({ paused: true, inFlight: lab.scheduler.size });
   });
 
-  r.post('/labs/:lab/resume', auth, (req, res) => {
+  r.post('/labs/:lab/resume', auth, async (req, res) => {
     const lab = labOf(deps, req, res);
     if (!lab) return;
     control.resume(lab);
+    await labs.stateSaved(lab.name);
     res.json({ paused: false, inFlight: lab.scheduler.size });
   });
 

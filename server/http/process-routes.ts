@@ -17,12 +17,13 @@ export function processRoutes(deps: RouteDeps): Router {
   const { counters, auth } = deps;
   const r = express.Router();
   for (const [action, act] of Object.entries(PROCESS_CONTROLS)) {
-    r.post(`/labs/:lab/processes/:id/${action}`, auth, (req, res) => {
+    r.post(`/labs/:lab/processes/:id/${action}`, auth, async (req, res) => {
       const lab = labOf(deps, req, res);
       const id = lab && idOf(deps, req, res, lab);
       if (!lab || id === null) return;
       const done = act(lab, id);
       if (!done.ok) return sendError(res, counters, done.error);
+      await deps.labs.stateSaved(lab.name);
       res.json(done.value);
     });
   }

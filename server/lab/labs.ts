@@ -233,6 +233,14 @@ export class Labs {
     this.opts.onChange?.();
   }
 
+  /**
+   * Resolves once the lab's crashed ids, partition and pause are on disk: a control route answers
+   * after it, so what the instructor was told happened survives a kill -9 right after.
+   */
+  async stateSaved(name: string): Promise<void> {
+    await this.writers.get(name)?.flushed();
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.list().map((lab) => lab.close()));
     await Promise.all(this.saving.values());
