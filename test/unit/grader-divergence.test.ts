@@ -4,22 +4,27 @@
 import { describe, expect, it } from 'vitest';
 import { describeDivergence, firstDivergence } from '@shared/grader/divergence.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
+import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
+
+/** A trace event (its journal number does not matter here). */
+const ev = (e: DistributiveOmit<TraceEvent, 'seq'>): TraceEvent => ({ seq: 0, ...e }) as TraceEvent;
 
 const msg = { type: 'ELECTION', seq: 2, eid: '2.0.1', list: [2] };
-const send = (to: number): TraceEvent => ({
-  t: 300,
-  kind: 'send',
-  msg: 10 + to,
-  from: 2,
-  to,
-  type: 'ELECTION',
-  message: msg,
-});
-const ackTimer: TraceEvent = { t: 300, kind: 'timer', node: 2, name: 'ack:1' };
-const ackArrives: TraceEvent = { t: 300, kind: 'deliver', msg: 9, from: 3, to: 2, type: 'ACK' };
+const send = (to: number): TraceEvent =>
+  ev({
+    t: 300,
+    kind: 'send',
+    msg: 10 + to,
+    from: 2,
+    to,
+    type: 'ELECTION',
+    message: msg,
+  });
+const ackTimer = ev({ t: 300, kind: 'timer', node: 2, name: 'ack:1' });
+const ackArrives = ev({ t: 300, kind: 'deliver', msg: 9, from: 3, to: 2, type: 'ACK' });
 const start: TraceEvent[] = [
-  { t: 0, kind: 'elect', node: 2 },
-  { t: 0, kind: 'send', msg: 1, from: 2, to: 3, type: 'ELECTION', message: msg },
+  ev({ t: 0, kind: 'elect', node: 2 }),
+  ev({ t: 0, kind: 'send', msg: 1, from: 2, to: 3, type: 'ELECTION', message: msg }),
 ];
 
 describe('the divergence line names the input that caused the difference', () => {
@@ -41,7 +46,7 @@ describe('the divergence line names the input that caused the difference', () =>
   });
 
   it('something only the reference did is explained by the input the reference was handling (000: Q "replies OK")', () => {
-    const ok: TraceEvent = {
+    const ok = ev({
       t: 300,
       kind: 'send',
       msg: 20,
@@ -49,15 +54,15 @@ describe('the divergence line names the input that caused the difference', () =>
       to: 0,
       type: 'OK',
       message: { type: 'OK', election: 1 },
-    };
-    const election: TraceEvent = {
+    });
+    const election = ev({
       t: 300,
       kind: 'deliver',
       msg: 5,
       from: 0,
       to: 2,
       type: 'ELECTION',
-    };
+    });
     const reference = [...start, election, ok, ackTimer];
     const yours = [...start, election, ackTimer];
     const d = firstDivergence(reference, yours, new Set())!;
