@@ -13,7 +13,7 @@ export interface Peers {
   name: PeerName;
 }
 
-export type PeerName = 'bully-announces-to-all';
+type PeerName = 'bully-announces-to-all';
 
 interface Tagged {
   peer: boolean;
