@@ -9,6 +9,8 @@ export interface Figure {
   measured: string;
   expected: string;
   pass: boolean;
+  /** What was measured is what the documents predict here (outside their assumptions), with the citation: not her bug. */
+  predicted?: string;
 }
 
 export interface CaseResult {

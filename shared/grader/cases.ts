@@ -24,6 +24,7 @@ import {
   type ElectionCase,
 } from '../analysis/formulas.ts';
 import type { SimulationSpec } from '../sim/simulator.ts';
+import type { Peers } from './peers.ts';
 
 export type CaseGroup =
   'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss' | 'partition';
@@ -45,6 +46,18 @@ export interface GradeCase {
   safetyFrom?: number;
   /** The emergent slave pool at the end (slaves and candidates among the live), within [min, max]. */
   pool?: { min: number; max: number; formula: string };
+  /** Ids that run a peer implementation beside hers (peers.ts); the reference's run has the same peers. */
+  peers?: Peers;
+  /**
+   * Two leaders at once that the documents predict in this case (outside their assumptions): not
+   * her bug. A safety violation is then reported as expected behaviour, with this citation.
+   */
+  predictedSplit?: string;
+  /**
+   * Raft with no majority alive until `until`: no leader is what the documents predict (not her
+   * bug, reported with this citation); a leader then is hers (elected without a majority).
+   */
+  noMajority?: { until: number; citation: string };
 }
 
 const T = DEFAULT_TIMING.transmission;
@@ -435,12 +448,89 @@ function partitionHeals(): GradeCase {
   };
 }
 
+/**
+ * Bully only: a lower process whose links to the higher ones are slower than its timeout (its
+ * ELECTIONs arrive after its 2T + M, so for it the timeout is below UB) declares itself and, as
+ * 000 writes it, tells all processes ("sending all processes a message"). Its split brain with 3
+ * is what the documents predict with a timeout below UB (003: no reply "during a time-out period
+ * - 2*(transit time) + (processing time)" is what makes it take over). What is hers: a higher
+ * process told of a lower coordinator holds an election and takes over (002: the existing
+ * lower-numbered coordinator yields; 000: e_i = P, the highest live id), so all end with 3.
+ */
+function lowerAnnounces(): GradeCase {
+  const ids = range(4);
+  const slow = 4 * T;
+  return {
+    id: 'lower-announces',
+    group: 'initiators',
+    title: `a lower coordinator announced to all: 1's links to 2 and 3 take ${slow} ms (its timeout is below UB); 1 elects at t=${DETECT_AT} and tells everyone, as 000 writes it`,
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'none',
+      link: { delay: T },
+      links: { '1->2': { delay: slow }, '1->3': { delay: slow } },
+      elections: [{ id: 1, at: DETECT_AT }],
+      until: DETECT_AT + 20_000,
+    },
+    safety: true,
+    liveness: afterFault('bully', ids, DETECT_AT + slow, false),
+    winner: 3,
+    peers: { ids: [1], name: 'bully-announces-to-all' },
+    predictedSplit:
+      '003: a process takes over when no reply comes "during a time-out period - 2*(transit time) + (processing time)"; with links slower than T its timeout is below UB and it declares beside a live higher one (000 asks how to adapt Bully "to deal with temporary network partition (slow communication)")',
+  };
+}
+
+/**
+ * Raft only: 3 of 5 are down from the start, so no majority is alive and no leader can be elected
+ * (§5.2: a candidate wins with "votes from a majority of the servers in the full cluster"): that
+ * is reported as expected, not failed. 2 comes back at t=5000 and the three must elect.
+ */
+function noMajority(): GradeCase {
+  const ids = range(5);
+  const back = 5000;
+  return {
+    id: 'no-majority',
+    group: 'recovery',
+    title: `no majority alive: 2, 3 and 4 are down from the start, 0 and 1 campaign; 2 comes back at t=${back}`,
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'none',
+      link: { delay: T },
+      crashes: [2, 3, 4].map((id) => ({ id, at: 0 })),
+      recoveries: [{ id: 2, at: back }],
+      elections: [
+        { id: 0, at: 0 },
+        { id: 1, at: 0 },
+      ],
+      until: back + 20_000,
+    },
+    safety: true,
+    liveness: afterFault('raft', ids, back, false),
+    winner: null,
+    noMajority: {
+      until: back,
+      citation:
+        '§5.2: a candidate wins an election if it receives votes from a majority of the servers in the full cluster; 2 of 5 are no majority',
+    },
+  };
+}
+
 /** Every case for `algorithm`, in the order the report lists them. */
 export function casesFor(algorithm: AlgorithmName): GradeCase[] {
   const counts = [4, 6, 8].flatMap((n) =>
     (['worst', 'best'] as const).map((c) => countsCase(algorithm, n, c)),
   );
-  const partition = algorithm === 'emergent' ? [partitionHeals()] : [];
+  const partition =
+    algorithm === 'emergent'
+      ? [partitionHeals()]
+      : algorithm === 'bully'
+        ? [lowerAnnounces()]
+        : algorithm === 'raft'
+          ? [noMajority()]
+          : [];
   return [
     example(algorithm),
     ...counts,

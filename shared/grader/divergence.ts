@@ -4,7 +4,10 @@
 // and compared instant by instant. Heartbeats and polls are left out (steady load, and the host
 // runs the detector for her), and so are timer names and message fields (hers may differ and
 // still be right). The first instant whose sets differ is the divergence; the event her process
-// was handling there is named.
+// was handling there is named: the last input her process (or, for something only the reference
+// did, the reference's process) took before that very output, in the trace's order, so that of
+// two inputs at one instant (an ACK timer firing, then the ACK arriving) the one that caused it is
+// named, not merely the last.
 import type { ProcessId } from '../algorithms/algorithm.ts';
 import { leads } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
@@ -24,20 +27,22 @@ interface Item {
   t: number;
   node: ProcessId;
   text: string;
+  /** Its index in its trace: what the process was handling is the input just before it. */
+  at: number;
 }
 
 function items(trace: readonly TraceEvent[], steady: ReadonlySet<string>): Item[] {
   const out: Item[] = [];
   const last = new Map<ProcessId, string>();
-  for (const e of trace) {
+  for (const [at, e] of trace.entries()) {
     if (e.kind === 'send' && !steady.has(e.type))
-      out.push({ t: e.t, node: e.from, text: describeEvent(e, { ids: false }) });
+      out.push({ t: e.t, node: e.from, text: describeEvent(e, { ids: false }), at });
     else if (e.kind === 'report') {
       const r = e.report;
       const text = `${e.node} ${leads(r) ? 'leads' : r.electing ? 'is electing' : r.coordinator === null ? 'knows no coordinator' : `follows ${r.coordinator}`}`;
       if (last.get(e.node) === text) continue;
       last.set(e.node, text);
-      out.push({ t: e.t, node: e.node, text });
+      out.push({ t: e.t, node: e.node, text, at });
     } else if (e.kind === 'crash') last.delete(e.node);
   }
   return out;
@@ -71,13 +76,15 @@ export function firstDivergence(
     if (ra.join('\n') === rb.join('\n')) continue;
     const onlyRef = minus(ra, rb);
     const onlyYours = minus(rb, ra);
-    const first = [...(a.get(t) ?? []), ...(b.get(t) ?? [])].find(
-      (i) => onlyRef.includes(i.text) || onlyYours.includes(i.text),
-    )!;
+    const mine = (b.get(t) ?? []).find((i) => onlyYours.includes(i.text));
+    const theirs = (a.get(t) ?? []).find((i) => onlyRef.includes(i.text));
+    // Hers first: what she did is explained by her own trace; what only the reference did, by the
+    // input the reference was handling then (the same input reached her process).
+    const first = mine ?? theirs!;
     return {
       t,
       process: first.node,
-      event: handling(yours, first.node, t),
+      event: handling(mine ? yours : reference, first.node, first.at),
       reference: onlyRef,
       yours: onlyYours,
     };
@@ -96,16 +103,15 @@ function minus(xs: string[], ys: string[]): string[] {
   return out;
 }
 
-/** The last input `node` got at or before `t` in a trace: what it was reacting to. */
-function handling(trace: readonly TraceEvent[], node: ProcessId, t: number): string | null {
-  let found: string | null = null;
-  for (const e of trace) {
-    if (e.t > t + 1e-9) break;
+/** The last input `node` took before the trace's event `before`: the step that produced that event. */
+function handling(trace: readonly TraceEvent[], node: ProcessId, before: number): string | null {
+  for (let i = before - 1; i >= 0; i--) {
+    const e = trace[i]!;
     const at = e.kind === 'deliver' ? e.to : 'node' in e ? e.node : null;
     const input = at === node ? describeInput(e) : null;
-    if (input !== null) found = `${input} (t=${round(e.t)})`;
+    if (input !== null) return `${input} (t=${round(e.t)})`;
   }
-  return found;
+  return null;
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

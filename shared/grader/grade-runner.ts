@@ -94,6 +94,8 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
       let last: { process: number; t: number; event: string } | null = null;
       let timer: ReturnType<typeof setTimeout> | null = null;
       let dead = false;
+      /** When the explorer's budget runs out (runner clock), once it has started. */
+      let exploreEnd = Infinity;
 
       const enter = (next: typeof phase) => {
         const now = opts.clock();
@@ -154,6 +156,11 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
         launch();
       };
 
+      // In the explorer, news from the worker (a call, its clock) shows it is not wedged: the
+      // backstop counts from the last news, never before the budget's end.
+      const rearmExplore = () =>
+        arm(Math.max(0, exploreEnd - opts.clock()) + 2 * opts.stepMs + BACKSTOP_MS, runaway);
+
       const runaway = (): FaultInfo => {
         const where = last ? { process: last.process, t: last.t, event: last.event } : {};
         if (phase === 'load')
@@ -205,6 +212,7 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
               last = null;
               if (m.id === 'explore') {
                 enter('explore');
+                exploreEnd = opts.clock() + opts.exploreMs;
                 // The explorer's own work between her calls is bounded by its budget, not by her step limit.
                 arm(opts.exploreMs + 2 * opts.stepMs + BACKSTOP_MS, runaway);
               } else disarm();
@@ -213,6 +221,10 @@ export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
               last = { process: m.process, t: m.t, event: m.event };
               // A call is interrupted by the wall after stepMs and retried once: the backstop waits longer.
               if (phase !== 'explore') arm(2 * opts.stepMs + BACKSTOP_MS, runaway);
+              else rearmExplore();
+              return;
+            case 'alive':
+              if (phase === 'explore') rearmExplore();
               return;
             case 'case':
               disarm();

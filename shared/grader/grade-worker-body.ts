@@ -43,6 +43,8 @@ export type GradeProgress =
   /** A call into her code begins (before each in the cases; every so often in the explorer). */
   | { kind: 'call'; process: ProcessId; t: number; event: string }
   | { kind: 'case'; result: CaseResult }
+  /** The grader's own work goes on (told from its clock, at most every ALIVE_EVERY_MS): not wedged. */
+  | { kind: 'alive' }
   | { kind: 'done' };
 
 interface WorkerHost {
@@ -52,6 +54,12 @@ interface WorkerHost {
 
 /** In the explorer, calls are told at most this often (ms): a message per call would slow it down. */
 const EXPLORER_CALL_EVERY_MS = 50;
+/**
+ * The grader's own work (the explorer between her calls) tells the runner it is alive this often
+ * (ms), from the clock it reads to keep its budgets: on a loaded machine the explorer's own work
+ * can outlast the runner's backstop, and that is not her runaway (issue 26, "No false accusation").
+ */
+const ALIVE_EVERY_MS = 1000;
 
 export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Promise<void> {
   const { post, clock } = host;
@@ -136,12 +144,21 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
     });
     return;
   }
+  let lastAlive = clock();
+  const ticking = () => {
+    const now = clock();
+    if (now - lastAlive >= ALIVE_EVERY_MS) {
+      lastAlive = now;
+      post({ kind: 'alive' });
+    }
+    return now;
+  };
   gradeAll({
     algorithm: req.algorithm,
     subject,
     exploreSubject,
     compare: true,
-    clock,
+    clock: ticking,
     subjectName: req.subject,
     exploreMs: req.exploreMs,
     wire,

@@ -18,6 +18,7 @@ import { serializeTrace } from '../protocol/trace-file.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import { simulate, type SimulationResult } from '../sim/simulator.ts';
 import { casesFor, type GradeCase } from './cases.ts';
+import { withPeers } from './peers.ts';
 import { describeDivergence, firstDivergence } from './divergence.ts';
 import { describeFault, type FaultInfo } from './module-fault.ts';
 import { asFault, gradeExplore, type ExploreCounts } from './grade-explore.ts';
@@ -56,7 +57,8 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
   const started = opts.clock();
   const base = { id: kase.id, group: kase.group, title: kase.title };
   const counted: Record<string, number> = {};
-  const algorithm = kase.counts ? counting(opts.subject, kase.counts.from, counted) : opts.subject;
+  const subject = withPeers(opts.subject, kase.peers);
+  const algorithm = kase.counts ? counting(subject, kase.counts.from, counted) : subject;
   let run: SimulationResult;
   try {
     run = simulate({ ...kase.spec, algorithm, trace: true, maxEvents: MAX_EVENTS });
@@ -81,7 +83,7 @@ function gradeCase(kase: GradeCase, opts: CaseOptions): CaseResult {
     if (opts.compare) {
       const ref = simulate({
         ...kase.spec,
-        algorithm: getAlgorithm(opts.algorithm),
+        algorithm: withPeers(getAlgorithm(opts.algorithm), kase.peers),
         trace: true,
         maxEvents: MAX_EVENTS,
       });
@@ -147,13 +149,17 @@ function judge(
   if (kase.safety) {
     const v = safetyOverTime(run.trace, profile.bounds.overlap, kase.safetyFrom);
     const from = kase.safetyFrom ? ` from t=${kase.safetyFrom} on` : '';
+    const bound = `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}${from}`;
+    const predicted = v !== null && kase.predictedSplit ? kase.predictedSplit : undefined;
     figures.push({
       name: 'safety',
       measured: v ?? 'never two leaders at once',
-      expected: `never two leaders for more than ${profile.bounds.overlap} ms${profile.terms ? ' in one term' : ''}${from}`,
-      pass: v === null,
+      expected: predicted ? `${bound}, or what the documents predict` : bound,
+      pass: v === null || predicted !== undefined,
+      ...(predicted ? { predicted } : {}),
     });
   }
+  if (kase.noMajority) figures.push(leaderless(run.trace, kase.noMajority));
   if (kase.pool) {
     const { min, max, formula } = kase.pool;
     const size = run.live.filter((id) =>
@@ -190,6 +196,34 @@ function judge(
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
+
+/** No majority alive until `until`: no leader is expected (the citation); one that leads then is hers. */
+function leaderless(
+  trace: readonly TraceEvent[],
+  { until, citation }: NonNullable<GradeCase['noMajority']>,
+): Figure {
+  // Who leads at the end of each instant (a process that reports and crashes at t=0 never led).
+  const leading = new Map<ProcessId, number | undefined>();
+  let found: string | null = null;
+  for (const [i, e] of trace.entries()) {
+    if (e.t >= until) break;
+    if (e.kind === 'report') {
+      if (leads(e.report)) leading.set(e.node, e.report.term);
+      else leading.delete(e.node);
+    } else if (e.kind === 'crash') leading.delete(e.node);
+    if ((trace[i + 1]?.t ?? Infinity) === e.t || leading.size === 0) continue;
+    const [id, term] = [...leading][0]!;
+    found = `${id} leads at t=${round(e.t)}${term === undefined ? '' : ` in term ${term}`}`;
+    break;
+  }
+  return {
+    name: `a leader before t=${until} (no majority alive)`,
+    measured: found ?? 'none',
+    expected: 'none',
+    pass: found === null,
+    ...(found === null ? { predicted: citation } : {}),
+  };
+}
 
 /** When the processes alive at the end last changed what they believe (leading, coordinator, electing). */
 function settledAt(trace: readonly TraceEvent[], live: readonly ProcessId[]): number {
