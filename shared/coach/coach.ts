@@ -30,8 +30,16 @@ import {
   type ProcessId,
   type Report,
 } from '../algorithms/algorithm.ts';
+import { MAX_TASKS } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
+import {
+  awaitedTask,
+  isWorkPlumbing,
+  missedWorkRule,
+  unexpectedWorkRule,
+  WORK_COMPUTE_TIMER,
+} from './work-rules.ts';
 import {
   believeRule,
   declareRule,
@@ -46,7 +54,9 @@ import {
 export type HandAction =
   | { kind: 'send'; to: ProcessId; message: Message }
   | { kind: 'declare' }
-  | { kind: 'believe'; coordinator: ProcessId };
+  | { kind: 'believe'; coordinator: ProcessId }
+  /** 003's work schedule: she takes the task `from` ordered (her tab says so on the wire with a status beat naming it). */
+  | { kind: 'accept'; task: number; from: ProcessId | null };
 
 /** Her history, oldest first: events she saw and actions she took; `at` in ms of her clock, `click` numbers her clicks. */
 export type CoachEntry = { at: number } & (
@@ -71,6 +81,8 @@ interface ShadowTimer {
   serial: number;
   /** False while it waits on sends she has not made (it does not fire then). */
   armed: boolean;
+  /** A work task's compute time: it starts when she accepts the task, not when the order came. */
+  accept?: number;
 }
 
 interface TimerMark {
@@ -106,6 +118,8 @@ export interface CoachView {
   report: Report | null;
   /** True when the reference would declare itself coordinator now (and has not been matched). */
   wouldDeclare: boolean;
+  /** The work task the reference has taken and waits on her to accept (null: none). */
+  wouldAccept: number | null;
   /** The shadow threw: coaching stopped at this entry. */
   broken: boolean;
 }
@@ -159,6 +173,8 @@ export class CoachFold {
   private recent: Deviation[] = [];
   private broken = false;
   private serials = 0;
+  /** Work tasks she took against the reference (marked at her accepting): their results are not marked again. */
+  private readonly obeyed = new Set<number>();
 
   constructor(
     private readonly algorithm: AnyAlgorithm,
@@ -188,8 +204,10 @@ export class CoachFold {
     }
     const a = entry.action;
     const { algorithm, config } = this;
+    if (a.kind === 'accept') return this.accept(a.task, a.from, entry.at, entry.click);
     if (a.kind === 'send') {
-      if (isPlumbing(algorithm.name, a.message.type)) return;
+      if (isPlumbing(algorithm.name, a.message.type) || isWorkPlumbing(a.message.type)) return;
+      if (a.message.type === 'WORK_RESULT' && this.obeyed.has(a.message.task as number)) return;
       sh.recent = [
         ...sh.recent.filter((r) => r.at + this.ub >= entry.at),
         { to: a.to, message: a.message, at: entry.at },
@@ -204,14 +222,9 @@ export class CoachFold {
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (j >= 0) return this.restart(sh.late.splice(j, 1)[0]!, entry.at);
       const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
-      const rule = unexpectedSendRule(
-        algorithm.name,
-        config.self,
-        a.to,
-        a.message,
-        expected,
-        config.ring,
-      );
+      const rule =
+        unexpectedWorkRule(sh.state, a.to, a.message) ??
+        unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
       sh.ahead.push({
         rule,
         at: entry.at,
@@ -260,6 +273,7 @@ export class CoachFold {
       deviations: sh.deviations,
       report: sh.report,
       wouldDeclare: wouldDeclare(sh, this.config.self),
+      wouldAccept: waitingCompute(sh) ? awaitedTask(sh.state) : null,
       broken: this.broken,
     };
   }
@@ -287,7 +301,8 @@ export class CoachFold {
     const coordinator = sh.report?.role === 'coordinator';
     for (const e of effects) {
       if (e.kind === 'send') {
-        if (isPlumbing(this.algorithm.name, e.message.type)) continue;
+        if (isPlumbing(this.algorithm.name, e.message.type) || isWorkPlumbing(e.message.type))
+          continue;
         if (e.message.type !== runType) [run, runType, runSent] = [[], e.message.type, false];
         // She was ahead of the reference (its detector suspected a little later than hers).
         const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
@@ -317,7 +332,15 @@ export class CoachFold {
         run.push(s);
         continue;
       }
-      if (e.kind === 'set-timer') {
+      if (e.kind === 'set-timer' && e.name === WORK_COMPUTE_TIMER) {
+        // Her task's time runs from her accepting it (accept below), as her tab's does.
+        sh.timers.set(e.name, {
+          at: Infinity,
+          serial: ++this.serials,
+          armed: false,
+          accept: e.after,
+        });
+      } else if (e.kind === 'set-timer') {
         const waits = runType !== null && !runSent;
         sh.timers.set(e.name, { at: at + e.after, serial: ++this.serials, armed: !waits });
         if (waits)
@@ -330,6 +353,35 @@ export class CoachFold {
       }
       [run, runType, runSent] = [[], null, false];
     }
+  }
+
+  /**
+   * She accepted a work task: the reference's compute time starts now. With none waiting, the
+   * reference did not take an order she took: a stale one it refused (fencing), else one it would
+   * not run now. Her acceptance answers the refusal the reference owes (not marked twice).
+   */
+  private accept(task: number, from: ProcessId | null, at: number, click: number): void {
+    const sh = this.sh;
+    const timer = sh.timers.get(WORK_COMPUTE_TIMER);
+    if (timer && !timer.armed && timer.accept !== undefined) {
+      timer.at = at + timer.accept;
+      timer.armed = true;
+      return;
+    }
+    const refused = (list: Suggestion[]) =>
+      list.findIndex((s) => s.message.type === 'WORK_REFUSED' && (from === null || s.to === from));
+    const i = refused(sh.open);
+    const j = i >= 0 ? -1 : refused(sh.late);
+    if (i >= 0) sh.open.splice(i, 1);
+    else if (j >= 0) sh.late.splice(j, 1);
+    const stale = i >= 0 || j >= 0;
+    if (Number.isInteger(task) && this.obeyed.size < MAX_TASKS) this.obeyed.add(task);
+    this.deviate(
+      stale ? 'work.stale' : 'reference.send',
+      at,
+      `accepted task ${task}${from === null ? '' : ` from ${from}`}`,
+      click,
+    );
   }
 
   /** Her send answered `s` at `at`: the waits the reference set with it start from her send. */
@@ -379,7 +431,8 @@ export class CoachFold {
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
     for (const s of late)
       this.deviate(
-        missedSendRule(this.algorithm.name, s.message, s.reply === true),
+        missedWorkRule(s.message) ??
+          missedSendRule(this.algorithm.name, s.message, s.reply === true),
         s.due,
         `no ${s.message.type} to ${s.to} within UB`,
         null,
@@ -463,6 +516,12 @@ function nextChange(sh: Shadow, ub: number): number | null {
     ...sh.ahead.map((a) => a.at + ub),
   ];
   return times.length ? Math.min(...times) : null;
+}
+
+/** The reference's compute timer is set and waits on her accepting the task. */
+function waitingCompute(sh: Shadow): boolean {
+  const t = sh.timers.get(WORK_COMPUTE_TIMER);
+  return t !== undefined && !t.armed && t.accept !== undefined;
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

@@ -46,6 +46,22 @@ import {
   type Offer,
 } from './hand-kit.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
+import {
+  analyserOf,
+  handWork,
+  leftOffice,
+  openTasks,
+  readyAt,
+  statusBeat,
+  storeOffer,
+  workDelivered,
+  workerOffers,
+  workStep,
+  type HandWork,
+} from './hand-work.ts';
+import { answerKey, type WorkJob } from '../work/work-job.ts';
+import { isWorkType, WORK_SCHEMAS, type WorkMessage } from '../work/work-messages.ts';
+import { messageParser } from '../algorithms/messages.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
 
@@ -70,6 +86,18 @@ export interface HandView {
   expired: number;
   /** Her clock when this view was drawn (ms since she started): deadlines are shown as time left. */
   now: number;
+  /** 003's work schedule, when the lab has a workload (hand-work.ts). */
+  work: WorkView | null;
+}
+
+/** Her side of the job as her tab shows it. */
+export interface WorkView {
+  state: HandWork;
+  /** Her buttons: accept, refuse, compute (`readyAt`), send the result; as coordinator, pass results on. */
+  offers: Offer[];
+  analyser: ProcessId | null;
+  /** As coordinator: tasks with no result and running nowhere she knows of. */
+  open: number[];
 }
 
 interface HandOptions {
@@ -81,7 +109,13 @@ interface HandOptions {
   /** Her click (`action` its label) or a deadline she let pass (`action` null), with the deviations found since. */
   onHand?: (action: string | null, deviations: { rule: string; text: string }[]) => void;
   onChange?: () => void;
+  /** The lab's workload as a job (shared/work/work-job.ts): she plays her part of it by hand. */
+  work?: WorkJob;
 }
+
+const WORK_BEAT = 'her:work-status';
+const WORK_READY = 'her:work-ready';
+const parseWork = messageParser(WORK_SCHEMAS);
 
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
@@ -117,9 +151,12 @@ export class HandRunner implements ProcessRunner {
   private view_: HandView | null = null;
   private tick: unknown = null;
   private autoBeat: AutoBeat;
+  private work: HandWork | null = null;
+  private readonly workKey: readonly number[];
 
   constructor(private readonly opts: HandOptions) {
     this.timers = new NamedTimers(opts.io);
+    this.workKey = opts.work ? answerKey(opts.work) : [];
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => {
@@ -178,7 +215,35 @@ export class HandRunner implements ProcessRunner {
     );
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
+    const job = this.opts.work;
+    this.work = job ? handWork(job, this.workKey, config.self, this.opts.io.now()) : null;
+    if (this.work) this.workBeat();
     this.scheduleTick();
+  }
+
+  /** The status beat every heartbeat interval (bookkeeping her tab does by itself, hand-work.ts). */
+  private workBeat(): void {
+    this.timers.set(WORK_BEAT, this.config!.timing.heartbeatInterval, () => {
+      this.sendStatus();
+      this.workBeat();
+    });
+  }
+
+  private sendStatus(): void {
+    const beat = this.work ? statusBeat(this.work, this.last.coordinator) : null;
+    if (beat) this.transmit(beat.to, beat.message);
+  }
+
+  /** A work message: the shadow sees it, her tab keeps its books and answers the bookkeeping by itself. */
+  private deliverWork(from: ProcessId, message: Message): void {
+    this.record({ kind: 'message', from, message });
+    const m = parseWork(message) as WorkMessage | null;
+    if (!m || !this.work) return;
+    const out = workDelivered(this.work, from, m, this.now());
+    this.work = out.work;
+    for (const s of out.sends) this.transmit(s.to, s.message);
+    if (out.note !== null) this.enqueue(from, message, out.note);
+    else this.changed();
   }
 
   stop(): void {
@@ -194,6 +259,7 @@ export class HandRunner implements ProcessRunner {
     if (!this.running || !message || typeof message.type !== 'string') return;
     this.opts.listener?.({ kind: 'in', event: { kind: 'message', from, message } });
     if (this.down.delete(from)) this.changed();
+    if (this.work && isWorkType(message.type)) return this.deliverWork(from, message);
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
@@ -247,9 +313,13 @@ export class HandRunner implements ProcessRunner {
     const effects: Effect[] = [];
     let report = this.last;
     const sent: { to: ProcessId; message: Message }[] = [];
+    let accepted = false;
     for (const s of offer.steps) {
       const step = this.resolve(s);
-      if (step.kind === 'send') {
+      if (this.work) this.work = workStep(this.work, step, at);
+      if (step.kind === 'compute') continue;
+      if (step.kind === 'accept') accepted = true;
+      else if (step.kind === 'send') {
         // Her own Elect joins the election it carries on the wire: the coach gives her the
         // reference's numbers when she sends what it would (her start election knows no epoch
         // yet: 0), and the ring answers what it received, not what the offer said.
@@ -276,6 +346,7 @@ export class HandRunner implements ProcessRunner {
       else if (step.kind === 'declare')
         report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
+      if (step.kind === 'believe' && this.work) this.work = leftOffice(this.work, step.coordinator);
       if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
     }
     if (offer.key === 'elect' || offer.key === 'vote')
@@ -285,6 +356,11 @@ export class HandRunner implements ProcessRunner {
     // Her item, and every item this click answered another way (a hint, a batch), are answered.
     this.items.answer(item?.n ?? null, sent, offer.key);
     execute(this, effects, HandRunner.effects);
+    // Her accepting shows on the wire at once: a status beat naming the task (the relay's coach reads it so).
+    if (accepted) this.sendStatus();
+    const ready = this.work ? readyAt(this.work) : null;
+    if (accepted && ready !== null)
+      this.timers.set(WORK_READY, Math.max(0, ready - at), () => this.changed());
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed)
       this.autoBeat.follow(this.last.coordinator, this.config.self);
@@ -343,6 +419,7 @@ export class HandRunner implements ProcessRunner {
         deviations: [],
         report: null,
         wouldDeclare: false,
+        wouldAccept: null,
         broken: false,
       },
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
@@ -354,8 +431,22 @@ export class HandRunner implements ProcessRunner {
       dropped: this.items.dropped,
       expired: this.items.expired,
       now: this.now(),
+      work: this.workView(),
     };
     return this.view_;
+  }
+
+  private workView(): WorkView | null {
+    const w = this.work;
+    if (!w) return null;
+    const analyser = analyserOf(w, this.now(), this.config!.timing.heartbeatTimeout);
+    const store = storeOffer(w, analyser);
+    return {
+      state: w,
+      offers: [...workerOffers(w), ...(store ? [store] : [])],
+      analyser,
+      open: openTasks(w),
+    };
   }
 
   /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
