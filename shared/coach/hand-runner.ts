@@ -216,7 +216,8 @@ export class HandRunner implements ProcessRunner {
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
     const job = this.opts.work;
-    this.work = job ? handWork(job, this.workKey, config.self, this.opts.io.now()) : null;
+    const ub = roundTripBound(config.timing);
+    this.work = job ? handWork(job, this.workKey, config.self, this.opts.io.now(), ub) : null;
     if (this.work) this.workBeat();
     this.scheduleTick();
   }
@@ -316,8 +317,10 @@ export class HandRunner implements ProcessRunner {
     let accepted = false;
     for (const s of offer.steps) {
       const step = this.resolve(s);
-      if (this.work) this.work = workStep(this.work, step, at);
-      if (step.kind === 'compute') continue;
+      const work = this.work;
+      if (work) this.work = workStep(work, step, at);
+      // A compute is hers alone; an accept that takes nothing (a second click) is no action.
+      if (step.kind === 'compute' || (step.kind === 'accept' && this.work === work)) continue;
       if (step.kind === 'accept') accepted = true;
       else if (step.kind === 'send') {
         // Her own Elect joins the election it carries on the wire: the coach gives her the

@@ -49,6 +49,10 @@ export interface HandWork {
   /** As coordinator: her office's token (from her WORK_HOLD), worker -> the task she gave it, results received. */
   office: number | null;
   given: Record<ProcessId, number>;
+  /** Worker -> when she gave it its task (her clock): an "empty" status sent before her order arrived does not free it. */
+  givenAt: Record<ProcessId, number>;
+  /** UB = 2T + M: an order and a status cross within it. */
+  ub: number;
   results: Record<number, number>;
   /** Results passed to an analyser (WORK_STORE sent). */
   passed: Record<number, ProcessId>;
@@ -61,7 +65,13 @@ export interface WorkSend {
   message: Message;
 }
 
-export function handWork(job: WorkJob, key: readonly number[], self: ProcessId, boot: number) {
+export function handWork(
+  job: WorkJob,
+  key: readonly number[],
+  self: ProcessId,
+  boot: number,
+  ub: number,
+) {
   const w: HandWork = {
     job,
     key,
@@ -77,6 +87,8 @@ export function handWork(job: WorkJob, key: readonly number[], self: ProcessId, 
     store: {},
     office: null,
     given: {},
+    givenAt: {},
+    ub,
     results: {},
     passed: {},
     heard: {},
@@ -169,8 +181,9 @@ export function workDelivered(
     }
     case 'WORK_STATUS': {
       const given = { ...w.given };
-      // An empty machine holds nothing of hers any more (its result came, or it restarted).
-      if (m.task === NONE) delete given[from];
+      // An empty machine holds nothing of hers any more (its result came, or it restarted),
+      // unless the status crossed her order (the layer's own check, work-coordinator.ts onStatus).
+      if (m.task === NONE && now - (w.givenAt[from] ?? -Infinity) > w.ub) delete given[from];
       else if (m.task !== NONE) given[from] = m.task;
       return { work: { ...w, heard, given }, sends: [], note: null };
     }
@@ -215,11 +228,11 @@ export function workStep(w: HandWork, step: HandStep, now: number): HandWork {
     return { ...w, running: null, computed: { ...r, value }, held: { ...w.held, [r.task]: value } };
   }
   if (step.kind !== 'send') return w;
-  return workSent(w, step.to, step.message);
+  return workSent(w, step.to, step.message, now);
 }
 
 /** Her send of a work message, in her state (a hint's send counts as hers too). */
-function workSent(w: HandWork, to: ProcessId, m: Message): HandWork {
+function workSent(w: HandWork, to: ProcessId, m: Message, now: number): HandWork {
   const task = typeof m.task === 'number' ? m.task : -1;
   switch (m.type) {
     case 'WORK_RESULT': {
@@ -236,7 +249,11 @@ function workSent(w: HandWork, to: ProcessId, m: Message): HandWork {
         ? { ...w, office: m.token, newest: Math.max(w.newest, m.token), boss: null }
         : w;
     case 'WORK_ASSIGN':
-      return { ...w, given: { ...w.given, [to]: task } };
+      return {
+        ...w,
+        given: { ...w.given, [to]: task },
+        givenAt: { ...w.givenAt, [to]: now },
+      };
     case 'WORK_STORE':
       return { ...w, passed: { ...w.passed, [task]: to } };
     default:

@@ -85,7 +85,10 @@ describe('hand mode: a worker of the work schedule', () => {
     h.r.deliver(5, { type: 'WORK_ASSIGN', token: T5, task: 3, reportTo: 5 });
     expect(h.r.view().queue[0]!.note).toBe('task 3 offered by 5');
     h.advance(100);
+    const accept = h.offer('work-accept')!;
     h.click('work-accept');
+    // A second click on the same offer (a hint's button drawn before the first) takes nothing and is no action.
+    h.r.act(accept);
     // Her accepting is on the wire at once: a status naming the task.
     expect(h.sentOf('WORK_STATUS').at(-1)).toMatchObject({ to: 5, message: { task: 3 } });
     const ready = h.offer('work-compute')!.readyAt!;
