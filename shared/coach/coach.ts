@@ -125,7 +125,7 @@ export interface CoachView {
 }
 
 /** At most this many entries are folded (the tab keeps the latest; a class is short). */
-export const MAX_HISTORY = 600;
+const MAX_HISTORY = 600;
 const MAX_LATE = 50;
 
 interface Shadow {
@@ -466,37 +466,40 @@ export function coach(
   return fold.view(now);
 }
 
-/** The coach over a growing history: folded again only when the history grew or the last fold's next deadline came. */
-export class CoachMemo {
-  private last: { length: number; entry: CoachEntry | undefined; view: CoachView } | null = null;
+/**
+ * The coach as her tab runs it: each entry of her history is folded once, as it comes (like the
+ * relay's fold, hand-audit.ts), so it forgets nothing however long the class lasts (a refold of
+ * the latest entries lost the start of the job once status beats filled them); the view is taken
+ * again only when an entry came or the last view's next deadline passed.
+ */
+export class CoachStream {
+  private fold: CoachFold | null = null;
+  private last: CoachView | null = null;
+  private fresh = false;
+
+  constructor(private readonly make: () => CoachFold) {}
 
   get view(): CoachView | null {
-    return this.last?.view ?? null;
+    return this.last;
   }
 
   reset(): void {
+    this.fold = null;
     this.last = null;
+    this.fresh = false;
   }
 
-  fold(
-    algorithm: AnyAlgorithm,
-    config: AlgorithmConfig,
-    history: readonly CoachEntry[],
-    now: number,
-    seed: number,
-  ): CoachView {
-    const entry = history[history.length - 1];
+  add(entry: CoachEntry): void {
+    (this.fold ??= this.make()).add(entry);
+    this.fresh = true;
+  }
+
+  look(now: number): CoachView {
     const m = this.last;
-    if (
-      m &&
-      m.length === history.length &&
-      m.entry === entry &&
-      (m.view.next === null || now < m.view.next)
-    )
-      return m.view;
-    const view = coach(algorithm, config, history, now, seed);
-    this.last = { length: history.length, entry, view };
-    return view;
+    if (m && !this.fresh && (m.next === null || now < m.next)) return m;
+    this.fresh = false;
+    this.last = (this.fold ??= this.make()).view(now);
+    return this.last;
   }
 }
 

@@ -23,14 +23,7 @@ import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { NamedTimers, type TimerView } from '../sim/named-timers.ts';
 import type { HostEvent, HostIO, ProcessRunner } from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
-import {
-  CoachMemo,
-  explain,
-  MAX_HISTORY,
-  type CoachEntry,
-  type CoachView,
-  type Deviation,
-} from './coach.ts';
+import { CoachFold, CoachStream, explain, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
 import {
   composed,
@@ -130,8 +123,9 @@ export class HandRunner implements ProcessRunner {
   private readonly suspected = new Map<ProcessId, number>();
   /** When she last changed whom she believes (her clock). */
   private settledAt: number | null = null;
-  private readonly coachMemo = new CoachMemo();
-  private history: CoachEntry[] = [];
+  private readonly coachStream = new CoachStream(
+    () => new CoachFold(this.opts.algorithm, this.config!, this.opts.seed),
+  );
   private readonly timers: NamedTimers;
   private t0 = 0;
   private clicks = 0;
@@ -188,8 +182,7 @@ export class HandRunner implements ProcessRunner {
     this.config = config;
     this.running = true;
     this.t0 = this.opts.io.now();
-    this.history = [];
-    this.coachMemo.reset();
+    this.coachStream.reset();
     this.items.reset();
     this.suspected.clear();
     this.settledAt = null;
@@ -350,7 +343,8 @@ export class HandRunner implements ProcessRunner {
         report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
       if (step.kind === 'believe' && this.work) this.work = leftOffice(this.work, step.coordinator);
-      if (step.kind !== 'set-timer') this.history.push({ kind: 'action', at, click, action: step });
+      if (step.kind !== 'set-timer')
+        this.coachStream.add({ kind: 'action', at, click, action: step });
     }
     if (offer.key === 'elect' || offer.key === 'vote')
       this.counters = { ...this.counters, elections: this.counters.elections + 1 };
@@ -457,7 +451,7 @@ export class HandRunner implements ProcessRunner {
     const ub = this.config ? roundTripBound(this.config.timing) : Infinity;
     return (
       this.running &&
-      Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now()
+      Math.min(this.coachStream.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now()
     );
   }
 
@@ -478,13 +472,7 @@ export class HandRunner implements ProcessRunner {
 
   /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    return this.coachMemo.fold(
-      this.opts.algorithm,
-      this.config!,
-      this.history,
-      this.now(),
-      this.opts.seed,
-    );
+    return this.coachStream.look(this.now());
   }
 
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
@@ -524,7 +512,7 @@ export class HandRunner implements ProcessRunner {
     this.tick = this.opts.io.setTimer(() => {
       if (!this.running) return;
       // Nothing to judge while the coach's view stands and no item went moot.
-      const before = this.coachMemo.view;
+      const before = this.coachStream.view;
       const stands = before !== null && this.coachNow() === before;
       if (this.expireItems() || !stands) this.judge(null);
       this.scheduleTick();
@@ -536,9 +524,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   private record(event: AlgorithmEvent): void {
-    this.history.push({ kind: 'event', at: this.now(), event });
-    if (this.history.length > MAX_HISTORY)
-      this.history.splice(0, this.history.length - MAX_HISTORY);
+    this.coachStream.add({ kind: 'event', at: this.now(), event });
   }
 
   /**

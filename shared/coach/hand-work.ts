@@ -17,7 +17,7 @@ import { NONE, type WorkMessage } from '../work/work-messages.ts';
 import type { HandStep, Offer } from './hand-kit.ts';
 
 /** An order that reached her: the task, its token, who gave it, where its result goes (static sharing). */
-export interface HandOrder {
+interface HandOrder {
   task: number;
   token: number;
   from: ProcessId;
@@ -60,7 +60,7 @@ export interface HandWork {
   heard: Record<ProcessId, number>;
 }
 
-export interface WorkSend {
+interface WorkSend {
   to: ProcessId;
   message: Message;
 }
@@ -158,7 +158,7 @@ export function workDelivered(
       return {
         work: { ...w, newest: Math.max(w.newest, m.token), store },
         sends: [],
-        note: `keep the result of task ${m.task} (you are the analyser)`,
+        note: null, // counted on her Work card ("kept as analyser"), not one queue item each
       };
     }
     case 'WORK_REFUSED':
