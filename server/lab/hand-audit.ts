@@ -11,7 +11,7 @@
 // shadow's state, its open suggestions, at most 50 late ones, 100 sends of hers ahead of it and
 // 100 of her sends of the last UB),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
-// deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
+// deadlines she let pass. Her tab feeds the same fold as entries come (CoachStream); neither forgets.
 import {
   roundTripBound,
   type AlgorithmConfig,

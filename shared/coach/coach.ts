@@ -126,6 +126,8 @@ export interface CoachView {
 
 /** At most this many entries are folded (the tab keeps the latest; a class is short). */
 const MAX_HISTORY = 600;
+/** The marks a view lists at most (her tab's fold lives as long as her class). */
+const MAX_MARKS = 1000;
 const MAX_LATE = 50;
 
 interface Shadow {
@@ -476,6 +478,8 @@ export class CoachStream {
   private fold: CoachFold | null = null;
   private last: CoachView | null = null;
   private fresh = false;
+  /** The marks taken from the fold at each look, the latest MAX_MARKS. */
+  private marks: Deviation[] = [];
 
   constructor(private readonly make: () => CoachFold) {}
 
@@ -487,6 +491,7 @@ export class CoachStream {
     this.fold = null;
     this.last = null;
     this.fresh = false;
+    this.marks = [];
   }
 
   add(entry: CoachEntry): void {
@@ -498,7 +503,10 @@ export class CoachStream {
     const m = this.last;
     if (m && !this.fresh && (m.next === null || now < m.next)) return m;
     this.fresh = false;
-    this.last = (this.fold ??= this.make()).view(now);
+    const fold = (this.fold ??= this.make());
+    const view = fold.view(now);
+    this.marks = [...this.marks, ...fold.take()].slice(-MAX_MARKS);
+    this.last = { ...view, deviations: this.marks };
     return this.last;
   }
 }

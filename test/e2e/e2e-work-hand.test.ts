@@ -179,13 +179,17 @@ describe('hand mode in the work schedule', () => {
     expect(
       await page.getByTestId('assign-worker').locator('option', { hasText: 'busy' }).count(),
     ).toBeGreaterThan(0);
-    // Results come back: she passes them on, and gives each empty worker its next task.
+    // Results come back: she passes them on, and follows the hints to give each empty worker its next task.
     const dashboard = await h.desk.newPage();
     await dashboard.goto(`${h.base}/lab/${lab}`);
     let shot = false;
     for (let i = 0; i < 200 && Number(await count(dashboard, 'done')) < 9; i++) {
-      await page.evaluate(`document.querySelector('[data-testid="work-store"]')?.click()`);
-      if (await give.isEnabled()) await give.click();
+      // Her Work card's pass-on button, and the coach's hints for the next orders (the reference's own).
+      await page.evaluate(`(() => {
+        document.querySelector('[data-testid="work-store"]')?.click();
+        for (const li of document.querySelectorAll('[data-testid="hint"]'))
+          if (/WORK_ASSIGN|WORK_STORE/.test(li.textContent)) li.querySelector('button')?.click();
+      })()`);
       if (!shot && (await page.getByTestId('work-store').count()) > 0) {
         toDocs(await screenshot(page, 'hand-work-coordinator'), 'hand-work-coordinator');
         shot = true;
