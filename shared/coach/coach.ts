@@ -154,9 +154,9 @@ const MAX_AHEAD = 100;
 export const MAX_RECENT = 100;
 
 /**
- * The fold, one entry at a time: her tab folds her whole history at each look (`coach`), the
- * relay keeps one per hand-played process and feeds it as events happen (server/lab/hand-audit.ts),
- * taking the deviations found since its last look. Entries come in time order.
+ * The fold, one entry at a time: her tab (`CoachStream`) and the relay (one per hand-played
+ * process, server/lab/hand-audit.ts) feed it as events happen, taking the deviations found since
+ * the last look; `coach` folds a whole history at once (the tests). Entries come in time order.
  */
 export class CoachFold {
   private readonly random: ReturnType<typeof createRng>;

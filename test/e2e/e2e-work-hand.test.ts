@@ -186,8 +186,11 @@ describe('hand mode in the work schedule', () => {
     for (let i = 0; i < 200 && Number(await count(dashboard, 'done')) < 9; i++) {
       // Her Work card's pass-on button, and the coach's hints for the next orders (the reference's own).
       await page.evaluate(`(() => {
-        document.querySelector('[data-testid="work-store"]')?.click();
-        for (const li of document.querySelectorAll('[data-testid="hint"]'))
+        const hints = [...document.querySelectorAll('[data-testid="hint"]')];
+        // One way to pass a result on, not both (a second WORK_STORE would be one too many).
+        if (!hints.some((li) => li.textContent.includes('WORK_STORE')))
+          document.querySelector('[data-testid="work-store"]')?.click();
+        for (const li of hints)
           if (/WORK_ASSIGN|WORK_STORE/.test(li.textContent)) li.querySelector('button')?.click();
       })()`);
       if (!shot && (await page.getByTestId('work-store').count()) > 0) {
@@ -207,10 +210,7 @@ describe('hand mode in the work schedule', () => {
     await expect
       .poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 10_000 })
       .toBeLessThanOrEqual(390);
-    toDocs(
-      await screenshotOf(page.getByTestId('hand-work'), 'hand-work-coordinator-phone'),
-      'hand-work-coordinator-phone',
-    );
+    toDocs(await screenshot(page, 'hand-work-coordinator-phone'), 'hand-work-coordinator-phone');
     expect(await marks(page).allTextContents()).toEqual([]);
     expect(errors).toEqual([]);
   }, 200_000);
