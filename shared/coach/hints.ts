@@ -51,8 +51,10 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
   for (const [type, owed] of groups) {
     const steps: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
     const withDeclare = declare && type === 'COORDINATOR';
-    const to = owed.map((s) => s.to);
-    const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}`;
+    // Several of one kind to one id (results passed to the analyser): the id once, the count after.
+    const to = [...new Set(owed.map((s) => s.to))];
+    const many = owed.length > to.length ? ` (${owed.length} messages)` : '';
+    const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}${many}`;
     const label = withDeclare ? `Declare myself coordinator: ${what}` : what;
     out.push({
       label,
