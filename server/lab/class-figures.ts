@@ -9,6 +9,7 @@ import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { MAX_DEVIATION_EVENTS } from '@shared/protocol/class-play.ts';
 import type { HandFigures, ProcessConfig } from '@shared/protocol/frames.ts';
 import { algorithmConfig } from '@shared/sim/process-host.ts';
+import { withWorkload } from '@shared/work/with-work.ts';
 import type { Deviation } from '@shared/coach/coach.ts';
 import type { Clock } from '../clock/clock.ts';
 import { HandAudit } from './hand-audit.ts';
@@ -43,7 +44,8 @@ export class ClassFigures {
     const config = this.deps.config();
     let algorithm;
     try {
-      algorithm = getAlgorithm(config.algorithm);
+      // The shadow runs what her tab's coach runs: the lab's algorithm with its workload, if any.
+      algorithm = withWorkload(getAlgorithm(config.algorithm), config.workload);
     } catch (err) {
       return this.deps.onError(err);
     }

@@ -11,7 +11,7 @@
 // shadow's state, its open suggestions, at most 50 late ones, 100 sends of hers ahead of it and
 // 100 of her sends of the last UB),
 // so an entry costs one step of the algorithm at most, and a look every JUDGE_MS finds the
-// deadlines she let pass. Her tab folds its latest 600 entries; the relay forgets nothing.
+// deadlines she let pass. Her tab feeds the same fold as entries come (CoachStream); neither forgets.
 import {
   roundTripBound,
   type AlgorithmConfig,
@@ -30,6 +30,7 @@ import {
 } from '@shared/coach/coach.ts';
 import type { HandProgress } from '@shared/protocol/frames.ts';
 import { NamedTimers } from '@shared/sim/named-timers.ts';
+import { NONE } from '@shared/work/work-messages.ts';
 import type { Clock } from '../clock/clock.ts';
 
 /**
@@ -69,6 +70,8 @@ export class HandAudit {
   private readonly beat: AutoBeat;
   private tick: unknown = null;
   private stopped = false;
+  /** The task her last status beat named (work schedule; NONE: empty). */
+  private running = NONE;
 
   constructor(private readonly deps: AuditDeps) {
     const clock = deps.clock;
@@ -116,6 +119,13 @@ export class HandAudit {
 
   /** She sent `message` to `to`; the shared detector's messages are her tab's, not her moves. */
   sent(to: ProcessId, message: Message): void {
+    if (this.stopped) return;
+    // Her tab's status beat names the task she runs: a new one is her accepting it (hand-work.ts).
+    if (message.type === 'WORK_STATUS' && typeof message.task === 'number') {
+      const task = message.task;
+      if (task !== NONE && task !== this.running) this.act({ kind: 'accept', task, from: null });
+      this.running = task;
+    }
     if (
       this.stopped ||
       (usesSharedDetector(this.deps.algorithm.name) && DETECTOR_TYPES.has(message.type))

@@ -30,8 +30,16 @@ import {
   type ProcessId,
   type Report,
 } from '../algorithms/algorithm.ts';
+import { MAX_TASKS } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
+import {
+  awaitedTask,
+  isWorkPlumbing,
+  missedWorkRule,
+  unexpectedWorkRule,
+  WORK_COMPUTE_TIMER,
+} from './work-rules.ts';
 import {
   believeRule,
   declareRule,
@@ -46,7 +54,9 @@ import {
 export type HandAction =
   | { kind: 'send'; to: ProcessId; message: Message }
   | { kind: 'declare' }
-  | { kind: 'believe'; coordinator: ProcessId };
+  | { kind: 'believe'; coordinator: ProcessId }
+  /** 003's work schedule: she takes the task `from` ordered (her tab says so on the wire with a status beat naming it). */
+  | { kind: 'accept'; task: number; from: ProcessId | null };
 
 /** Her history, oldest first: events she saw and actions she took; `at` in ms of her clock, `click` numbers her clicks. */
 export type CoachEntry = { at: number } & (
@@ -71,6 +81,8 @@ interface ShadowTimer {
   serial: number;
   /** False while it waits on sends she has not made (it does not fire then). */
   armed: boolean;
+  /** A work task's compute time: it starts when she accepts the task, not when the order came. */
+  accept?: number;
 }
 
 interface TimerMark {
@@ -106,10 +118,14 @@ export interface CoachView {
   report: Report | null;
   /** True when the reference would declare itself coordinator now (and has not been matched). */
   wouldDeclare: boolean;
+  /** The work task the reference has taken and waits on her to accept (null: none). */
+  wouldAccept: number | null;
   /** The shadow threw: coaching stopped at this entry. */
   broken: boolean;
 }
 
+/** The marks a view lists at most (her tab's fold lives as long as her class). */
+const MAX_MARKS = 1000;
 const MAX_LATE = 50;
 
 interface Shadow {
@@ -136,9 +152,9 @@ const MAX_AHEAD = 100;
 export const MAX_RECENT = 100;
 
 /**
- * The fold, one entry at a time: her tab folds her whole history at each look (`coach`), the
- * relay keeps one per hand-played process and feeds it as events happen (server/lab/hand-audit.ts),
- * taking the deviations found since its last look. Entries come in time order.
+ * The fold, one entry at a time: her tab (`CoachStream`) and the relay (one per hand-played
+ * process, server/lab/hand-audit.ts) feed it as events happen, taking the deviations found since
+ * the last look; `coach` folds a whole history at once (the tests). Entries come in time order.
  */
 export class CoachFold {
   private readonly random: ReturnType<typeof createRng>;
@@ -157,6 +173,8 @@ export class CoachFold {
   private recent: Deviation[] = [];
   private broken = false;
   private serials = 0;
+  /** Work tasks she took against the reference (marked at her accepting): their results are not marked again. */
+  private readonly obeyed = new Set<number>();
 
   constructor(
     private readonly algorithm: AnyAlgorithm,
@@ -186,8 +204,10 @@ export class CoachFold {
     }
     const a = entry.action;
     const { algorithm, config } = this;
+    if (a.kind === 'accept') return this.accept(a.task, a.from, entry.at, entry.click);
     if (a.kind === 'send') {
-      if (isPlumbing(algorithm.name, a.message.type)) return;
+      if (isPlumbing(algorithm.name, a.message.type) || isWorkPlumbing(a.message.type)) return;
+      if (a.message.type === 'WORK_RESULT' && this.obeyed.has(a.message.task as number)) return;
       sh.recent = [
         ...sh.recent.filter((r) => r.at + this.ub >= entry.at),
         { to: a.to, message: a.message, at: entry.at },
@@ -202,14 +222,9 @@ export class CoachFold {
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (j >= 0) return this.restart(sh.late.splice(j, 1)[0]!, entry.at);
       const expected = sh.open.filter((s) => s.message.type === a.message.type).map((s) => s.to);
-      const rule = unexpectedSendRule(
-        algorithm.name,
-        config.self,
-        a.to,
-        a.message,
-        expected,
-        config.ring,
-      );
+      const rule =
+        unexpectedWorkRule(sh.state, a.to, a.message) ??
+        unexpectedSendRule(algorithm.name, config.self, a.to, a.message, expected, config.ring);
       sh.ahead.push({
         rule,
         at: entry.at,
@@ -259,6 +274,7 @@ export class CoachFold {
       deviations: [...sh.deviations],
       report: sh.report,
       wouldDeclare: wouldDeclare(sh, this.config.self),
+      wouldAccept: waitingCompute(sh) ? awaitedTask(sh.state) : null,
       broken: this.broken,
     };
   }
@@ -286,7 +302,8 @@ export class CoachFold {
     const coordinator = sh.report?.role === 'coordinator';
     for (const e of effects) {
       if (e.kind === 'send') {
-        if (isPlumbing(this.algorithm.name, e.message.type)) continue;
+        if (isPlumbing(this.algorithm.name, e.message.type) || isWorkPlumbing(e.message.type))
+          continue;
         if (e.message.type !== runType) [run, runType, runSent] = [[], e.message.type, false];
         // She was ahead of the reference (its detector suspected a little later than hers).
         const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
@@ -316,7 +333,15 @@ export class CoachFold {
         run.push(s);
         continue;
       }
-      if (e.kind === 'set-timer') {
+      if (e.kind === 'set-timer' && e.name === WORK_COMPUTE_TIMER) {
+        // Her task's time runs from her accepting it (accept below), as her tab's does.
+        sh.timers.set(e.name, {
+          at: Infinity,
+          serial: ++this.serials,
+          armed: false,
+          accept: e.after,
+        });
+      } else if (e.kind === 'set-timer') {
         const waits = runType !== null && !runSent;
         sh.timers.set(e.name, { at: at + e.after, serial: ++this.serials, armed: !waits });
         if (waits)
@@ -329,6 +354,35 @@ export class CoachFold {
       }
       [run, runType, runSent] = [[], null, false];
     }
+  }
+
+  /**
+   * She accepted a work task: the reference's compute time starts now. With none waiting, the
+   * reference did not take an order she took: a stale one it refused (fencing), else one it would
+   * not run now. Her acceptance answers the refusal the reference owes (not marked twice).
+   */
+  private accept(task: number, from: ProcessId | null, at: number, click: number): void {
+    const sh = this.sh;
+    const timer = sh.timers.get(WORK_COMPUTE_TIMER);
+    if (timer && !timer.armed && timer.accept !== undefined) {
+      timer.at = at + timer.accept;
+      timer.armed = true;
+      return;
+    }
+    const refused = (list: Suggestion[]) =>
+      list.findIndex((s) => s.message.type === 'WORK_REFUSED' && (from === null || s.to === from));
+    const i = refused(sh.open);
+    const j = i >= 0 ? -1 : refused(sh.late);
+    if (i >= 0) sh.open.splice(i, 1);
+    else if (j >= 0) sh.late.splice(j, 1);
+    const stale = i >= 0 || j >= 0;
+    if (Number.isInteger(task) && this.obeyed.size < MAX_TASKS) this.obeyed.add(task);
+    this.deviate(
+      stale ? 'work.stale' : 'reference.send',
+      at,
+      `accepted task ${task}${from === null ? '' : ` from ${from}`}`,
+      click,
+    );
   }
 
   /** Her send answered `s` at `at`: the waits the reference set with it start from her send. */
@@ -378,7 +432,8 @@ export class CoachFold {
     sh.late = [...sh.late, ...late].slice(-MAX_LATE);
     for (const s of late)
       this.deviate(
-        missedSendRule(this.algorithm.name, s.message, s.reply === true),
+        missedWorkRule(s.message) ??
+          missedSendRule(this.algorithm.name, s.message, s.reply === true),
         s.due,
         `no ${s.message.type} to ${s.to} within UB`,
         null,
@@ -413,35 +468,44 @@ export function coach(
 }
 
 /**
- * The coach of her tab: one fold fed each entry as it happens (as the relay's hand audit feeds
- * its own), looked at when the tab draws. A look stands until a new entry or the fold's next
- * deadline. Folding her whole history again at each look cost O(history) per look: a class of
- * 30 spent most of its time there. Looks between entries do not change what the fold finds
- * (test/unit/coach.test.ts: the fold with looks equals the whole fold).
+ * The coach as her tab runs it: each entry of her history is folded once, as it comes (like the
+ * relay's fold, hand-audit.ts), so it forgets nothing however long the class lasts (a refold of
+ * the latest entries lost the start of the job once status beats filled them); the view is taken
+ * again only when an entry came or the last view's next deadline passed.
  */
-export class CoachMemo {
+export class CoachStream {
   private fold: CoachFold | null = null;
   private last: CoachView | null = null;
+  private fresh = false;
+  /** The marks taken from the fold at each look, the latest MAX_MARKS. */
+  private marks: Deviation[] = [];
+
+  constructor(private readonly make: () => CoachFold) {}
 
   get view(): CoachView | null {
     return this.last;
   }
 
-  reset(algorithm?: AnyAlgorithm, config?: AlgorithmConfig, seed = 0): void {
-    this.fold = algorithm && config ? new CoachFold(algorithm, config, seed) : null;
+  reset(): void {
+    this.fold = null;
     this.last = null;
+    this.fresh = false;
+    this.marks = [];
   }
 
-  /** One entry of her history, at or after the last look's time. */
   add(entry: CoachEntry): void {
-    this.fold?.add(entry);
-    this.last = null;
+    (this.fold ??= this.make()).add(entry);
+    this.fresh = true;
   }
 
-  look(now: number): CoachView | null {
+  look(now: number): CoachView {
     const m = this.last;
-    if (m && (m.next === null || now < m.next)) return m;
-    this.last = this.fold?.view(now) ?? null;
+    if (m && !this.fresh && (m.next === null || now < m.next)) return m;
+    this.fresh = false;
+    const fold = (this.fold ??= this.make());
+    const view = fold.view(now);
+    this.marks = [...this.marks, ...fold.take()].slice(-MAX_MARKS);
+    this.last = { ...view, deviations: this.marks };
     return this.last;
   }
 }
@@ -462,6 +526,12 @@ function nextChange(sh: Shadow, ub: number): number | null {
     ...sh.ahead.map((a) => a.at + ub),
   ];
   return times.length ? Math.min(...times) : null;
+}
+
+/** The reference's compute timer is set and waits on her accepting the task. */
+function waitingCompute(sh: Shadow): boolean {
+  const t = sh.timers.get(WORK_COMPUTE_TIMER);
+  return t !== undefined && !t.armed && t.accept !== undefined;
 }
 
 function wouldDeclare(sh: Shadow, self: ProcessId): boolean {

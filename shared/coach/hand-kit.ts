@@ -18,12 +18,18 @@ import type { HandAction } from './coach.ts';
 import { BEAT, POLL, PONG, SILENCE, usesSharedDetector } from './auto-beat.ts';
 
 /** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
-export type HandStep = HandAction | { kind: 'set-timer'; name: string; after: number };
+export type HandStep =
+  | HandAction
+  | { kind: 'set-timer'; name: string; after: number }
+  /** 003's work schedule: her task's time has passed and she computes it (hand-work.ts). */
+  | { kind: 'compute' };
 
 export interface Offer {
   key: string;
   label: string;
   steps: HandStep[];
+  /** Enabled from this moment of her clock on (a task's compute time); absent: at once. */
+  readyAt?: number;
 }
 
 /** What the kit needs to know about her tab. */
@@ -389,6 +395,8 @@ const TIMER_NAMES: Record<string, string> = {
   [SILENCE]: "the coordinator's silence watch",
   [POLL]: 'your next poll of the coordinator',
   [PONG]: "the coordinator's PONG wait",
+  'her:work-status': 'your next status beat (the work schedule)',
+  'her:work-ready': "your task's compute time",
 };
 
 /** A timer's name as her tab shows it (the Timers panel, the inbox's "fired" lines). */

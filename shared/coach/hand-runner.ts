@@ -28,7 +28,7 @@ import {
   type ProcessRunner,
 } from '../sim/process-host.ts';
 import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
-import { CoachMemo, explain, type CoachView, type Deviation } from './coach.ts';
+import { CoachFold, CoachStream, explain, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
 import {
   composed,
@@ -44,6 +44,22 @@ import {
   type Offer,
 } from './hand-kit.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
+import {
+  analyserOf,
+  handWork,
+  leftOffice,
+  openTasks,
+  readyAt,
+  statusBeat,
+  storeOffer,
+  workDelivered,
+  workerOffers,
+  workStep,
+  type HandWork,
+} from './hand-work.ts';
+import { answerKey, type WorkJob } from '../work/work-job.ts';
+import { isWorkType, WORK_SCHEMAS, type WorkMessage } from '../work/work-messages.ts';
+import { messageParser } from '../algorithms/messages.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
 
@@ -68,6 +84,18 @@ export interface HandView {
   expired: number;
   /** Her clock when this view was drawn (ms since she started): deadlines are shown as time left. */
   now: number;
+  /** 003's work schedule, when the lab has a workload (hand-work.ts). */
+  work: WorkView | null;
+}
+
+/** Her side of the job as her tab shows it. */
+export interface WorkView {
+  state: HandWork;
+  /** Her buttons: accept, refuse, compute (`readyAt`), send the result; as coordinator, pass results on. */
+  offers: Offer[];
+  analyser: ProcessId | null;
+  /** As coordinator: tasks with no result and running nowhere she knows of. */
+  open: number[];
 }
 
 interface HandOptions {
@@ -79,7 +107,13 @@ interface HandOptions {
   /** Her click (`action` its label) or a deadline she let pass (`action` null), with the deviations found since. */
   onHand?: (action: string | null, deviations: { rule: string; text: string }[]) => void;
   onChange?: () => void;
+  /** The lab's workload as a job (shared/work/work-job.ts): she plays her part of it by hand. */
+  work?: WorkJob;
 }
+
+const WORK_BEAT = 'her:work-status';
+const WORK_READY = 'her:work-ready';
+const parseWork = messageParser(WORK_SCHEMAS);
 
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
@@ -104,7 +138,9 @@ export class HandRunner implements ProcessRunner {
   } | null = null;
   /** When she last changed whom she believes (her clock). */
   private settledAt: number | null = null;
-  private readonly coachMemo = new CoachMemo();
+  private readonly coachStream = new CoachStream(
+    () => new CoachFold(this.opts.algorithm, this.config!, this.opts.seed),
+  );
   private readonly shell: RunnerShell;
   private t0 = 0;
   private clicks = 0;
@@ -124,9 +160,12 @@ export class HandRunner implements ProcessRunner {
   private view_: HandView | null = null;
   private tick: unknown = null;
   private autoBeat: AutoBeat;
+  private work: HandWork | null = null;
+  private readonly workKey: readonly number[];
 
   constructor(private readonly opts: HandOptions) {
     this.shell = new RunnerShell(opts.io, opts.listener);
+    this.workKey = opts.work ? answerKey(opts.work) : [];
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => {
@@ -159,7 +198,7 @@ export class HandRunner implements ProcessRunner {
     this.config = config;
     this.running = true;
     this.t0 = this.opts.io.now();
-    this.coachMemo.reset(this.opts.algorithm, config, this.opts.seed);
+    this.coachStream.reset();
     this.expiredFor = null;
     this.items.reset();
     this.suspected.clear();
@@ -186,7 +225,36 @@ export class HandRunner implements ProcessRunner {
     );
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
+    const job = this.opts.work;
+    const ub = roundTripBound(config.timing);
+    this.work = job ? handWork(job, this.workKey, config.self, this.opts.io.now(), ub) : null;
+    if (this.work) this.workBeat();
     this.scheduleTick();
+  }
+
+  /** The status beat every heartbeat interval (bookkeeping her tab does by itself, hand-work.ts). */
+  private workBeat(): void {
+    this.shell.timers.set(WORK_BEAT, this.config!.timing.heartbeatInterval, () => {
+      this.sendStatus();
+      this.workBeat();
+    });
+  }
+
+  private sendStatus(): void {
+    const beat = this.work ? statusBeat(this.work, this.last.coordinator) : null;
+    if (beat) this.transmit(beat.to, beat.message);
+  }
+
+  /** A work message: the shadow sees it, her tab keeps its books and answers the bookkeeping by itself. */
+  private deliverWork(from: ProcessId, message: Message): void {
+    this.record({ kind: 'message', from, message });
+    const m = parseWork(message) as WorkMessage | null;
+    if (!m || !this.work) return;
+    const out = workDelivered(this.work, from, m, this.now());
+    this.work = out.work;
+    for (const s of out.sends) this.transmit(s.to, s.message);
+    if (out.note !== null) this.enqueue(from, message, out.note);
+    else this.changed();
   }
 
   stop(): void {
@@ -201,6 +269,7 @@ export class HandRunner implements ProcessRunner {
     if (!this.running || !message || typeof message.type !== 'string') return;
     this.shell.received({ kind: 'message', from, message });
     if (this.down.delete(from)) this.changed();
+    if (this.work && isWorkType(message.type)) return this.deliverWork(from, message);
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
@@ -254,9 +323,15 @@ export class HandRunner implements ProcessRunner {
     const effects: Effect[] = [];
     let report = this.last;
     const taken: HandStep[] = [];
+    let accepted = false;
     for (const s of offer.steps) {
       const step = this.resolve(s, at);
-      if (step.kind === 'send') {
+      const work = this.work;
+      if (work) this.work = workStep(work, step, at);
+      // A compute is hers alone; an accept that takes nothing (a second click) is no action.
+      if (step.kind === 'compute' || (step.kind === 'accept' && this.work === work)) continue;
+      if (step.kind === 'accept') accepted = true;
+      else if (step.kind === 'send') {
         // Her own Elect joins the election it carries on the wire: the coach gives her the
         // reference's numbers when she sends what it would (her start election knows no epoch
         // yet: 0), and the ring answers what it received, not what the offer said.
@@ -282,8 +357,9 @@ export class HandRunner implements ProcessRunner {
       else if (step.kind === 'declare')
         report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
+      if (step.kind === 'believe' && this.work) this.work = leftOffice(this.work, step.coordinator);
       if (step.kind !== 'set-timer')
-        this.coachMemo.add({ kind: 'action', at, click, action: step });
+        this.coachStream.add({ kind: 'action', at, click, action: step });
       taken.push(step);
     }
     if (offer.key === 'elect' || offer.key === 'vote')
@@ -293,6 +369,11 @@ export class HandRunner implements ProcessRunner {
     // Her item, and every item this click answered another way (a hint, a batch), are answered.
     this.items.answer(item?.n ?? null, taken, offer.key);
     execute(this, effects, HandRunner.effects);
+    // Her accepting shows on the wire at once: a status beat naming the task (the relay's coach reads it so).
+    if (accepted) this.sendStatus();
+    const ready = this.work ? readyAt(this.work) : null;
+    if (accepted && ready !== null)
+      this.shell.timers.set(WORK_READY, Math.max(0, ready - at), () => this.changed());
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed)
       this.autoBeat.follow(this.last.coordinator, this.config.self);
@@ -351,6 +432,7 @@ export class HandRunner implements ProcessRunner {
         deviations: [],
         report: null,
         wouldDeclare: false,
+        wouldAccept: null,
         broken: false,
       },
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
@@ -362,8 +444,22 @@ export class HandRunner implements ProcessRunner {
       dropped: this.items.dropped,
       expired: this.items.expired,
       now: this.now(),
+      work: this.workView(),
     };
     return this.view_;
+  }
+
+  private workView(): WorkView | null {
+    const w = this.work;
+    if (!w) return null;
+    const analyser = analyserOf(w, this.now(), this.config!.timing.heartbeatTimeout);
+    const store = storeOffer(w, analyser);
+    return {
+      state: w,
+      offers: [...workerOffers(w), ...(store ? [store] : [])],
+      analyser,
+      open: openTasks(w),
+    };
   }
 
   /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
@@ -371,7 +467,7 @@ export class HandRunner implements ProcessRunner {
     const ub = this.config ? roundTripBound(this.config.timing) : Infinity;
     return (
       this.running &&
-      Math.min(this.coachMemo.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now()
+      Math.min(this.coachStream.view?.next ?? Infinity, this.items.nextDeadline(ub)) <= this.now()
     );
   }
 
@@ -380,7 +476,7 @@ export class HandRunner implements ProcessRunner {
     if (s.kind !== 'send') return s;
     // The coach looked at the click's own time: its steps go into the fold at that time, so a
     // deadline a millisecond later must not pass before them.
-    const c = this.coachMemo.look(at)!;
+    const c = this.coachStream.look(at);
     return {
       ...s,
       message: identify(
@@ -394,7 +490,7 @@ export class HandRunner implements ProcessRunner {
 
   /** The reference in shadow with the lab's config as it is (detector included): it handles what she receives as the lab's processes do. */
   private coachNow(): CoachView {
-    return this.coachMemo.look(this.now())!;
+    return this.coachStream.look(this.now());
   }
 
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
@@ -454,7 +550,7 @@ export class HandRunner implements ProcessRunner {
     this.tick = this.opts.io.setTimer(() => {
       if (!this.running) return;
       // Nothing to judge while the coach's view stands and no item went moot.
-      const before = this.coachMemo.view;
+      const before = this.coachStream.view;
       const stands = before !== null && this.coachNow() === before;
       if (this.expireItems() || !stands) this.judge(null);
       this.scheduleTick();
@@ -466,7 +562,7 @@ export class HandRunner implements ProcessRunner {
   }
 
   private record(event: AlgorithmEvent): void {
-    this.coachMemo.add({ kind: 'event', at: this.now(), event });
+    this.coachStream.add({ kind: 'event', at: this.now(), event });
   }
 
   /**

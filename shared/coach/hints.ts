@@ -19,6 +19,15 @@ interface Hint {
   due: number | null;
 }
 
+/** The work schedule's sends in the words of 003 (each still the message named on the wire). */
+const WORDS: Record<string, string> = {
+  WORK_HOLD: 'Take office: ask what they hold (WORK_HOLD) to',
+  WORK_ASSIGN: 'Hand the next task (WORK_ASSIGN) to',
+  WORK_STORE: 'Pass the result to the analyser (WORK_STORE)',
+  WORK_RESULT: 'Send the result (WORK_RESULT) to',
+  WORK_REFUSED: 'Refuse the stale order (WORK_REFUSED) of',
+};
+
 /** The hints, most urgent (earliest deadline) first; never empty. */
 export function hints(view: HandView, self: ProcessId): Hint[] {
   const c = view.coach;
@@ -42,8 +51,10 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
   for (const [type, owed] of groups) {
     const steps: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
     const withDeclare = declare && type === 'COORDINATOR';
-    const to = owed.map((s) => s.to);
-    const what = `${type === 'OK' ? 'Answer OK to' : `Send ${type} to`} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}`;
+    // Several of one kind to one id (results passed to the analyser): the id once, the count after.
+    const to = [...new Set(owed.map((s) => s.to))];
+    const many = owed.length > to.length ? ` (${owed.length} messages)` : '';
+    const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}${many}`;
     const label = withDeclare ? `Declare myself coordinator: ${what}` : what;
     out.push({
       label,
@@ -67,6 +78,14 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
       due: null,
     });
   }
+  // 003's work schedule: the reference has taken the task offered to her; its time runs from her accepting.
+  const accept = view.work?.offers.find((o) => o.key === 'work-accept');
+  if (c.wouldAccept !== null && accept)
+    out.push({
+      label: `${accept.label} (its time starts when you accept)`,
+      offer: accept,
+      due: null,
+    });
   out.sort((a, b) => (a.due ?? Infinity) - (b.due ?? Infinity));
   // A ring hop she received is acknowledged (plumbing the coach does not judge, but the sender
   // takes her for dead without it): with the first hint, or alone.

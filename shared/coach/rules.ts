@@ -54,6 +54,22 @@ export const RULES = {
     source: '001',
     text: 'If i != j, add i to the active list and forward Elect(j) to the neighbour; Elected(x) is circulated once the message comes back.',
   },
+  'work.busy': {
+    source: '003',
+    text: 'The co-ordinator only hands out the next task when a machine is empty.',
+  },
+  'work.store': {
+    source: '003',
+    text: 'A job that finishes is sent to the analyser: the co-ordinator passes every result on.',
+  },
+  'work.result': {
+    source: '003',
+    text: 'A machine that finishes its task sends the result back and is empty again.',
+  },
+  'work.stale': {
+    source: '003',
+    text: 'What happens if two machines decide they are co-ordinators? Need to timestamp communications: with fencing on, an order stamped with a token older than the newest seen is refused.',
+  },
   'reference.send': {
     source: 'the reference',
     text: 'The lab’s algorithm would not send this message now.',

@@ -9,12 +9,17 @@ import { composed, type Offer } from '@shared/coach/hand-kit.ts';
 import { HandRunner, type HandView, type QueuedItem } from '@shared/coach/hand-runner.ts';
 import type { LabProcess } from '@shared/lab-client/lab-client.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import { assignOffer } from '@shared/coach/hand-work.ts';
+import { jobOf } from '@shared/work/work-job.ts';
+import { withWorkload } from '@shared/work/with-work.ts';
 
 const PUBLISH_MS = 100;
 
 export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConfig | null> }) {
   const active = ref(false);
   const view = shallowRef<HandView | null>(null);
+  /** performance.now() when the view was drawn: her clock runs on from `view.now` (a task's time left). */
+  const viewAt = ref(0);
   const autoBeat = ref(true);
   const notice = ref<string | null>(null);
   let runner: HandRunner | null = null;
@@ -24,6 +29,7 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
     publish ??= setTimeout(() => {
       publish = null;
       view.value = runner?.isRunning ? runner.view() : null;
+      viewAt.value = performance.now();
     }, PUBLISH_MS);
   };
 
@@ -32,7 +38,9 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
     active.value = true;
     opts.process.setMode('hand', (config, io, listener) => {
       runner = new HandRunner({
-        algorithm: getAlgorithm(config.algorithm),
+        // The coach's shadow runs the lab's algorithm with its workload (003's work schedule), if any.
+        algorithm: withWorkload(getAlgorithm(config.algorithm), config.workload),
+        ...(config.workload ? { work: jobOf(config.workload) } : {}),
         io,
         listener,
         seed: config.seed,
@@ -94,6 +102,13 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
     });
   }
 
+  /** As the work schedule's coordinator: hand `task` to `worker` (she picks both; the coach judges). */
+  function assign(task: number, worker: ProcessId): void {
+    const w = view.value?.work?.state;
+    const offer = w ? assignOffer(w, task, worker) : null;
+    if (offer) act(offer);
+  }
+
   function believe(coordinator: ProcessId): void {
     act({
       key: 'believe',
@@ -109,6 +124,7 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
   return {
     active,
     view,
+    viewAt,
     autoBeat,
     notice,
     enter,
@@ -118,6 +134,7 @@ export function useHandMode(opts: { process: LabProcess; config: Ref<ProcessConf
     setSuccessor,
     compose,
     believe,
+    assign,
   };
 }
 
