@@ -280,7 +280,7 @@ describe('code mode', () => {
     await expect
       .poll(() => row.innerText(), { timeout: 15_000 })
       .toMatch(
-        /Ada\s+auto\s+—\s+—\s+—(\s+\d+){6}\s+—\s+fail \(claimed\)\s+3 of 13\s+reported by the student's tab\s+figure-6-20: ELECTION messages: measured 0, expected 6/,
+        /Ada\s+auto\s+—\s+—\s+—(\s+\d+){6}\s+—\s+fail \(claimed\)\s+4 of 14\s+reported by the student's tab\s+figure-6-20: ELECTION messages: measured 0, expected 6/,
       );
     const [replay] = await Promise.all([
       desk.waitForEvent('page'),

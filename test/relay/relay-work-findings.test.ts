@@ -96,8 +96,12 @@ describe('the live checker on a lab with a workload', () => {
       'a stale-order finding',
     );
     const f = (await checker(name)).recent.find((x) => x.kind === 'stale-order')!;
-    expect(f.detail).toMatch(/obeyed 5's order .* \(fencing off\)/);
-    expect(f.processes[1]).toBe(5);
+    // Usually 5's orders (the minority's old coordinator); on a loaded machine a late timer can make
+    // another process coordinator for a moment first, and its order is just as stale: the finding
+    // must name whichever it was.
+    const m = /(\d+) obeyed (\d+)'s order .* \(fencing off\)/.exec(f.detail);
+    expect(m, f.detail).not.toBeNull();
+    expect(f.processes).toEqual([Number(m![1]), Number(m![2])]);
   });
 
   it('a process whose answer to "what do you hold?" lists a task twice: "counted twice", named as its claim', async () => {
