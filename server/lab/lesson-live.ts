@@ -34,7 +34,7 @@ const MAX_LIVE_EVENTS = 200_000;
 const MAX_LIVE_IDS = 32;
 
 /** Why the live lab cannot run this step as its file means it, or null. */
-function liveRefusal(step: LessonStep): string | null {
+export function liveRefusal(step: LessonStep): string | null {
   if (step.setup.ids.length > MAX_LIVE_IDS) return `more than ${MAX_LIVE_IDS} processes`;
   if (step.reveal.measure.kind === 'tasks')
     return "the relay keeps no audit of the work schedule's results";
