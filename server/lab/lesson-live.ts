@@ -39,6 +39,14 @@ export function liveRefusal(step: LessonStep): string | null {
   if (step.setup.ids.length > MAX_LIVE_IDS) return `more than ${MAX_LIVE_IDS} processes`;
   if (step.reveal.measure.kind === 'tasks')
     return "the relay keeps no audit of the work schedule's results";
+  // Even the fastest heartbeat arrives after the silence timeout: followers suspect a live
+  // coordinator for ever (timeout-below-ub 1's spurious elections), so the lab never settles.
+  const fastest = step.setup.link?.delay ?? DEFAULT_LESSON_DELAY;
+  if (
+    (step.setup.detector ?? 'heartbeat') !== 'none' &&
+    fastest > stepTiming(step).heartbeatTimeout
+  )
+    return 'its heartbeats arrive after its silence timeout: the lab would never settle';
   const top = Math.max(...step.setup.ids);
   if (step.setup.coordinator === null || (step.setup.coordinator ?? top) !== top)
     return 'a live lab starts by electing its highest id';
