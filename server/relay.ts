@@ -93,6 +93,8 @@ export interface Relay {
   /** The demo loops (server/lab/demo-loop.ts); server/demo-lab.ts starts the demo lab's. */
   demo: DemoLoops;
   cluster: Cluster | null;
+  /** Each lab's lesson (server/lab/lesson-room.ts). */
+  lessons: LessonRooms;
   /** Opens a server-side connection (in-process bots): frames go to `session`, replies to `conn`. */
   session(conn: Conn): Session;
   /** Stops accepting, disconnects everyone, writes every buffered trace line. */
@@ -116,8 +118,11 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;
   // The lab list's observers hear of changes through socket.io (set once the server exists).
   let labList: LabListHub | null = null;
+  // Each lab's lesson (made below, after the lessons are loaded): a removed lab's goes with it.
+  let lessonRooms: LessonRooms | null = null;
   const labs = new Labs({
     onChange: () => labList?.changed(),
+    onGone: async (lab) => lessonRooms?.forget(lab),
     dataDir: opts.dataDir,
     clock,
     vectorLimit: opts.vectorLimit ?? 64,
@@ -147,15 +152,13 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   // Lesson steps run in the live lab; the relay's bots are made below, after the sessions they
   // need, so the runner reads them when a run starts.
   const live = new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError });
-  const lessons = {
-    catalog,
-    rooms: new LessonRooms({
-      dataDir: opts.dataDir,
-      onError,
-      onTooLarge: () => counters.inc('lesson-state-too-large'),
-      live,
-    }),
-  };
+  lessonRooms = new LessonRooms({
+    dataDir: opts.dataDir,
+    onError,
+    onTooLarge: () => counters.inc('lesson-state-too-large'),
+    live,
+  });
+  const lessons = { catalog, rooms: lessonRooms };
   const challengeCatalog = loadChallenges(
     opts.challengesDir ?? fileURLToPath(new URL('../challenges', import.meta.url)),
   );
@@ -272,5 +275,17 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
       await cluster?.close();
     })());
 
-  return { app, server, io, labs, counters, bots, demo, cluster, session: newSession, close };
+  return {
+    app,
+    server,
+    io,
+    labs,
+    counters,
+    bots,
+    demo,
+    cluster,
+    lessons: lessonRooms,
+    session: newSession,
+    close,
+  };
 }

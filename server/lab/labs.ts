@@ -57,6 +57,8 @@ interface LabsOptions extends Omit<LabDeps, 'store' | 'tail'> {
   cluster?: LabsCluster;
   /** Called whenever a lab is created, removed, taken over or let go (the lab list's observers). */
   onChange?: () => void;
+  /** A lab was removed or let go: what hangs on it elsewhere (its lesson) is let go first. */
+  onGone?: (lab: Lab) => Promise<void>;
 }
 
 const CONFIG_SUFFIX = '.lab.json';
@@ -198,6 +200,8 @@ export class Labs {
     lab.tellAll(() => ({ type: 'left' }));
     for (const e of lab.processes.list()) if (e.conn) lab.processes.release(e, 0);
     await lab.close();
+    // Before its lesson file is removed: a lesson save still under way would write it back.
+    await this.opts.onGone?.(lab);
     await this.saving.get(name);
     await this.writers.get(name)?.flushed();
     this.writers.delete(name);
@@ -230,6 +234,7 @@ export class Labs {
     lab.tellAll(() => moved);
     lab.observers.broadcast(JSON.stringify(moved));
     await lab.close();
+    await this.opts.onGone?.(lab);
     this.opts.onChange?.();
   }
 

@@ -5,6 +5,7 @@
 // trace of the run (shared/lessons/lesson-live-facts.ts). A step the live lab cannot reproduce,
 // or a lab that does not settle, runs in the simulator instead, and its reveal says "simulated".
 import type { ProcessId, Report } from '@shared/algorithms/algorithm.ts';
+import { checkerProfile } from '@shared/analysis/checker-profiles.ts';
 import { LiveRunFold } from '@shared/lessons/lesson-live-facts.ts';
 import {
   DEFAULT_LESSON_DELAY,
@@ -34,10 +35,18 @@ const MAX_LIVE_EVENTS = 200_000;
 const MAX_LIVE_IDS = 32;
 
 /** Why the live lab cannot run this step as its file means it, or null. */
-function liveRefusal(step: LessonStep): string | null {
+export function liveRefusal(step: LessonStep): string | null {
   if (step.setup.ids.length > MAX_LIVE_IDS) return `more than ${MAX_LIVE_IDS} processes`;
   if (step.reveal.measure.kind === 'tasks')
     return "the relay keeps no audit of the work schedule's results";
+  // Even the fastest heartbeat arrives after the silence timeout: followers suspect a live
+  // coordinator for ever (timeout-below-ub 1's spurious elections), so the lab never settles.
+  const fastest = step.setup.link?.delay ?? DEFAULT_LESSON_DELAY;
+  if (
+    (step.setup.detector ?? 'heartbeat') !== 'none' &&
+    fastest > stepTiming(step).heartbeatTimeout
+  )
+    return 'its heartbeats arrive after its silence timeout: the lab would never settle';
   const top = Math.max(...step.setup.ids);
   if (step.setup.coordinator === null || (step.setup.coordinator ?? top) !== top)
     return 'a live lab starts by electing its highest id';
@@ -162,13 +171,18 @@ export class LessonLiveRuns implements LiveRunner {
     return true;
   }
 
-  /** Waits (bounded) until every id is up and all agree on one coordinator that names itself. */
+  /**
+   * Waits (bounded) until every id is up, all agree on one coordinator that names itself, and no
+   * election message of the set-up is still in flight: a late COORDINATOR of a settling round
+   * would land in the run (a crashed 7's announcement stopping 6's election, a ring's old token
+   * going round again), which the simulator, starting on an empty network, never sees.
+   */
   private async settle(lab: Lab, run: Run): Promise<Map<ProcessId, Report | null> | null> {
     const clock = lab.deps.clock;
     const deadline = clock.now() + SETTLE_MS;
     while (!run.cancelled && clock.now() < deadline && this.deps.labs.get(lab.name) === lab) {
       const reports = agreed(lab);
-      if (reports) return reports;
+      if (reports && !electionInFlight(lab)) return reports;
       await new Promise<void>((resolve) => run.timers.push(clock.setTimeout(resolve, POLL_MS)));
     }
     return null;
@@ -228,6 +242,14 @@ export class LessonLiveRuns implements LiveRunner {
 function quiet(lab: Lab): boolean {
   if (lab.scheduler.size > 0 || lab.pausedHolds.size > 0) return false;
   return lab.processes.list().every((e) => e.crashed || !e.conn || !e.report?.electing);
+}
+
+/** Whether a message other than the steady load (heartbeats, polls) is held by the network. */
+function electionInFlight(lab: Lab): boolean {
+  const { steady } = checkerProfile(lab.processConfig());
+  const busy = (h: { type: string }) => !steady.has(h.type);
+  // A paused process holds messages too; agreed() already waits for nobody to be paused.
+  return lab.pausedHolds.size > 0 || lab.scheduler.list().some(busy);
 }
 
 /** Every id up and agreeing on one self-naming coordinator: their reports; else null. */

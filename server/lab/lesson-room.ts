@@ -239,6 +239,23 @@ export class LessonRooms {
     return true;
   }
 
+  /**
+   * The lab was removed or let go: its lesson stops, and its file writer is flushed and dropped
+   * (kept, one writer per lab name ever opened would pile up on a relay that makes and removes labs).
+   */
+  async forget(lab: Lab): Promise<void> {
+    this.rooms.get(lab)?.close();
+    this.rooms.delete(lab);
+    const w = this.writers.get(lab.name);
+    this.writers.delete(lab.name);
+    await w?.flushed();
+  }
+
+  /** Lab names with a lesson file writer held (bounded by the labs open: forget drops one). */
+  get writersHeld(): number {
+    return this.writers.size;
+  }
+
   /** Every pending save written (the relay is closing). */
   async flushed(): Promise<void> {
     await Promise.all([...this.writers.values()].map((w) => w.flushed()));

@@ -2,7 +2,7 @@
 // board, polled every two seconds; the student's private run in a Web Worker (the simulator the
 // relay re-runs with); her submission; and the instructor's open/close. Stale answers are
 // dropped by version counters; failures are state, never thrown.
-import { onScopeDispose, ref, shallowRef, type Ref } from 'vue';
+import { onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue';
 import type { ChallengeView } from '@shared/challenges/challenge-api.ts';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { ChallengeRun } from '@shared/challenges/challenge-verify.ts';
@@ -99,15 +99,25 @@ export function useChallengeSubmit(lab: Ref<string>) {
   return { verdict, accepted, busy, submit };
 }
 
+/** The shipped challenges (GET /api/challenges), read once: the home page's list, the instructor's picker. */
+export function useChallengeCatalog() {
+  const catalog = shallowRef<Challenge[]>([]);
+  const error = ref<string | null>(null);
+  void publicApi.challenges().then((res) => {
+    if (res.ok) catalog.value = res.data.challenges;
+    else error.value = res.message;
+  });
+  return { catalog, error };
+}
+
 /** The instructor's challenge controls: pick a shipped challenge, open it, close it. */
 export function useChallengeControl(lab: Ref<string>, token: Ref<string | null>) {
   const challenge = useChallenge(lab);
   const api = useInstructorApi(token);
-  const catalog = shallowRef<Challenge[]>([]);
+  const { catalog, error } = useChallengeCatalog();
   const feedback = ref('');
-  void publicApi.challenges().then((res) => {
-    if (res.ok) catalog.value = res.data.challenges;
-    else feedback.value = `Challenges: ${res.message}`;
+  watch(error, (e) => {
+    if (e) feedback.value = `Challenges: ${e}`;
   });
   async function open(id: string): Promise<void> {
     const res = await api.openChallenge(lab.value, id);
