@@ -1,0 +1,4 @@
+// The grader's test set for the active-list ring (issue 26, "Done when"): test/helpers/grader-test-set.ts.
+import { describeTestSet } from '../helpers/grader-test-set.ts';
+
+describeTestSet('ring-active-list');
