@@ -170,7 +170,9 @@ function step(s: ActiveListState, event: AlgorithmEvent<ActiveListMessage>): Out
       const acked = receiveHop(s.fwd, from, m.seq);
       const s1 = { ...s, fwd: acked.forwarder };
       return prepend(
-        m.type === 'ELECT' ? onElect(s1, m.id, m.epoch) : onElected(s1, m.coordinator, m.epoch),
+        m.type === 'ELECT'
+          ? onElect(s1, m.id, m.epoch, from)
+          : onElected(s1, m.coordinator, m.epoch),
         acked.effects,
       );
     }
@@ -187,7 +189,7 @@ function detect(s: ActiveListState, epoch: number): Out {
   );
 }
 
-function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
+function onElect(s: ActiveListState, j: ProcessId, e: number, from: ProcessId): Out {
   const seen = { ...s, fwd: revive(s.fwd, [j]) };
   const drop = { state: seen, effects: [] };
   if (e !== UNKNOWN_EPOCH && e > s.epoch) {
@@ -211,6 +213,7 @@ function onElect(s: ActiveListState, j: ProcessId, e: number): Out {
     if (!s.participating && j !== s.self)
       return startElectCopy(s, j) ? drop : detect(seen, s.epoch + 1);
     if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
+    if (restartedMidElection(s, j, from)) return detect(seen, s.epoch + 1);
   } else if (e < s.epoch) {
     // A leftover of an older election.
     return drop;
@@ -259,6 +262,26 @@ function startElectCopy(s: ActiveListState, j: ProcessId): boolean {
     s.epoch === UNKNOWN_EPOCH &&
     s.coordinator !== null &&
     j <= s.coordinator &&
+    s.activeList.includes(j)
+  );
+}
+
+/**
+ * j's own Elect of unknown epoch, from j itself, at a process taking part in a known epoch that j
+ * joined already (j is in the list): j restarted with its state lost (003: "a process holds an
+ * election on start or re-start"). Carried by rule (b) it would be dropped as a copy, and j,
+ * skipped as dead meanwhile, would hear no Elected: its watchdog's election (epoch 1) is no newer
+ * than the others', and it waited past the bound (`npm run explore -- --algorithm
+ * ring-active-list --nodes 4 --faults crash,restart --initiators 0,1,2 --states 30000`). A newer
+ * election includes it. In epoch 0 a copy from j is a late ACK's resend, so that is left out; a j
+ * not in the list is carried by rule (b), and the Elect(j) revives j here, so j hears the result.
+ */
+function restartedMidElection(s: ActiveListState, j: ProcessId, from: ProcessId): boolean {
+  return (
+    s.participating &&
+    s.epoch !== UNKNOWN_EPOCH &&
+    j !== s.self &&
+    from === j &&
     s.activeList.includes(j)
   );
 }
@@ -319,7 +342,7 @@ function afterForward(
       m.type === 'ELECTED'
         ? onElected(state, m.coordinator, m.epoch)
         : m.id === s.self && state.participating
-          ? onElect(state, m.id, m.epoch)
+          ? onElect(state, m.id, m.epoch, s.self)
           : null;
     if (!local) continue; // someone else's Elect with nobody left to carry it to
     state = local.state;

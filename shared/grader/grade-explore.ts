@@ -5,7 +5,7 @@
 // term, Raft §5.2) and 5 all up with one crash and one restart with the state lost (a vote given
 // twice in a term, Figure 2: votedFor is persistent). The others keep the lab of 4 whose
 // coordinator crashed, 0..2 noticing within T, with one more crash for the id-ranked ones, and
-// for Bully and the ring a second lab with a crash and a restart (a lower coordinator believed
+// for Bully and both rings a second lab with a crash and a restart (a lower coordinator believed
 // shows there).
 import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
@@ -65,9 +65,9 @@ function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSe
   // Bully and the ring: then a crash and a restart with the state lost, where the documents say
   // what a process back up does (003: "A process holds an election on start or re-start"; 002:
   // "a new election may have to be held"). It may hear the result of an election held without
-  // it, naming a lower id: believing it leaves all following one below the highest live id. (001
-  // says nothing of a restart, so the active-list ring keeps the one lab.)
-  if (algorithm === 'ring-active-list') return [first];
+  // it, naming a lower id: believing it leaves all following one below the highest live id. The
+  // active-list ring too: 001 says nothing of a restart, 003's rule holds for every ring, and its
+  // repeated rule (c) shows only there.
   return [first, lab(algorithm, subject, 4, false, [0, 1, 2], { ...crash, restart: 1 })];
 }
 

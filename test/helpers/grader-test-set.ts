@@ -87,7 +87,7 @@ export function describeTestSet(algorithm: AlgorithmName): void {
       HANG_MS,
     );
 
-    if (algorithm === 'bully' || algorithm === 'ring')
+    if (algorithm === 'bully' || algorithm === 'ring' || algorithm === 'ring-active-list')
       it(
         'is explored with a crash and a restart with the state lost too (003: "a process holds an election on start or re-start"; 002)',
         async () => {

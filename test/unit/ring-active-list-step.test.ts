@@ -230,6 +230,17 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
       expect(listOf(out.state)).toEqual([1, 2, 3]);
     });
 
+    it('ring-active-list: a process that took part in this election and sends its own Elect of unknown epoch restarted: a newer election includes it (003: "a process holds an election on start or re-start")', () => {
+      // 2 took part in epoch 1 (its Elect passed here), then crashed and came back with its state
+      // lost. As a rule (b) copy its Elect would be dropped, and 2, skipped meanwhile, never told.
+      const inEpoch1 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 1, seq: 1 }).state;
+      const out = deliver(inEpoch1, 2, { type: 'ELECT', id: 2, epoch: 0, seq: 1 });
+      expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 2, seq: 3 }]);
+      // The same Elect forwarded by another process is a copy still (a late ACK's resend).
+      const copy = deliver(inEpoch1, 1, { type: 'ELECT', id: 2, epoch: 0, seq: 5 });
+      expect(hopsSent(copy.effects)).toEqual([]);
+    });
+
     it('ring-active-list: a process started without a coordinator elects in the unknown epoch 0', () => {
       const out = ringActiveList.init({ ...config(2), initialCoordinator: null }, ctx);
       expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 0, seq: 1 }]);

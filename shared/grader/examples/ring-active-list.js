@@ -115,8 +115,10 @@ function detect(s, epoch) {
   return participate(s, epoch, [s.self], [{ type: 'ELECT', id: s.self, epoch }]);
 }
 
-/** @param {State} s @param {ProcessId} j @param {number} e @returns {{ state: State, effects: Effect[] }} */
-function onElect(s, j, e) {
+/** @param {State} s0 @param {ProcessId} j @param {number} e @param {ProcessId} from @returns {{ state: State, effects: Effect[] }} */
+function onElect(s0, j, e, from) {
+  // Elect(j) says j is up: a successor skipped as dead (it may have restarted) is tried again.
+  const s = s0.down.includes(j) ? { ...s0, down: s0.down.filter((id) => id !== j) } : s0;
   const none = { state: s, effects: [] };
   if (e !== 0 && e > s.epoch) {
     // (a) the first message seen in this epoch: list [i, j]; send Elect(i) and Elect(j).
@@ -135,7 +137,16 @@ function onElect(s, j, e) {
     // A newcomer that does not know the epoch: an idle process holds a fresh election for it.
     if (!s.participating) return j === s.self ? none : detect(s, s.epoch + 1);
     if (j === s.self && s.epoch !== 0) return none;
-  } else if (e < s.epoch) return none; // a leftover of an older election
+    // j's own Elect, from j, after j took part in this election: j restarted with its state
+    // lost; as a copy it would be dropped and j never told the result. Elect again, with j.
+    if (s.epoch !== 0 && j !== s.self && from === j && s.activeList.includes(j))
+      return detect(s, s.epoch + 1);
+  } else if (e < s.epoch)
+    return none; // a leftover of an older election
+  // j joins an election already decided here (it restarted and its watchdog reused this epoch):
+  // rule (c) ran without it and nobody will tell it the result. Elect again, with j.
+  else if (e === s.epoch && !s.participating && j !== s.self && !s.activeList.includes(j))
+    return detect(s, s.epoch + 1);
   /** @type {Effect[]} */
   const fx = [];
   if (j !== s.self) {
@@ -206,7 +217,7 @@ function step(s, event) {
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
   const out =
     m.type === 'ELECT'
-      ? onElect(revived, /** @type {ProcessId} */ (m.id), /** @type {number} */ (m.epoch))
+      ? onElect(revived, /** @type {ProcessId} */ (m.id), /** @type {number} */ (m.epoch), from)
       : m.type === 'ELECTED'
         ? onElected(
             revived,

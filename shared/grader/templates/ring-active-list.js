@@ -113,15 +113,19 @@ function detect(s, epoch) {
   return participate(s, epoch, [s.self], [{ type: 'ELECT', id: s.self, epoch }]);
 }
 
-/** @param {State} s @param {ProcessId} j @param {number} e @returns {{ state: State, effects: Effect[] }} */
-function onElect(s, j, e) {
+/** @param {State} s @param {ProcessId} j @param {number} e @param {ProcessId} from @returns {{ state: State, effects: Effect[] }} */
+function onElect(s, j, e, from) {
   // TODO (001) rule (a): "this is the first message sent or seen: initialize its active list to
   //   [i,j]; send Elect(i) + send Elect(j)" (a newer epoch: participate(s, e, [s.self, j], [...])).
   // TODO rule (b): "if (i != j), add [j] to active list + forward Elect(j) message to the next process"
   //   (once: a j already in the list was forwarded already).
   // TODO rule (c): "otherwise (i = j) ... choose highest process ID + send Elected(x) message to neighbor".
+  // TODO (003: "a process holds an election on start or re-start"): an Elect that j sends itself
+  //   (from === j) with epoch 0 after j took part in this election, or one joining an election
+  //   already decided here, comes from a process that restarted: nobody will tell it the result.
   void j;
   void e;
+  void from;
   return { state: s, effects: [] };
 }
 
@@ -172,7 +176,7 @@ function step(s, event) {
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
   const out =
     m.type === 'ELECT'
-      ? onElect(revived, /** @type {ProcessId} */ (m.id), /** @type {number} */ (m.epoch))
+      ? onElect(revived, /** @type {ProcessId} */ (m.id), /** @type {number} */ (m.epoch), from)
       : m.type === 'ELECTED'
         ? onElected(
             revived,
