@@ -3,7 +3,7 @@
 import { MAX_MARKS, type CoachEntry, type CoachView, type Deviation } from './coach-types.ts';
 
 /** What the stream needs of the fold (coach.ts's CoachFold; named here so the two import one way). */
-export interface CoachFoldLike {
+interface CoachFoldLike {
   add(entry: CoachEntry): void;
   view(now: number): CoachView;
   take(): Deviation[];

@@ -30,7 +30,7 @@ export interface Suggestion {
 }
 
 /** A shadow timer as set (its serial tells a timer set again under the same name apart). */
-export interface ShadowTimer {
+interface ShadowTimer {
   at: number;
   serial: number;
   /** False while it waits on sends she has not made (it does not fire then). */
@@ -39,7 +39,7 @@ export interface ShadowTimer {
   accept?: number;
 }
 
-export interface TimerMark {
+interface TimerMark {
   name: string;
   serial: number;
   after: number;

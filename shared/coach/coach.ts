@@ -62,7 +62,7 @@ import {
 } from './coach-types.ts';
 
 // The coach's vocabulary and the tab's stream have their own modules; importers of coach.ts keep working.
-export type { CoachEntry, CoachView, Deviation, HandAction, Suggestion } from './coach-types.ts';
+export type { CoachEntry, CoachView, Deviation, HandAction } from './coach-types.ts';
 export { explain, MAX_RECENT } from './coach-types.ts';
 export { CoachStream } from './coach-stream.ts';
 

@@ -28,12 +28,7 @@ export function startCounters(config: AlgorithmConfig | null): HandCounters {
  * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
  * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
  */
-export function seeElect(
-  c: HandCounters,
-  id: ProcessId,
-  epoch: number,
-  own: boolean,
-): HandCounters {
+function seeElect(c: HandCounters, id: ProcessId, epoch: number, own: boolean): HandCounters {
   const newer = epoch > c.epoch;
   const list = newer ? [] : c.activeList;
   return {
@@ -51,7 +46,7 @@ export function seeElect(
  * higher ids waiting for her now carry the correction); Elect(j) forwarded in this epoch (copies
  * of it still waiting are only to be acknowledged).
  */
-export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
+function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
   if (m.epoch !== c.epoch) return c;
   if (
     m.type === 'ELECTED' &&
@@ -70,7 +65,7 @@ export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCo
 }
 
 /** Raft: the newest term in a message she received or sent is her term from now on. */
-export function seeTerm(algorithm: string, c: HandCounters, m: Message): HandCounters {
+function seeTerm(algorithm: string, c: HandCounters, m: Message): HandCounters {
   const raft =
     algorithm === 'raft' &&
     typeof m.term === 'number' &&

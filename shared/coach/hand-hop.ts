@@ -6,7 +6,7 @@ import type { Message, ProcessId } from '../algorithms/algorithm.ts';
 import type { Offer } from './hand-kit.ts';
 
 /** The runner's plumbing the hop layer uses. */
-export interface HopHooks {
+interface HopHooks {
   send(to: ProcessId, message: Message): void;
   setTimer(name: string, after: number, fn: () => void): void;
   cancelTimer(name: string): void;

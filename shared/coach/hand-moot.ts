@@ -6,7 +6,7 @@ import type { CoachView } from './coach.ts';
 import type { HandQueue, QueuedItem } from './hand-queue.ts';
 
 /** What the moot pass reads besides its own books, as it is now. */
-export interface MootInput {
+interface MootInput {
   coach: CoachView;
   report: Report;
   self: ProcessId;

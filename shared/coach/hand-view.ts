@@ -5,7 +5,7 @@ import type { Offer } from './hand-kit.ts';
 import type { QueuedItem } from './hand-queue.ts';
 import type { HandWork } from './hand-work.ts';
 
-export interface ShownDeviation extends Deviation {
+interface ShownDeviation extends Deviation {
   text: string;
 }
 

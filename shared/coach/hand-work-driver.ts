@@ -32,7 +32,7 @@ const WORK_READY = 'her:work-ready';
 const parseWork = messageParser(WORK_SCHEMAS);
 
 /** The runner's plumbing the work glue uses. */
-export interface WorkHooks {
+interface WorkHooks {
   transmit(to: ProcessId, message: Message): void;
   setTimer(name: string, after: number, fn: () => void): void;
   /** Whom she believes now (her status beat goes to the coordinator). */
