@@ -10,6 +10,7 @@ import { DEFAULT_TIMING, type Message, type ProcessId } from '@shared/algorithms
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { assignOffer } from '@shared/coach/hand-work.ts';
+import { hints } from '@shared/coach/hints.ts';
 import type { HostIO } from '@shared/sim/process-host.ts';
 import { answerKey, DEFAULT_JOB, makeToken, type WorkJob } from '@shared/work/work-job.ts';
 import { withWork } from '@shared/work/with-work.ts';
@@ -104,6 +105,34 @@ describe('hand mode: a worker of the work schedule', () => {
       { to: 5, message: { type: 'WORK_RESULT', token: T5, task: 3, value: KEY[3] } },
     ]);
     expect(h.r.view().work!.state.held).toEqual({ 3: KEY[3] });
+    h.advance(3000);
+    expect(h.marks).toEqual([]);
+  });
+
+  it('the coach\'s "Send the result" hint comes only after the task\'s time and carries her Compute click (it never sends an uncomputed result)', () => {
+    const h = played(2);
+    h.r.deliver(5, { type: 'WORK_HOLD', token: T5, boot: 0 });
+    h.r.deliver(5, { type: 'WORK_ASSIGN', token: T5, task: 3, reportTo: 5 });
+    h.click('work-accept');
+    const resultHint = () =>
+      hints(h.r.view(), 2).find((x) =>
+        x.offer?.steps.some((s) => s.kind === 'send' && s.message.type === 'WORK_RESULT'),
+      );
+    h.advance(JOB.taskMs - 50);
+    expect(resultHint()).toBeUndefined();
+    h.advance(50);
+    const hint = resultHint()!;
+    expect(hint.offer!.steps[0]).toEqual({ kind: 'compute' });
+    expect(hint.label).toBe('Compute task 3, then: Send the result (WORK_RESULT) to 5');
+    h.r.act(hint.offer!);
+    expect(h.sentOf('WORK_RESULT')).toEqual([
+      { to: 5, message: { type: 'WORK_RESULT', token: T5, task: 3, value: KEY[3] } },
+    ]);
+    // Computed by her click, then sent: her tab holds it and offers neither Compute nor the send again.
+    const w = h.r.view().work!;
+    expect(w.state.held).toEqual({ 3: KEY[3] });
+    expect(w.offers.map((o) => o.key)).not.toContain('work-compute');
+    expect(w.offers.map((o) => o.key)).not.toContain('work-result');
     h.advance(3000);
     expect(h.marks).toEqual([]);
   });
