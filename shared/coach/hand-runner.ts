@@ -44,59 +44,12 @@ import {
   type Offer,
 } from './hand-kit.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
-import {
-  analyserOf,
-  handWork,
-  leftOffice,
-  openTasks,
-  readyAt,
-  statusBeat,
-  storeOffer,
-  workDelivered,
-  workerOffers,
-  workStep,
-  type HandWork,
-} from './hand-work.ts';
-import { answerKey, type WorkJob } from '../work/work-job.ts';
-import { isWorkType, WORK_SCHEMAS, type WorkMessage } from '../work/work-messages.ts';
-import { messageParser } from '../algorithms/messages.ts';
+import { IDLE_COACH, type HandView } from './hand-view.ts';
+import { HandWorkDriver } from './hand-work-driver.ts';
+import type { WorkJob } from '../work/work-job.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
-
-interface ShownDeviation extends Deviation {
-  text: string;
-}
-
-export interface HandView {
-  queue: QueuedItem[];
-  moves: Offer[];
-  report: Report;
-  coach: CoachView;
-  deviations: ShownDeviation[];
-  successors: ProcessId[];
-  successor: ProcessId | null;
-  down: ProcessId[];
-  autoBeat: boolean;
-  clicks: number;
-  /** Items pushed out of the queue by newer ones (it keeps QUEUE_LIMIT). */
-  dropped: number;
-  /** Items the present made moot before she answered them (hand-queue.ts). */
-  expired: number;
-  /** Her clock when this view was drawn (ms since she started): deadlines are shown as time left. */
-  now: number;
-  /** 003's work schedule, when the lab has a workload (hand-work.ts). */
-  work: WorkView | null;
-}
-
-/** Her side of the job as her tab shows it. */
-export interface WorkView {
-  state: HandWork;
-  /** Her buttons: accept, refuse, compute (`readyAt`), send the result; as coordinator, pass results on. */
-  offers: Offer[];
-  analyser: ProcessId | null;
-  /** As coordinator: tasks with no result and running nowhere she knows of. */
-  open: number[];
-}
+export type { HandView, WorkView } from './hand-view.ts';
 
 interface HandOptions {
   algorithm: AnyAlgorithm;
@@ -110,10 +63,6 @@ interface HandOptions {
   /** The lab's workload as a job (shared/work/work-job.ts): she plays her part of it by hand. */
   work?: WorkJob;
 }
-
-const WORK_BEAT = 'her:work-status';
-const WORK_READY = 'her:work-ready';
-const parseWork = messageParser(WORK_SCHEMAS);
 
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
@@ -160,12 +109,17 @@ export class HandRunner implements ProcessRunner {
   private view_: HandView | null = null;
   private tick: unknown = null;
   private autoBeat: AutoBeat;
-  private work: HandWork | null = null;
-  private readonly workKey: readonly number[];
+  private readonly work: HandWorkDriver;
 
   constructor(private readonly opts: HandOptions) {
     this.shell = new RunnerShell(opts.io, opts.listener);
-    this.workKey = opts.work ? answerKey(opts.work) : [];
+    this.work = new HandWorkDriver(opts.work, {
+      transmit: (to, message) => this.transmit(to, message),
+      setTimer: (name, after, fn) => this.shell.timers.set(name, after, fn),
+      believes: () => this.last.coordinator,
+      enqueue: (from, message, note) => this.enqueue(from, message, note),
+      changed: () => this.changed(),
+    });
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => {
@@ -225,36 +179,8 @@ export class HandRunner implements ProcessRunner {
     );
     this.autoBeat.configure(config, this.opts.algorithm.name);
     this.autoBeat.follow(null, null);
-    const job = this.opts.work;
-    const ub = roundTripBound(config.timing);
-    this.work = job ? handWork(job, this.workKey, config.self, this.opts.io.now(), ub) : null;
-    if (this.work) this.workBeat();
+    this.work.start(config, this.opts.io.now());
     this.scheduleTick();
-  }
-
-  /** The status beat every heartbeat interval (bookkeeping her tab does by itself, hand-work.ts). */
-  private workBeat(): void {
-    this.shell.timers.set(WORK_BEAT, this.config!.timing.heartbeatInterval, () => {
-      this.sendStatus();
-      this.workBeat();
-    });
-  }
-
-  private sendStatus(): void {
-    const beat = this.work ? statusBeat(this.work, this.last.coordinator) : null;
-    if (beat) this.transmit(beat.to, beat.message);
-  }
-
-  /** A work message: the shadow sees it, her tab keeps its books and answers the bookkeeping by itself. */
-  private deliverWork(from: ProcessId, message: Message): void {
-    this.record({ kind: 'message', from, message });
-    const m = parseWork(message) as WorkMessage | null;
-    if (!m || !this.work) return;
-    const out = workDelivered(this.work, from, m, this.now());
-    this.work = out.work;
-    for (const s of out.sends) this.transmit(s.to, s.message);
-    if (out.note !== null) this.enqueue(from, message, out.note);
-    else this.changed();
   }
 
   stop(): void {
@@ -269,7 +195,11 @@ export class HandRunner implements ProcessRunner {
     if (!this.running || !message || typeof message.type !== 'string') return;
     this.shell.received({ kind: 'message', from, message });
     if (this.down.delete(from)) this.changed();
-    if (this.work && isWorkType(message.type)) return this.deliverWork(from, message);
+    if (this.work.handles(message)) {
+      // The shadow sees it; her tab keeps its books and answers the bookkeeping by itself.
+      this.record({ kind: 'message', from, message });
+      return this.work.deliver(from, message, this.now());
+    }
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
@@ -326,10 +256,9 @@ export class HandRunner implements ProcessRunner {
     let accepted = false;
     for (const s of offer.steps) {
       const step = this.resolve(s, at);
-      const work = this.work;
-      if (work) this.work = workStep(work, step, at);
+      const moved = this.work.step(step, at);
       // A compute is hers alone; an accept that takes nothing (a second click) is no action.
-      if (step.kind === 'compute' || (step.kind === 'accept' && this.work === work)) continue;
+      if (step.kind === 'compute' || (step.kind === 'accept' && !moved)) continue;
       if (step.kind === 'accept') accepted = true;
       else if (step.kind === 'send') {
         // Her own Elect joins the election it carries on the wire: the coach gives her the
@@ -357,7 +286,6 @@ export class HandRunner implements ProcessRunner {
       else if (step.kind === 'declare')
         report = { role: 'coordinator', coordinator: this.config.self, electing: false };
       else report = { role: 'follower', coordinator: step.coordinator, electing: false };
-      if (step.kind === 'believe' && this.work) this.work = leftOffice(this.work, step.coordinator);
       if (step.kind !== 'set-timer')
         this.coachStream.add({ kind: 'action', at, click, action: step });
       taken.push(step);
@@ -370,10 +298,7 @@ export class HandRunner implements ProcessRunner {
     this.items.answer(item?.n ?? null, taken, offer.key);
     execute(this, effects, HandRunner.effects);
     // Her accepting shows on the wire at once: a status beat naming the task (the relay's coach reads it so).
-    if (accepted) this.sendStatus();
-    const ready = this.work ? readyAt(this.work) : null;
-    if (accepted && ready !== null)
-      this.shell.timers.set(WORK_READY, Math.max(0, ready - at), () => this.changed());
+    if (accepted) this.work.accepted(at);
     // The detector follows her belief; a click that leaves it alone leaves the detector alone.
     if (this.last.coordinator !== believed)
       this.autoBeat.follow(this.last.coordinator, this.config.self);
@@ -423,18 +348,7 @@ export class HandRunner implements ProcessRunner {
       queue: this.items.items,
       moves: config ? moves(this.opts.algorithm.name, config, this.counters) : [],
       report: this.last,
-      coach: c ?? {
-        suggestions: [],
-        late: [],
-        owed: [],
-        next: null,
-        pending: [],
-        deviations: [],
-        report: null,
-        wouldDeclare: false,
-        wouldAccept: null,
-        broken: false,
-      },
+      coach: c ?? IDLE_COACH,
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
       successors: config ? successorChoices(config) : [],
       successor: this.counters.successor,
@@ -444,22 +358,9 @@ export class HandRunner implements ProcessRunner {
       dropped: this.items.dropped,
       expired: this.items.expired,
       now: this.now(),
-      work: this.workView(),
+      work: this.work.view(this.now()),
     };
     return this.view_;
-  }
-
-  private workView(): WorkView | null {
-    const w = this.work;
-    if (!w) return null;
-    const analyser = analyserOf(w, this.now(), this.config!.timing.heartbeatTimeout);
-    const store = storeOffer(w, analyser);
-    return {
-      state: w,
-      offers: [...workerOffers(w), ...(store ? [store] : [])],
-      analyser,
-      open: openTasks(w),
-    };
   }
 
   /** The view drawn last is out of date by now: a deadline of the coach's or of an item passed since. */
