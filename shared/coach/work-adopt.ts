@@ -16,7 +16,7 @@ interface Ordered {
   message: Message;
 }
 
-export interface Adopted {
+interface Adopted {
   /** The shadow's work state with her order in its table. */
   state: WorkState;
   /** The reference's orders hers replaces (their worker or their task is hers now): no longer owed. */
