@@ -22,7 +22,7 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { EventQueue } from '@shared/sim/event-queue.ts';
-import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
+import { enabled, initialWorld, move } from '@shared/sim/explore-engine.ts';
 import { search } from '@shared/sim/explore-search.ts';
 import type { World } from '@shared/sim/explore-world.ts';
 import { simulate } from '@shared/sim/simulator.ts';
@@ -278,7 +278,7 @@ function treeSize(args: string[], maxDepth: number): { worlds: number; complete:
     const { w, depth } = stack.pop()!;
     if (depth >= maxDepth) continue;
     for (const a of enabled(cli.setup, w)) {
-      stack.push({ w: step(cli.setup, w, a), depth: depth + 1 });
+      stack.push({ w: move(cli.setup, w, a), depth: depth + 1 });
       worlds++;
     }
   }

@@ -411,51 +411,6 @@ export function secondsLeft(ms: number): string {
   return `${(Math.max(0, Math.ceil(ms / 100)) / 10).toFixed(1)} s`;
 }
 
-/**
- * The active-list ring's bookkeeping for an Elect she received or sent (`own`: her own Elect).
- * 001: a newer election (epoch) starts a new active list, since the last one's ids may be dead.
- */
-export function seeElect(
-  c: HandCounters,
-  id: ProcessId,
-  epoch: number,
-  own: boolean,
-): HandCounters {
-  const newer = epoch > c.epoch;
-  const list = newer ? [] : c.activeList;
-  return {
-    ...c,
-    epoch: Math.max(c.epoch, epoch),
-    joined: own ? Math.max(c.joined, epoch) : c.joined,
-    told: newer ? null : c.told,
-    forwarded: newer ? [] : c.forwarded,
-    activeList: own || list.includes(id) ? list : [...list, id],
-  };
-}
-
-/**
- * Her own send in the active-list ring, in her counters: Elected(x) in this epoch (Elects of
- * higher ids waiting for her now carry the correction); Elect(j) forwarded in this epoch (copies
- * of it still waiting are only to be acknowledged).
- */
-export function sentInRing(c: HandCounters, m: Message, self: ProcessId): HandCounters {
-  if (m.epoch !== c.epoch) return c;
-  if (
-    m.type === 'ELECTED' &&
-    typeof m.coordinator === 'number' &&
-    (c.told === null || c.told < m.coordinator)
-  )
-    return { ...c, told: m.coordinator };
-  if (
-    m.type === 'ELECT' &&
-    typeof m.id === 'number' &&
-    m.id !== self &&
-    !c.forwarded.includes(m.id)
-  )
-    return { ...c, forwarded: [...c.forwarded, m.id] };
-  return c;
-}
-
 /** The moves that hold an election of her own, first found first (the top Bully id's: declaring). */
 const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
 

@@ -31,12 +31,9 @@ import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
 import { CoachFold, CoachStream, explain, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
 import {
-  composed,
   electionMove,
   moves,
   replies,
-  seeElect,
-  sentInRing,
   successorChoices,
   timerWords,
   type HandCounters,
@@ -46,6 +43,9 @@ import {
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
 import { IDLE_COACH, type HandView } from './hand-view.ts';
 import { HandWorkDriver } from './hand-work-driver.ts';
+import { HandHop } from './hand-hop.ts';
+import { heard, reportAfter, sent, startCounters } from './hand-counters.ts';
+import { MootPass } from './hand-moot.ts';
 import type { WorkJob } from '../work/work-job.ts';
 
 export type { QueuedItem } from './hand-queue.ts';
@@ -66,27 +66,13 @@ interface HandOptions {
 
 const COACH_TICK_MS = 500;
 const START: Report = { role: 'follower', coordinator: null, electing: false };
-const ELECTING_TYPES = new Set(['ELECTION', 'ELECT', 'REQUEST_VOTE', 'CANDIDATE']);
 
 export class HandRunner implements ProcessRunner {
   private config: AlgorithmConfig | null = null;
   private running = false;
   private last: Report = START;
   private readonly items = new HandQueue();
-  /** Coordinators the detector found silent, and when (her clock). */
-  private readonly suspected = new Map<ProcessId, number>();
-  /** Suspicions so far (a new one, even of the same coordinator, can make items moot). */
-  private suspicions = 0;
-  /** What the last pass over her items for mootness read, and until when it stands. */
-  private expiredFor: {
-    coach: CoachView;
-    items: QueuedItem[];
-    report: Report;
-    suspicions: number;
-    until: number;
-  } | null = null;
-  /** When she last changed whom she believes (her clock). */
-  private settledAt: number | null = null;
+  private readonly moot = new MootPass();
   private readonly coachStream = new CoachStream(
     () => new CoachFold(this.opts.algorithm, this.config!, this.opts.seed),
   );
@@ -94,17 +80,8 @@ export class HandRunner implements ProcessRunner {
   private t0 = 0;
   private clicks = 0;
   private seq = 0;
-  private counters: HandCounters = {
-    elections: 0,
-    successor: null,
-    activeList: [],
-    epoch: 0,
-    joined: 0,
-    told: null,
-    forwarded: [],
-    term: 0,
-  };
-  private down = new Set<ProcessId>();
+  private counters: HandCounters = startCounters(null);
+  private readonly hop: HandHop;
   private sent = new Set<string>();
   private view_: HandView | null = null;
   private tick: unknown = null;
@@ -113,6 +90,20 @@ export class HandRunner implements ProcessRunner {
 
   constructor(private readonly opts: HandOptions) {
     this.shell = new RunnerShell(opts.io, opts.listener);
+    this.hop = new HandHop({
+      send: (to, message) => this.shell.send(to, message),
+      setTimer: (name, after, fn) => this.shell.timers.set(name, after, fn),
+      cancelTimer: (name) => this.shell.timers.cancel(name),
+      ub: () => (this.config ? roundTripBound(this.config.timing) : null),
+      successors: () => this.view().successors,
+      successor: () => this.counters.successor,
+      setSuccessor: (id) => (this.counters = { ...this.counters, successor: id }),
+      timedOut: (name, note, offers) => {
+        this.shell.received({ kind: 'timer', name });
+        this.enqueue(null, null, note, offers);
+      },
+      changed: () => this.changed(),
+    });
     this.work = new HandWorkDriver(opts.work, {
       transmit: (to, message) => this.transmit(to, message),
       setTimer: (name, after, fn) => this.shell.timers.set(name, after, fn),
@@ -123,8 +114,7 @@ export class HandRunner implements ProcessRunner {
     this.autoBeat = new AutoBeat(opts.autoBeat, {
       send: (to, message) => this.transmit(to, message),
       suspect: (leader) => {
-        this.suspected.set(leader, this.now());
-        this.suspicions++;
+        this.moot.suspect(leader, this.now());
         this.enqueueElect(`the coordinator ${leader} is silent: the detector suspects it`, true);
       },
       setTimer: (name, after, fn) => this.shell.timers.set(name, after, fn),
@@ -153,22 +143,11 @@ export class HandRunner implements ProcessRunner {
     this.running = true;
     this.t0 = this.opts.io.now();
     this.coachStream.reset();
-    this.expiredFor = null;
+    this.moot.reset();
     this.items.reset();
-    this.suspected.clear();
-    this.settledAt = null;
     this.sent.clear();
-    this.down.clear();
-    this.counters = {
-      elections: 0,
-      successor: successorChoices(config)[0] ?? null,
-      activeList: [],
-      epoch: 0,
-      joined: 0,
-      told: null,
-      forwarded: [],
-      term: 0,
-    };
+    this.hop.reset();
+    this.counters = startCounters(config);
     this.shell.started(config);
     this.emit({ kind: 'report', report: START });
     this.enqueue(
@@ -194,7 +173,7 @@ export class HandRunner implements ProcessRunner {
   deliver(from: ProcessId, message: Message): void {
     if (!this.running || !message || typeof message.type !== 'string') return;
     this.shell.received({ kind: 'message', from, message });
-    if (this.down.delete(from)) this.changed();
+    this.hop.heard(from);
     if (this.work.handles(message)) {
       // The shadow sees it; her tab keeps its books and answers the bookkeeping by itself.
       this.record({ kind: 'message', from, message });
@@ -203,7 +182,7 @@ export class HandRunner implements ProcessRunner {
     if (message.type === 'ACK' && typeof message.seq === 'number') {
       // The shadow sees the ACK too (its hop carried the same seq): bookkeeping, not a question for her.
       this.record({ kind: 'message', from, message });
-      return this.shell.timers.cancel(`her:ack:${from}:${message.seq}`);
+      return this.hop.acked(from, message.seq);
     }
     // The shadow runs the lab's detector: it hears the heartbeats and PONGs the toggle handles.
     const detector =
@@ -212,19 +191,10 @@ export class HandRunner implements ProcessRunner {
     if (detector) this.record({ kind: 'message', from, message });
     if (this.autoBeat.hears(from, message)) return;
     if (!detector) this.record({ kind: 'message', from, message });
-    // Her counters learn only from a message that fits the algorithm's schemas, as the reference
-    // does: a peer's epoch or term of 2.5 would otherwise name one no message can carry, and her
-    // "Start an election" or "Stand for term" move would vanish. She still sees the message.
-    if (composed(this.opts.algorithm.name, message)) {
-      if (message.type === 'ELECT' && typeof message.id === 'number')
-        this.counters = seeElect(
-          this.counters,
-          message.id,
-          typeof message.epoch === 'number' ? message.epoch : 0,
-          false,
-        );
-      if (this.seeTerm(message)) this.reoffer();
-    }
+    const counters = heard(this.opts.algorithm.name, this.counters, message);
+    const newTerm = counters.term !== this.counters.term;
+    this.counters = counters;
+    if (newTerm) this.reoffer();
     this.enqueue(from, message, `${message.type} from ${from}`);
   }
 
@@ -247,6 +217,7 @@ export class HandRunner implements ProcessRunner {
     if (!this.running || !this.config) return;
     // A second click on an answered item (before the page redrew) does nothing.
     if (item && this.items.done(item.n)) return;
+    const self = this.config.self;
     const click = ++this.clicks;
     const at = this.now();
     const before = this.counters;
@@ -261,31 +232,11 @@ export class HandRunner implements ProcessRunner {
       if (step.kind === 'compute' || (step.kind === 'accept' && !moved)) continue;
       if (step.kind === 'accept') accepted = true;
       else if (step.kind === 'send') {
-        // Her own Elect joins the election it carries on the wire: the coach gives her the
-        // reference's numbers when she sends what it would (her start election knows no epoch
-        // yet: 0), and the ring answers what it received, not what the offer said.
-        const m = step.message;
-        if (m.type === 'ELECT' && m.id === this.config.self && typeof m.epoch === 'number')
-          this.counters = seeElect(this.counters, m.id, m.epoch, true);
-        this.counters = sentInRing(this.counters, m, this.config.self);
-        this.seeTerm(m);
+        this.counters = sent(this.opts.algorithm.name, this.counters, step.message, self);
         effects.push({ kind: 'send', to: step.to, message: step.message });
-        if (ELECTING_TYPES.has(step.message.type) && !report.electing)
-          report = { ...report, electing: true, role: this.ring ? 'participant' : 'electing' };
-        // 003: the dashboard counts the slave pool by role.
-        else if (
-          step.message.type === 'SLAVE_HEARTBEAT' &&
-          report.role !== 'slave' &&
-          !report.electing
-        )
-          report = { ...report, role: 'slave' };
-        else if (step.message.type === 'SLAVE_LEAVE' && report.role === 'slave')
-          report = { ...report, role: 'idle' };
       } else if (step.kind === 'set-timer')
         effects.push({ kind: 'set-timer', name: step.name, after: step.after });
-      else if (step.kind === 'declare')
-        report = { role: 'coordinator', coordinator: this.config.self, electing: false };
-      else report = { role: 'follower', coordinator: step.coordinator, electing: false };
+      report = reportAfter(this.opts.algorithm.name, report, step, self);
       if (step.kind !== 'set-timer')
         this.coachStream.add({ kind: 'action', at, click, action: step });
       taken.push(step);
@@ -323,22 +274,6 @@ export class HandRunner implements ProcessRunner {
     );
   }
 
-  /** Raft: the newest term in a message she received or sent is her term from now on; true when it changed. */
-  private seeTerm(m: Message): boolean {
-    const raft =
-      this.opts.algorithm.name === 'raft' &&
-      typeof m.term === 'number' &&
-      Number.isFinite(m.term) &&
-      m.term > this.counters.term;
-    if (raft) this.counters = { ...this.counters, term: m.term as number };
-    return raft;
-  }
-
-  /** In a ring, passing an election on makes her a participant (the reference's role name). */
-  private get ring(): boolean {
-    return this.opts.algorithm.name === 'ring' || this.opts.algorithm.name === 'ring-active-list';
-  }
-
   view(): HandView {
     if (this.view_ && !this.due()) return this.view_;
     this.expireItems();
@@ -352,7 +287,7 @@ export class HandRunner implements ProcessRunner {
       deviations: (c?.deviations ?? []).map((d) => ({ ...d, text: explain(d) })),
       successors: config ? successorChoices(config) : [],
       successor: this.counters.successor,
-      down: [...this.down],
+      down: this.hop.dead,
       autoBeat: this.autoBeat.on,
       clicks: this.clicks,
       dropped: this.items.dropped,
@@ -397,41 +332,13 @@ export class HandRunner implements ProcessRunner {
   /** Moot items go (hand-queue.ts), judged against what the coach still owes; true when any went. */
   private expireItems(): boolean {
     if (!this.config) return false;
-    const c = this.coachNow();
-    const before = this.items.items;
-    const now = this.now();
-    // Mootness reads only these and the items' UB deadlines: while none changed and no deadline
-    // came, the last pass stands (a class of 30 spent a sixth of its time passing again).
-    const e = this.expiredFor;
-    if (
-      e &&
-      e.coach === c &&
-      e.items === before &&
-      e.report === this.last &&
-      e.suspicions === this.suspicions &&
-      now < e.until
-    )
-      return false;
-    const owed = new Set([...c.suggestions, ...c.owed].map((s) => `${s.to}:${s.message.type}`));
-    const owes = (to: ProcessId, type: string) => owed.has(`${to}:${type}`);
-    const ub = roundTripBound(this.config.timing);
-    this.items.expire({
-      now,
-      ub,
-      self: this.config.self,
-      believes: this.last.coordinator,
-      settledAt: this.settledAt,
-      suspected: this.suspected,
-      owes,
-    });
-    this.expiredFor = {
-      coach: c,
-      items: this.items.items,
+    return this.moot.run(this.items, {
+      coach: this.coachNow(),
       report: this.last,
-      suspicions: this.suspicions,
-      until: this.items.nextDeadline(ub),
-    };
-    return this.items.items !== before;
+      self: this.config.self,
+      ub: roundTripBound(this.config.timing),
+      now: this.now(),
+    });
   }
 
   /** New deviations go to the relay: with her click, or alone when a deadline passed. */
@@ -502,38 +409,13 @@ export class HandRunner implements ProcessRunner {
     this.changed();
   }
 
-  /** Her messages and the detector's, to the host's transport; a ring hop waits UB for its ACK. */
   private transmit(to: ProcessId, message: Message): void {
-    this.shell.send(to, message);
-    if (typeof message.seq === 'number' && message.type !== 'ACK' && this.config) {
-      const ub = roundTripBound(this.config.timing);
-      this.shell.timers.set(`her:ack:${to}:${message.seq}`, ub, () => this.noAck(to, message));
-    }
-  }
-
-  /** 002: "faulty systems are those that don't respond in a fixed amount of time": offer the next successor. */
-  private noAck(to: ProcessId, message: Message): void {
-    this.down.add(to);
-    const next = this.view().successors.find((s) => !this.down.has(s) && s !== to) ?? null;
-    if (next !== null && this.counters.successor === to)
-      this.counters = { ...this.counters, successor: next };
-    const resend: Offer[] =
-      next === null
-        ? []
-        : [
-            {
-              key: `resend-${next}`,
-              label: `Skip ${to}: send the same ${message.type} to ${next}`,
-              steps: [{ kind: 'send', to: next, message }],
-            },
-          ];
-    this.shell.received({ kind: 'timer', name: `her:ack:${to}` });
-    this.enqueue(null, null, `no ACK from ${to} within UB: ${to} looks dead`, resend);
+    this.hop.transmit(to, message);
   }
 
   private emit(e: { kind: 'report'; report: Report }): void {
     if (e.report.coordinator !== this.last.coordinator || e.report.electing !== this.last.electing)
-      this.settledAt = this.running ? this.now() : null;
+      this.moot.settled(this.running ? this.now() : null);
     this.last = e.report;
     this.shell.report(e.report);
     this.changed();

@@ -41,7 +41,7 @@ export function describeFault(f: FaultInfo): string {
 }
 
 /** An event as a line of the report: `message ELECTION from 3`, `timer ok`, `elect`. */
-export function describeEvent(e: AlgorithmEvent | 'init'): string {
+export function describeAlgorithmEvent(e: AlgorithmEvent | 'init'): string {
   if (e === 'init') return 'init';
   switch (e.kind) {
     case 'message':

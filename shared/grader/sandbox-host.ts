@@ -26,7 +26,7 @@ import {
 } from '../sim/process-host.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-worker-body.ts';
 import { checkEffects, HOST_DETECTOR, maxSendsPerStep, wireProblem } from './effect-check.ts';
-import { describeEvent, type FaultInfo } from './module-fault.ts';
+import { describeAlgorithmEvent, type FaultInfo } from './module-fault.ts';
 
 interface SandboxWorker {
   post(m: SandboxRequest): void;
@@ -230,7 +230,10 @@ export class SandboxHost implements ProcessRunner {
         this.busy = null;
         if (m.kind === 'fault') this.opts.onFault(m.fault);
         else
-          this.apply(m.effects, event === null || event === 'init' ? 'init' : describeEvent(event));
+          this.apply(
+            m.effects,
+            event === null || event === 'init' ? 'init' : describeAlgorithmEvent(event),
+          );
         return this.pump();
       }
     }
@@ -249,7 +252,7 @@ export class SandboxHost implements ProcessRunner {
           : `the sandbox did not answer within ${2 * this.opts.stepMs + BACKSTOP_MS} ms: it was replaced and your process started afresh`,
       process: this.config?.self,
       t: now,
-      event: event === null ? undefined : event === 'init' ? 'init' : describeEvent(event),
+      event: event === null ? undefined : event === 'init' ? 'init' : describeAlgorithmEvent(event),
     });
     this.runaways = [...this.runaways.filter((t) => now - t < RUNAWAY_WINDOW_MS), now];
     const config = this.config;

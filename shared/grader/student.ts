@@ -52,7 +52,7 @@ import {
   wireTypes,
   type Rules,
 } from './effect-check.ts';
-import { describeEvent, ModuleFault, thrown, type FaultInfo } from './module-fault.ts';
+import { describeAlgorithmEvent, ModuleFault, thrown, type FaultInfo } from './module-fault.ts';
 
 /** Told before and after every call into her code (the sandbox's watchdog listens). */
 export interface Beacon {
@@ -300,7 +300,7 @@ export function studentAlgorithm(exported: unknown, opts: StudentOptions): Algor
     ctx: StepContext,
     self: ProcessId,
     fx: Effect[],
-    label = describeEvent(event),
+    label = describeAlgorithmEvent(event),
   ): Step<Boxed> => {
     let input = box.user;
     if (opts.copyState) {

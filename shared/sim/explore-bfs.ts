@@ -3,7 +3,7 @@
 // partial-order reduction on, the quiet actions a sleep set holds not taken again
 // (explore-sleep.ts). Breadth first, so the first violation found has the shortest schedule.
 import type { Property, Violation } from '../analysis/properties.ts';
-import { enabled, initialWorld, step } from './explore-engine.ts';
+import { enabled, initialWorld, move } from './explore-engine.ts';
 import { collisionBound, createKeyer, SeenSet } from './explore-key.ts';
 import type { ProbeLimits, ProbeTally } from './explore-probe.ts';
 import {
@@ -96,7 +96,7 @@ export function breadthFirst(
   setup: ExploreSetup,
   limits: SearchLimits,
   clock: () => number,
-  /** `prev`: the world it was first reached from (a work invariant reads the step between). */
+  /** `prev`: the world it was first reached from (a work invariant reads the move between). */
   check: (w: World, prev: World | null) => Violation | null,
 ): SearchResult {
   const started = clock();
@@ -153,7 +153,7 @@ export function breadthFirst(
           continue;
         }
         transitions++;
-        const w = step(setup, e.world, action);
+        const w = move(setup, e.world, action);
         const quiet = entry !== null && quietAfter(setup, e.world, w, index.get(entry.node)!);
         const sleep = quiet ? childSleep(e.sleep, taken, entry) : NONE;
         if (quiet) taken.push(entry);

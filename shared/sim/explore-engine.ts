@@ -136,10 +136,11 @@ function splits(ids: readonly ProcessId[]): ProcessId[][][] {
   return out;
 }
 
-export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
-  const w = stepOnce(setup, w0, action, rec);
+/** One move of the search: the world after `action`. (`step` names only an algorithm's transition.) */
+export function move(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
+  const w = moveOnce(setup, w0, action, rec);
   if (setup.overlap === undefined) return w;
-  // An overlap that outlived the bound stays on record even if this step ended it (it lasted until now).
+  // An overlap that outlived the bound stays on record even if this move ended it (it lasted until now).
   const expired = w0.twoLeadersSince !== null && w.now - w0.twoLeadersSince > setup.overlap;
   const since =
     expired || checkSafety(live(setup, w), reportsOf(setup, w))
@@ -148,7 +149,7 @@ export function step(setup: ExploreSetup, w0: World, action: Action, rec?: Recor
   return since === w.twoLeadersSince ? w : { ...w, twoLeadersSince: since };
 }
 
-function stepOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
+function moveOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder): World {
   const w = new WorldDraft(setup, w0, rec);
   w.fresh = false;
   switch (action.kind) {

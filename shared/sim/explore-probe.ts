@@ -4,7 +4,7 @@
 // safety in every world and agreement there. A probe proves nothing about the schedules it did
 // not take; the report counts them so nobody mistakes them for exhaustion. Deterministic: the
 // choices come from a generator seeded by the setup's seed and the probe's number.
-import { enabled, initialWorld, step } from './explore-engine.ts';
+import { enabled, initialWorld, move } from './explore-engine.ts';
 import { live, reportsOf, type Action, type ExploreSetup, type World } from './explore-world.ts';
 import { createRng, deriveSeed, type Random } from './rng.ts';
 import { checkAgreement, type Property, type Violation } from '../analysis/properties.ts';
@@ -97,7 +97,7 @@ export function probe(
 
 function oneProbe(
   setup: ExploreSetup,
-  maxSteps: number,
+  maxMoves: number,
   rng: Random,
   check: (w: World, prev: World) => Violation | null,
   which: readonly Property[],
@@ -105,13 +105,13 @@ function oneProbe(
   let w = initialWorld(setup);
   const actions: Action[] = [];
   let lastFault = 0;
-  for (let k = 0; k < maxSteps; k++) {
+  for (let k = 0; k < maxMoves; k++) {
     const options = enabled(setup, w);
     if (options.length === 0) return { actions, settled: true, violation: null };
     const a = choose(options, rng);
     actions.push(a);
     const prev = w;
-    w = step(setup, w, a);
+    w = move(setup, w, a);
     if (a.kind !== 'fire') lastFault = w.now;
     const v = check(w, prev);
     if (v) return { actions, settled: true, violation: v };

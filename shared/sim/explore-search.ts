@@ -4,7 +4,7 @@
 // fingerprint, are skipped; sleep sets skip orders that do not matter), then random probes
 // (explore-probe.ts) when a bound stopped it. The schedule found is replayed here as a trace.
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
-import { initialWorld, step } from './explore-engine.ts';
+import { initialWorld, move } from './explore-engine.ts';
 import { breadthFirst, type SearchLimits, type SearchResult } from './explore-bfs.ts';
 import {
   live,
@@ -97,7 +97,7 @@ export function scheduleTrace(
   let w = initialWorld(setup, rec);
   const worlds = [w];
   for (const a of actions) {
-    w = step(setup, w, a, rec);
+    w = move(setup, w, a, rec);
     worlds.push(w);
   }
   // The verdict closes the trace, as the live checker's findings do in the relay's.

@@ -5,7 +5,7 @@
 // fingerprint. docs/CORE_SPEED.md, "What each reduction assumes".
 import { describe, expect, it } from 'vitest';
 import { checkAgreement, checkSafety } from '@shared/analysis/properties.ts';
-import { enabled, step } from '@shared/sim/explore-engine.ts';
+import { enabled, move } from '@shared/sim/explore-engine.ts';
 import { collisionBound, createKeyer, SeenSet } from '@shared/sim/explore-key.ts';
 import { search, type SearchResult } from '@shared/sim/explore-search.ts';
 import { asleepEntry, quietAfter } from '@shared/sim/explore-sleep.ts';
@@ -118,8 +118,8 @@ describe('explore: partial-order reduction', () => {
           const ea = asleepEntry(w, a);
           const eb = asleepEntry(w, b);
           if (!ea || !eb || ea.node === eb.node || ea.at !== eb.at) continue;
-          const wa = step(setup, w, a);
-          const wb = step(setup, w, b);
+          const wa = move(setup, w, a);
+          const wb = move(setup, w, b);
           if (!quietAfter(setup, w, wa, index.get(ea.node)!)) continue;
           if (!quietAfter(setup, w, wb, index.get(eb.node)!)) continue;
           // After either, the other is still enabled and fires at the same instant (as early as it can).
@@ -127,8 +127,8 @@ describe('explore: partial-order reduction', () => {
           const idA = (a as { id: number }).id;
           expect(enabled(setup, wa).some((x) => x.kind === 'fire' && x.id === idB)).toBe(true);
           expect(enabled(setup, wb).some((x) => x.kind === 'fire' && x.id === idA)).toBe(true);
-          const ab = step(setup, wa, { kind: 'fire', id: idB, at: 'early' });
-          const ba = step(setup, wb, { kind: 'fire', id: idA, at: 'early' });
+          const ab = move(setup, wa, { kind: 'fire', id: idB, at: 'early' });
+          const ba = move(setup, wb, { kind: 'fire', id: idA, at: 'early' });
           expect(fingerprint(ab)).toBe(fingerprint(ba));
           pairs++;
         }

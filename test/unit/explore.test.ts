@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { enabled, initialWorld, step } from '@shared/sim/explore-engine.ts';
+import { enabled, initialWorld, move } from '@shared/sim/explore-engine.ts';
 import { deadline, type ExploreSetup, type World } from '@shared/sim/explore-world.ts';
 import { search } from '@shared/sim/explore-search.ts';
 import { createKeyer } from '@shared/sim/explore-key.ts';
@@ -113,7 +113,7 @@ describe('explore', () => {
         const a = acts[Math.floor(rng() * acts.length)]!;
         if (a.kind !== 'fire') continue;
         const p = w.pending.find((x) => x.id === a.id)!;
-        const next = step(setup, w, a);
+        const next = move(setup, w, a);
         expect(next.now).toBeLessThanOrEqual(deadline(w));
         expect(next.now).toBeGreaterThanOrEqual(w.now);
         if (p.kind === 'timer') expect(next.now).toBe(p.earliest);
@@ -131,7 +131,7 @@ describe('explore', () => {
       for (let k = 0; k < 80; k++) {
         const acts = enabled(setup, w);
         if (acts.length === 0) break;
-        w = step(
+        w = move(
           setup,
           w,
           acts[Math.floor(rng() * acts.length)]!,
@@ -152,7 +152,7 @@ describe('explore', () => {
     const setup = setupFor('bully', 4, { initiators: [1] });
     let w = initialWorld(setup);
     const fire = (pred: (w: World) => number) =>
-      (w = step(setup, w, { kind: 'fire', id: pred(w), at: 'early' }));
+      (w = move(setup, w, { kind: 'fire', id: pred(w), at: 'early' }));
     fire((x) => x.pending.find((p) => p.kind === 'elect')!.id);
     fire((x) => x.pending.find((p) => p.kind === 'deliver' && p.to === 2)!.id);
     const ok = w.pending.find((p) => p.kind === 'deliver' && p.message.type === 'OK')!;
@@ -182,7 +182,7 @@ describe('explore', () => {
     expect(key(shifted)).toBe(key(w));
     const reordered: World = { ...w, pending: [...w.pending].reverse() };
     expect(key(reordered)).toBe(key(w));
-    expect(key(step(setup, w, enabled(setup, w)[0]!))).not.toBe(key(w));
+    expect(key(move(setup, w, enabled(setup, w)[0]!))).not.toBe(key(w));
   });
 
   it('explore: the CLI refuses unknown faults and labs too large to search', () => {

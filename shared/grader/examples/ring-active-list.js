@@ -75,6 +75,38 @@ function forward(s, hop, fx) {
   return { ...s, seq, unacked: [...s.unacked, { seq, to, hop }] };
 }
 
+/** No ACK within UB for hop `seq`: that successor is down. Every hop waiting on it goes, in order, to the next. @param {State} s @param {number} seq @returns {{ state: State, effects: Effect[] }} */
+function noAck(s, seq) {
+  /** @type {Effect[]} */
+  const fx = [];
+  const late = s.unacked.find((u) => u.seq === seq);
+  if (!late) return { state: s, effects: [] };
+  const moved = s.unacked.filter((u) => u.to === late.to);
+  for (const u of moved) if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
+  let next = {
+    ...s,
+    down: [...s.down, late.to],
+    unacked: s.unacked.filter((u) => u.to !== late.to),
+  };
+  for (const u of moved) next = forward(next, u.hop, fx);
+  return { state: next, effects: fx };
+}
+
+/** Anything from `from` shows it is up: it is no longer skipped. @param {State} s @param {ProcessId} from @returns {State} */
+function revive(s, from) {
+  return s.down.includes(from) ? { ...s, down: s.down.filter((id) => id !== from) } : s;
+}
+
+/** An ACK from `from` ends the wait of its hop. @param {State} s @param {ProcessId} from @param {unknown} seq @returns {{ state: State, effects: Effect[] }} */
+function acked(s, from, seq) {
+  const hop = s.unacked.find((u) => u.seq === seq && u.to === from);
+  if (!hop) return { state: s, effects: [] };
+  return {
+    state: { ...s, unacked: s.unacked.filter((u) => u !== hop) },
+    effects: [{ kind: 'cancel-timer', name: `ack:${hop.seq}` }],
+  };
+}
+
 /** Nobody else is up: my own Elect is in effect back, and my Elected reaches only me. @param {State} s @param {Hop} hop @param {Effect[]} fx @returns {State} */
 function alone(s, hop, fx) {
   if (hop.type === 'ELECTED')
@@ -176,32 +208,11 @@ function step(s, event) {
   if (event.kind === 'timer') {
     if (event.name === 'watchdog')
       return s.participating ? detect(s, s.epoch + 1) : { state: s, effects: [] };
-    const seq = Number(event.name.slice('ack:'.length));
-    const late = s.unacked.find((u) => u.seq === seq);
-    if (!late) return { state: s, effects: [] };
-    // No ACK within UB: that successor is down. Every hop waiting on it goes, in order, to the next.
-    const moved = s.unacked.filter((u) => u.to === late.to);
-    for (const u of moved)
-      if (u.seq !== seq) fx.push({ kind: 'cancel-timer', name: `ack:${u.seq}` });
-    let next = {
-      ...s,
-      down: [...s.down, late.to],
-      unacked: s.unacked.filter((u) => u.to !== late.to),
-    };
-    for (const u of moved) next = forward(next, u.hop, fx);
-    return { state: next, effects: fx };
+    return noAck(s, Number(event.name.slice('ack:'.length)));
   }
   const { from, message: m } = event;
-  const revived = s.down.includes(from) ? { ...s, down: s.down.filter((id) => id !== from) } : s;
-  if (m.type === 'ACK') {
-    const acked = revived.unacked.find((u) => u.seq === m.seq && u.to === from);
-    if (!acked) return { state: revived, effects: [] };
-    fx.push({ kind: 'cancel-timer', name: `ack:${acked.seq}` });
-    return {
-      state: { ...revived, unacked: revived.unacked.filter((u) => u !== acked) },
-      effects: fx,
-    };
-  }
+  const revived = revive(s, from);
+  if (m.type === 'ACK') return acked(revived, from, m.seq);
   // A hop: acknowledge it first.
   fx.push({ kind: 'send', to: from, message: { type: 'ACK', seq: m.seq } });
   const out =
