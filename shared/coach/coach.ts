@@ -26,6 +26,7 @@ import {
   type AlgorithmEvent,
   type AnyAlgorithm,
   type Effect,
+  type Message,
   type ProcessId,
 } from '../algorithms/algorithm.ts';
 import { MAX_TASKS } from '../protocol/lab-config.ts';
