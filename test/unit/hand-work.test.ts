@@ -239,6 +239,42 @@ describe('hand mode: the coordinator of the work schedule', () => {
     expect(h.marks).toEqual([]);
   });
 
+  it("her own order of tasks and workers, other than the reference's, through the tab is never marked while the workers' beats name her tasks (003: any empty machine)", () => {
+    const h = inOffice();
+    for (const [task, worker] of [
+      [5, 3],
+      [2, 1],
+      [4, 2],
+      [0, 4],
+    ] as const)
+      h.r.act(assignOffer(h.r.view().work!.state, task, worker)!);
+    expect(h.r.view().work!.open).toEqual([1, 3]);
+    // Two heartbeat intervals of status beats naming her tasks: the coach's table is hers.
+    for (let t = 0; t < 10; t++) {
+      if (t % 5 === 0)
+        for (const [w, task] of [
+          [3, 5],
+          [1, 2],
+          [2, 4],
+          [4, 0],
+        ] as const)
+          h.r.deliver(w, { type: 'WORK_STATUS', token: T5, task, boot: 0 });
+      h.advance(100);
+    }
+    h.r.deliver(3, { type: 'WORK_RESULT', token: T5, task: 5, value: KEY[5]! });
+    h.click('work-store');
+    h.r.act(assignOffer(h.r.view().work!.state, 3, 3)!);
+    h.advance(1000);
+    expect(h.marks).toEqual([]);
+    expect(h.sentOf('WORK_ASSIGN').map((s) => [s.to, s.message.task])).toEqual([
+      [3, 5],
+      [1, 2],
+      [2, 4],
+      [4, 0],
+      [3, 3],
+    ]);
+  });
+
   it('a task handed to a busy worker is marked work.busy', () => {
     const h = inOffice();
     h.r.act(assignOffer(h.r.view().work!.state, 0, 1)!);
