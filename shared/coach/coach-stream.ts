@@ -1,7 +1,13 @@
 // The coach as her tab runs it (hand-runner.ts): the fold (coach.ts) fed entry by entry, looked at
 // only when something changed.
-import type { CoachFold } from './coach.ts';
 import { MAX_MARKS, type CoachEntry, type CoachView, type Deviation } from './coach-types.ts';
+
+/** What the stream needs of the fold (coach.ts's CoachFold; named here so the two import one way). */
+export interface CoachFoldLike {
+  add(entry: CoachEntry): void;
+  view(now: number): CoachView;
+  take(): Deviation[];
+}
 
 /**
  * The coach as her tab runs it: each entry of her history is folded once, as it comes (like the
@@ -10,13 +16,13 @@ import { MAX_MARKS, type CoachEntry, type CoachView, type Deviation } from './co
  * again only when an entry came or the last view's next deadline passed.
  */
 export class CoachStream {
-  private fold: CoachFold | null = null;
+  private fold: CoachFoldLike | null = null;
   private last: CoachView | null = null;
   private fresh = false;
   /** The marks taken from the fold at each look, the latest MAX_MARKS. */
   private marks: Deviation[] = [];
 
-  constructor(private readonly make: () => CoachFold) {}
+  constructor(private readonly make: () => CoachFoldLike) {}
 
   get view(): CoachView | null {
     return this.last;

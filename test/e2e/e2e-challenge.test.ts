@@ -8,15 +8,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { Relay } from '../../server/relay.ts';
-import {
-  launchBrowser,
-  screenshot,
-  screenshotOf,
-  toDocs,
-  watchErrors,
-} from '../helpers/browser.ts';
+import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
 import { searchSolution } from '@shared/challenges/challenge-search.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'challenge-token';
 const LAB = 'breakit';
@@ -31,7 +25,7 @@ let challenge: Challenge;
 let solution: Schedule;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-challenge-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-challenge-', TOKEN));
   expect((await api('POST', '/api/labs', { name: LAB, algorithm: 'ring', size: 6 })).status).toBe(
     201,
   );
@@ -40,12 +34,10 @@ beforeAll(async () => {
   // The schedule the student types in is found by search, not written here.
   solution = searchSolution(challenge)!;
   expect(solution.links?.length).toBeGreaterThan(0);
-  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 /** Types the schedule into the editor, row by row, as a student would. */

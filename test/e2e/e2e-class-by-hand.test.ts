@@ -21,15 +21,9 @@ import type { LabSnapshot, LabStats } from '@shared/protocol/frames.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import { isBackgroundType } from '../../client/src/utils/message-style.ts';
 import type { Relay } from '../../server/relay.ts';
-import {
-  launchBrowser,
-  screenshot,
-  screenshotOf,
-  toDocs,
-  watchErrors,
-} from '../helpers/browser.ts';
+import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
 import { parseTrace, sleep } from '../helpers/relay-harness.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'class-by-hand-token';
 const LAB = 'class12';
@@ -116,7 +110,11 @@ async function playUntil(leader: number, live: readonly number[], what: string):
 }
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-class-by-hand-', TOKEN));
+  ({ relay, base, dataDir, api, browser, context } = await startServedLab(
+    'election-lab-class-by-hand-',
+    TOKEN,
+    { viewport: { width: 390, height: 844 }, isMobile: true },
+  ));
   const created = await api('POST', '/api/labs', {
     name: LAB,
     algorithm: 'bully',
@@ -129,14 +127,10 @@ beforeAll(async () => {
   expect((await api('PUT', `/api/labs/${LAB}/play`, { students: true, hints: true })).status).toBe(
     200,
   );
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser, context });
 });
 
 afterEach(async (ctx) => {

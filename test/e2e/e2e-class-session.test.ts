@@ -6,14 +6,8 @@ import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import {
-  launchBrowser,
-  toDocs,
-  screenshot,
-  screenshotOf,
-  watchErrors,
-} from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { toDocs, screenshot, screenshotOf, watchErrors } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'session-token';
 const LAB = 'session';
@@ -25,16 +19,14 @@ let api: Api;
 let browser: Browser;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-session-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-session-', TOKEN));
   expect((await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', size: 4 })).status).toBe(
     201,
   );
-  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 describe('class session', () => {

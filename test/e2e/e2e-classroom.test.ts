@@ -7,8 +7,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, UNLABELLED_CONTROLS, watchErrors } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { screenshot, UNLABELLED_CONTROLS, watchErrors } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'e2e-token';
 const LAB = 'classroom';
@@ -32,7 +32,11 @@ async function open(name: string, path: string): Promise<Page> {
 }
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-e2e-', TOKEN));
+  ({ relay, base, dataDir, api, browser, context } = await startServedLab(
+    'election-lab-e2e-',
+    TOKEN,
+    { viewport: { width: 1440, height: 1000 } },
+  ));
   // Bounds loose enough for a busy two-core CI machine running Chromium, the relay and the bots:
   // with T = 100 ms there, event-loop stalls past UB made timeouts fire early and elections
   // cascade (hundreds of thousands of messages after a switch to the ring algorithm).
@@ -44,14 +48,10 @@ beforeAll(async () => {
     fabric: { link: { delay: 10 } },
   });
   expect(created.status).toBe(201);
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser, context });
 });
 
 describe('the lab in the browser', () => {

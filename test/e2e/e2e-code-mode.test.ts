@@ -10,15 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
 import { SANDBOX_CSP } from '../../server/http/static.ts';
 import { brokenSource } from '../fixtures/grader/broken.ts';
-import {
-  launchBrowser,
-  toDocs,
-  screenshot,
-  UNLABELLED_CONTROLS,
-  watchErrors,
-} from '../helpers/browser.ts';
+import { toDocs, screenshot, UNLABELLED_CONTROLS, watchErrors } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/relay-harness.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'code-token';
 const LAB = 'code';
@@ -32,7 +26,7 @@ let browser: Browser;
 let desk: BrowserContext;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-code-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-code-', TOKEN));
   // Quick timing, so a crash is noticed and an election ends within a second.
   const timing = { transmission: 40, processing: 5, heartbeatInterval: 150, heartbeatTimeout: 500 };
   expect(
@@ -49,13 +43,11 @@ beforeAll(async () => {
   expect((await api('POST', `/api/labs/${LAB}/bots`, { count: 4, ids: [0, 1, 2, 4] })).status).toBe(
     201,
   );
-  browser = await launchBrowser();
   desk = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 const lab = async () =>

@@ -5,8 +5,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, watchErrors } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay } from '../helpers/served-relay.ts';
+import { screenshot, watchErrors } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab } from '../helpers/served-relay.ts';
 
 const TOKEN = 'load-token';
 const LAB = 'big';
@@ -18,7 +18,7 @@ let dataDir: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir } = await startServedRelay('election-lab-load-', TOKEN));
+  ({ relay, base, dataDir, browser } = await startServedLab('election-lab-load-', TOKEN));
   const res = await fetch(`${base}/api/labs`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
@@ -38,12 +38,10 @@ beforeAll(async () => {
     body: JSON.stringify({ count: N }),
   });
   expect(added.status).toBe(201);
-  browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 /** Frame gaps (ms) over `ms` of animation, measured in the page (a string: this file has no DOM types). */

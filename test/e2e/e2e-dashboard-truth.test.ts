@@ -7,8 +7,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, toDocs, openPage } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { screenshot, toDocs, openPage } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'e2e-truth-token';
 const LAB = 'truth';
@@ -25,7 +25,10 @@ const open = (path: string, width: number): Promise<Page> =>
   openPage(context, base + path, width, errors);
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-e2e-truth-', TOKEN));
+  ({ relay, base, dataDir, api, browser, context } = await startServedLab(
+    'election-lab-e2e-truth-',
+    TOKEN,
+  ));
   const created = await api('POST', '/api/labs', {
     name: LAB,
     algorithm: 'bully',
@@ -36,14 +39,10 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   expect((await api('POST', `/api/labs/${LAB}/bots`, { count: 4 })).status).toBe(201);
-  browser = await launchBrowser();
-  context = await browser.newContext();
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser, context });
 });
 
 describe('the dashboard and the projector after an undetected crash', () => {

@@ -6,14 +6,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDemoLab } from '../../server/demo-lab.ts';
 import type { Relay } from '../../server/relay.ts';
-import {
-  launchBrowser,
-  screenshot,
-  screenshotOf,
-  toDocs,
-  watchErrors,
-} from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'demo-token';
 let relay: Relay;
@@ -23,14 +17,12 @@ let api: Api;
 let browser: Browser;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-demo-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-demo-', TOKEN));
   expect((await openDemoLab(relay)).bots).toHaveLength(8);
-  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 describe('a first look that moves', () => {

@@ -14,14 +14,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseExploreCli, runExplore } from '../../scripts/explore.ts';
 import type { Relay } from '../../server/relay.ts';
 import {
-  launchBrowser,
   screenshot,
   screenshotOf,
   toDocs,
   UNLABELLED_CONTROLS,
   watchErrors,
 } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'e2e-findings-token';
 const LAB = 'split';
@@ -46,7 +45,11 @@ async function open(name: string, path: string): Promise<Page> {
 }
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-findings-', TOKEN));
+  ({ relay, base, dataDir, api, browser, context } = await startServedLab(
+    'election-lab-findings-',
+    TOKEN,
+    { viewport: { width: 1440, height: 1000 } },
+  ));
   const created = await api('POST', '/api/labs', {
     name: LAB,
     algorithm: 'bully',
@@ -56,14 +59,10 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   expect((await api('POST', `/api/labs/${LAB}/bots`, { count: N })).status).toBe(201);
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser, context });
 });
 
 afterEach(async (ctx) => {

@@ -7,8 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, openPage, screenshot, screenshotOf, toDocs } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { openPage, screenshot, screenshotOf, toDocs } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'lesson-work-token';
 const LAB = 'work-class';
@@ -20,14 +20,15 @@ let api: Api;
 let browser: Browser;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-lesson-work-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab(
+    'election-lab-lesson-work-',
+    TOKEN,
+  ));
   expect((await api('POST', '/api/labs', { name: LAB, size: 6 })).status).toBe(201);
-  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 /** A student over a raw WebSocket: joins as `id`, answers step 0 with `value`, resolves on `answered`. */

@@ -4,14 +4,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import {
-  launchBrowser,
-  screenshot,
-  screenshotOf,
-  toDocs,
-  watchErrors,
-} from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'lesson-token';
 const LAB = 'lesson';
@@ -25,17 +19,15 @@ let api: Api;
 let browser: Browser;
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-lesson-', TOKEN));
+  ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-lesson-', TOKEN));
   expect(
     (await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', size: 8, detector: 'none' }))
       .status,
   ).toBe(201);
-  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser });
 });
 
 const phase = (page: Page) => page.getByTestId('lesson-phase').textContent();

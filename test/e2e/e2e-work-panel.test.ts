@@ -8,8 +8,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, screenshot, screenshotOf, toDocs, openPage } from '../helpers/browser.ts';
-import { startServedRelay, stopServedRelay, type Api } from '../helpers/served-relay.ts';
+import { screenshot, screenshotOf, toDocs, openPage } from '../helpers/browser.ts';
+import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'e2e-work-token';
 const LAB = 'workroom';
@@ -30,7 +30,10 @@ const count = (page: Page, key: string) =>
   page.locator(`[data-testid="work-panel"] [data-count="${key}"] .n`).textContent();
 
 beforeAll(async () => {
-  ({ relay, base, dataDir, api } = await startServedRelay('election-lab-e2e-work-', TOKEN));
+  ({ relay, base, dataDir, api, browser, context } = await startServedLab(
+    'election-lab-e2e-work-',
+    TOKEN,
+  ));
   const created = await api('POST', '/api/labs', {
     name: LAB,
     algorithm: 'bully',
@@ -41,14 +44,10 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   expect((await api('POST', `/api/labs/${LAB}/bots`, { count: 5 })).status).toBe(201);
-  browser = await launchBrowser();
-  context = await browser.newContext();
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await stopServedRelay(relay, dataDir);
+  await stopServedLab({ relay, dataDir, browser, context });
 });
 
 describe('the Work panel', () => {

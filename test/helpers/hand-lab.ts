@@ -6,9 +6,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Timing } from '@shared/algorithms/algorithm.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { Relay } from '../../server/relay.ts';
-import { launchBrowser, watchErrors } from './browser.ts';
+import { watchErrors } from './browser.ts';
 import { parseTrace, waitFor } from './relay-harness.ts';
-import { startServedRelay, stopServedRelay, type Api } from './served-relay.ts';
+import { startServedLab, stopServedLab, type Api } from './served-relay.ts';
 
 export const HAND_IDS = [1, 2, 3, 4, 5, 6, 7];
 
@@ -22,14 +22,10 @@ export function handLab(prefix: string, token: string) {
     desk: BrowserContext;
   };
   beforeAll(async () => {
-    Object.assign(s, await startServedRelay(prefix, token));
-    s.browser = await launchBrowser();
-    s.desk = await s.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const lab = await startServedLab(prefix, token, { viewport: { width: 1400, height: 1000 } });
+    Object.assign(s, lab, { desk: lab.context });
   }, 180_000);
-  afterAll(async () => {
-    await s.browser?.close();
-    await stopServedRelay(s.relay, s.dataDir);
-  });
+  afterAll(() => stopServedLab({ ...s, context: s.desk }));
 
   const api: Api = (method, path, body) => s.api(method, path, body);
   /** The served relay's API, polled every 100 ms (relay-harness's `waitFor`). */
