@@ -26,11 +26,13 @@ import {
   type AlgorithmEvent,
   type AnyAlgorithm,
   type Effect,
+  type Message,
   type ProcessId,
 } from '../algorithms/algorithm.ts';
 import { MAX_TASKS } from '../protocol/lab-config.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { sameMessage } from './identify.ts';
+import { adoptAssign } from './work-adopt.ts';
 import {
   awaitedTask,
   isWorkPlumbing,
@@ -90,6 +92,8 @@ export class CoachFold {
   private serials = 0;
   /** Work tasks she took against the reference (marked at her accepting): their results are not marked again. */
   private readonly obeyed = new Set<number>();
+  /** Work tasks whose result she sent before the task's time (marked then): the reference's own result send is hers already. */
+  private readonly early = new Set<number>();
 
   constructor(
     private readonly algorithm: AnyAlgorithm,
@@ -122,7 +126,8 @@ export class CoachFold {
     if (a.kind === 'accept') return this.accept(a.task, a.from, entry.at, entry.click);
     if (a.kind === 'send') {
       if (isPlumbing(algorithm.name, a.message.type) || isWorkPlumbing(a.message.type)) return;
-      if (a.message.type === 'WORK_RESULT' && this.obeyed.has(a.message.task as number)) return;
+      if (a.message.type === 'WORK_RESULT' && this.judgedResult(a.message, entry.at, entry.click))
+        return;
       sh.recent = [
         ...sh.recent.filter((r) => r.at + this.ub >= entry.at),
         { to: a.to, message: a.message, at: entry.at },
@@ -133,6 +138,7 @@ export class CoachFold {
         same >= 0
           ? same
           : sh.open.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
+      if (same < 0 && this.adopted(a.to, a.message, entry.at)) return;
       if (i >= 0) return this.restart(sh.open.splice(i, 1)[0]!, entry.at);
       const j = sh.late.findIndex((s) => s.to === a.to && s.message.type === a.message.type);
       if (j >= 0) return this.restart(sh.late.splice(j, 1)[0]!, entry.at);
@@ -219,6 +225,7 @@ export class CoachFold {
       if (e.kind === 'send') {
         if (isPlumbing(this.algorithm.name, e.message.type) || isWorkPlumbing(e.message.type))
           continue;
+        if (e.message.type === 'WORK_RESULT' && this.early.has(e.message.task as number)) continue;
         if (e.message.type !== runType) [run, runType, runSent] = [[], e.message.type, false];
         // She was ahead of the reference (its detector suspected a little later than hers).
         const i = sh.ahead.findIndex((a) => a.to === e.to && a.type === e.message.type);
@@ -298,6 +305,40 @@ export class CoachFold {
       `accepted task ${task}${from === null ? '' : ` from ${from}`}`,
       click,
     );
+  }
+
+  /**
+   * Her WORK_ASSIGN, when it is a legal move other than the reference's (another queued task,
+   * another empty worker: work-adopt.ts), becomes the shadow's: its table follows hers and the
+   * orders hers replaces are no longer owed. True when adopted.
+   */
+  private adopted(to: ProcessId, m: Message, at: number): boolean {
+    if (m.type !== 'WORK_ASSIGN') return false;
+    const sh = this.sh;
+    const out = adoptAssign(sh.state, [...sh.open, ...sh.late], to, m, at);
+    if (!out) return false;
+    const gone = new Set(out.replaced);
+    sh.state = out.state;
+    sh.open = sh.open.filter((s) => !gone.has(s));
+    sh.late = sh.late.filter((s) => !gone.has(s));
+    return true;
+  }
+
+  /**
+   * Her result send, when it is not judged as an election send is: a result for a task she took
+   * against the reference (marked at her accepting), or one sent before the task's time (003: a
+   * machine sends its result when it finishes; marked now, once, and the reference's own result
+   * send for that task is taken as hers).
+   */
+  private judgedResult(m: Message, at: number, click: number): boolean {
+    const task = m.task as number;
+    if (this.obeyed.has(task) || this.early.has(task)) return true;
+    const timer = this.sh.timers.get(WORK_COMPUTE_TIMER);
+    const running = timer !== undefined && (!timer.armed || timer.at > at);
+    if (!running || awaitedTask(this.sh.state) !== task) return false;
+    if (this.early.size < MAX_TASKS) this.early.add(task);
+    this.deviate('work.result', at, `sent the result of task ${task} before its time`, click);
+    return true;
   }
 
   /** Her send answered `s` at `at`: the waits the reference set with it start from her send. */

@@ -49,13 +49,25 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
   const reconcile = believes !== null && (mine.coordinator !== believes || mine.electing);
   const declare = reconcile && believes === self;
   for (const [type, owed] of groups) {
-    const steps: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
+    const sends: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
+    const compute = type === 'WORK_RESULT' ? computeFirst(view) : null;
+    if (compute?.waiting) {
+      // Its time is not over on her clock: nothing to click yet (the result goes after Compute).
+      out.push({ label: `${compute.label} first: its time is not over`, offer: null, due: null });
+      continue;
+    }
+    // The result hint carries her Compute click: it never sends a result she has not computed.
+    const steps: HandStep[] = compute ? [{ kind: 'compute' }, ...sends] : sends;
     const withDeclare = declare && type === 'COORDINATOR';
     // Several of one kind to one id (results passed to the analyser): the id once, the count after.
     const to = [...new Set(owed.map((s) => s.to))];
     const many = owed.length > to.length ? ` (${owed.length} messages)` : '';
     const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}${many}`;
-    const label = withDeclare ? `Declare myself coordinator: ${what}` : what;
+    const label = withDeclare
+      ? `Declare myself coordinator: ${what}`
+      : compute
+        ? `${compute.label}, then: ${what}`
+        : what;
     out.push({
       label,
       offer: {
@@ -129,4 +141,11 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
       due: null,
     },
   ];
+}
+
+/** Her Compute button when she runs a task (the result hint goes through it), and whether its time is still running. */
+function computeFirst(view: HandView): { label: string; waiting: boolean } | null {
+  const c = view.work?.offers.find((o) => o.key === 'work-compute');
+  if (!c) return null;
+  return { label: c.label, waiting: c.readyAt !== undefined && c.readyAt > view.now };
 }

@@ -119,7 +119,7 @@ function assign<S>(s: Ws<S>, now: number, fx: Fx, only?: ProcessId): Ws<S> {
 }
 
 /** givenTo with `w` added for `task` (each list bounded by the lab's size). */
-function given(
+export function given(
   list: Office['givenTo'],
   task: number,
   w: ProcessId,

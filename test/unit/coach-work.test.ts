@@ -98,6 +98,22 @@ describe('coach: a hand-played worker (003 dynamic sharing)', () => {
     expect(p.rules(400 + JOB.taskMs + UB + 1)).toEqual(['work.result']);
   });
 
+  it("a result sent before the task's time is marked work.result once, and not again when the reference would send it (003: a machine sends its result when it finishes)", () => {
+    const p = workerGivenTask().did(400, { kind: 'accept', task: 0, from: 5 });
+    p.send(400 + JOB.taskMs / 2, 5, result(T5, 0));
+    expect(p.rules(400 + JOB.taskMs / 2)).toEqual(['work.result']);
+    expect(p.fold.view(5000).deviations[0]!.action).toBe(
+      'sent the result of task 0 before its time',
+    );
+    expect(p.fold.view(5000).suggestions).toEqual([]);
+    expect(p.rules(5000)).toEqual(['work.result']);
+  });
+
+  it('a result sent for a task offered but never accepted is marked work.result (its time never started)', () => {
+    const p = workerGivenTask().send(350, 5, result(T5, 0));
+    expect(p.rules(350)).toEqual(['work.result']);
+  });
+
   it('fencing on: obeying a stale coordinator is marked work.stale once (the refusal it owed is not marked again)', () => {
     const p = new Play(2)
       .got(100, 5, { type: 'WORK_HOLD', token: T5_NEW, boot: 0 })
@@ -145,8 +161,10 @@ describe('coach: a hand-played worker (003 dynamic sharing)', () => {
   });
 });
 
-/** Coordinator 5 takes office at start, follows the coach through the gathering to the first orders. */
-function coordinatorRunning(): { p: Play; now: number } {
+const assign = (task: number): Message => ({ type: 'WORK_ASSIGN', token: T5, task, reportTo: 5 });
+
+/** Coordinator 5 takes office at start and hears every worker empty: the reference's first orders are due. */
+function coordinatorGathered(): { p: Play; now: number } {
   const p = new Play(5);
   expect(p.followAt(0, 10).map((m) => m.type)).toEqual(Array(4).fill('WORK_HOLD'));
   for (const w of [1, 2, 3, 4])
@@ -159,7 +177,12 @@ function coordinatorRunning(): { p: Play; now: number } {
       held: [],
       stored: [],
     });
-  const now = 10 + 2 * UB;
+  return { p, now: 10 + 2 * UB };
+}
+
+/** Coordinator 5 takes office at start, follows the coach through the gathering to the first orders. */
+function coordinatorRunning(): { p: Play; now: number } {
+  const { p, now } = coordinatorGathered();
   const orders = p.followAt(now);
   expect(orders.map((m) => [m.type, m.task])).toEqual([
     ['WORK_ASSIGN', 0],
@@ -181,6 +204,47 @@ describe('coach: a hand-played coordinator (003 dynamic sharing)', () => {
       { type: 'WORK_ASSIGN', token: T5, task: 4, reportTo: 5 },
     ]);
     expect(p.rules(now + 1000)).toEqual([]);
+  });
+
+  it('handing queued tasks to empty machines in another order than the reference is never marked (003: "hand the next task only to an empty machine"; which one is hers)', () => {
+    const { p, now } = coordinatorGathered();
+    // The reference would give 0, 1, 2, 3 to 1, 2, 3, 4; she picks other tasks and other workers.
+    for (const [task, w] of [
+      [3, 1],
+      [0, 4],
+      [5, 2],
+      [1, 3],
+    ] as const)
+      p.send(now + 20, w, assign(task));
+    expect(p.fold.view(now + 20).suggestions).toEqual([]);
+    // The shadow's table is hers: the workers' status beats name her tasks, and nothing is requeued.
+    for (const [w, task] of [
+      [1, 3],
+      [4, 0],
+      [2, 5],
+      [3, 1],
+    ] as const)
+      p.got(now + 300, w, { type: 'WORK_STATUS', token: T5, task, boot: 0 });
+    expect(p.fold.view(now + 300).suggestions).toEqual([]);
+    p.got(now + 500, 1, result(T5, 3));
+    // The result goes to the analyser, and 1 is empty: she gives it 4 where the reference says 2.
+    const owed = p.fold.view(now + 500).suggestions.map((s) => [s.to, s.message.type]);
+    expect(owed).toEqual([
+      [4, 'WORK_STORE'],
+      [1, 'WORK_ASSIGN'],
+    ]);
+    p.send(now + 520, 4, { type: 'WORK_STORE', token: T5, task: 3, value: KEY[3]! });
+    p.send(now + 520, 1, assign(4));
+    p.got(now + 800, 1, { type: 'WORK_STATUS', token: T5, task: 4, boot: 0 });
+    expect(p.fold.view(now + 800).suggestions).toEqual([]);
+    expect(p.rules(now + 800 + UB + 1)).toEqual([]);
+  });
+
+  it('after her own order of tasks, a task to a machine busy with hers is still marked work.busy', () => {
+    const { p, now } = coordinatorGathered();
+    p.send(now + 20, 1, assign(3));
+    p.send(now + 40, 1, assign(0));
+    expect(p.rules(now + 40 + UB + 1)).toContain('work.busy');
   });
 
   it('a task sent to a busy machine is marked work.busy', () => {

@@ -10,6 +10,7 @@ import { DEFAULT_TIMING, type Message, type ProcessId } from '@shared/algorithms
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { assignOffer } from '@shared/coach/hand-work.ts';
+import { hints } from '@shared/coach/hints.ts';
 import type { HostIO } from '@shared/sim/process-host.ts';
 import { answerKey, DEFAULT_JOB, makeToken, type WorkJob } from '@shared/work/work-job.ts';
 import { withWork } from '@shared/work/with-work.ts';
@@ -104,6 +105,34 @@ describe('hand mode: a worker of the work schedule', () => {
       { to: 5, message: { type: 'WORK_RESULT', token: T5, task: 3, value: KEY[3] } },
     ]);
     expect(h.r.view().work!.state.held).toEqual({ 3: KEY[3] });
+    h.advance(3000);
+    expect(h.marks).toEqual([]);
+  });
+
+  it('the coach\'s "Send the result" hint comes only after the task\'s time and carries her Compute click (it never sends an uncomputed result)', () => {
+    const h = played(2);
+    h.r.deliver(5, { type: 'WORK_HOLD', token: T5, boot: 0 });
+    h.r.deliver(5, { type: 'WORK_ASSIGN', token: T5, task: 3, reportTo: 5 });
+    h.click('work-accept');
+    const resultHint = () =>
+      hints(h.r.view(), 2).find((x) =>
+        x.offer?.steps.some((s) => s.kind === 'send' && s.message.type === 'WORK_RESULT'),
+      );
+    h.advance(JOB.taskMs - 50);
+    expect(resultHint()).toBeUndefined();
+    h.advance(50);
+    const hint = resultHint()!;
+    expect(hint.offer!.steps[0]).toEqual({ kind: 'compute' });
+    expect(hint.label).toBe('Compute task 3, then: Send the result (WORK_RESULT) to 5');
+    h.r.act(hint.offer!);
+    expect(h.sentOf('WORK_RESULT')).toEqual([
+      { to: 5, message: { type: 'WORK_RESULT', token: T5, task: 3, value: KEY[3] } },
+    ]);
+    // Computed by her click, then sent: her tab holds it and offers neither Compute nor the send again.
+    const w = h.r.view().work!;
+    expect(w.state.held).toEqual({ 3: KEY[3] });
+    expect(w.offers.map((o) => o.key)).not.toContain('work-compute');
+    expect(w.offers.map((o) => o.key)).not.toContain('work-result');
     h.advance(3000);
     expect(h.marks).toEqual([]);
   });
@@ -208,6 +237,42 @@ describe('hand mode: the coordinator of the work schedule', () => {
       message: { type: 'WORK_STORE', token: T5, task: 0, value: KEY[0] },
     });
     expect(h.marks).toEqual([]);
+  });
+
+  it("her own order of tasks and workers, other than the reference's, through the tab is never marked while the workers' beats name her tasks (003: any empty machine)", () => {
+    const h = inOffice();
+    for (const [task, worker] of [
+      [5, 3],
+      [2, 1],
+      [4, 2],
+      [0, 4],
+    ] as const)
+      h.r.act(assignOffer(h.r.view().work!.state, task, worker)!);
+    expect(h.r.view().work!.open).toEqual([1, 3]);
+    // Two heartbeat intervals of status beats naming her tasks: the coach's table is hers.
+    for (let t = 0; t < 10; t++) {
+      if (t % 5 === 0)
+        for (const [w, task] of [
+          [3, 5],
+          [1, 2],
+          [2, 4],
+          [4, 0],
+        ] as const)
+          h.r.deliver(w, { type: 'WORK_STATUS', token: T5, task, boot: 0 });
+      h.advance(100);
+    }
+    h.r.deliver(3, { type: 'WORK_RESULT', token: T5, task: 5, value: KEY[5]! });
+    h.click('work-store');
+    h.r.act(assignOffer(h.r.view().work!.state, 3, 3)!);
+    h.advance(1000);
+    expect(h.marks).toEqual([]);
+    expect(h.sentOf('WORK_ASSIGN').map((s) => [s.to, s.message.task])).toEqual([
+      [3, 5],
+      [1, 2],
+      [2, 4],
+      [4, 0],
+      [3, 3],
+    ]);
   });
 
   it('a task handed to a busy worker is marked work.busy', () => {
