@@ -3,13 +3,11 @@
 // faults the search finds within its budget, and how long the relay takes to verify that
 // schedule. Exit 1 when a file is refused, is broken without faults, or the search finds nothing
 // (docs/RUN_A_CLASS.md, "Writing a challenge").
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { parseChallenge, totalFaults } from '@shared/challenges/challenge-schema.ts';
 import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import { runChallenge, verifySubmission } from '@shared/challenges/challenge-verify.ts';
-import { handleHelp, usageError } from './cli.ts';
+import { checkFilesCli } from './cli.ts';
 
 const USAGE = `Usage: npm run challenge -- [FILE.json ...]
 
@@ -57,33 +55,10 @@ function check(path: string): { lines: string[]; ok: boolean } {
   };
 }
 
-function main(argv: string[]): number {
-  handleHelp(argv, USAGE);
-  let files: string[];
-  try {
-    files = parseArgs({
-      args: argv,
-      options: {},
-      allowPositionals: true,
-      strict: true,
-    }).positionals;
-  } catch (err) {
-    usageError('challenge', USAGE, err);
-  }
-  if (files.length === 0) {
-    const dir = new URL('../challenges/', import.meta.url).pathname;
-    files = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => join(dir, f));
-  }
-  let ok = true;
-  for (const f of files) {
-    const r = check(relative(process.cwd(), f) || f);
-    ok &&= r.ok;
-    console.log(r.lines.join('\n'));
-  }
-  return ok ? 0 : 1;
-}
-
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = checkFilesCli(
+  'challenge',
+  USAGE,
+  new URL('../challenges/', import.meta.url),
+  check,
+  process.argv.slice(2),
+);

@@ -1,5 +1,8 @@
 // What every command line tool does the same way: `--help` prints its usage and exits 0; a usage
 // error prints the problem (naming the option) and the usage to stderr and exits 2.
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
 export function helpRequested(argv: readonly string[]): boolean {
   return argv.includes('--help') || argv.includes('-h');
 }
@@ -56,4 +59,43 @@ export function progressLine(
       shown = false;
     },
   };
+}
+
+/**
+ * A checker of data files (`npm run lesson`, `npm run challenge`): the files named, or every
+ * `*.json` of `folder`; each file's lines printed; exit code 1 if any file failed.
+ */
+export function checkFilesCli(
+  name: string,
+  usage: string,
+  folder: URL,
+  check: (file: string) => { lines: string[]; ok: boolean },
+  argv: string[],
+): number {
+  handleHelp(argv, usage);
+  let files: string[];
+  try {
+    files = parseArgs({
+      args: argv,
+      options: {},
+      allowPositionals: true,
+      strict: true,
+    }).positionals;
+  } catch (err) {
+    usageError(name, usage, err);
+  }
+  if (files.length === 0) {
+    const dir = folder.pathname;
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => join(dir, f));
+  }
+  let ok = true;
+  for (const f of files) {
+    const r = check(relative(process.cwd(), f) || f);
+    ok &&= r.ok;
+    console.log(r.lines.join('\n'));
+  }
+  return ok ? 0 : 1;
 }

@@ -1,12 +1,10 @@
 // npm run lesson -- [FILE.json ...]: checks lesson files as the relay would load them, runs every
 // step in the simulator and prints what it measures beside what the file expects. Exit 1 when a
 // file is refused or a step disagrees (docs/RUN_A_CLASS.md, "Writing a lesson").
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { parseLesson } from '@shared/lessons/lesson-schema.ts';
 import { runStep } from '@shared/lessons/lesson-runner.ts';
-import { handleHelp, usageError } from './cli.ts';
+import { checkFilesCli } from './cli.ts';
 
 const USAGE = `Usage: npm run lesson -- [FILE.json ...]
 
@@ -45,33 +43,10 @@ function check(path: string): { lines: string[]; ok: boolean } {
   return { lines, ok };
 }
 
-function main(argv: string[]): number {
-  handleHelp(argv, USAGE);
-  let files: string[];
-  try {
-    files = parseArgs({
-      args: argv,
-      options: {},
-      allowPositionals: true,
-      strict: true,
-    }).positionals;
-  } catch (err) {
-    usageError('lesson', USAGE, err);
-  }
-  if (files.length === 0) {
-    const dir = new URL('../lessons/', import.meta.url).pathname;
-    files = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => join(dir, f));
-  }
-  let ok = true;
-  for (const f of files) {
-    const r = check(relative(process.cwd(), f) || f);
-    ok &&= r.ok;
-    console.log(r.lines.join('\n'));
-  }
-  return ok ? 0 : 1;
-}
-
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = checkFilesCli(
+  'lesson',
+  USAGE,
+  new URL('../lessons/', import.meta.url),
+  check,
+  process.argv.slice(2),
+);
