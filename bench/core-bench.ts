@@ -22,9 +22,9 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { EventQueue } from '@shared/sim/event-queue.ts';
-import { enabled, initialWorld, move } from '@shared/sim/explore-engine.ts';
-import { search } from '@shared/sim/explore-search.ts';
-import type { World } from '@shared/sim/explore-world.ts';
+import { enabled, initialWorld, move } from '@shared/explore/engine.ts';
+import { search } from '@shared/explore/search.ts';
+import type { World } from '@shared/explore/world.ts';
 import { simulate } from '@shared/sim/simulator.ts';
 import { createRng } from '@shared/sim/rng.ts';
 import { handleHelp, usageError } from '../scripts/cli.ts';

@@ -4,7 +4,7 @@
 // it can); and the targets: each algorithm's N = 4 lab with one crash within the grader's default
 // budget (3 s), the ring at N = 4 and Bully at N = 5 exhausted in under 10 s.
 import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
-import { search, type SearchResult } from '@shared/sim/explore-search.ts';
+import { search, type SearchResult } from '@shared/explore/search.ts';
 import { parseExploreCli } from '../scripts/explore.ts';
 
 export interface ExploreRun {

@@ -16,16 +16,16 @@ import {
   type AlgorithmName,
 } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
+import type { ExploreSetup, FaultBudget } from '@shared/explore/world.ts';
 import {
   describeAction,
   scheduleTrace,
   search,
   type SearchLimits,
   type SearchResult,
-} from '@shared/sim/explore-search.ts';
-import { restartOverlap, settleBound } from '@shared/sim/explore-probe.ts';
-import { provenWords } from '@shared/sim/explore-verdict.ts';
+} from '@shared/explore/search.ts';
+import { restartOverlap, settleBound } from '@shared/explore/probe.ts';
+import { provenWords } from '@shared/explore/verdict.ts';
 import type { Property } from '@shared/analysis/properties.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import { withWork } from '@shared/work/with-work.ts';

@@ -2,7 +2,7 @@
 // run as a trace (shared by the grade, its explorer case and the runners).
 import type { FaultInfo } from './module-fault.ts';
 import type { CaseGroup } from './cases.ts';
-import type { SearchResult } from '../sim/explore-search.ts';
+import type { SearchResult } from '../explore/search.ts';
 
 export interface Figure {
   name: string;

@@ -9,10 +9,10 @@
 // shows there).
 import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
-import type { ExploreSetup, FaultBudget } from '../sim/explore-world.ts';
-import { describeAction, scheduleTrace, search, type SearchResult } from '../sim/explore-search.ts';
-import { restartOverlap, settleBound } from '../sim/explore-probe.ts';
-import { labWords, provenWords } from '../sim/explore-verdict.ts';
+import type { ExploreSetup, FaultBudget } from '../explore/world.ts';
+import { describeAction, scheduleTrace, search, type SearchResult } from '../explore/search.ts';
+import { restartOverlap, settleBound } from '../explore/probe.ts';
+import { labWords, provenWords } from '../explore/verdict.ts';
 import { describeFault, ModuleFault, type FaultInfo } from './module-fault.ts';
 import type { CaseResult, ExploreProof } from './case-result.ts';
 

@@ -7,7 +7,7 @@
 // - stale-order: a process obeyed an order stamped older than the newest token it had seen.
 import type { ProcessId } from '../algorithms/algorithm.ts';
 import type { Property, Violation } from '../analysis/properties.ts';
-import type { ExploreSetup, World } from '../sim/explore-world.ts';
+import type { ExploreSetup, World } from '../explore/world.ts';
 import { separated } from '../sim/network.ts';
 import { entries } from './task-results.ts';
 import type { WorkState } from './work-state.ts';

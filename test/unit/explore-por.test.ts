@@ -1,15 +1,15 @@
 // The explorer's reductions held against plain search: partial-order reduction by sleep sets
-// (shared/sim/explore-sleep.ts) must visit every world plain breadth-first search visits, so it
+// (shared/explore/sleep.ts) must visit every world plain breadth-first search visits, so it
 // finds the same violations and the same quiet outcomes, at the same depth, with fewer
-// transitions; and the 64-bit visited set (shared/sim/explore-key.ts) must keep every distinct
+// transitions; and the 64-bit visited set (shared/explore/key.ts) must keep every distinct
 // fingerprint. docs/CORE_SPEED.md, "What each reduction assumes".
 import { describe, expect, it } from 'vitest';
 import { checkAgreement, checkSafety } from '@shared/analysis/properties.ts';
-import { enabled, move } from '@shared/sim/explore-engine.ts';
-import { collisionBound, createKeyer, SeenSet } from '@shared/sim/explore-key.ts';
-import { search, type SearchResult } from '@shared/sim/explore-search.ts';
-import { asleepEntry, quietAfter } from '@shared/sim/explore-sleep.ts';
-import { derived, live, reportsOf, type World } from '@shared/sim/explore-world.ts';
+import { enabled, move } from '@shared/explore/engine.ts';
+import { collisionBound, createKeyer, SeenSet } from '@shared/explore/key.ts';
+import { search, type SearchResult } from '@shared/explore/search.ts';
+import { asleepEntry, quietAfter } from '@shared/explore/sleep.ts';
+import { derived, live, reportsOf, type World } from '@shared/explore/world.ts';
 import { parseExploreCli, type ExploreCli } from '../../scripts/explore.ts';
 
 const clock = () => performance.now();

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, type AlgorithmName } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import type { ExploreSetup, FaultBudget } from '@shared/sim/explore-world.ts';
-import { search } from '@shared/sim/explore-search.ts';
-import { provenWords } from '@shared/sim/explore-verdict.ts';
-import { settleBound } from '@shared/sim/explore-probe.ts';
+import type { ExploreSetup, FaultBudget } from '@shared/explore/world.ts';
+import { search } from '@shared/explore/search.ts';
+import { provenWords } from '@shared/explore/verdict.ts';
+import { settleBound } from '@shared/explore/probe.ts';
 import { studentAlgorithm } from '@shared/grader/student.ts';
 import { pathToFileURL } from 'node:url';
 import { parseExploreCli } from '../../scripts/explore.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { checkTrace } from '@shared/analysis/checker.ts';
 import { parseTraceFile, type ParsedTrace } from '@shared/protocol/trace-file.ts';
-import { DOWN, type ExploreSetup, type Proc, type World } from '@shared/sim/explore-world.ts';
+import { DOWN, type ExploreSetup, type Proc, type World } from '@shared/explore/world.ts';
 import { workInvariant } from '@shared/work/work-explore.ts';
 import { noResults } from '@shared/work/task-results.ts';
 import { DEFAULT_JOB } from '@shared/work/work-job.ts';

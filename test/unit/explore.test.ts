@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm } from '@shared/algorithms/registry.ts';
-import { enabled, initialWorld, move } from '@shared/sim/explore-engine.ts';
-import { deadline, type ExploreSetup, type World } from '@shared/sim/explore-world.ts';
-import { search } from '@shared/sim/explore-search.ts';
-import { createKeyer } from '@shared/sim/explore-key.ts';
+import { enabled, initialWorld, move } from '@shared/explore/engine.ts';
+import { deadline, type ExploreSetup, type World } from '@shared/explore/world.ts';
+import { search } from '@shared/explore/search.ts';
+import { createKeyer } from '@shared/explore/key.ts';
 import { leads } from '@shared/analysis/properties.ts';
 import { parseTraceFile, type ParsedTrace } from '@shared/protocol/trace-file.ts';
 import { finalState } from '@shared/analysis/replay.ts';

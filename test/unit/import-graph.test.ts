@@ -106,6 +106,24 @@ describe('shared/ imports', () => {
     ).toContain('socket.io-client');
   });
 
+  it('sim/ (the simulator and the network model) imports neither the explorer nor the analysis', () => {
+    const across = files
+      .filter((f) => f.startsWith('shared/sim/'))
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((to) => to.startsWith('shared/explore/') || to.startsWith('shared/analysis/'))
+          .map((to) => `${f} -> ${to}`),
+      );
+    expect(across).toEqual([]);
+    // The rule has teeth: the explorer does import both.
+    const explorer = files
+      .filter((f) => f.startsWith('shared/explore/'))
+      .flatMap((f) => graph.get(f)!);
+    expect(explorer.some((to) => to.startsWith('shared/sim/'))).toBe(true);
+    expect(explorer.some((to) => to.startsWith('shared/analysis/'))).toBe(true);
+  });
+
   it('the circle finder finds circles', () => {
     expect(
       circles(

@@ -2,8 +2,8 @@
 // found, not the state graph): "every schedule of 4 processes with one crash and one restart
 // checked", or "not exhaustive: 1.2M states and 3,000 random schedules checked". One sentence
 // for the CLI, the grader's report and the docs' figures.
-import type { ExploreSetup, FaultBudget } from './explore-world.ts';
-import type { SearchResult } from './explore-search.ts';
+import type { ExploreSetup, FaultBudget } from './world.ts';
+import type { SearchResult } from './search.ts';
 
 const WORDS = ['no', 'one', 'two', 'three', 'four', 'five'];
 const count = (n: number, one: string, many: string) => `${WORDS[n] ?? n} ${n === 1 ? one : many}`;

@@ -17,13 +17,7 @@
 // safety, agreement and the shortest schedule are the plain search's
 // (test/unit/explore-por.test.ts holds both on every small lab plain search exhausts).
 import type { ProcessId } from '../algorithms/algorithm.ts';
-import {
-  deadline,
-  hearsReports,
-  type Action,
-  type ExploreSetup,
-  type World,
-} from './explore-world.ts';
+import { deadline, hearsReports, type Action, type ExploreSetup, type World } from './world.ts';
 
 /**
  * A firing as a sleep set holds it: what the event is (`sig`), its deadline and the instant it

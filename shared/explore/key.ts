@@ -2,8 +2,8 @@
 // open-addressing table of two Uint32Arrays, so a million worlds cost 16 MB of typed array and no
 // object per world. Two different worlds with one fingerprint would make the search skip one of
 // them: `collisionBound` says how likely that is (the birthday bound n^2 / 2^65).
-import type { World } from './explore-world.ts';
-import { hashValue } from './explore-hash.ts';
+import type { World } from './world.ts';
+import { hashValue } from './hash.ts';
 
 /**
  * Returns a world's fingerprint's low 32 bits and leaves the high 32 in `hi` (no object per
@@ -18,7 +18,7 @@ interface Keyer {
  * A world's fingerprint: process states and pending events (times relative to now, as a
  * multiset with each message's place in its link's queue, event ids left out), the random draws
  * and the faults used. Each state's and each event's fingerprint is made once, when it is
- * created (explore-engine.ts), so a key costs a pass over a few numbers; the pending multiset is
+ * created (engine.ts), so a key costs a pass over a few numbers; the pending multiset is
  * summed, so its order does not matter.
  */
 export function createKeyer(): Keyer {

@@ -1,8 +1,8 @@
 // The explorer's worlds: what a world is (each process's state, the pending events with their
 // time windows, the faults used, the partition and the slow link), the actions that lead from
 // one world to the next, and what the explorer derives once per setup. Worlds are immutable
-// values, so the search can branch freely: explore-engine.ts says which actions a world enables
-// and makes the next world, through a draft (explore-draft.ts).
+// values, so the search can branch freely: engine.ts says which actions a world enables
+// and makes the next world, through a draft (draft.ts).
 import type {
   DetectorMode,
   Effect,
@@ -15,7 +15,7 @@ import type {
 import { DEFAULT_LINK, type LinkRules } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import type { Property, Reports, Violation } from '../analysis/properties.ts';
-import type { DistributiveOmit } from './event-queue.ts';
+import type { DistributiveOmit } from '../sim/event-queue.ts';
 
 export interface ExploreSetup {
   algorithm: AnyAlgorithm;
@@ -40,7 +40,7 @@ export interface ExploreSetup {
   options?: Record<string, unknown>;
   /**
    * Ms after the last fault (with the network whole) by which the documents' bounds say the
-   * election is over: random probes check agreement there (explore-probe.ts). Unset: agreement
+   * election is over: random probes check agreement there (probe.ts). Unset: agreement
    * only at quiescence.
    */
   settle?: number;
@@ -202,7 +202,7 @@ export function reportsOf(setup: ExploreSetup, w: World): Reports {
 
 export const DOWN: Proc = { state: null, report: null, draws: 0, hash: 0 };
 
-/** With crashes or restarts the detectors also read reports (a lost leader, a higher one): explore-draft.ts's `unsettled`. */
+/** With crashes or restarts the detectors also read reports (a lost leader, a higher one): draft.ts's `unsettled`. */
 export function hearsReports(setup: ExploreSetup): boolean {
   return setup.budget.crash > 0 || setup.budget.restart > 0;
 }

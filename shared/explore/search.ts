@@ -1,11 +1,11 @@
 // The explorer's search: every order in which pending events may fire and every place the allowed
 // faults may strike, checking safety at every world and agreement at every quiescent one
-// (shared/analysis/properties.ts), breadth first (explore-bfs.ts: worlds seen before, by
+// (shared/analysis/properties.ts), breadth first (bfs.ts: worlds seen before, by
 // fingerprint, are skipped; sleep sets skip orders that do not matter), then random probes
-// (explore-probe.ts) when a bound stopped it. The schedule found is replayed here as a trace.
+// (probe.ts) when a bound stopped it. The schedule found is replayed here as a trace.
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
-import { initialWorld, move } from './explore-engine.ts';
-import { breadthFirst, type SearchLimits, type SearchResult } from './explore-bfs.ts';
+import { initialWorld, move } from './engine.ts';
+import { breadthFirst, type SearchLimits, type SearchResult } from './bfs.ts';
 import {
   live,
   procOf,
@@ -14,8 +14,8 @@ import {
   type ExploreSetup,
   type Recorder,
   type World,
-} from './explore-world.ts';
-import { probe } from './explore-probe.ts';
+} from './world.ts';
+import { probe } from './probe.ts';
 import {
   checkAgreement,
   checkSafety,
@@ -24,9 +24,9 @@ import {
   type Violation,
 } from '../analysis/properties.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
-import { separated } from './network.ts';
+import { separated } from '../sim/network.ts';
 
-export type { SearchLimits, SearchResult } from './explore-bfs.ts';
+export type { SearchLimits, SearchResult } from './bfs.ts';
 
 function check(
   setup: ExploreSetup,

@@ -12,12 +12,12 @@
 // event fires either as early as it can or as late as it may, which covers the extreme orders
 // of what follows it. Effects are carried out by the shared executor (shared/sim/executor.ts).
 //
-// The rooms: explore-world.ts (what a world and an action are), explore-draft.ts (a world being
-// made: the algorithm step, remembered, and its effects), explore-hash.ts (fingerprints),
-// explore-search.ts (the breadth-first search over worlds).
+// The rooms: world.ts (what a world and an action are), draft.ts (a world being
+// made: the algorithm step, remembered, and its effects), hash.ts (fingerprints),
+// search.ts (the breadth-first search over worlds).
 import type { AlgorithmConfig, ProcessId } from '../algorithms/algorithm.ts';
-import { WorldDraft } from './explore-draft.ts';
-import { sigOfElect } from './explore-hash.ts';
+import { WorldDraft } from './draft.ts';
+import { sigOfElect } from './hash.ts';
 import { checkSafety } from '../analysis/properties.ts';
 import {
   deadline,
@@ -30,8 +30,8 @@ import {
   type Pending,
   type Recorder,
   type World,
-} from './explore-world.ts';
-import { separated } from './network.ts';
+} from './world.ts';
+import { separated } from '../sim/network.ts';
 
 export function initialWorld(setup: ExploreSetup, rec?: Recorder): World {
   const w = new WorldDraft(

@@ -4,9 +4,9 @@
 // safety in every world and agreement there. A probe proves nothing about the schedules it did
 // not take; the report counts them so nobody mistakes them for exhaustion. Deterministic: the
 // choices come from a generator seeded by the setup's seed and the probe's number.
-import { enabled, initialWorld, move } from './explore-engine.ts';
-import { live, reportsOf, type Action, type ExploreSetup, type World } from './explore-world.ts';
-import { createRng, deriveSeed, type Random } from './rng.ts';
+import { enabled, initialWorld, move } from './engine.ts';
+import { live, reportsOf, type Action, type ExploreSetup, type World } from './world.ts';
+import { createRng, deriveSeed, type Random } from '../sim/rng.ts';
 import { checkAgreement, type Property, type Violation } from '../analysis/properties.ts';
 import { checkerProfile } from '../analysis/checker-profiles.ts';
 import type { AlgorithmName, ProcessId, Timing } from '../algorithms/algorithm.ts';

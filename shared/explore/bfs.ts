@@ -1,11 +1,11 @@
 // The breadth-first search itself: level by level from the initial world, each new world checked
-// as it is reached, worlds seen before (by 64-bit fingerprint, explore-key.ts) skipped, and, with
+// as it is reached, worlds seen before (by 64-bit fingerprint, key.ts) skipped, and, with
 // partial-order reduction on, the quiet actions a sleep set holds not taken again
-// (explore-sleep.ts). Breadth first, so the first violation found has the shortest schedule.
+// (sleep.ts). Breadth first, so the first violation found has the shortest schedule.
 import type { Property, Violation } from '../analysis/properties.ts';
-import { enabled, initialWorld, move } from './explore-engine.ts';
-import { collisionBound, createKeyer, SeenSet } from './explore-key.ts';
-import type { ProbeLimits, ProbeTally } from './explore-probe.ts';
+import { enabled, initialWorld, move } from './engine.ts';
+import { collisionBound, createKeyer, SeenSet } from './key.ts';
+import type { ProbeLimits, ProbeTally } from './probe.ts';
 import {
   asleep,
   asleepEntry,
@@ -13,8 +13,8 @@ import {
   quietAfter,
   wakeOnRevisit,
   type Asleep,
-} from './explore-sleep.ts';
-import { derived, type Action, type ExploreSetup, type World } from './explore-world.ts';
+} from './sleep.ts';
+import { derived, type Action, type ExploreSetup, type World } from './world.ts';
 
 export interface SearchLimits {
   /** Longest schedule (actions) explored. */

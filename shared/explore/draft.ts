@@ -14,8 +14,8 @@ import type {
 } from '../algorithms/algorithm.ts';
 import type { DropReason } from '../protocol/trace.ts';
 import { leads } from '../analysis/properties.ts';
-import { execute, type EffectHandlers } from './executor.ts';
-import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './explore-hash.ts';
+import { execute, type EffectHandlers } from '../sim/executor.ts';
+import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './hash.ts';
 import {
   derived,
   hearsReports,
@@ -27,9 +27,9 @@ import {
   type Proc,
   type Recorder,
   type World,
-} from './explore-world.ts';
-import { arrivalWindow, separated } from './network.ts';
-import { createRng, deriveSeed } from './rng.ts';
+} from './world.ts';
+import { arrivalWindow, separated } from '../sim/network.ts';
+import { createRng, deriveSeed } from '../sim/rng.ts';
 
 /** A world being made from another (see above); `done()` hands it back as a World. */
 export class WorldDraft {
