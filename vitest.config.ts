@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 // The tests live in rooms, one vitest project each (CONTRIBUTING.md, "Tests"):
 //   unit     pure code, a manual clock or the simulator: no socket, no child process, no worker;
+//   grader   the grader's test set: every correct and broken module graded (pure too, but slow);
 //   relay    a real relay on port 0, a child process, a worker thread, Python;
 //   cluster  real redis-server and several relays;
 //   e2e      Chromium against a relay serving the built app.
@@ -30,6 +31,7 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     projects: [
       room('unit'),
+      room('grader'),
       room('relay'),
       room('cluster'),
       room('e2e', { globalSetup: ['test/global-setup.ts'] }),

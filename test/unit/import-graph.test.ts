@@ -281,16 +281,16 @@ const STARTER_FILES = [
 ];
 
 describe('test/ rooms', () => {
-  it('every test file is in a room: unit/, relay/, cluster/ or e2e/', () => {
+  it('every test file is in a room: unit/, grader/, relay/, cluster/ or e2e/', () => {
     const tests = sources('test').filter((f) => f.endsWith('.test.ts'));
     expect(tests.length).toBeGreaterThan(100);
     expect(
-      tests.filter((f) => !/^test\/(unit|relay|cluster|e2e)\/[^/]+\.test\.ts$/.test(f)),
+      tests.filter((f) => !/^test\/(unit|grader|relay|cluster|e2e)\/[^/]+\.test\.ts$/.test(f)),
     ).toEqual([]);
   });
 
-  it('a unit test starts no socket, child process, worker, Redis, relay or browser', () => {
-    const started = sources('test/unit').flatMap((f) =>
+  it('a unit or grader test starts no socket, child process, worker, Redis, relay or browser', () => {
+    const started = [...sources('test/unit'), ...sources('test/grader')].flatMap((f) =>
       valueImports(f)
         .filter((s) => STARTERS.has(s) || STARTER_FILES.includes(s))
         .map((s) => `${f} imports ${s}`),
