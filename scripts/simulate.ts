@@ -29,6 +29,11 @@ detector fires (the documents' analysis); without it every detector runs.
   --seed S             random seed (default 1)
   --delay MS           link delay (default 100); --jitter MS (default 0); --drop P loss (default 0)
   --detector MODE      heartbeat | poll | none (default: heartbeat, or none with --initiator)
+  --transmission MS    the T the processes declare (default: delay + jitter); with slower links
+                       than it the documents' bound is broken, as in ALGORITHMS.md "Late answers"
+  --fresh              every process starts knowing no coordinator (a lab switched to this
+                       algorithm), instead of agreeing on the highest id
+  --link-at MS:D[:J]   from virtual time MS on, links take D ms plus up to J of jitter
   --until MS           virtual time horizon (default 30 s without --initiator)
   --trace FILE         write the run's trace (JSON Lines, opens in /replay)
   --json               print one JSON object instead of text
@@ -46,6 +51,12 @@ export interface SimulateOptions {
   drop: number;
   until: number | null;
   detector: 'heartbeat' | 'poll' | 'none' | null;
+  /** The declared T, when it is not the link's delay + jitter. */
+  transmission?: number | null;
+  /** Link changes: from `at` on, this delay and jitter. */
+  linkAt?: { at: number; delay: number; jitter: number }[];
+  /** Start with no coordinator known anywhere. */
+  fresh?: boolean;
   work?: WorkCli;
 }
 
@@ -68,6 +79,9 @@ export function parseCli(argv: string[]): {
       drop: { type: 'string', default: '0' },
       until: { type: 'string' },
       detector: { type: 'string' },
+      transmission: { type: 'string' },
+      'link-at': { type: 'string' },
+      fresh: { type: 'boolean', default: false },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
       ...WORK_ARGS,
@@ -115,11 +129,34 @@ export function parseCli(argv: string[]): {
       drop,
       until: values.until === undefined ? null : num(values.until, '--until'),
       detector: detector as SimulateOptions['detector'],
+      transmission:
+        values.transmission === undefined ? null : num(values.transmission, '--transmission'),
+      linkAt: parseLinkAt(values['link-at']),
+      fresh: values.fresh,
       work: parseWorkCli(values, ids),
     },
     json: values.json,
     trace: values.trace ?? null,
   };
+}
+
+/** `--link-at 5000:80:20,9000:100` as link changes, in time order. */
+function parseLinkAt(s: string | undefined): { at: number; delay: number; jitter: number }[] {
+  if (!s) return [];
+  return s
+    .split(',')
+    .filter(Boolean)
+    .map((part) => {
+      const [at, delay, jitter = '0', ...rest] = part.split(':');
+      if (at === undefined || delay === undefined || rest.length > 0)
+        throw new Error(`--link-at: "${part}" is not MS:DELAY or MS:DELAY:JITTER`);
+      return {
+        at: num(at, '--link-at time'),
+        delay: num(delay, '--link-at delay'),
+        jitter: num(jitter, '--link-at jitter'),
+      };
+    })
+    .sort((a, b) => a.at - b.at);
 }
 
 function num(s: string, what: string): number {
@@ -137,6 +174,11 @@ export function specFor(o: SimulateOptions, trace: boolean): SimulationSpec {
     detector: o.detector ?? (o.initiator === null ? 'heartbeat' : 'none'),
     crashes: o.crash.map((id) => ({ id, at: 0 })),
     elections: o.initiator === null ? [] : [{ id: o.initiator, at: 0 }],
+    ...(o.fresh ? { initialCoordinator: null } : {}),
+    ...(o.transmission != null ? { timing: { transmission: o.transmission } } : {}),
+    ...(o.linkAt?.length
+      ? { linkChanges: o.linkAt.map(({ at, delay, jitter }) => ({ at, link: { delay, jitter } })) }
+      : {}),
     // With detectors running (and in the emergent algorithm, whose pool heartbeats are part of
     // the algorithm) traffic never stops: run for a fixed virtual horizon.
     until: o.until ?? (o.initiator === null || o.algorithm === 'emergent' ? 30_000 : 600_000),
@@ -147,7 +189,7 @@ export function specFor(o: SimulateOptions, trace: boolean): SimulationSpec {
 export function runSimulation(o: SimulateOptions, trace: boolean) {
   const { spec, audit } = applyWork(specFor(o, trace), o.work, o.until !== null);
   const r = simulate(spec);
-  const transmission = o.delay + o.jitter;
+  const transmission = o.transmission ?? o.delay + o.jitter;
   // Agreement as everywhere else in the lab: one live, leading coordinator (properties.ts).
   const disagreement = checkAgreement(o.algorithm, r.live, r.reports)?.message ?? null;
   const summary = { agreed: disagreement === null, coordinatorByNode: r.coordinatorByNode };

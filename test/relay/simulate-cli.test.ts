@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseCli, runSimulation } from '../../scripts/simulate.ts';
+import { parseCli, runSimulation, specFor } from '../../scripts/simulate.ts';
 
 describe('simulate CLI', () => {
   it('simulate: --initiator reproduces Figure 6-20 (7 crashed, 4 detects, 6 wins)', () => {
@@ -26,6 +26,33 @@ describe('simulate CLI', () => {
     expect(() => parseCli(['--nodes', '4', '--crash', '9'])).toThrow(/not among/);
     expect(() => parseCli(['--algorithm', 'paxos'])).toThrow(/--algorithm/);
     expect(() => parseCli(['--drop', '2'])).toThrow(/probability/);
+  });
+
+  it('simulate: --transmission, --link-at and --fresh replay ALGORITHMS.md "Late answers" (slow links past the declared T)', () => {
+    const base = ['--nodes', '25', '--transmission', '100', '--delay', '50', '--jitter', '300'];
+    const slowThenBack = [...base, '--link-at', '5000:80:20', '--until', '40000'];
+    const crashed = runSimulation(
+      parseCli([...slowThenBack, '--crash', '24', '--initiator', '0', '--detector', 'none'])
+        .options,
+      false,
+    );
+    // 002/003's worst case, exactly: N(N-1)/2 ELECTIONs and (N-1)(N-2)/2 OKs, then agreement on 23.
+    expect(crashed.messages.byType).toMatchObject({ ELECTION: 300, OK: 276 });
+    expect(crashed.agreed).toBe(true);
+    const fresh = runSimulation(
+      parseCli([...slowThenBack, '--fresh', '--detector', 'none']).options,
+      false,
+    );
+    expect(fresh.messages.byType.ELECTION).toBe(300);
+    expect(new Set(Object.values(fresh.coordinatorByNode))).toEqual(new Set([24]));
+    // The options reach the simulator as the declared T and a link change at 5 s.
+    const spec = specFor(parseCli([...slowThenBack, '--fresh']).options, false);
+    expect(spec.timing).toEqual({ transmission: 100 });
+    expect(spec.linkChanges).toEqual([{ at: 5000, link: { delay: 80, jitter: 20 } }]);
+    expect(spec.initialCoordinator).toBeNull();
+    expect(specFor(parseCli(base).options, false)).not.toHaveProperty('linkChanges');
+    expect(() => parseCli(['--link-at', '5000'])).toThrow(/MS:DELAY/);
+    expect(() => parseCli(['--link-at', '5000:x'])).toThrow(/--link-at delay/);
   });
 
   it('simulate: without --initiator every failure detector runs and the survivors still agree', () => {
