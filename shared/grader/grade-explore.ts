@@ -21,10 +21,11 @@ import type { Property } from '../analysis/properties.ts';
 const NO_FAULTS: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
 /**
  * Of each lab's time, the share left to random probes once the breadth-first search stops: most
- * of it with a restart, whose bugs lie deeper (a vote, a crash, a restart, a second vote: about
- * ten steps) than a breadth-first search reaches within a grading budget.
+ * of it with a restart or a slow link, whose bugs lie deeper (a vote, a crash, a restart, a second
+ * vote: about ten steps; a skip after a late ACK and a lower Elected: about thirty) than a
+ * breadth-first search reaches within a grading budget.
  */
-const probeShare = (s: ExploreSetup) => (s.budget.restart > 0 ? 0.75 : 0.25);
+const probeShare = (s: ExploreSetup) => (s.budget.restart > 0 || s.budget.slow > 0 ? 0.75 : 0.25);
 
 function lab(
   algorithm: AlgorithmName,
