@@ -518,6 +518,39 @@ function noMajority(): GradeCase {
   };
 }
 
+/**
+ * The active-list ring only: a late ACK (000: "temporary network partition (slow communication)").
+ * 0's link to its successor 1 takes 4T (more than UB = 2T + M) until t=3000, so 0 takes 1 for
+ * dead and skips it: Elect(2) goes round without 1, while 0's hops to 1 still arrive, late. 1's
+ * own Elect comes back with a list without 2, and 1 tells 2 Elected(1) while 2's own Elect is
+ * still going round. 2 must wait for it (001 (c): the highest id of the complete list wins), not
+ * believe 1: every live process must end with 2.
+ */
+function lateAck(): GradeCase {
+  const ids = range(4);
+  const late = 3000;
+  return {
+    id: 'late-ack',
+    group: 'partition',
+    title: `a late ACK: 3 has crashed, 0, 1 and 2 notice at once; 0's link to 1 takes ${4 * T} ms (over UB) until t=${late}`,
+    spec: {
+      ids,
+      timing: TIMING,
+      detector: 'none',
+      link: { delay: T },
+      links: { '0->1': { delay: 4 * T } },
+      linkChanges: [{ at: late, links: {} }],
+      crashes: [{ id: 3, at: 0 }],
+      elections: ids.slice(0, 3).map((id) => ({ id, at: 0 })),
+      until: late + 20_000,
+    },
+    // A link slower than UB leaves the documents' timing: two leaders at once may happen there.
+    safety: false,
+    liveness: afterFault('ring-active-list', ids, late, false),
+    winner: 2,
+  };
+}
+
 /** Every case for `algorithm`, in the order the report lists them. */
 export function casesFor(algorithm: AlgorithmName): GradeCase[] {
   const counts = [4, 6, 8].flatMap((n) =>
@@ -530,7 +563,9 @@ export function casesFor(algorithm: AlgorithmName): GradeCase[] {
         ? [lowerAnnounces()]
         : algorithm === 'raft'
           ? [noMajority()]
-          : [];
+          : algorithm === 'ring-active-list'
+            ? [lateAck()]
+            : [];
   return [
     example(algorithm),
     ...counts,

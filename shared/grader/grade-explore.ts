@@ -6,7 +6,8 @@
 // twice in a term, Figure 2: votedFor is persistent). The others keep the lab of 4 whose
 // coordinator crashed, 0..2 noticing within T, with one more crash for the id-ranked ones, and
 // for Bully and both rings a second lab with a crash and a restart (a lower coordinator believed
-// shows there).
+// shows there). The active-list ring gets a third, with one slow link (a late ACK): a live
+// process skipped as dead is told a lower winner, and only agreement is checked there.
 import { DEFAULT_TIMING, type AlgorithmName, type AnyAlgorithm } from '../algorithms/algorithm.ts';
 import { serializeTrace } from '../protocol/trace-file.ts';
 import type { ExploreSetup, FaultBudget } from '../explore/world.ts';
@@ -15,14 +16,16 @@ import { restartOverlap, settleBound } from '../explore/probe.ts';
 import { labWords, provenWords } from '../explore/verdict.ts';
 import { describeFault, ModuleFault, type FaultInfo } from './module-fault.ts';
 import type { CaseResult, ExploreProof } from './case-result.ts';
+import type { Property } from '../analysis/properties.ts';
 
 const NO_FAULTS: FaultBudget = { crash: 0, restart: 0, drop: 0, partition: 0, slow: 0 };
 /**
  * Of each lab's time, the share left to random probes once the breadth-first search stops: most
- * of it with a restart, whose bugs lie deeper (a vote, a crash, a restart, a second vote: about
- * ten steps) than a breadth-first search reaches within a grading budget.
+ * of it with a restart or a slow link, whose bugs lie deeper (a vote, a crash, a restart, a second
+ * vote: about ten steps; a skip after a late ACK and a lower Elected: about thirty) than a
+ * breadth-first search reaches within a grading budget.
  */
-const probeShare = (s: ExploreSetup) => (s.budget.restart > 0 ? 0.75 : 0.25);
+const probeShare = (s: ExploreSetup) => (s.budget.restart > 0 || s.budget.slow > 0 ? 0.75 : 0.25);
 
 function lab(
   algorithm: AlgorithmName,
@@ -51,24 +54,38 @@ function lab(
   };
 }
 
+/** A lab, and what is checked in it (safety and agreement unless said). */
+interface Lab {
+  setup: ExploreSetup;
+  check?: readonly Property[];
+}
+
 /** The labs her module is explored in, in order (the first finding ends the case). */
-function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): ExploreSetup[] {
-  if (algorithm === 'raft') {
+function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): Lab[] {
+  const at = (n: number, alive: boolean, initiators: number[], budget: FaultBudget): Lab => ({
+    setup: lab(algorithm, subject, n, alive, initiators, budget),
+  });
+  if (algorithm === 'raft')
     return [
-      lab(algorithm, subject, 4, true, [0, 2], NO_FAULTS),
-      lab(algorithm, subject, 5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 }),
+      at(4, true, [0, 2], NO_FAULTS),
+      at(5, true, [1, 3], { ...NO_FAULTS, crash: 1, restart: 1 }),
     ];
-  }
-  if (algorithm === 'emergent') return [lab(algorithm, subject, 4, false, [0, 1, 2], NO_FAULTS)];
+  if (algorithm === 'emergent') return [at(4, false, [0, 1, 2], NO_FAULTS)];
   const crash = { ...NO_FAULTS, crash: 1 };
-  const first = lab(algorithm, subject, 4, false, [0, 1, 2], crash);
   // Bully and the ring: then a crash and a restart with the state lost, where the documents say
   // what a process back up does (003: "A process holds an election on start or re-start"; 002:
   // "a new election may have to be held"). It may hear the result of an election held without
   // it, naming a lower id: believing it leaves all following one below the highest live id. The
-  // active-list ring too: 001 says nothing of a restart, 003's rule holds for every ring, and its
-  // repeated rule (c) shows only there.
-  return [first, lab(algorithm, subject, 4, false, [0, 1, 2], { ...crash, restart: 1 })];
+  // active-list ring too: 001 says nothing of a restart, and 003's rule holds for every ring.
+  const labs = [at(4, false, [0, 1, 2], crash), at(4, false, [0, 1, 2], { ...crash, restart: 1 })];
+  if (algorithm !== 'ring-active-list') return labs;
+  // The active-list ring: then one slow link, whose late ACKs get a live successor skipped as dead
+  // (its hops go round without it), so its own election may still be open when a lower
+  // Elected(x) reaches it; believing that x leaves it below the highest live id for good (001
+  // (c): the highest id of the complete list wins). A link slower than UB leaves the documents'
+  // timing, where two leaders at once may happen (000: "temporary network partition (slow
+  // communication)"), so only agreement is checked there, once every message has arrived.
+  return [...labs, { ...at(4, false, [0, 1, 2], { ...NO_FAULTS, slow: 1 }), check: ['agreement'] }];
 }
 
 export function asFault(err: unknown): FaultInfo {
@@ -80,11 +97,12 @@ export function asFault(err: unknown): FaultInfo {
   };
 }
 
-function labTitle(s: ExploreSetup): string {
+function labTitle({ setup: s, check }: Lab): string {
   const who = s.crashed.length
     ? `${s.crashed.join(', ')} crashed, ${s.initiators.join(', ')} notice within T`
     : `${s.initiators.join(' and ')} campaign at once`;
-  return `${labWords(s)} (${who})`;
+  const only = check ? `; ${check.join(' and ')} only` : '';
+  return `${labWords(s)} (${who}${only})`;
 }
 
 /** Counted bounds instead of time (a grade that is the same on any machine): states and probes per lab. */
@@ -111,7 +129,7 @@ export function gradeExplore(
   const figures: CaseResult['figures'] = [];
   const proofs: ExploreProof[] = [];
   try {
-    for (const setup of labs) {
+    for (const { setup, check } of labs) {
       const share = counts ? Infinity : ms / labs.length;
       const probes = {
         count: counts?.probes ?? 1_000_000,
@@ -124,6 +142,7 @@ export function gradeExplore(
           depth: 60,
           states: counts?.states ?? 2_000_000,
           ms: share * (1 - probeShare(setup)),
+          check,
           probes,
         },
         clock,
@@ -135,7 +154,7 @@ export function gradeExplore(
         pass: !r.finding,
       });
       proofs.push({
-        lab: labTitle(setup),
+        lab: labTitle({ setup, check }),
         exhaustive: r.exhaustive,
         states: r.states,
         depth: r.depth,
