@@ -2,7 +2,9 @@
 // to the right, one arrow per message from its send to its delivery (or to the point it was
 // dropped, ending in a cross). Built only from the relay's trace. Pure: numbers in, shapes out.
 import type { ProcessId } from '@shared/algorithms/algorithm.ts';
+import type { LabConfig } from '@shared/protocol/lab-config.ts';
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
+import type { ElectionWindow } from './election-tracker.ts';
 import { dropPoint } from './flight-board.ts';
 import { isBackgroundType } from './message-style.ts';
 
@@ -262,4 +264,15 @@ export function timeTicks(t0: number, t1: number, x: (t: number) => number, targ
 export function laneHeightFor(n: number, height: number, min = 4, max = 28): number {
   if (n <= 0) return max;
   return Math.max(min, Math.min(max, Math.floor(height / n)));
+}
+
+/**
+ * When a message with no delivery seen is drawn as a stub (`lostAfter`, ms): after ten
+ * transmission bounds; when the relay sampled events out during the shown election, after three
+ * mean latencies (its delivery was most likely left out, not late).
+ */
+export function lostAfterFor(config: LabConfig | null, shown: ElectionWindow | null): number {
+  if (shown?.sampledOut && shown.delivered)
+    return Math.max(50, (3 * shown.latencySum) / shown.delivered);
+  return config ? Math.max(1000, 10 * config.timing.transmission * config.fabric.timeScale) : 2000;
 }
