@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bully } from '@shared/algorithms/bully.ts';
 import { simulate } from '@shared/sim/simulator.ts';
+import { DEFAULT_FABRIC, type LabConfig } from '@shared/protocol/lab-config.ts';
+import { DEFAULT_TIMING } from '@shared/algorithms/algorithm.ts';
+import type { ElectionWindow } from '../../client/src/utils/election-tracker.ts';
 import {
   laneHeightFor,
+  lostAfterFor,
   spaceTimeLayout,
   timeTicks,
 } from '../../client/src/utils/space-time-layout.ts';
@@ -211,5 +215,21 @@ describe('space-time layout', () => {
     expect(laneHeightFor(200, 800)).toBe(4);
     expect(laneHeightFor(5, 800)).toBe(28);
     expect(laneHeightFor(40, 400)).toBe(10);
+  });
+
+  it('a message with no fate is a stub after ten transmission bounds (scaled), at least 1 s; after three mean latencies when the relay sampled events out', () => {
+    const config = {
+      timing: { ...DEFAULT_TIMING, transmission: 300 },
+      fabric: { ...DEFAULT_FABRIC, timeScale: 2 },
+    } as LabConfig;
+    expect(lostAfterFor(config, null)).toBe(6000);
+    expect(lostAfterFor({ ...config, fabric: { ...DEFAULT_FABRIC, timeScale: 0.1 } }, null)).toBe(
+      1000,
+    );
+    expect(lostAfterFor(null, null)).toBe(2000);
+    const w = { sampledOut: 0, delivered: 4, latencySum: 400 } as ElectionWindow;
+    expect(lostAfterFor(config, w)).toBe(6000);
+    expect(lostAfterFor(config, { ...w, sampledOut: 12 })).toBe(300);
+    expect(lostAfterFor(config, { ...w, sampledOut: 12, latencySum: 20 })).toBe(50);
   });
 });

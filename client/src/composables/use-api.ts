@@ -203,75 +203,97 @@ export function useInstructorApi(token: Ref<string | null>) {
     return request<T>('GET', path, { token: token.value });
   }
 
-  const lab = (name: string) => `/api/labs/${enc(name)}`;
   return {
     busy,
     lastError,
-    createLab: (body: CreateLab) => call<LabSnapshot>('POST', '/api/labs', body),
-    updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PUT', lab(name), body),
-    deleteLab: (name: string) => call<unknown>('DELETE', lab(name)),
-    setFabric: (name: string, body: FabricPatch) =>
-      call<unknown>('PUT', `${lab(name)}/fabric`, body),
-    setPlay: (name: string, body: PlayPatch) => call<Play>('PUT', `${lab(name)}/play`, body),
-    partition: (name: string, groups: ProcessId[][]) =>
-      call<unknown>('POST', `${lab(name)}/partition`, { groups }),
-    heal: (name: string) => call<unknown>('DELETE', `${lab(name)}/partition`),
-    crash: (name: string, id: ProcessId) =>
-      call<unknown>('POST', `${lab(name)}/processes/${id}/crash`),
-    recover: (name: string, id: ProcessId) =>
-      call<unknown>('POST', `${lab(name)}/processes/${id}/recover`),
-    pauseProcess: (name: string, id: ProcessId) =>
-      call<unknown>('POST', `${lab(name)}/processes/${id}/pause`),
-    resumeProcess: (name: string, id: ProcessId) =>
-      call<unknown>('POST', `${lab(name)}/processes/${id}/resume`),
-    elect: (name: string, id: ProcessId) =>
-      call<unknown>('POST', `${lab(name)}/processes/${id}/elect`),
-    pause: (name: string) => call<unknown>('POST', `${lab(name)}/pause`),
-    resume: (name: string) => call<unknown>('POST', `${lab(name)}/resume`),
-    step: (name: string, body: StepRequest) => call<unknown>('POST', `${lab(name)}/step`, body),
-    inFlight: (name: string) =>
-      read<{ paused: boolean; total: number; messages: InFlightInfo[] }>(
-        `${lab(name)}/inflight?limit=200`,
-      ),
-    addBots: (name: string, count: number) =>
-      call<{
-        requested: number;
-        started: ProcessId[];
-        refused: { index: number; code: string; message: string }[];
-      }>('POST', `${lab(name)}/bots`, { count }),
-    removeBots: (name: string) =>
-      call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
-    reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
-    beginLesson: (name: string, lesson: string) =>
-      call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
-    openChallenge: (name: string, challenge: string) =>
-      call<ChallengeView>('POST', `${lab(name)}/challenge`, { challenge }),
-    closeChallenge: (name: string) => call<unknown>('DELETE', `${lab(name)}/challenge`),
-    stopDemo: (name: string) => call<unknown>('DELETE', `${lab(name)}/demo`),
-    lessonAction: (name: string, action: LessonAction) =>
-      call<LessonView>('POST', `${lab(name)}/lesson/${action}`),
+    ...labCalls(call),
+    ...processCalls(call, read),
+    ...classCalls(call),
     /** Downloads go through fetch so the token travels in a header, never in a link. */
     async download(name: string, format: 'jsonl' | 'shiviz'): Promise<ApiResult<Blob>> {
       busy.value++;
       try {
-        const res = await fetch(publicApi.traceUrl(name, format), {
-          headers: token.value ? { Authorization: `Bearer ${token.value}` } : {},
-        });
-        if (!res.ok)
-          return {
-            ok: false,
-            status: res.status,
-            code: 'HTTP_' + res.status,
-            message: res.statusText,
-          };
-        return { ok: true, data: await res.blob() };
-      } catch {
-        return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+        return await fetchBlob(publicApi.traceUrl(name, format), token.value);
       } finally {
         busy.value--;
       }
     },
   };
+}
+
+type Call = <T>(method: string, path: string, body?: unknown) => Promise<ApiResult<T>>;
+const labPath = (name: string) => `/api/labs/${enc(name)}`;
+
+/** A lab's settings: create, update, delete, the network, play, partitions, bots, reset. */
+function labCalls(call: Call) {
+  return {
+    createLab: (body: CreateLab) => call<LabSnapshot>('POST', '/api/labs', body),
+    updateLab: (name: string, body: UpdateLab) => call<LabSnapshot>('PUT', labPath(name), body),
+    deleteLab: (name: string) => call<unknown>('DELETE', labPath(name)),
+    setFabric: (name: string, body: FabricPatch) =>
+      call<unknown>('PUT', `${labPath(name)}/fabric`, body),
+    setPlay: (name: string, body: PlayPatch) => call<Play>('PUT', `${labPath(name)}/play`, body),
+    partition: (name: string, groups: ProcessId[][]) =>
+      call<unknown>('POST', `${labPath(name)}/partition`, { groups }),
+    heal: (name: string) => call<unknown>('DELETE', `${labPath(name)}/partition`),
+    addBots: (name: string, count: number) =>
+      call<{
+        requested: number;
+        started: ProcessId[];
+        refused: { index: number; code: string; message: string }[];
+      }>('POST', `${labPath(name)}/bots`, { count }),
+    removeBots: (name: string) =>
+      call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${labPath(name)}/bots`),
+    reset: (name: string) => call<unknown>('POST', `${labPath(name)}/reset`),
+  };
+}
+
+/** Its processes and its messages: crash, recover, pause, elect; hold, step and list the held. */
+function processCalls(call: Call, read: <T>(path: string) => Promise<ApiResult<T>>) {
+  const proc = (name: string, id: ProcessId, what: string) =>
+    call<unknown>('POST', `${labPath(name)}/processes/${id}/${what}`);
+  return {
+    crash: (name: string, id: ProcessId) => proc(name, id, 'crash'),
+    recover: (name: string, id: ProcessId) => proc(name, id, 'recover'),
+    pauseProcess: (name: string, id: ProcessId) => proc(name, id, 'pause'),
+    resumeProcess: (name: string, id: ProcessId) => proc(name, id, 'resume'),
+    elect: (name: string, id: ProcessId) => proc(name, id, 'elect'),
+    pause: (name: string) => call<unknown>('POST', `${labPath(name)}/pause`),
+    resume: (name: string) => call<unknown>('POST', `${labPath(name)}/resume`),
+    step: (name: string, body: StepRequest) => call<unknown>('POST', `${labPath(name)}/step`, body),
+    inFlight: (name: string) =>
+      read<{ paused: boolean; total: number; messages: InFlightInfo[] }>(
+        `${labPath(name)}/inflight?limit=200`,
+      ),
+  };
+}
+
+/** What the class does together: lessons, challenges, the demo loop. */
+function classCalls(call: Call) {
+  return {
+    beginLesson: (name: string, lesson: string) =>
+      call<LessonView>('POST', `${labPath(name)}/lesson`, { lesson }),
+    openChallenge: (name: string, challenge: string) =>
+      call<ChallengeView>('POST', `${labPath(name)}/challenge`, { challenge }),
+    closeChallenge: (name: string) => call<unknown>('DELETE', `${labPath(name)}/challenge`),
+    stopDemo: (name: string) => call<unknown>('DELETE', `${labPath(name)}/demo`),
+    lessonAction: (name: string, action: LessonAction) =>
+      call<LessonView>('POST', `${labPath(name)}/lesson/${action}`),
+  };
+}
+
+/** A file from the relay, the token in a header. */
+async function fetchBlob(path: string, token: string | null): Promise<ApiResult<Blob>> {
+  try {
+    const res = await fetch(path, {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    });
+    if (!res.ok)
+      return { ok: false, status: res.status, code: 'HTTP_' + res.status, message: res.statusText };
+    return { ok: true, data: await res.blob() };
+  } catch {
+    return { ok: false, status: 0, code: 'NETWORK', message: 'Cannot reach the relay' };
+  }
 }
 
 export type InstructorApi = ReturnType<typeof useInstructorApi>;

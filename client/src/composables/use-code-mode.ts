@@ -61,56 +61,25 @@ export function useCodeMode(opts: {
   process: LabProcess;
   config: Ref<ProcessConfig | null>;
 }) {
-  const source = ref('');
-  const algorithm = ref<AlgorithmName | null>(null);
+  const { source, algorithm, loadTemplate } = useSavedSource(opts.lab, opts.config);
   const status = ref<CodeStatus>('reference');
   const faults = shallowRef<ShownFault[]>([]);
   const notice = ref<string | null>(null);
-  const grading = ref(false);
-  const gradeDone = ref(0);
-  const report = shallowRef<GradeReport | null>(null);
-  /** Case id -> key of its stored trace (the replay page's `?stored=`). */
-  const traces = shallowRef<Record<string, string>>({});
   let counter = 0;
-  let saveTimer: ReturnType<typeof setTimeout> | null = null;
-
-  // The lab's algorithm arrives with `joined`: then the saved text, or the template.
-  watch(
-    () => opts.config.value?.algorithm ?? null,
-    (name) => {
-      if (!name || name === algorithm.value) return;
-      algorithm.value = name;
-      source.value = localStorage.getItem(storageKey(opts.lab, name)) ?? TEMPLATES[name];
-    },
-    { immediate: true },
-  );
-  watch(source, (text) => {
-    if (saveTimer !== null) clearTimeout(saveTimer);
-    saveTimer = setTimeout(
-      () => algorithm.value && localStorage.setItem(storageKey(opts.lab, algorithm.value), text),
-      400,
-    );
-  });
 
   function fault(f: FaultInfo): void {
     faults.value = [{ ...f, n: ++counter }, ...faults.value].slice(0, MAX_FAULTS);
   }
 
-  function loadTemplate(): void {
-    if (algorithm.value) source.value = TEMPLATES[algorithm.value];
-  }
-
   /** Her module becomes this process (from its start); a module that does not load leaves the reference running. */
   function run(): void {
     const problems = checkSource(source.value);
+    notice.value = null;
     if (problems.length > 0) {
       const p = problems[0]!;
-      notice.value = null;
-      fault({ kind: 'load', message: p.message, line: p.line, column: p.column });
-      return;
+      return fault({ kind: 'load', message: p.message, line: p.line, column: p.column });
     }
     const text = source.value;
-    notice.value = null;
     faults.value = [];
     opts.process.setMode(
       'code',
@@ -144,16 +113,71 @@ export function useCodeMode(opts: {
     opts.process.setMode('auto');
   }
 
+  return {
+    source,
+    algorithm,
+    status,
+    faults,
+    notice,
+    ...useModuleGrade(opts.process, algorithm, source),
+    run,
+    backToReference,
+    loadTemplate,
+  };
+}
+
+/** The editor's text, saved per lab and algorithm in this browser (400 ms after the last key). */
+function useSavedSource(lab: string, config: Ref<ProcessConfig | null>) {
+  const source = ref('');
+  const algorithm = ref<AlgorithmName | null>(null);
+  let saveTimer: ReturnType<typeof setTimeout> | null = null;
+  // The lab's algorithm arrives with `joined`: then the saved text, or the template.
+  watch(
+    () => config.value?.algorithm ?? null,
+    (name) => {
+      if (!name || name === algorithm.value) return;
+      algorithm.value = name;
+      source.value = localStorage.getItem(storageKey(lab, name)) ?? TEMPLATES[name];
+    },
+    { immediate: true },
+  );
+  watch(source, (text) => {
+    if (saveTimer !== null) clearTimeout(saveTimer);
+    saveTimer = setTimeout(
+      () => algorithm.value && localStorage.setItem(storageKey(lab, algorithm.value), text),
+      400,
+    );
+  });
+  onScopeDispose(() => {
+    if (saveTimer !== null) clearTimeout(saveTimer);
+  });
+  function loadTemplate(): void {
+    if (algorithm.value) source.value = TEMPLATES[algorithm.value];
+  }
+  return { source, algorithm, loadTemplate };
+}
+
+/** "Grade": the grader in a worker; its failing runs stored for replay, its summary sent to the relay. */
+function useModuleGrade(
+  process: LabProcess,
+  algorithm: Ref<AlgorithmName | null>,
+  source: Ref<string>,
+) {
+  const grading = ref(false);
+  const gradeDone = ref(0);
+  const report = shallowRef<GradeReport | null>(null);
+  /** Case id -> key of its stored trace (the replay page's `?stored=`). */
+  const traces = shallowRef<Record<string, string>>({});
+
   async function grade(): Promise<void> {
     if (!algorithm.value || grading.value) return;
     grading.value = true;
     gradeDone.value = 0;
     report.value = null;
-    const name = algorithm.value;
     try {
       const r = await runGrade({
         spawn: spawnGrader,
-        algorithm: name,
+        algorithm: algorithm.value,
         source: source.value,
         subject: 'your module',
         exploreMs: GRADE_EXPLORE_MS,
@@ -164,37 +188,17 @@ export function useCodeMode(opts: {
       });
       const stored: Record<string, string> = {};
       for (const c of r.cases) {
-        if (!c.trace) continue;
-        const key = storeTrace(c.trace);
+        const key = c.trace ? storeTrace(c.trace) : null;
         if (key) stored[c.id] = key;
       }
       traces.value = stored;
       report.value = r;
-      opts.process.sendGrade(summarize(r), boardTrace(r));
+      process.sendGrade(summarize(r), boardTrace(r));
     } finally {
       grading.value = false;
     }
   }
-
-  onScopeDispose(() => {
-    if (saveTimer !== null) clearTimeout(saveTimer);
-  });
-
-  return {
-    source,
-    algorithm,
-    status,
-    faults,
-    notice,
-    grading,
-    gradeDone,
-    report,
-    traces,
-    run,
-    backToReference,
-    grade,
-    loadTemplate,
-  };
+  return { grading, gradeDone, report, traces, grade };
 }
 
 /** The grade as the relay keeps it for the class board. */

@@ -3,7 +3,7 @@
 // view (status, report, timers, inbox, outbox). A crash from the relay stops the algorithm and
 // drops its state; a recovery or a restart starts it from scratch. The resume token is kept in
 // sessionStorage by a thin wrapper around the channel, so reloading the tab reclaims the same id.
-import { markRaw, onScopeDispose, ref, shallowRef } from 'vue';
+import { markRaw, onScopeDispose, ref, shallowRef, type Ref } from 'vue';
 import type { Message, ProcessId, Report } from '@shared/algorithms/algorithm.ts';
 import { followMoved, useClusterFailover } from './use-cluster.ts';
 import {
@@ -66,7 +66,7 @@ export function rememberingChannel(
   };
 }
 
-export function useLabProcess(opts: {
+export interface LabProcessOptions {
   lab: string;
   id: ProcessId | null;
   name: string;
@@ -74,28 +74,134 @@ export function useLabProcess(opts: {
   /** The lab's play settings, at once (on join this runs before the process starts, so hand mode can take over first). */
   onPlay?: (play: Play) => void;
   channel?: ChannelFactory;
-}) {
-  const status = ref<LabProcessStatus>('connecting');
-  const error = ref<string | null>(null);
-  const id = ref<ProcessId | null>(opts.id);
-  const config = shallowRef<ProcessConfig | null>(null);
-  const report = shallowRef<Report | null>(null);
-  const timers = shallowRef<(TimerView & { left: number; total: number })[]>([]);
+}
+
+export function useLabProcess(opts: LabProcessOptions) {
+  const state = processState(opts.id);
+  const t0 = performance.now();
+  const { inbox, outbox, log } = useMessageLogs(t0);
+  const proc: LabProcess = markRaw(
+    new LabProcess({
+      channel: opts.channel ?? rememberingChannel(opts.lab),
+      lab: opts.lab,
+      ...(opts.id !== null ? { id: opts.id } : {}),
+      ...(opts.name ? { name: opts.name } : {}),
+      kind: 'human',
+      onEvent: eventHandler(state, log, opts, () => proc.config),
+    }),
+  );
+  // A refusal (id taken, no such lab) arrives as an error event and the status 'refused'.
+  proc.start().catch(() => {});
+  const timers = useTimerCountdown(proc, state.status, t0);
+
+  function leave(): void {
+    if (state.id.value !== null) sessionStorage.removeItem(resumeKey(opts.lab, state.id.value));
+    proc.stop();
+    state.status.value = 'left';
+  }
+
+  // Closing the tab (or navigating away) drops the connection without leaving: a reload
+  // within the relay's grace period resumes the same id.
+  onScopeDispose(() => proc.disconnect());
+  useClusterFailover(state.status, (s) => s === 'connecting');
+  return { ...state, timers, inbox, outbox, leave, process: proc };
+}
+
+/** What the process view shows of her process, set from its events. */
+function processState(id: ProcessId | null) {
+  return {
+    status: ref<LabProcessStatus>('connecting'),
+    error: ref<string | null>(null),
+    id: ref<ProcessId | null>(id),
+    config: shallowRef<ProcessConfig | null>(null),
+    report: shallowRef<Report | null>(null),
+    restarts: ref(0),
+    /** Her last lesson answer's fate: stored (step, value) or refused (error). */
+    answer: shallowRef<{ step: number; value: number | null; error: string | null } | null>(null),
+    /** The lab's play settings (hand mode for students, hints), told on join and live. */
+    play: shallowRef<Play>(DEFAULT_PLAY),
+  };
+}
+
+type Log = (box: 'in' | 'out', entry: Omit<LogEntry, 'n' | 'at'>) => void;
+
+/** The LabProcess's events into the view's state and the message logs. */
+function eventHandler(
+  s: ReturnType<typeof processState>,
+  log: Log,
+  opts: LabProcessOptions,
+  currentConfig: () => ProcessConfig | null,
+): (e: LabProcessEvent) => void {
+  /** What her algorithm did: timers that ran out and sends go to the logs; reports and restarts to the view. */
+  function onHost(h: Extract<LabProcessEvent, { kind: 'host' }>['event']): void {
+    if (h.kind === 'in' && h.event.kind === 'timer')
+      log('in', {
+        peer: null,
+        message: null,
+        note: `${timerName(h.event.name)} ran out`,
+        background: /^fd:|heartbeat/i.test(h.event.name),
+      });
+    else if (h.kind === 'in' && h.event.kind === 'elect')
+      log('in', { peer: null, message: null, note: 'asked to start an election' });
+    else if (h.kind === 'out')
+      log('out', { peer: h.to, message: h.message, background: isBackgroundType(h.message.type) });
+    else if (h.kind === 'report') s.report.value = h.report;
+    else if (h.kind === 'started') {
+      s.restarts.value++;
+      s.config.value = currentConfig();
+      s.report.value = null;
+    }
+  }
+
+  return (e) => {
+    switch (e.kind) {
+      case 'status':
+        s.status.value = e.status;
+        // A paused process keeps what it knows (SIGSTOP): only a crash, a departure or a reconnection clears it.
+        if (e.status !== 'up' && e.status !== 'paused') s.report.value = null;
+        return;
+      case 'joined':
+        s.id.value = e.id;
+        s.config.value = e.config;
+        s.error.value = null;
+        opts.onJoined?.(e.id);
+        return;
+      case 'error':
+        s.error.value = e.error.message;
+        return;
+      case 'deliver':
+        log('in', {
+          peer: e.from,
+          message: e.message,
+          background: isBackgroundType(e.message.type),
+        });
+        return;
+      case 'moved':
+        return followMoved(e.url);
+      case 'answer':
+        s.answer.value = { step: e.step, value: e.value, error: e.error?.message ?? null };
+        return;
+      case 'play':
+        s.play.value = e.play;
+        opts.onPlay?.(e.play);
+        return;
+      case 'host':
+        return onHost(e.event);
+    }
+  };
+}
+
+export type LabProcessView = ReturnType<typeof useLabProcess>;
+
+/**
+ * The inbox and the outbox, newest last, published at most every PUBLISH_MS: entries collect in
+ * plain arrays, so the algorithm's pace never waits for the page to re-render.
+ */
+function useMessageLogs(t0: number) {
   const inbox = shallowRef<LogEntry[]>([]);
   const outbox = shallowRef<LogEntry[]>([]);
-  const restarts = ref(0);
-  /** Her last lesson answer's fate: stored (step, value) or refused (error). */
-  const answer = shallowRef<{ step: number; value: number | null; error: string | null } | null>(
-    null,
-  );
-  /** The lab's play settings (hand mode for students, hints), told on join and live. */
-  const play = shallowRef<Play>(DEFAULT_PLAY);
-  /** How long each armed timer was set for, keyed name@due: the countdown bar's full length. */
-  const armed = new Map<string, number>();
-  const t0 = performance.now();
-  let counter = 0;
-  // Newest last, plain arrays: the algorithm's pace never waits for the page to re-render.
   const pending = { in: [] as LogEntry[], out: [] as LogEntry[] };
+  let counter = 0;
   let publishTimer: ReturnType<typeof setTimeout> | null = null;
 
   function log(box: 'in' | 'out', entry: Omit<LogEntry, 'n' | 'at'>): void {
@@ -120,83 +226,18 @@ export function useLabProcess(opts: {
     }
   }
 
-  function onEvent(e: LabProcessEvent): void {
-    switch (e.kind) {
-      case 'status':
-        status.value = e.status;
-        // A paused process keeps what it knows (SIGSTOP): only a crash, a departure or a reconnection clears it.
-        if (e.status !== 'up' && e.status !== 'paused') report.value = null;
-        return;
-      case 'joined':
-        id.value = e.id;
-        config.value = e.config;
-        error.value = null;
-        opts.onJoined?.(e.id);
-        return;
-      case 'error':
-        error.value = e.error.message;
-        return;
-      case 'deliver':
-        log('in', {
-          peer: e.from,
-          message: e.message,
-          background: isBackgroundType(e.message.type),
-        });
-        return;
-      case 'moved':
-        followMoved(e.url);
-        return;
-      case 'answer':
-        answer.value = { step: e.step, value: e.value, error: e.error?.message ?? null };
-        return;
-      case 'play':
-        play.value = e.play;
-        opts.onPlay?.(e.play);
-        return;
-      case 'host': {
-        const h = e.event;
-        if (h.kind === 'in' && h.event.kind === 'timer')
-          log('in', {
-            peer: null,
-            message: null,
-            note: `${timerName(h.event.name)} ran out`,
-            background: /^fd:|heartbeat/i.test(h.event.name),
-          });
-        else if (h.kind === 'in' && h.event.kind === 'elect')
-          log('in', { peer: null, message: null, note: 'asked to start an election' });
-        else if (h.kind === 'out')
-          log('out', {
-            peer: h.to,
-            message: h.message,
-            background: isBackgroundType(h.message.type),
-          });
-        else if (h.kind === 'report') report.value = h.report;
-        else if (h.kind === 'started') {
-          restarts.value++;
-          config.value = proc.config;
-          report.value = null;
-        }
-        return;
-      }
-    }
-  }
+  onScopeDispose(() => {
+    if (publishTimer !== null) clearTimeout(publishTimer);
+  });
+  return { inbox, outbox, log };
+}
 
-  const proc = markRaw(
-    new LabProcess({
-      channel: opts.channel ?? rememberingChannel(opts.lab),
-      lab: opts.lab,
-      ...(opts.id !== null ? { id: opts.id } : {}),
-      ...(opts.name ? { name: opts.name } : {}),
-      kind: 'human',
-      onEvent,
-    }),
-  );
-  // A refusal (id taken, no such lab) arrives as an error event and the status 'refused'.
-  proc.start().catch(() => {});
-
-  // Timers count down on screen ten times a second.
+/** Her running timers, counting down on screen ten times a second (standing still while paused). */
+function useTimerCountdown(proc: LabProcess, status: Ref<LabProcessStatus>, t0: number) {
+  const timers = shallowRef<(TimerView & { left: number; total: number })[]>([]);
+  /** How long each armed timer was set for, keyed name@due: the countdown bar's full length. */
+  const armed = new Map<string, number>();
   const tick = window.setInterval(() => {
-    // Paused: the timers stand still, and so does their countdown on screen.
     if (status.value === 'paused') return;
     const host = proc.host;
     if (!host?.isRunning || status.value !== 'up') {
@@ -214,37 +255,6 @@ export function useLabProcess(opts: {
     });
     for (const key of armed.keys()) if (!live.has(key)) armed.delete(key);
   }, 100);
-
-  function leave(): void {
-    if (id.value !== null) sessionStorage.removeItem(resumeKey(opts.lab, id.value));
-    proc.stop();
-    status.value = 'left';
-  }
-
-  onScopeDispose(() => {
-    window.clearInterval(tick);
-    if (publishTimer !== null) clearTimeout(publishTimer);
-    // Closing the tab (or navigating away) drops the connection without leaving: a reload
-    // within the relay's grace period resumes the same id.
-    proc.disconnect();
-  });
-
-  useClusterFailover(status, (s) => s === 'connecting');
-  return {
-    status,
-    error,
-    id,
-    config,
-    report,
-    timers,
-    inbox,
-    outbox,
-    restarts,
-    play,
-    answer,
-    leave,
-    process: proc,
-  };
+  onScopeDispose(() => window.clearInterval(tick));
+  return timers;
 }
-
-export type LabProcessView = ReturnType<typeof useLabProcess>;

@@ -15,7 +15,7 @@ export function useSweep() {
   const rows = shallowRef<RunRow[]>([]);
   const wallMs = ref(0);
   let worker: Worker | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopSlices: (() => void) | null = null;
   let started = 0;
 
   const figures = computed(() =>
@@ -35,45 +35,19 @@ export function useSweep() {
     progress.value = 0;
     running.value = true;
     started = performance.now();
-    if (typeof Worker === 'undefined') return inSlices(plan.runs);
-    try {
-      worker = new Worker(new URL('../workers/sweep-worker.ts', import.meta.url), {
-        type: 'module',
-      });
-    } catch {
-      return inSlices(plan.runs);
-    }
-    worker.onmessage = (e: MessageEvent<SweepReply>) => {
-      const m = e.data;
-      if (m.kind === 'error') return finish([`The sweep failed: ${m.message}`]);
-      rows.value = [...rows.value, ...m.rows];
-      progress.value = m.progress;
-      if (m.done) finish();
-    };
-    worker.onerror = () => finish(['The sweep stopped: its worker failed to start or crashed.']);
-    worker.postMessage({ runs: plan.runs } satisfies SweepRequest);
+    worker = sweepWorker(plan.runs, {
+      reply,
+      died: () => finish(['The sweep stopped: its worker failed to start or crashed.']),
+    });
+    if (!worker) stopSlices = inSlices(plan.runs, reply);
   }
 
-  /** No worker: 30 ms slices between which the page handles input and paints. */
-  function inSlices(runs: RunParams[]): void {
-    const job = new SweepJob(
-      runs,
-      (p) => runOne(p, () => performance.now()),
-      () => performance.now(),
-    );
-    const slice = () => {
-      timer = null;
-      try {
-        const added = job.step(30);
-        rows.value = [...rows.value, ...added];
-        progress.value = job.progress;
-      } catch (err) {
-        return finish([`The sweep failed: ${err instanceof Error ? err.message : String(err)}`]);
-      }
-      if (job.done) finish();
-      else timer = setTimeout(slice, 0);
-    };
-    timer = setTimeout(slice, 0);
+  /** A batch of rows from the worker (or a slice on the page), or the reason it failed. */
+  function reply(m: SweepReply): void {
+    if (m.kind === 'error') return finish([`The sweep failed: ${m.message}`]);
+    rows.value = [...rows.value, ...m.rows];
+    progress.value = m.progress;
+    if (m.done) finish();
   }
 
   function finish(problems: string[] = []): void {
@@ -85,8 +59,8 @@ export function useSweep() {
   }
 
   function cancel(): void {
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
+    stopSlices?.();
+    stopSlices = null;
     if (worker || running.value) {
       worker?.terminate();
       worker = null;
@@ -96,4 +70,47 @@ export function useSweep() {
 
   onScopeDispose(cancel);
   return { running, progress, errors, rows, figures, tables, wallMs, start, cancel };
+}
+
+/** The sweep in a Web Worker; null where workers are unavailable. A worker that fails says so. */
+function sweepWorker(
+  runs: RunParams[],
+  on: { reply: (m: SweepReply) => void; died: () => void },
+): Worker | null {
+  if (typeof Worker === 'undefined') return null;
+  let w: Worker;
+  try {
+    w = new Worker(new URL('../workers/sweep-worker.ts', import.meta.url), { type: 'module' });
+  } catch {
+    return null;
+  }
+  w.onmessage = (e: MessageEvent<SweepReply>) => on.reply(e.data);
+  w.onerror = () => on.died();
+  w.postMessage({ runs } satisfies SweepRequest);
+  return w;
+}
+
+/** No worker: 30 ms slices between which the page handles input and paints; the answer cancels. */
+function inSlices(runs: RunParams[], reply: (m: SweepReply) => void): () => void {
+  const job = new SweepJob(
+    runs,
+    (p) => runOne(p, () => performance.now()),
+    () => performance.now(),
+  );
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const slice = () => {
+    timer = null;
+    let rows: RunRow[];
+    try {
+      rows = job.step(30);
+    } catch (err) {
+      return reply({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+    }
+    reply({ kind: 'rows', rows, progress: job.progress, done: job.done });
+    if (!job.done) timer = setTimeout(slice, 0);
+  };
+  timer = setTimeout(slice, 0);
+  return () => {
+    if (timer !== null) clearTimeout(timer);
+  };
 }

@@ -56,85 +56,71 @@ export function processLook(
     p.kind === 'bot' ? 'square' : p.kind === 'external' ? 'diamond' : 'circle';
   const kind = p.kind ?? (p.status === 'absent' ? 'nobody' : 'unknown');
   const ring = p.group === null ? null : GROUP_COLOURS[p.group % GROUP_COLOURS.length]!;
-  const cutOff = p.group !== null && mainGroup !== null && p.group !== mainGroup;
-  const believes = p.report
-    ? p.report.coordinator === null
-      ? 'none'
-      : String(p.report.coordinator)
-    : '?';
-  if (p.status === 'absent') {
-    return {
-      shape,
-      fill: ROLE_FILL.absent,
-      stroke: STATUS_COLOURS.absent,
-      dashed: true,
-      crossed: false,
-      paused: false,
-      ring,
-      halo: null,
-      rival: false,
-      role: '-',
-      leads: false,
-      status: 'absent',
-      kind,
-      believes: '-',
-    };
-  }
-  if (p.status === 'crashed') {
-    return {
-      shape,
-      fill: ROLE_FILL.crashed,
-      stroke: STATUS_COLOURS.crashed,
-      dashed: false,
-      crossed: true,
-      paused: false,
-      ring,
-      halo: null,
-      rival: false,
-      role: 'crashed',
-      leads: false,
-      status: 'crashed',
-      kind,
-      believes: '-',
-    };
-  }
+  if (p.status === 'absent' || p.status === 'crashed')
+    return { ...STOPPED_LOOK[p.status], shape, ring, kind };
   const role = p.report?.role ?? 'starting';
   const leads = COORDINATOR_ROLES.has(role);
-  const fill = leads
-    ? ROLE_FILL.coordinator
-    : p.report?.electing
-      ? ROLE_FILL.electing
-      : POOL_ROLES.has(role)
-        ? ROLE_FILL.pool
-        : ROLE_FILL.other;
-  const halo = agreement.disagree.has(p.id)
-    ? 'disagrees'
-    : agreement.stale.has(p.id)
-      ? 'stale'
-      : null;
   const paused = p.paused === true;
-  const word = paused ? `paused${p.held ? ` (${p.held} held)` : ''}` : 'up';
-  const status = cutOff
-    ? `${word}, cut off (group ${p.group! + 1})`
-    : p.group !== null
-      ? `${word} (group ${p.group + 1})`
-      : word;
   return {
     shape,
-    fill,
+    fill: roleFill(role, leads, p.report?.electing === true),
     stroke: paused ? STATUS_COLOURS.paused : '#1b1b1b',
     dashed: false,
     crossed: false,
     paused,
     ring,
-    halo,
+    halo: agreement.disagree.has(p.id) ? 'disagrees' : agreement.stale.has(p.id) ? 'stale' : null,
     rival: rivals.has(p.id),
     role,
     leads,
-    status,
+    status: upStatus(p, mainGroup),
     kind,
-    believes,
+    believes: p.report ? String(p.report.coordinator ?? 'none') : '?',
   };
+}
+
+/** A process that runs nothing (nobody holds the id, or it crashed): no role, no belief, no halo. */
+const STOPPED_LOOK: Record<'absent' | 'crashed', Omit<ProcessLook, 'shape' | 'ring' | 'kind'>> = {
+  absent: {
+    fill: ROLE_FILL.absent,
+    stroke: STATUS_COLOURS.absent,
+    dashed: true,
+    crossed: false,
+    paused: false,
+    halo: null,
+    rival: false,
+    role: '-',
+    leads: false,
+    status: 'absent',
+    believes: '-',
+  },
+  crashed: {
+    fill: ROLE_FILL.crashed,
+    stroke: STATUS_COLOURS.crashed,
+    dashed: false,
+    crossed: true,
+    paused: false,
+    halo: null,
+    rival: false,
+    role: 'crashed',
+    leads: false,
+    status: 'crashed',
+    believes: '-',
+  },
+};
+
+function roleFill(role: string, leads: boolean, electing: boolean): string {
+  if (leads) return ROLE_FILL.coordinator;
+  if (electing) return ROLE_FILL.electing;
+  return POOL_ROLES.has(role) ? ROLE_FILL.pool : ROLE_FILL.other;
+}
+
+/** "up" or "paused (3 held)", with its partition group and whether that group is cut off. */
+function upStatus(p: ProcessInfo, mainGroup: number | null): string {
+  const word = p.paused === true ? `paused${p.held ? ` (${p.held} held)` : ''}` : 'up';
+  if (p.group === null) return word;
+  const cutOff = mainGroup !== null && p.group !== mainGroup;
+  return cutOff ? `${word}, cut off (group ${p.group + 1})` : `${word} (group ${p.group + 1})`;
 }
 
 const NO_RIVALS: ReadonlySet<ProcessId> = new Set();
