@@ -28,7 +28,7 @@ import {
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 import { MAX_ANSWER } from '../lessons/lesson-schema.ts';
-import { SubmissionSchema } from '../challenges/challenge-schema.ts';
+import { SubmissionSchema, SubmitSessionSchema } from '../challenges/challenge-schema.ts';
 
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
@@ -110,6 +110,8 @@ const SubmitFrame = z
     lab: LabName,
     name: DisplayNameSchema.pipe(z.string().min(1)),
     submission: SubmissionSchema,
+    /** Her lab session (process id and resume token), when she has one: her name is then verified. */
+    session: SubmitSessionSchema.optional(),
     ref: Ref,
   })
   .strict();

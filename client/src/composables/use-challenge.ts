@@ -7,6 +7,7 @@ import type { ChallengeView } from '@shared/challenges/challenge-api.ts';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { ChallengeRun } from '@shared/challenges/challenge-verify.ts';
 import type { ChallengeReply, ChallengeRequest } from '../workers/challenge-worker.ts';
+import { labSession } from '../utils/lab-session.ts';
 import { publicApi, useInstructorApi } from './use-api.ts';
 
 const POLL_MS = 2000;
@@ -84,16 +85,17 @@ export function useChallengeSubmit(lab: Ref<string>) {
   const busy = ref(false);
   async function submit(name: string, challenge: Challenge, seed: number, schedule: Schedule) {
     busy.value = true;
-    const res = await publicApi.submitChallenge(lab.value, name, {
-      challenge: challenge.id,
-      seed,
-      setup: challenge.setup,
-      schedule,
-    });
+    const session = labSession(sessionStorage, lab.value);
+    const res = await publicApi.submitChallenge(
+      lab.value,
+      name,
+      { challenge: challenge.id, seed, setup: challenge.setup, schedule },
+      session ?? undefined,
+    );
     busy.value = false;
     accepted.value = res.ok;
     verdict.value = res.ok
-      ? `Accepted: the relay's run broke it with ${res.data.faults} fault${res.data.faults === 1 ? '' : 's'}; you are #${res.data.rank} on the board`
+      ? `Accepted${session ? ' under the name you joined the lab with' : ''}: the relay's run broke it with ${res.data.faults} fault${res.data.faults === 1 ? '' : 's'}; you are #${res.data.rank} on the board`
       : `Refused: ${res.message}`;
   }
   return { verdict, accepted, busy, submit };
@@ -129,5 +131,12 @@ export function useChallengeControl(lab: Ref<string>, token: Ref<string | null>)
     feedback.value = res.ok ? 'Challenge closed' : res.message;
     if (res.ok) challenge.view.value = null;
   }
-  return { ...challenge, catalog, feedback, busy: api.busy, open, close };
+  async function runLive(rank: number): Promise<void> {
+    const res = await api.replayLive(lab.value, rank);
+    feedback.value = res.ok
+      ? `Entry #${rank} runs in the live lab: the dashboard shows it, the board says how it ends`
+      : res.message;
+    if (res.ok) challenge.view.value = res.data;
+  }
+  return { ...challenge, catalog, feedback, busy: api.busy, open, close, runLive };
 }
