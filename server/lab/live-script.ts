@@ -149,9 +149,6 @@ export class LiveScripts {
 
   private async drive(lab: Lab, script: LiveScript, run: Run): Promise<void> {
     if (!prepare(lab, script)) return this.finish(lab, run, { kind: 'failed' });
-    const bots = this.deps.bots();
-    const free = lab.processes.free(lab.deps.clock.now());
-    if (free.length > 0 && bots) await bots.start(lab.name, { count: free.length });
     const start = await this.settle(lab, run);
     if (run.cancelled) return;
     if (!start) {
@@ -170,7 +167,12 @@ export class LiveScripts {
   private async settle(lab: Lab, run: Run): Promise<Map<ProcessId, Report | null> | null> {
     const clock = lab.deps.clock;
     const deadline = clock.now() + SETTLE_MS;
+    const bots = this.deps.bots();
     while (!run.cancelled && clock.now() < deadline && this.deps.labs.get(lab.name) === lab) {
+      // Free ids get bots: those free at the start, and any a person's tab left and whose
+      // resume grace ran out while the lab settled (a student gone to the challenge page).
+      const free = lab.processes.free(clock.now()).length;
+      if (free > 0 && bots) await bots.start(lab.name, { count: free });
       const reports = agreed(lab);
       if (reports && !electionInFlight(lab)) return reports;
       await new Promise<void>((resolve) => run.timers.push(clock.setTimeout(resolve, POLL_MS)));
