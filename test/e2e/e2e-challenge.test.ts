@@ -138,7 +138,7 @@ describe('a break-it challenge in class', () => {
       await projector.goto(`${base}/lab/${LAB}/projector`);
       const first = projector.getByTestId('board-1');
       await first.waitFor({ timeout: 15_000 });
-      expect(await first.textContent()).toMatch(new RegExp(`Ada\\s*${faults} faults`));
+      expect(await first.textContent()).toMatch(new RegExp(`Ada\\s*claimed\\s*${faults} faults`));
       expect(await projector.getByTestId('challenge-board').textContent()).not.toContain('Mallory');
       toDocs(
         await screenshot(projector, `challenge-projector-${size}`),
