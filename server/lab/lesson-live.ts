@@ -9,10 +9,11 @@ import type { Lab } from './lab.ts';
 import type { LiveRunner, StepRun } from './lesson-room.ts';
 import { scriptRefusal, type LiveScripts } from './live-script.ts';
 
-/** Why the live lab cannot run this step as its file means it, or null. */
+/**
+ * Why the live lab cannot run this step as its file means it, or null: its set-up's (every
+ * reveal, the work schedule's figures too, is measured from the lab's trace).
+ */
 export function liveRefusal(step: LessonStep): string | null {
-  if (step.reveal.measure.kind === 'tasks')
-    return "the relay keeps no audit of the work schedule's results";
   return scriptRefusal(step);
 }
 

@@ -19,7 +19,7 @@ import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import type { TraceEvent } from '@shared/protocol/trace.ts';
 import type { ServerBots } from './bots.ts';
 import type { Lab } from './lab.ts';
-import { crash, elect, partition, recover, setFabric, update } from './lab-control.ts';
+import { crash, elect, partition, recover, restartJob, setFabric, update } from './lab-control.ts';
 import type { Labs } from './labs.ts';
 
 /** A set-up and its schedule of faults, as a lesson step or a challenge submission gives them. */
@@ -188,7 +188,8 @@ export class LiveScripts {
     start: Map<ProcessId, Report | null>,
   ): void {
     const scale = lab.config.fabric.timeScale;
-    const fold = new LiveRunFold(lab.now(), scale, start, MAX_LIVE_EVENTS);
+    const workload = stepWorkload(script);
+    const fold = new LiveRunFold(lab.now(), scale, start, MAX_LIVE_EVENTS, workload);
     const tap = (e: TraceEvent) => {
       fold.observe(e);
       run.observe?.(e);
@@ -197,6 +198,8 @@ export class LiveScripts {
     run.untap = () => lab.taps.delete(tap);
     const title = script.title.slice(0, 100);
     lab.record({ kind: 'note', text: `${run.owner}: "${title}" runs live from here` });
+    // The job starts with the run, as the simulator's does at 0 (it ran while the lab settled).
+    if (workload) restartJob(lab);
     const live = () => !run.cancelled && this.deps.labs.get(lab.name) === lab;
     const at = (ms: number, act: () => void) =>
       run.timers.push(lab.deps.clock.setTimeout(() => live() && act(), ms * scale));

@@ -342,6 +342,11 @@ export function buildOpenApi(): Json {
           ],
         ),
       },
+      '/api/labs/{lab}/job/restart': {
+        post: change(
+          "Restart the work schedule's job: held messages dropped, every live process restarts with a fresh task list, agreeing on the coordinator they agreed on (no election; electing when they did not agree); answers { coordinator } (409 NO_WORKLOAD without a workload)",
+        ),
+      },
       '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
       '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },
       '/api/labs/{lab}/trace': {

@@ -66,6 +66,7 @@ export const ERRORS = {
     status: 409,
     message: 'The live lab is running a scripted run (a lesson step or a replay); wait for its end',
   },
+  NO_WORKLOAD: { status: 409, message: 'This lab runs no work schedule' },
   LIVE_RUN_REFUSED: { status: 409, message: 'The live lab cannot run this set-up' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -165,6 +165,11 @@ export const ProcessConfigSchema = z.object({
   seed: z.int(),
   /** The lab's work schedule (docs/WORK_SCHEDULE.md); absent: the election alone. */
   workload: WorkloadSchema.optional(),
+  /**
+   * Start agreeing on this coordinator, holding no election (a restart of the job keeps the
+   * lab's coordinator: the simulator's starting point); absent: elect on start, as always.
+   */
+  coordinator: ProcessIdSchema.optional(),
 });
 export type ProcessConfig = z.infer<typeof ProcessConfigSchema>;
 

@@ -243,6 +243,8 @@ export function useInstructorApi(token: Ref<string | null>) {
     removeBots: (name: string) =>
       call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${lab(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${lab(name)}/reset`),
+    restartJob: (name: string) =>
+      call<{ coordinator: ProcessId | null }>('POST', `${lab(name)}/job/restart`),
     beginLesson: (name: string, lesson: string) =>
       call<LessonView>('POST', `${lab(name)}/lesson`, { lesson }),
     openChallenge: (name: string, challenge: string) =>

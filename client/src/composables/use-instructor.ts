@@ -115,6 +115,7 @@ export function useInstructor(lab: Ref<string>, token: Ref<string | null>) {
     },
     removeBots: () => run('Removed the server bots', api.removeBots(name())),
     reset: () => run('Reset the lab', api.reset(name())),
+    restartJob: () => run('Restarted the job from a fresh task list', api.restartJob(name())),
     async download(format: 'jsonl' | 'shiviz') {
       const res = await api.download(name(), format);
       if (!res.ok) {
