@@ -82,7 +82,7 @@ describe('restart the job', () => {
       .slice(0, TASKS);
     expect(split.map((e) => (e.kind === 'send' ? e.from : -1))).toEqual(Array(TASKS).fill(3));
     expect(
-      split.map((e) => (e.kind === 'send' ? (e.message as { task: number }).task : -1)).sort(),
+      split.map((e) => (e.kind === 'send' ? Number(e.message['task']) : -1)).sort((a, b) => a - b),
     ).toEqual([...Array(TASKS).keys()]);
     expect(after.some((e) => e.kind === 'elect')).toBe(false);
     expect(after.some((e) => e.kind === 'report' && e.report.electing)).toBe(false);
