@@ -117,6 +117,19 @@ describe('the work-schedule lesson (003) in class', () => {
         `lesson-work-projector-${width}`,
       );
     }
+    // The lab keeps the step's workload: the Workload card's "Restart the job", at both widths.
+    for (const [page, width] of [
+      [instructor, 1400],
+      [phone, 390],
+    ] as const) {
+      const form = page.getByTestId('workload-form');
+      await form.getByTestId('work-restart').waitFor({ timeout: 15_000 });
+      toDocs(await screenshotOf(form, `work-restart-${width}`), `work-restart-${width}`);
+    }
+    await instructor.getByTestId('work-restart').click();
+    await expect
+      .poll(() => instructor.getByTestId('feedback').textContent(), { timeout: 10_000 })
+      .toContain('Restarted the job from a fresh task list');
     expect(errors.flat()).toEqual([]);
     for (const ws of sockets) ws.close();
     await desk.close();
