@@ -12,7 +12,7 @@ import type {
   SubmitSession,
 } from '@shared/challenges/challenge-schema.ts';
 import { runChallenge, verifySubmission } from '@shared/challenges/challenge-verify.ts';
-import { errorFrame, type ErrorFrame } from '@shared/protocol/errors.ts';
+import { ERRORS, errorFrame, type ErrorFrame } from '@shared/protocol/errors.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import { replayLive, type LiveReplays } from './challenge-live.ts';
 import type { Lab } from './lab.ts';
@@ -103,9 +103,20 @@ class ChallengeRoom {
     return { accepted: true, faults: verdict.faults, at: verdict.at, rank };
   }
 
+  /** A session the lab does not hold: refused, counted, and paid for from the lab's bucket as a verification. */
+  refuseSession(): ErrorFrame {
+    if (!this.bucket.take())
+      return this.refuse(
+        'rate',
+        'RATE_LIMITED',
+        'Too many submissions to check; try again shortly',
+      );
+    return this.refuse('session', 'SESSION_REFUSED', ERRORS.SESSION_REFUSED.message);
+  }
+
   private refuse(
     why: string,
-    code: 'RATE_LIMITED' | 'SUBMISSION_REFUSED',
+    code: 'RATE_LIMITED' | 'SUBMISSION_REFUSED' | 'SESSION_REFUSED',
     message: string,
     details?: string[],
   ): ErrorFrame {
@@ -192,7 +203,7 @@ export class ChallengeRooms {
     let who: Submitter = { name, verified: false };
     if (session) {
       const held = lab.processes.byResume(session.resume);
-      if (!held || held.id !== session.id) return errorFrame('SESSION_REFUSED');
+      if (!held || held.id !== session.id) return room.refuseSession();
       who = { name: held.name ?? `process ${held.id}`, verified: true };
     }
     return room.submit(who, sub);

@@ -71,6 +71,9 @@ describe('names on the challenge board', () => {
     const other = await rest({ name: 'Eve', session: { ...session, id: (session.id + 1) % 6 } });
     expect(other.body.code).toBe('SESSION_REFUSED');
     expect((await board()).map((e) => e.name)).not.toContain('Eve');
+    // Counted by reason, as every refused submission is.
+    const view = (await h.api('GET', `/api/labs/${lab}/challenge`)).body;
+    expect(view.refused['session']).toBe(2);
   });
 
   it('a malformed session is refused naming the field', async () => {
