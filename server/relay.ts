@@ -18,6 +18,7 @@ import { DemoLoops } from './lab/demo-loop.ts';
 import { LabListHub } from './lab/lab-list.ts';
 import { loadLessons } from './lab/lesson-catalog.ts';
 import { LessonLiveRuns } from './lab/lesson-live.ts';
+import { LiveScripts } from './lab/live-script.ts';
 import { LessonRooms } from './lab/lesson-room.ts';
 import { loadChallenges } from './lab/challenge-catalog.ts';
 import { ChallengeRooms } from './lab/challenge-room.ts';
@@ -149,14 +150,14 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   );
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
-  // Lesson steps run in the live lab; the relay's bots are made below, after the sessions they
-  // need, so the runner reads them when a run starts.
-  const live = new LessonLiveRuns({ labs, bots: (): ServerBots | null => bots, onError });
+  // Lesson steps and challenge replays run in the live lab, one runner for both; the relay's
+  // bots are made below, after the sessions they need, so the runner reads them when a run starts.
+  const live = new LiveScripts({ labs, bots: (): ServerBots | null => bots, onError });
   lessonRooms = new LessonRooms({
     dataDir: opts.dataDir,
     onError,
     onTooLarge: () => counters.inc('lesson-state-too-large'),
-    live,
+    live: new LessonLiveRuns(live),
   });
   const lessons = { catalog, rooms: lessonRooms };
   const challengeCatalog = loadChallenges(
@@ -164,7 +165,7 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   );
   for (const r of challengeCatalog.refused)
     onError(new Error(`challenge file ${r.file} refused: ${r.errors.join('; ')}`));
-  const challenges = { catalog: challengeCatalog, rooms: new ChallengeRooms() };
+  const challenges = { catalog: challengeCatalog, rooms: new ChallengeRooms(live) };
   const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
   const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
   const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());

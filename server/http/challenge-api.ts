@@ -2,7 +2,12 @@
 // a lab's open challenge and board, the instructor's open/close and replay, and a REST
 // submission beside the `submit` frame. Challenges hold no answer key: reads are open.
 import express, { type RequestHandler, type Router } from 'express';
-import { OpenChallengeSchema, SubmitBodySchema } from '@shared/challenges/challenge-api.ts';
+import {
+  BoardRankSchema,
+  OpenChallengeSchema,
+  SubmitBodySchema,
+} from '@shared/challenges/challenge-api.ts';
+import { errorFrame } from '@shared/protocol/errors.ts';
 import { parseBody, sendError } from './api-util.ts';
 import type { ChallengeCatalog } from '../lab/challenge-catalog.ts';
 import type { ChallengeRooms } from '../lab/challenge-room.ts';
@@ -25,6 +30,19 @@ export function challengeRoutes(deps: ChallengeDeps): Router {
     const lab = labs.get(String(req.params['lab']));
     if (!lab) sendError(res, counters, 'UNKNOWN_LAB');
     return lab ?? null;
+  };
+  const rankOf = (req: express.Request, res: express.Response): number | null => {
+    const r = BoardRankSchema.safeParse(req.params['rank']);
+    if (!r.success)
+      sendError(
+        res,
+        counters,
+        errorFrame('BAD_REQUEST', {
+          message: 'A rank is a whole number from 1',
+          details: ['rank'],
+        }),
+      );
+    return r.success ? r.data : null;
   };
 
   r.get('/challenges', (_req, res) => {
@@ -58,7 +76,7 @@ export function challengeRoutes(deps: ChallengeDeps): Router {
     const lab = labOf(req, res);
     const body = lab && parseBody(SubmitBodySchema, req, res, counters);
     if (!lab || !body) return;
-    const result = rooms.submit(lab, body.name, body.submission);
+    const result = rooms.submit(lab, body.name, body.submission, body.session);
     if ('type' in result) return sendError(res, counters, result);
     res.json(result);
   });
@@ -69,7 +87,9 @@ export function challengeRoutes(deps: ChallengeDeps): Router {
     if (!lab) return;
     const room = rooms.get(lab);
     if (!room) return sendError(res, counters, 'NO_CHALLENGE');
-    const trace = room.trace(Number(req.params['rank']));
+    const rank = rankOf(req, res);
+    if (rank === null) return;
+    const trace = room.trace(rank);
     if (trace === null) return sendError(res, counters, 'NOT_FOUND');
     res.type('application/x-ndjson').send(trace);
   });
@@ -78,9 +98,22 @@ export function challengeRoutes(deps: ChallengeDeps): Router {
   r.get('/labs/:lab/challenge/board/:rank', auth, (req, res) => {
     const lab = labOf(req, res);
     if (!lab) return;
-    const e = rooms.get(lab)?.entry(Number(req.params['rank']));
+    const rank = lab && rankOf(req, res);
+    if (!lab || !rank) return;
+    const e = rooms.get(lab)?.entry(rank);
     if (!e) return sendError(res, counters, 'NOT_FOUND');
-    res.json({ name: e.name, seed: e.seed, schedule: e.schedule });
+    res.json({ name: e.name, verified: e.verified, seed: e.seed, schedule: e.schedule });
+  });
+
+  // The same entry run in the live lab (the lab takes the challenge's set-up, then her faults at
+  // their times); the board's `live` says how it goes and whether it reached the target.
+  r.post('/labs/:lab/challenge/board/:rank/live', auth, (req, res) => {
+    const lab = labOf(req, res);
+    const rank = lab && rankOf(req, res);
+    if (!lab || !rank) return;
+    const result = rooms.replay(lab, rank);
+    if ('type' in result) return sendError(res, counters, result);
+    res.json(result);
   });
 
   return r;

@@ -77,6 +77,15 @@ export function labRoutes(deps: RouteDeps, cluster: Cluster | undefined): Router
       archived: archived ? archived.split(/[\\/]/).pop() : null,
     });
   });
+
+  // The work schedule's job from a fresh task list, the coordinator kept (docs/WORK_SCHEDULE.md).
+  r.post('/labs/:lab/job/restart', auth, (req, res) => {
+    const lab = labOf(deps, req, res);
+    if (!lab) return;
+    const restarted = control.restartJob(lab);
+    if (!restarted.ok) return sendError(res, counters, restarted.error);
+    res.json(restarted.value);
+  });
   return r;
 }
 

@@ -1,12 +1,20 @@
 // The relay's "break it" state, one room per lab (issue 28, item 6): the open challenge, each
 // student's best accepted submission, and the count of refusals by reason. Every submission is
 // re-run here in the relay's own simulator (shared/challenges/challenge-verify.ts), bounded in
-// events, in submissions per student and in verifications a second for the whole lab.
-import type { BoardEntry, ChallengeView } from '@shared/challenges/challenge-api.ts';
-import type { Challenge, Schedule, Submission } from '@shared/challenges/challenge-schema.ts';
+// events, in submissions per student and in verifications a second for the whole lab. A name is
+// verified when the submission carries her lab session (the relay checks it), else a claim;
+// the instructor's replay of an entry in the live lab is challenge-live.ts.
+import type { BoardEntry, ChallengeView, LiveReplay } from '@shared/challenges/challenge-api.ts';
+import type {
+  Challenge,
+  Schedule,
+  Submission,
+  SubmitSession,
+} from '@shared/challenges/challenge-schema.ts';
 import { runChallenge, verifySubmission } from '@shared/challenges/challenge-verify.ts';
-import { errorFrame, type ErrorFrame } from '@shared/protocol/errors.ts';
+import { ERRORS, errorFrame, type ErrorFrame } from '@shared/protocol/errors.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
+import { replayLive, type LiveReplays } from './challenge-live.ts';
 import type { Lab } from './lab.ts';
 import { TokenBucket } from './rate-limit.ts';
 
@@ -17,8 +25,15 @@ const MAX_BOARD = 500;
 /** Verifications a second for the whole lab (each is at most MAX_CHALLENGE_EVENTS events, a few ms to 0.3 s). */
 export const VERIFY_LIMITS = { rate: 4, burst: 40 };
 
-interface Entry {
+/** Who submitted: a name the relay checked (her lab session) or one she typed. */
+interface Submitter {
   name: string;
+  verified: boolean;
+}
+
+export interface Entry {
+  name: string;
+  verified: boolean;
   faults: number;
   at: number;
   seed: number;
@@ -29,6 +44,9 @@ interface Entry {
 
 type SubmitResult = { accepted: true; faults: number; at: number; rank: number };
 
+/** One board key per submitter: a typed name never takes a verified student's place. */
+const keyOf = (who: Submitter) => `${who.verified ? 'v' : 'c'}:${who.name}`;
+
 class ChallengeRoom {
   private readonly best = new Map<string, Entry>();
   private readonly tries = new Map<string, number>();
@@ -36,15 +54,20 @@ class ChallengeRoom {
   private submissions = 0;
   private accepted = 0;
   private readonly bucket: TokenBucket;
+  /** The instructor's latest replay of an entry in the live lab. */
+  live: LiveReplay | null = null;
+  /** When the replay under way ends, by the relay's clock. */
+  liveEndsAt: number | null = null;
 
   constructor(
     readonly challenge: Challenge,
-    now: () => number,
+    private readonly now: () => number,
   ) {
     this.bucket = new TokenBucket(VERIFY_LIMITS, now);
   }
 
-  submit(name: string, sub: Submission): SubmitResult | ErrorFrame {
+  submit(who: Submitter, sub: Submission): SubmitResult | ErrorFrame {
+    const name = keyOf(who);
     const tries = (this.tries.get(name) ?? 0) + 1;
     if (tries > MAX_SUBMISSIONS_PER_STUDENT)
       return this.refuse(
@@ -69,20 +92,31 @@ class ChallengeRoom {
     const prev = this.best.get(name);
     if (!prev || verdict.faults < prev.faults)
       this.best.set(name, {
-        name,
+        ...who,
         faults: verdict.faults,
         at: verdict.at,
         seed: sub.seed,
         schedule: sub.schedule,
         order: this.accepted,
       });
-    const rank = this.board().find((e) => e.name === name)!.rank;
+    const rank = this.board().find((e) => e.name === who.name && e.verified === who.verified)!.rank;
     return { accepted: true, faults: verdict.faults, at: verdict.at, rank };
+  }
+
+  /** A session the lab does not hold: refused, counted, and paid for from the lab's bucket as a verification. */
+  refuseSession(): ErrorFrame {
+    if (!this.bucket.take())
+      return this.refuse(
+        'rate',
+        'RATE_LIMITED',
+        'Too many submissions to check; try again shortly',
+      );
+    return this.refuse('session', 'SESSION_REFUSED', ERRORS.SESSION_REFUSED.message);
   }
 
   private refuse(
     why: string,
-    code: 'RATE_LIMITED' | 'SUBMISSION_REFUSED',
+    code: 'RATE_LIMITED' | 'SUBMISSION_REFUSED' | 'SESSION_REFUSED',
     message: string,
     details?: string[],
   ): ErrorFrame {
@@ -93,7 +127,13 @@ class ChallengeRoom {
   board(): BoardEntry[] {
     return [...this.best.values()]
       .sort((a, b) => a.faults - b.faults || a.order - b.order)
-      .map((e, i) => ({ rank: i + 1, name: e.name, faults: e.faults, at: e.at }));
+      .map((e, i) => ({
+        rank: i + 1,
+        name: e.name,
+        verified: e.verified,
+        faults: e.faults,
+        at: e.at,
+      }));
   }
 
   view(): ChallengeView {
@@ -102,13 +142,17 @@ class ChallengeRoom {
       board: this.board(),
       submissions: this.submissions,
       refused: { ...this.refusals },
+      live:
+        this.live && this.liveEndsAt !== null
+          ? { ...this.live, endsInMs: Math.max(0, Math.round(this.liveEndsAt - this.now())) }
+          : this.live,
     };
   }
 
   /** The board's entry at `rank`, with its schedule (the instructor's replay). */
   entry(rank: number): Entry | null {
     const e = this.board()[rank - 1];
-    return e ? this.best.get(e.name)! : null;
+    return e ? this.best.get(keyOf(e))! : null;
   }
 
   /** An accepted schedule re-run, as a trace file for /replay. */
@@ -125,24 +169,59 @@ class ChallengeRoom {
 export class ChallengeRooms {
   private readonly rooms = new WeakMap<Lab, ChallengeRoom>();
 
+  /** `live`: the live lab's scripted runs (absent: no replay in the live lab). */
+  constructor(private readonly live: LiveReplays | null = null) {}
+
   get(lab: Lab): ChallengeRoom | null {
     return this.rooms.get(lab) ?? null;
   }
 
   open(lab: Lab, challenge: Challenge): ChallengeRoom {
+    this.stopReplay(lab);
     const room = new ChallengeRoom(challenge, () => lab.deps.clock.now());
     this.rooms.set(lab, room);
     return room;
   }
 
   close(lab: Lab): boolean {
+    this.stopReplay(lab);
     return this.rooms.delete(lab);
   }
 
-  /** A student's submission to the lab's open challenge. */
-  submit(lab: Lab, name: string, sub: Submission): SubmitResult | ErrorFrame {
+  /**
+   * A student's submission to the lab's open challenge. With her lab session, the relay checks
+   * it holds the id and shows the name she joined with (verified); else her typed name (claimed).
+   */
+  submit(
+    lab: Lab,
+    name: string,
+    sub: Submission,
+    session?: SubmitSession,
+  ): SubmitResult | ErrorFrame {
     const room = this.get(lab);
     if (!room) return errorFrame('NO_CHALLENGE');
-    return room.submit(name, sub);
+    let who: Submitter = { name, verified: false };
+    if (session) {
+      const held = lab.processes.byResume(session.resume);
+      if (!held || held.id !== session.id) return room.refuseSession();
+      who = { name: held.name ?? `process ${held.id}`, verified: true };
+    }
+    return room.submit(who, sub);
+  }
+
+  /** The instructor replays the board's entry `rank` in the live lab (challenge-live.ts). */
+  replay(lab: Lab, rank: number): ChallengeView | ErrorFrame {
+    const room = this.get(lab);
+    if (!room) return errorFrame('NO_CHALLENGE');
+    if (!this.live)
+      return errorFrame('LIVE_RUN_REFUSED', { message: 'This relay runs nothing live' });
+    const entry = room.entry(rank);
+    if (!entry) return errorFrame('NOT_FOUND', { message: `No entry ranked ${rank} on the board` });
+    const refused = replayLive(this.live, lab, room, rank, entry);
+    return refused ?? room.view();
+  }
+
+  private stopReplay(lab: Lab): void {
+    if (this.live?.busy(lab) === 'challenge') this.live.cancel(lab);
   }
 }

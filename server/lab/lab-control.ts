@@ -224,6 +224,36 @@ export function update(lab: Lab, body: UpdateLab): Result<LabConfig> {
   return ok(lab.config);
 }
 
+/**
+ * The work schedule's job starts again (a lesson step's run starts from a fresh task list, as
+ * the simulator's does): held messages are dropped, and every live process restarts with the
+ * lab's settings, agreeing on the coordinator they all agree on now (no election: the
+ * simulator's starting point), or electing when they do not agree.
+ */
+export function restartJob(lab: Lab): Result<{ coordinator: ProcessId | null }> {
+  if (!lab.config.workload)
+    return fail('NO_WORKLOAD', { message: 'This lab runs no work schedule (PUT its workload)' });
+  const coordinator = agreedCoordinator(lab);
+  discardInFlight(lab);
+  lab.record({ kind: 'control', action: 'restart-job', restart: true });
+  lab.stateChanged();
+  restartAll(lab, coordinator ?? undefined);
+  return ok({ coordinator });
+}
+
+/** The coordinator every live, connected process names, naming itself too; else null. */
+function agreedCoordinator(lab: Lab): ProcessId | null {
+  let c: ProcessId | null = null;
+  for (const e of lab.processes.list()) {
+    if (!e.conn || e.crashed) continue;
+    const r = e.report?.coordinator ?? null;
+    if (r === null || (c !== null && r !== c)) return null;
+    c = r;
+  }
+  const self = c === null ? null : lab.processes.get(c);
+  return self?.conn && !self.crashed && self.report?.coordinator === c ? c : null;
+}
+
 /** Held messages are dropped and pauses end (the processes restart; the fold clears them too). */
 function discardInFlight(lab: Lab): void {
   for (const h of [...lab.scheduler.drain(), ...lab.pausedHolds.drain()])
@@ -231,11 +261,12 @@ function discardInFlight(lab: Lab): void {
   for (const e of lab.processes.list()) lab.setProcessState(e, { paused: false });
 }
 
-function restartAll(lab: Lab): void {
+function restartAll(lab: Lab, coordinator?: ProcessId): void {
   // The same frame for everyone: encode it once (it carries every id of the lab).
+  const config = lab.processConfig();
   const text = JSON.stringify({
     type: 'restart',
-    config: lab.processConfig(),
+    config: coordinator === undefined ? config : { ...config, coordinator },
   } satisfies ServerFrame);
   for (const e of lab.processes.list()) {
     if (!e.conn || e.crashed) continue;

@@ -76,6 +76,12 @@ export class ProcessTable {
     return this.entries.has(id);
   }
 
+  /** The entry a resume token holds, if any (a student's lab session, checked). */
+  byResume(token: string): ProcessEntry | null {
+    const id = this.byToken.get(token);
+    return id === undefined ? null : (this.entries.get(id) ?? null);
+  }
+
   /** Entries in ascending id order. */
   list(): ProcessEntry[] {
     return this.order.map((id) => this.entries.get(id)!);

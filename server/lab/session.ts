@@ -257,7 +257,7 @@ export class Session {
     if (!lab) return this.elsewhere(f.lab, f.ref);
     const rooms = this.ctx.challenges;
     const result = rooms
-      ? rooms.submit(lab, f.name, f.submission)
+      ? rooms.submit(lab, f.name, f.submission, f.session)
       : errorFrame('NO_CHALLENGE', { message: 'This relay runs no challenges' });
     const ref = f.ref !== undefined ? { ref: f.ref } : {};
     if ('type' in result) return this.refuse({ ...result, ...ref });

@@ -38,7 +38,8 @@ export class WorkWatch {
   /** Feed one trace event; returns the work findings it completes. */
   observe(e: TraceEvent): Finding[] {
     this.found = [];
-    if (e.kind === 'control' && (e.action === 'reset' || e.action === 'reconfigure')) {
+    const fresh = ['reset', 'reconfigure', 'restart-job'];
+    if (e.kind === 'control' && fresh.includes(e.action)) {
       this.lost.clear();
       this.stale.clear();
       this.fresh.clear();

@@ -281,7 +281,7 @@ class LiveChecker implements Checker {
       this.lastActivity += d;
       if (this.election) this.election.deadline += d;
       this.coordinators.shift(d);
-    } else if (action === 'reset' || action === 'reconfigure') {
+    } else if (action === 'reset' || action === 'reconfigure' || action === 'restart-job') {
       for (const p of this.procs.values()) Object.assign(p, { report: null, asked: null });
       this.inFlight.clear();
       this.electingNow.clear();

@@ -154,7 +154,8 @@ export class WorkBoard {
         this.down.delete(e.node);
         return;
       case 'control':
-        if (e.action === 'reset') this.reset();
+        // A restarted job: every process starts it afresh (the workload is the same).
+        if (e.action === 'reset' || e.action === 'restart-job') this.reset();
         return;
       default:
     }

@@ -70,6 +70,16 @@ export const SubmissionSchema = z
   .strict();
 export type Submission = z.infer<typeof SubmissionSchema>;
 
+/**
+ * Her lab session, when she has one (the join page's process: its id and resume token): the
+ * relay checks it holds that id and shows the name she joined with as verified; without it the
+ * typed name is shown as claimed.
+ */
+export const SubmitSessionSchema = z
+  .object({ id: ProcessIdSchema, resume: z.string().min(1).max(64) })
+  .strict();
+export type SubmitSession = z.infer<typeof SubmitSessionSchema>;
+
 /** The faults a schedule spends, by kind (heals are free). */
 export function faultsOf(s: Schedule): Omit<Budget, 'protect'> {
   return {

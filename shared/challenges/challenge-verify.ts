@@ -6,6 +6,7 @@ import type { ProcessId, Report } from '../algorithms/algorithm.ts';
 import { leads } from '../analysis/properties.ts';
 import { checkRun, stepSpec } from '../lessons/lesson-runner.ts';
 import { simulate } from '../sim/simulator.ts';
+import type { Finding } from '../protocol/finding.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import {
   overBudget,
@@ -60,7 +61,7 @@ export function runChallenge(challenge: Challenge, seed: number, schedule: Sched
 
 function judge(
   target: Target,
-  findings: () => ReturnType<typeof checkRun>['findings'],
+  findings: () => readonly Finding[],
   trace: readonly TraceEvent[],
   end: number,
 ): Pick<ChallengeRun, 'reached' | 'at' | 'detail'> {
@@ -82,6 +83,21 @@ function judge(
         at: null,
         detail: `The longest stretch without a coordinator was ${gap.longest} ms (the target is ${target.ms} ms)`,
       };
+}
+
+/**
+ * A live run's verdict (the instructor's replay in the live lab): the same target read off the
+ * relay's own trace of the run, where a split brain is the live checker's `finding` event, not
+ * a re-check (docs/RUN_A_CLASS.md, "Challenges": timing in a live lab may differ).
+ */
+export function judgeLive(
+  target: Target,
+  trace: readonly TraceEvent[],
+  end: number,
+): Pick<ChallengeRun, 'reached' | 'at' | 'detail'> {
+  const found = () =>
+    trace.flatMap((e) => (e.kind === 'finding' ? [{ ...e.finding, at: e.t }] : []));
+  return judge(target, found, trace, end);
 }
 
 /**

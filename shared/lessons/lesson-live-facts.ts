@@ -2,8 +2,12 @@
 // event it journals during the run to `observe`, and `facts` gives the reveal what the simulator
 // gives it (lesson-runner.ts `RunFacts`), by the simulator's own rules: an election starts at the
 // first `elect` or electing report, and a process settles when its coordinator or its electing
-// last changed. Times are the run's own (0 at its start, divided by the lab's time scale). Pure.
+// last changed. Times are the run's own (0 at its start, divided by the lab's time scale). With
+// a work schedule, its figures are the Work panel's fold of the relayed work messages
+// (work-board.ts), so a live reveal of "results lost" counts what the relay carried. Pure.
 import type { ProcessId, Report } from '../algorithms/algorithm.ts';
+import { WorkBoard } from '../analysis/work-board.ts';
+import type { Workload } from '../protocol/lab-config.ts';
 import type { TraceEvent } from '../protocol/trace.ts';
 import type { RunFacts } from './lesson-runner.ts';
 
@@ -14,6 +18,7 @@ export class LiveRunFold {
   private readonly settledAt = new Map<ProcessId, number>();
   private readonly up = new Set<ProcessId>();
   private electionStart: number | null = null;
+  private readonly work: WorkBoard | null;
   /** More events than the bound: the run is not measured (as the simulator's event bound). */
   overflow = false;
 
@@ -24,7 +29,10 @@ export class LiveRunFold {
     /** Every process is up at the start, with what it reported then. */
     start: ReadonlyMap<ProcessId, Report | null>,
     private readonly maxEvents: number,
+    /** The lab's work schedule, if the run has one: its task figures are folded too. */
+    workload: Workload | null = null,
   ) {
+    this.work = workload ? new WorkBoard(workload) : null;
     for (const [id, r] of start) {
       this.up.add(id);
       this.reports.set(id, r);
@@ -40,6 +48,7 @@ export class LiveRunFold {
     const t = Math.round(((raw.t - this.t0) / this.scale) * 1000) / 1000;
     const e = { ...raw, t } as TraceEvent;
     this.events.push(e);
+    this.work?.observe(e);
     switch (e.kind) {
       case 'send':
         this.byType[e.type] = (this.byType[e.type] ?? 0) + 1;
@@ -87,7 +96,7 @@ export class LiveRunFold {
       byType: { ...this.byType },
       coordinatorByNode,
       electionTime: this.electionStart === null ? null : Math.max(0, settled - this.electionStart),
-      tasks: null,
+      tasks: this.work?.view((end - this.t0) / this.scale) ?? null,
     };
   }
 

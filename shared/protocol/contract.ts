@@ -332,6 +332,21 @@ export function buildOpenApi(): Json {
           security: bearer,
         },
       },
+      '/api/labs/{lab}/challenge/board/{rank}/live': {
+        post: change(
+          "Replay the entry in the live lab: the challenge's set-up with her seed, her faults at their times; answers the ChallengeView, whose `live` then follows the run and says whether the live run reached the target (409 LIVE_RUN_BUSY while a lesson step or another replay runs, 409 LIVE_RUN_REFUSED when the live lab cannot run the set-up)",
+          undefined,
+          [
+            labParam,
+            { name: 'rank', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+          ],
+        ),
+      },
+      '/api/labs/{lab}/job/restart': {
+        post: change(
+          "Restart the work schedule's job: held messages dropped, every live process restarts with a fresh task list, agreeing on the coordinator they agreed on (no election; electing when they did not agree); answers { coordinator } (409 NO_WORKLOAD without a workload)",
+        ),
+      },
       '/api/labs/{lab}/inflight': { get: read('Messages held by the relay') },
       '/api/labs/{lab}/stats': { get: read('Counts, the election, the checker') },
       '/api/labs/{lab}/trace': {

@@ -58,6 +58,16 @@ export const ERRORS = {
     status: 422,
     message: "The relay's own run of the submission did not break it within the budget",
   },
+  SESSION_REFUSED: {
+    status: 403,
+    message: 'That lab session (process id and resume token) is not held in this lab',
+  },
+  LIVE_RUN_BUSY: {
+    status: 409,
+    message: 'The live lab is running a scripted run (a lesson step or a replay); wait for its end',
+  },
+  NO_WORKLOAD: { status: 409, message: 'This lab runs no work schedule' },
+  LIVE_RUN_REFUSED: { status: 409, message: 'The live lab cannot run this set-up' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -28,7 +28,7 @@ import {
 import { MessageSchema, ReportSchema, type Same } from './payloads.ts';
 import { TraceEventSchema, type TraceEvent } from './trace.ts';
 import { MAX_ANSWER } from '../lessons/lesson-schema.ts';
-import { SubmissionSchema } from '../challenges/challenge-schema.ts';
+import { SubmissionSchema, SubmitSessionSchema } from '../challenges/challenge-schema.ts';
 
 /** Largest frame the relay accepts, in bytes of JSON text. */
 export const MAX_FRAME_BYTES = 16 * 1024;
@@ -110,6 +110,8 @@ const SubmitFrame = z
     lab: LabName,
     name: DisplayNameSchema.pipe(z.string().min(1)),
     submission: SubmissionSchema,
+    /** Her lab session (process id and resume token), when she has one: her name is then verified. */
+    session: SubmitSessionSchema.optional(),
     ref: Ref,
   })
   .strict();
@@ -163,6 +165,11 @@ export const ProcessConfigSchema = z.object({
   seed: z.int(),
   /** The lab's work schedule (docs/WORK_SCHEDULE.md); absent: the election alone. */
   workload: WorkloadSchema.optional(),
+  /**
+   * Start agreeing on this coordinator, holding no election (a restart of the job keeps the
+   * lab's coordinator: the simulator's starting point); absent: elect on start, as always.
+   */
+  coordinator: ProcessIdSchema.optional(),
 });
 export type ProcessConfig = z.infer<typeof ProcessConfigSchema>;
 

@@ -50,12 +50,14 @@ export type TraceEvent = Base &
     | { kind: 'report'; node: ProcessId; report: Report }
     | { kind: 'partition'; groups: ProcessId[][] | null }
     /**
-     * The instructor paused, resumed, reset or reconfigured the lab, or changed its fabric;
-     * `restart`: a new time scale restarted every process (a reset or a reconfigure always does).
+     * The instructor paused, resumed, reset or reconfigured the lab, changed its fabric, or
+     * restarted the work schedule's job (`restart-job`: every live process restarts, agreeing
+     * on the coordinator it had, with a fresh task list); `restart`: every process restarted (a
+     * new time scale, a restart of the job; a reset or a reconfigure always does).
      */
     | {
         kind: 'control';
-        action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric';
+        action: 'pause' | 'resume' | 'reset' | 'reconfigure' | 'fabric' | 'restart-job';
         restart?: true;
       }
     | { kind: 'note'; text: string }
@@ -146,7 +148,7 @@ export const TraceEventSchema = z.discriminatedUnion('kind', [
     .object({
       ...base,
       kind: z.literal('control'),
-      action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric']),
+      action: z.enum(['pause', 'resume', 'reset', 'reconfigure', 'fabric', 'restart-job']),
       restart: z.literal(true).optional(),
     })
     .strict(),

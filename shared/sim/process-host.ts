@@ -271,5 +271,6 @@ export function algorithmConfig(config: ProcessConfig, self: ProcessId): Algorit
     timing: config.timing,
     detector: config.detector,
     options: config.options,
+    ...(config.coordinator !== undefined ? { initialCoordinator: config.coordinator } : {}),
   };
 }

@@ -10,6 +10,7 @@ import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts
 import type { Relay } from '../../server/relay.ts';
 import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
 import { searchSolution } from '@shared/challenges/challenge-search.ts';
+import { buildSchedule } from '../helpers/challenge-page.ts';
 import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'challenge-token';
@@ -39,33 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopServedLab({ relay, dataDir, browser });
 });
-
-/** Types the schedule into the editor, row by row, as a student would. */
-async function buildSchedule(page: Page, s: Schedule): Promise<void> {
-  let row = 0;
-  const at = (i: number) => page.getByTestId(`fault-${i}`).locator('input[type="number"]').first();
-  for (const l of s.links ?? []) {
-    await page.getByTestId('add-link').click();
-    await page.getByTestId(`fault-${row}-from`).selectOption(String(l.from));
-    await page.getByTestId(`fault-${row}-to`).selectOption(String(l.to));
-    await at(row).fill(String(l.at));
-    row++;
-  }
-  for (const c of s.crash ?? []) {
-    await page.getByTestId('add-crash').click();
-    await page.getByTestId(`fault-${row}-id`).selectOption(String(c.id));
-    await at(row).fill(String(c.at));
-    row++;
-  }
-  for (const p of s.partition ?? []) {
-    await page.getByTestId('add-partition').click();
-    await page
-      .getByTestId(`fault-${row}-groups`)
-      .fill(p.groups?.map((g) => g.join(' ')).join(' | ') ?? '');
-    await at(row).fill(String(p.at));
-    row++;
-  }
-}
 
 describe('a break-it challenge in class', () => {
   it('is opened, solved in a student page and accepted; a tampered submission is refused; the projector lists it', async () => {
@@ -164,7 +138,7 @@ describe('a break-it challenge in class', () => {
       await projector.goto(`${base}/lab/${LAB}/projector`);
       const first = projector.getByTestId('board-1');
       await first.waitFor({ timeout: 15_000 });
-      expect(await first.textContent()).toMatch(new RegExp(`Ada\\s*${faults} faults`));
+      expect(await first.textContent()).toMatch(new RegExp(`Ada\\s*claimed\\s*${faults} faults`));
       expect(await projector.getByTestId('challenge-board').textContent()).not.toContain('Mallory');
       toDocs(
         await screenshot(projector, `challenge-projector-${size}`),

@@ -1,8 +1,9 @@
-// Issue 28's eighth lesson in headless Chromium: the work schedule (003). Three students answer
-// over raw WebSockets, the instructor locks, runs and reveals from her panel, and the panel and
-// the projector show 3 lost results, labelled "simulated": the relay keeps no audit of the work
-// schedule's results, so the step runs in its simulator (server/lab/lesson-live.ts). Screenshots
-// of the instructor's card and the projector at 1,400 and 390 px (UPDATE_SCREENSHOTS=1).
+// Issue 28's eighth lesson in headless Chromium: the work schedule (003), run live. Three students
+// answer over raw WebSockets and leave (their answers stay; their ids go to server bots), the
+// instructor locks, runs and reveals from her panel: the live lab takes the step's set-up, the
+// job restarts with the run, worker 2 crashes at 1 s, and the panel and the projector show 3
+// lost results, measured live from the relayed work messages (server/lab/live-script.ts).
+// Screenshots of the instructor's card and the projector at 1,400 and 390 px (UPDATE_SCREENSHOTS=1).
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,8 @@ function student(id: number, value: number): Promise<WebSocket> {
         ws.send(JSON.stringify({ type: 'answer', step: 0, value, ref: 'a' }));
       if (f.type === 'answered') {
         clearTimeout(timer);
+        // She leaves: her id is free at once for the live run's bots, her answer stays.
+        ws.send(JSON.stringify({ type: 'leave' }));
         resolve(ws);
       }
       if (f.type === 'error') reject(new Error(`student ${id}: ${String(data)}`));
@@ -53,7 +56,7 @@ function student(id: number, value: number): Promise<WebSocket> {
 const phase = (page: Page) => page.getByTestId('lesson-phase').textContent();
 
 describe('the work-schedule lesson (003) in class', () => {
-  it('three students answer, the instructor runs and reveals: 3 results lost, simulated, on her panel and the projector', async () => {
+  it('three students answer, the instructor runs and reveals: 3 results lost, measured live, on her panel and the projector', async () => {
     const desk = await browser.newContext();
     const errors: string[][] = [];
     const instructor = await openPage(
@@ -73,18 +76,21 @@ describe('the work-schedule lesson (003) in class', () => {
     await expect.poll(() => phase(instructor), { timeout: 10_000 }).toBe('open');
     const sockets = await Promise.all([student(0, 3), student(1, 3), student(2, 5)]);
 
-    for (const [action, next] of [
-      ['lock', 'locked'],
-      ['run', 'ran'],
-      ['reveal', 'revealed'],
+    // The live run: settling (bots join, elect), then the job's horizon (about 20 s).
+    for (const [action, next, ms] of [
+      ['lock', 'locked', 10_000],
+      ['run', 'ran', 90_000],
+      ['reveal', 'revealed', 10_000],
     ] as const) {
       await instructor.getByTestId(`lesson-${action}`).click();
-      await expect.poll(() => phase(instructor), { timeout: 10_000 }).toBe(next);
+      await expect.poll(() => phase(instructor), { timeout: ms, interval: 500 }).toBe(next);
     }
     await expect
       .poll(() => instructor.getByTestId('lesson-measured').textContent(), { timeout: 10_000 })
       .toContain('Measured: 3');
-    expect(await instructor.getByTestId('lesson-source').textContent()).toBe('simulated');
+    expect(await instructor.getByTestId('lesson-source').textContent()).toBe(
+      'measured in the live lab',
+    );
     const card = instructor.locator('.lesson-panel');
     toDocs(await screenshotOf(card, 'lesson-work-instructor-1400'), 'lesson-work-instructor-1400');
 
@@ -101,7 +107,7 @@ describe('the work-schedule lesson (003) in class', () => {
       const projector = await openPage(desk, `${base}/lab/${LAB}/projector`, width, errors);
       const measured = projector.getByTestId('board-measured');
       await expect.poll(() => measured.textContent(), { timeout: 15_000 }).toContain('3');
-      expect(await measured.textContent()).toContain('simulated');
+      expect(await measured.textContent()).not.toContain('simulated');
       // The two answers given, 3 (two students) marked as the measured value.
       const bar = projector.locator('[data-testid="answer-bar"][data-value="3"]');
       expect(await bar.locator('.count').textContent()).toBe('2');
@@ -111,8 +117,21 @@ describe('the work-schedule lesson (003) in class', () => {
         `lesson-work-projector-${width}`,
       );
     }
+    // The lab keeps the step's workload: the Workload card's "Restart the job", at both widths.
+    for (const [page, width] of [
+      [instructor, 1400],
+      [phone, 390],
+    ] as const) {
+      const form = page.getByTestId('workload-form');
+      await form.getByTestId('work-restart').waitFor({ timeout: 15_000 });
+      toDocs(await screenshotOf(form, `work-restart-${width}`), `work-restart-${width}`);
+    }
+    await instructor.getByTestId('work-restart').click();
+    await expect
+      .poll(() => instructor.getByTestId('feedback').textContent(), { timeout: 10_000 })
+      .toContain('Restarted the job from a fresh task list');
     expect(errors.flat()).toEqual([]);
     for (const ws of sockets) ws.close();
     await desk.close();
-  }, 120_000);
+  }, 180_000);
 });

@@ -153,7 +153,7 @@ describe('students submit over ws and socket.io', () => {
 
   it('the instructor reads and replays an accepted schedule (token); the class cannot', async () => {
     const entry = await h.api('GET', `/api/labs/${lab}/challenge/board/1`);
-    expect(entry.body).toEqual({ name: 'Barbara', seed: 1, schedule: solved });
+    expect(entry.body).toEqual({ name: 'Barbara', verified: false, seed: 1, schedule: solved });
     expect(
       (await h.api('GET', `/api/labs/${lab}/challenge/board/1`, undefined, { token: null })).status,
     ).toBe(401);

@@ -1,6 +1,8 @@
 // Issue 28, "then the live run", for every shipped lesson: each step the live lab can reproduce
-// (server/lab/lesson-live.ts `liveRefusal`: not the work audit's) runs live on server bots, and
-// its reveal is the file's expected value, measured from the lab's own trace. A step whose live
+// (server/lab/lesson-live.ts `liveRefusal`) runs live on server bots, and its reveal is the file's
+// expected value, measured from the lab's own trace. The work-schedule lesson's steps are among
+// them: the job restarts with the run (POST .../job/restart's control), and its "results lost"
+// is the Work panel's fold of the relayed work messages (003: 3, 0 and 24 lost). A step whose live
 // value differs for a real reason is a lesson to fix (its set-up or timing), not its expected value.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,8 @@
 // the step's set-up on the lab, fills it with server bots, waits for it to settle, crashes and
 // elects at the step's times with the instructor's own controls, and measures the reveal from the
 // lab's own trace of the run (000 Figure 6-20: 6 wins, with 15 messages). A step the live lab
-// cannot reproduce runs in the simulator, and its reveal says "simulated".
+// cannot reproduce (timeout-below-ub 1: the lab would never settle) runs in the simulator, and its
+// reveal says "simulated".
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lesson } from '@shared/lessons/lesson-schema.ts';
@@ -95,14 +96,16 @@ describe('Run drives the live lab', () => {
     expect(counted).toMatchObject({ measured: 15, expected: 15, source: 'live' });
   }, 60_000);
 
-  it('a step the live lab cannot reproduce (the work audit) runs in the simulator and says so', async () => {
+  it('a step the live lab cannot reproduce (heartbeats slower than the silence timeout) runs in the simulator and says so', async () => {
     const lab = 'lesson-sim';
     expect((await h.api('POST', '/api/labs', { name: lab, size: 6 })).status).toBe(201);
-    expect(
-      (await h.api('POST', `/api/labs/${lab}/lesson`, { lesson: 'work-schedule-003' })).status,
-    ).toBe(200);
+    const begun = await h.api('POST', `/api/labs/${lab}/lesson`, {
+      lesson: 'timeout-below-ub',
+      step: 1,
+    });
+    expect(begun.status).toBe(200);
     const ran = await runToEnd(lab);
-    expect(ran).toMatchObject({ phase: 'ran', measured: 3, source: 'simulated' });
+    expect(ran).toMatchObject({ phase: 'ran', measured: 7, source: 'simulated' });
     expect(ran.running).toBeUndefined();
   });
 });

@@ -15,7 +15,7 @@ import type { InFlightInfo, LabSnapshot, LabStats } from '@shared/protocol/frame
 import type { LessonAction } from '@shared/lessons/lesson-class.ts';
 import type { LessonView } from '@shared/lessons/lesson-api.ts';
 import type { Lesson, LessonStep } from '@shared/lessons/lesson-schema.ts';
-import type { Challenge, Submission } from '@shared/challenges/challenge-schema.ts';
+import type { Challenge, Submission, SubmitSession } from '@shared/challenges/challenge-schema.ts';
 import type { ChallengeView } from '@shared/challenges/challenge-api.ts';
 
 /** A lesson as GET /api/lessons shows it without the token: no set-ups, runs or reveals. */
@@ -167,11 +167,12 @@ export const publicApi = {
   challenge: (lab: string) =>
     request<ChallengeView | null>('GET', `/api/labs/${enc(lab)}/challenge`),
   /** Her run for the relay to re-run: accepted with her rank, or refused with the reason. */
-  submitChallenge: (lab: string, name: string, submission: Submission) =>
+  /** With her lab session (the join page's process) her name is the one she joined with, verified. */
+  submitChallenge: (lab: string, name: string, submission: Submission, session?: SubmitSession) =>
     request<{ accepted: true; faults: number; at: number; rank: number }>(
       'POST',
       `/api/labs/${enc(lab)}/challenge/submissions`,
-      { body: { name, submission } },
+      { body: { name, submission, ...(session ? { session } : {}) } },
     ),
   /** A board entry's run, re-run by the relay, as a trace file (the instructor's replay). */
   challengeTraceText: (lab: string, rank: number, token: string | null) =>
@@ -245,6 +246,8 @@ function labCalls(call: Call) {
     removeBots: (name: string) =>
       call<{ lab: string; stopped: ProcessId[] | number }>('DELETE', `${labPath(name)}/bots`),
     reset: (name: string) => call<unknown>('POST', `${labPath(name)}/reset`),
+    restartJob: (name: string) =>
+      call<{ coordinator: ProcessId | null }>('POST', `${labPath(name)}/job/restart`),
   };
 }
 
@@ -276,6 +279,9 @@ function classCalls(call: Call) {
     openChallenge: (name: string, challenge: string) =>
       call<ChallengeView>('POST', `${labPath(name)}/challenge`, { challenge }),
     closeChallenge: (name: string) => call<unknown>('DELETE', `${labPath(name)}/challenge`),
+    /** The board's entry `rank` replayed in the live lab (its progress: the view's `live`). */
+    replayLive: (name: string, rank: number) =>
+      call<ChallengeView>('POST', `${labPath(name)}/challenge/board/${rank}/live`),
     stopDemo: (name: string) => call<unknown>('DELETE', `${labPath(name)}/demo`),
     lessonAction: (name: string, action: LessonAction) =>
       call<LessonView>('POST', `${labPath(name)}/lesson/${action}`),

@@ -7,6 +7,7 @@ import type { ChallengeView } from '@shared/challenges/challenge-api.ts';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { ChallengeRun } from '@shared/challenges/challenge-verify.ts';
 import type { ChallengeReply, ChallengeRequest } from '../workers/challenge-worker.ts';
+import { labSession } from '../utils/lab-session.ts';
 import { publicApi, useInstructorApi } from './use-api.ts';
 
 const POLL_MS = 2000;
@@ -82,21 +83,26 @@ export function useChallengeSubmit(lab: Ref<string>) {
   const verdict = ref<string | null>(null);
   const accepted = ref<boolean | null>(null);
   const busy = ref(false);
+  /** Her lab session in this tab, read when the page opens and again at each submission. */
+  const session = shallowRef(labSession(sessionStorage, lab.value));
   async function submit(name: string, challenge: Challenge, seed: number, schedule: Schedule) {
     busy.value = true;
-    const res = await publicApi.submitChallenge(lab.value, name, {
-      challenge: challenge.id,
-      seed,
-      setup: challenge.setup,
-      schedule,
-    });
+    session.value = labSession(sessionStorage, lab.value);
+    const sub = { challenge: challenge.id, seed, setup: challenge.setup, schedule };
+    let res = await publicApi.submitChallenge(lab.value, name, sub, session.value ?? undefined);
+    // Her session ended (the id was taken by someone else, the relay restarted): her typed name, claimed.
+    if (!res.ok && res.code === 'SESSION_REFUSED') {
+      session.value = null;
+      res = await publicApi.submitChallenge(lab.value, name, sub);
+    }
     busy.value = false;
     accepted.value = res.ok;
+    const under = session.value ? ' under the name you joined the lab with' : '';
     verdict.value = res.ok
-      ? `Accepted: the relay's run broke it with ${res.data.faults} fault${res.data.faults === 1 ? '' : 's'}; you are #${res.data.rank} on the board`
+      ? `Accepted${under}: the relay's run broke it with ${res.data.faults} fault${res.data.faults === 1 ? '' : 's'}; you are #${res.data.rank} on the board`
       : `Refused: ${res.message}`;
   }
-  return { verdict, accepted, busy, submit };
+  return { verdict, accepted, busy, session, submit };
 }
 
 /** The shipped challenges (GET /api/challenges), read once: the home page's list, the instructor's picker. */
@@ -129,5 +135,12 @@ export function useChallengeControl(lab: Ref<string>, token: Ref<string | null>)
     feedback.value = res.ok ? 'Challenge closed' : res.message;
     if (res.ok) challenge.view.value = null;
   }
-  return { ...challenge, catalog, feedback, busy: api.busy, open, close };
+  async function runLive(rank: number): Promise<void> {
+    const res = await api.replayLive(lab.value, rank);
+    feedback.value = res.ok
+      ? `Entry #${rank} runs in the live lab: the dashboard shows it, the board says how it ends`
+      : res.message;
+    if (res.ok) challenge.view.value = res.data;
+  }
+  return { ...challenge, catalog, feedback, busy: api.busy, open, close, runLive };
 }

@@ -124,6 +124,7 @@ function labActions({ name, api, run, feedback, observer }: Ctx) {
     },
     removeBots: () => run('Removed the server bots', api.removeBots(name())),
     reset: () => run('Reset the lab', api.reset(name())),
+    restartJob: () => run('Restarted the job from a fresh task list', api.restartJob(name())),
     async download(format: 'jsonl' | 'shiviz') {
       const res = await api.download(name(), format);
       if (!res.ok) {

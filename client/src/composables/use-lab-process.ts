@@ -16,6 +16,7 @@ import {
 import { timerName } from '@shared/coach/hand-kit.ts';
 import type { TimerView } from '@shared/sim/named-timers.ts';
 import type { ProcessConfig } from '@shared/protocol/frames.ts';
+import { rememberJoin, resumeKey } from '../utils/lab-session.ts';
 import { mergeLog } from '../utils/message-log.ts';
 import { isBackgroundType } from '../utils/message-style.ts';
 import { DEFAULT_PLAY, type Play } from '@shared/protocol/lab-config.ts';
@@ -36,10 +37,6 @@ const LOG_LIMIT = 100;
 /** The inbox and outbox reach the screen at most this often: a busy process gets hundreds of messages a second. */
 const PUBLISH_MS = 250;
 
-export function resumeKey(lab: string, id: ProcessId): string {
-  return `election-lab:resume:${lab}:${id}`;
-}
-
 /** socket.io to this page's origin, remembering the resume token per (lab, id) in sessionStorage. */
 export function rememberingChannel(
   lab: string,
@@ -49,7 +46,7 @@ export function rememberingChannel(
     const channel = base({
       ...events,
       frame(f) {
-        if (f.type === 'joined') sessionStorage.setItem(resumeKey(lab, f.id), f.resume);
+        if (f.type === 'joined') rememberJoin(sessionStorage, lab, f.id, f.resume);
         events.frame(f);
       },
     });

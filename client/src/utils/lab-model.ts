@@ -142,7 +142,7 @@ export class LabModel {
         break;
       case 'control':
         if (e.kind !== 'control') return;
-        if (e.action === 'reset' || e.action === 'reconfigure') {
+        if (e.action === 'reset' || e.action === 'reconfigure' || e.action === 'restart-job') {
           this.tracker.reset();
           this.seenTypes.clear();
           if (e.action === 'reset') {

@@ -1,0 +1,31 @@
+// The challenge page driven as a student would (the browser tests): her schedule of faults typed
+// into the editor, row by row.
+import type { Page } from 'playwright-core';
+import type { Schedule } from '@shared/challenges/challenge-schema.ts';
+
+/** Types the schedule into the editor, row by row, as a student would. */
+export async function buildSchedule(page: Page, s: Schedule): Promise<void> {
+  let row = 0;
+  const at = (i: number) => page.getByTestId(`fault-${i}`).locator('input[type="number"]').first();
+  for (const l of s.links ?? []) {
+    await page.getByTestId('add-link').click();
+    await page.getByTestId(`fault-${row}-from`).selectOption(String(l.from));
+    await page.getByTestId(`fault-${row}-to`).selectOption(String(l.to));
+    await at(row).fill(String(l.at));
+    row++;
+  }
+  for (const c of s.crash ?? []) {
+    await page.getByTestId('add-crash').click();
+    await page.getByTestId(`fault-${row}-id`).selectOption(String(c.id));
+    await at(row).fill(String(c.at));
+    row++;
+  }
+  for (const p of s.partition ?? []) {
+    await page.getByTestId('add-partition').click();
+    await page
+      .getByTestId(`fault-${row}-groups`)
+      .fill(p.groups?.map((g) => g.join(' ')).join(' | ') ?? '');
+    await at(row).fill(String(p.at));
+    row++;
+  }
+}
