@@ -6,16 +6,18 @@
 // the same world. Only the transport is injected (`ShardPool`): in-process for the tests and
 // the browser, worker threads for the CLI and the bench (scripts/explore-workers.ts).
 import type { Action, ExploreSetup, World } from './world.ts';
-import { Shard, type AcceptReply, type Batch, type ExpandReply } from './shard.ts';
+import { Shard, type AcceptReply, type ExpandReply } from './shard.ts';
+import { PackedShard, type Packed } from './world-codec.ts';
 import { collisionBound } from './key.ts';
 import type { SearchLimits, SearchResult } from './bfs.ts';
 
 /** What one shard answers to expand, with the batches in the pool's own carriage (`B`). */
 export interface PoolExpand<B> extends Omit<ExpandReply, 'out'> {
   out: (B | null)[];
-  /** Bytes the host serialized for the batches and the ms it spent on them (0 in-process). */
+  /** Bytes the host serialized for the batches, the ms it spent packing them and expanding (0 in-process). */
   bytes: number;
   codecMs: number;
+  workMs: number;
 }
 
 /** The shards, wherever they run. Each call goes to one shard; calls to different shards may overlap. */
@@ -23,7 +25,8 @@ export interface ShardPool<B> {
   readonly size: number;
   start(shard: number): Promise<{ owns: boolean; violation: SearchResultViolation | null }>;
   expand(shard: number, ranks: Uint32Array, ms: number): Promise<PoolExpand<B>>;
-  accept(shard: number, batches: B[]): Promise<AcceptReply>;
+  /** `codecMs`, `workMs`: the host's time reading the batches, and taking them in (0 in-process). */
+  accept(shard: number, batches: B[]): Promise<AcceptReply & { codecMs: number; workMs: number }>;
   nodeAt(shard: number, k: number): Promise<number>;
   back(
     shard: number,
@@ -39,6 +42,8 @@ export interface SplitTally {
   shipped: number;
   bytes: number;
   codecMs: number;
+  /** Ms the shards spent expanding and taking in worlds, all shards summed (the split's useful work). */
+  workMs: number;
   /** The sums (mod 2^32) of the two lanes of every world's fingerprint: one search's worlds, whatever the split. */
   digest: [number, number];
 }
@@ -75,6 +80,7 @@ export async function splitBreadthFirst<B>(
     shipped: 0,
     bytes: 0,
     codecMs: 0,
+    workMs: 0,
     digest: [0, 0],
   };
   let transitions = 0;
@@ -112,9 +118,14 @@ export async function splitBreadthFirst<B>(
       tally.shipped += e.shipped;
       tally.bytes += e.bytes;
       tally.codecMs += e.codecMs;
+      tally.workMs += e.workMs;
     }
     const inbox = (s: number) => ex.flatMap((e) => (e.out[s] ? [e.out[s]] : []));
     const acc = await Promise.all(shards.map((s) => pool.accept(s, inbox(s))));
+    for (const a of acc) {
+      tally.codecMs += a.codecMs;
+      tally.workMs += a.workMs;
+    }
     const before = states;
     states = acc.reduce((n, a) => n + a.seen, 0);
     tally.digest = acc.reduce<[number, number]>(
@@ -172,25 +183,33 @@ async function scheduleTo<B>(pool: ShardPool<B>, shard: number, node: number): P
 }
 
 /**
- * The shards in this thread, one after another: the same answer as threads give (the unit tests
- * hold the merge with it, and the browser could run it), at no speed gain.
+ * The shards in this thread, one after another, their batches packed as for a thread: the same
+ * answer as threads give (the unit tests hold the merge and the packing with it), at no speed gain.
  */
 export function localPool(
   setup: ExploreSetup,
   size: number,
   check: (w: World) => SearchResultViolation | null,
   clock: () => number,
-): ShardPool<Batch> {
-  const shards = Array.from({ length: size }, (_, s) => new Shard(setup, s, size, check));
+): ShardPool<Packed> {
+  const shards = Array.from(
+    { length: size },
+    (_, s) => new PackedShard(new Shard(setup, s, size, check)),
+  );
   return {
     size,
-    start: async (s) => shards[s]!.start(),
+    start: async (s) => shards[s]!.shard.start(),
     expand: async (s, ranks, ms) => {
       const until = clock() + ms;
-      return { ...shards[s]!.expand(ranks, () => until - clock()), bytes: 0, codecMs: 0 };
+      const r = shards[s]!.shard.expand(ranks, () => until - clock());
+      return { ...shards[s]!.pack(r), bytes: 0, codecMs: 0, workMs: 0 };
     },
-    accept: async (s, batches) => shards[s]!.accept(batches),
-    nodeAt: async (s, k) => shards[s]!.nodeAt(k),
-    back: async (s, node) => shards[s]!.back(node),
+    accept: async (s, packed) => ({
+      ...shards[s]!.shard.accept(shards[s]!.unpack(packed)),
+      codecMs: 0,
+      workMs: 0,
+    }),
+    nodeAt: async (s, k) => shards[s]!.shard.nodeAt(k),
+    back: async (s, node) => shards[s]!.shard.back(node),
   };
 }
