@@ -12,7 +12,7 @@ import { collisionBound } from './key.ts';
 import type { SearchLimits, SearchResult } from './bfs.ts';
 
 /** What one shard answers to expand, with the batches in the pool's own carriage (`B`). */
-export interface PoolExpand<B> extends Omit<ExpandReply, 'out'> {
+interface PoolExpand<B> extends Omit<ExpandReply, 'out'> {
   out: (B | null)[];
   /** Bytes the host serialized for the batches, the ms it spent packing them and expanding (0 in-process). */
   bytes: number;

@@ -17,7 +17,7 @@ import type { Action, ExploreSetup, World } from './world.ts';
 const ACTIONS_MAX = 1 << 16;
 
 /** The shard that owns a fingerprint (the high lane is avalanched, key.ts). */
-export function ownerOf(hi: number, shards: number): number {
+function ownerOf(hi: number, shards: number): number {
   return (hi >>> 0) % shards;
 }
 

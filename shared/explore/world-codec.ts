@@ -39,7 +39,7 @@ const NEW = -1;
  * remembered steps. So each is known by identity and numbered the first time it is sent: a
  * record as a few numbers, a value (a state, a message) as itself; after that, by its number.
  */
-export class WorldEncoder {
+class WorldEncoder {
   private values = new Map<unknown, number>();
   private records = new Map<object, number>();
   private added: unknown[] = [];
@@ -157,7 +157,7 @@ export class WorldEncoder {
 }
 
 /** One receiver's side, for one sender: the same numbering, so decoded worlds share objects too. */
-export class WorldDecoder {
+class WorldDecoder {
   private values: unknown[] = [];
   private records: (Proc | Pending)[] = [];
 
