@@ -310,12 +310,13 @@ explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
   --quick        200 processes (2,000 tasks) and a 20,000-state bound (CI)
   --json         the figures as JSON
   --reductions   also the explorer's state counts with and without duplicate-state detection
-  --restart      also every algorithm at N = 4 with one crash and one restart, plain and with
-                 sleep sets (the ratio against plain, same run), and the explorer's targets
+  --restart      also every algorithm at N = 4 with one crash and one restart, plain, with
+                 sleep sets, and plain on 2 worker threads (ratios against plain on 1, same
+                 run), and the explorer's targets
   --explore-seconds S   each of those searches' time bound (default 20)
   --help         this text`;
 
-function main(): void {
+async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   handleHelp(argv, USAGE);
   let values;
@@ -339,8 +340,8 @@ function main(): void {
   if (!Number.isInteger(seconds) || seconds <= 0)
     usageError('bench:core', USAGE, new Error('--explore-seconds: a positive integer'));
   const b = runCoreBench(values.quick);
-  const restart = values.restart ? restartRuns(seconds) : null;
-  const targets = values.restart ? exploreTargets() : null;
+  const restart = values.restart ? await restartRuns(seconds) : null;
+  const targets = values.restart ? await exploreTargets() : null;
   if (values.json) console.log(JSON.stringify({ ...b, restart, exploreTargets: targets }));
   else console.log(report(b).join('\n'));
   if (values.reductions) console.log(reductions().join('\n'));
@@ -348,4 +349,4 @@ function main(): void {
     console.log(exploreReport(restart, seconds, targets).join('\n'));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,6 +1,6 @@
 // npm run explore -- --algorithm bully --nodes 4 [--faults partition,crash,drop,slow] [--depth D]
 //   [--states S] [--seconds S] [--initiators 0,1|all] [--detect-window MS] [--early] [--seed S]
-//   [--check safety,agreement] [--trace FILE] [--json]
+//   [--check safety,agreement] [--workers N] [--trace FILE] [--json]
 //
 // Searches, breadth first, the orders in which messages, timers and detections may happen in a
 // small lab (ids 0..N-1, the coordinator N-1 crashed, the other processes' detectors firing within
@@ -27,11 +27,13 @@ import {
 import { restartOverlap, settleBound } from '@shared/explore/probe.ts';
 import { provenWords } from '@shared/explore/verdict.ts';
 import type { Property } from '@shared/analysis/properties.ts';
+import type { SplitTally } from '@shared/explore/levels.ts';
 import { serializeTrace } from '@shared/protocol/trace-file.ts';
 import { withWork } from '@shared/work/with-work.ts';
 import { DEFAULT_JOB, type WorkJob } from '@shared/work/work-job.ts';
 import { WORK_PROPERTIES, workInvariant } from '@shared/work/work-explore.ts';
 import { handleHelp, progressLine, usageError } from './cli.ts';
+import { searchWithWorkers } from './explore-workers.ts';
 
 export const FAULTS = ['partition', 'crash', 'restart', 'drop', 'slow'] as const;
 
@@ -52,6 +54,8 @@ for the shortest schedule that breaks safety or agreement. Writes it as a replay
                        search stops at a bound (default 1000; 0: none); --probe-seconds S (default 5)
   --por on|off         partial-order reduction by sleep sets (default on: the same worlds,
                        fewer transitions; docs/CORE_SPEED.md)
+  --workers N          worker threads the search's levels are split across (default 1; from 2
+                       the plain search, no sleep sets: the same answer; docs/CORE_SPEED.md)
   --early              stop at the first violation
   --seed S
   --check LIST         among safety, agreement, ${WORK_PROPERTIES.join(', ')}
@@ -70,6 +74,8 @@ export interface ExploreCli {
   limits: SearchLimits;
   trace: string;
   json: boolean;
+  /** Worker threads for the search (1: this thread, sleep sets on unless --por off). */
+  workers: number;
 }
 
 export function parseExploreCli(argv: string[]): ExploreCli {
@@ -98,6 +104,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       fencing: { type: 'string', default: 'on' },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
+      workers: { type: 'string', default: '1' },
     },
     strict: true,
   });
@@ -136,6 +143,10 @@ export function parseExploreCli(argv: string[]): ExploreCli {
     if (!known.includes(c)) throw new Error(`--check: "${c}" is not one of ${known.join(', ')}`);
   if (values.por !== 'on' && values.por !== 'off')
     throw new Error(`--por: "${values.por}" is not on or off`);
+  const workers = int(values.workers, '--workers');
+  if (workers < 1 || workers > 16) throw new Error('--workers: from 1 to 16');
+  if (workers > 1 && work)
+    throw new Error('--workers: a work schedule (--workload) is searched by one worker');
   const timing = DEFAULT_TIMING;
   const election = getAlgorithm(algorithm);
   const setup: ExploreSetup = {
@@ -179,6 +190,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       values.trace ??
       `explore-out/${algorithm}-${n}${work ? '-tasks' : ''}${faults.length ? '-' + faults.join('-') : ''}.jsonl`,
     json: values.json,
+    workers,
   };
 }
 
@@ -201,6 +213,12 @@ function jobFrom(values: Record<string, string | boolean | undefined>): WorkJob 
   };
 }
 
+/** What splitting the search across threads cost (docs/CORE_SPEED.md, "Worker threads"). */
+function splitLine(t: SplitTally): string {
+  const mb = (t.bytes / 1e6).toFixed(1);
+  return `${t.workers} worker threads, plain search (no sleep sets): ${t.shipped.toLocaleString('en')} worlds handed between them (${mb} MB), ${Math.round(t.codecMs)} ms packing and unpacking beside ${Math.round(t.workMs)} ms of search, threads summed`;
+}
+
 function int(s: string, what: string): number {
   const v = Number(s);
   if (!Number.isInteger(v) || v < 0)
@@ -214,7 +232,15 @@ export function runExplore(
   clock: () => number,
 ): { result: SearchResult; schedule: string[]; traceText: string | null } {
   const result = search(cli.setup, cli.limits, clock);
-  if (!result.finding) return { result, schedule: [], traceText: null };
+  return { result, ...scheduleOf(cli, result) };
+}
+
+/** The schedule a search found, as lines and as a trace file's text (none found: empty). */
+function scheduleOf(
+  cli: ExploreCli,
+  result: SearchResult,
+): { schedule: string[]; traceText: string | null } {
+  if (!result.finding) return { schedule: [], traceText: null };
   const { trace, worlds } = scheduleTrace(
     cli.setup,
     result.finding.actions,
@@ -235,10 +261,20 @@ export function runExplore(
     faults,
     violation: result.finding.violation,
   };
-  return { result, schedule, traceText: serializeTrace(header, trace) };
+  return { schedule, traceText: serializeTrace(header, trace) };
 }
 
-function main(): void {
+/** `runExplore` with the search split across `cli.workers` threads (scripts/explore-workers.ts). */
+async function runExploreWorkers(
+  cli: ExploreCli,
+  argv: string[],
+  clock: () => number,
+): Promise<{ result: SearchResult; schedule: string[]; traceText: string | null }> {
+  const result = await searchWithWorkers(cli, argv, cli.workers, clock);
+  return { result, ...scheduleOf(cli, result) };
+}
+
+async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   handleHelp(argv, EXPLORE_USAGE);
   let cli: ExploreCli;
@@ -252,7 +288,9 @@ function main(): void {
   if (!cli.json)
     cli.limits.onDepth = (depth, states) =>
       line.step(`depth ${depth}, ${states.toLocaleString('en')} states...`);
-  const { result, schedule, traceText } = runExplore(cli, () => performance.now());
+  const clock = () => performance.now();
+  const { result, schedule, traceText } =
+    cli.workers > 1 ? await runExploreWorkers(cli, argv, clock) : runExplore(cli, clock);
   line.done();
   const perSecond = Math.round(result.states / Math.max(result.elapsedMs / 1000, 1e-3));
   if (traceText) {
@@ -294,6 +332,7 @@ function main(): void {
   console.log(
     `64-bit fingerprints: the chance that two states shared one (so one went unchecked) is at most ${result.collisionBound.toExponential(1)} (n^2 / 2^65)${result.por ? `; sleep sets skipped ${result.por.slept.toLocaleString('en')} transitions` : ''}`,
   );
+  if ('split' in result) console.log(splitLine(result.split as SplitTally));
   if (!result.finding) {
     console.log(
       `no schedule breaks ${(cli.limits.check ?? ['safety', 'agreement']).join(' or ')} within the bound`,
@@ -307,4 +346,4 @@ function main(): void {
   console.log(`trace written to ${cli.trace} (replay it in the dashboard)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -92,6 +92,25 @@ interface Remembered {
 
 const NONE: Asleep[] = [];
 
+/** One search's state: what every step of `expandEntry` reads and grows. */
+interface Run {
+  setup: ExploreSetup;
+  limits: SearchLimits;
+  check: (w: World, prev: World | null) => Violation | null;
+  por: boolean;
+  index: Map<number, number>;
+  parent: number[];
+  via: (Action | null)[];
+  seen: SeenSet;
+  worldKey: ReturnType<typeof createKeyer>;
+  sleeps: Map<number, Remembered>;
+  tally: { slept: number; woken: number; unremembered: number };
+  transitions: number;
+}
+
+/** Why a level stopped early: the bound reached, or the violation found (with its world's node). */
+type Stop = { kind: 'states' } | { kind: 'found'; violation: Violation; node: number };
+
 export function breadthFirst(
   setup: ExploreSetup,
   limits: SearchLimits,
@@ -100,36 +119,41 @@ export function breadthFirst(
   check: (w: World, prev: World | null) => Violation | null,
 ): SearchResult {
   const started = clock();
-  // Sleep sets keep every reachable world but not every step between two: a work invariant,
-  // which reads the step (prev to w), is searched without them.
-  const por = limits.por !== false && setup.invariant === undefined;
-  const index = derived(setup).index;
-  const parent: number[] = [-1];
-  const via: (Action | null)[] = [null];
-  const seen = new SeenSet();
-  const worldKey = createKeyer();
-  const sleeps = new Map<number, Remembered>();
-  const tally = { slept: 0, woken: 0, unremembered: 0 };
+  const run: Run = {
+    setup,
+    limits,
+    check,
+    // Sleep sets keep every reachable world but not every step between two: a work invariant,
+    // which reads the step (prev to w), is searched without them.
+    por: limits.por !== false && setup.invariant === undefined,
+    index: derived(setup).index,
+    parent: [-1],
+    via: [null],
+    seen: new SeenSet(),
+    worldKey: createKeyer(),
+    sleeps: new Map(),
+    tally: { slept: 0, woken: 0, unremembered: 0 },
+    transitions: 0,
+  };
   const root = initialWorld(setup);
-  const rootLo = worldKey(root);
-  seen.add(rootLo, worldKey.hi);
-  limits.onWorld?.(root, rootLo, worldKey.hi);
-  let transitions = 0;
+  const rootLo = run.worldKey(root);
+  run.seen.add(rootLo, run.worldKey.hi);
+  limits.onWorld?.(root, rootLo, run.worldKey.hi);
   const done = (
     stoppedBy: SearchResult['stoppedBy'],
     depth: number,
     finding: SearchFinding | null = null,
   ): SearchResult => ({
     finding,
-    states: seen.size,
-    transitions,
+    states: run.seen.size,
+    transitions: run.transitions,
     depth,
     stoppedBy,
     exhaustive: stoppedBy === 'exhausted',
     bound: stoppedBy === 'found' || stoppedBy === 'exhausted' ? null : stoppedBy,
     probes: NO_PROBES,
-    collisionBound: collisionBound(seen.size),
-    por: por ? { ...tally } : null,
+    collisionBound: collisionBound(run.seen.size),
+    por: run.por ? { ...run.tally } : null,
     elapsedMs: clock() - started,
   });
   const rootViolation = check(root, null);
@@ -140,67 +164,77 @@ export function breadthFirst(
   for (let depth = 0; frontier.length > 0; depth++) {
     if (depth >= limits.depth) return done('depth', depth);
     lastDepth = depth;
-    limits.onDepth?.(depth, seen.size);
+    limits.onDepth?.(depth, run.seen.size);
     const next: Entry[] = [];
     for (const e of frontier) {
-      if (e.record) e.record.entry = null;
-      const taken: Asleep[] = [];
-      for (const action of enabled(setup, e.world)) {
-        const entry = por ? asleepEntry(e.world, action) : null;
-        if (e.only && !(entry && asleep(e.only, entry))) continue;
-        if (entry && asleep(e.sleep, entry)) {
-          tally.slept++;
-          continue;
-        }
-        transitions++;
-        const w = move(setup, e.world, action);
-        const quiet = entry !== null && quietAfter(setup, e.world, w, index.get(entry.node)!);
-        const sleep = quiet ? childSleep(e.sleep, taken, entry) : NONE;
-        if (quiet) taken.push(entry);
-        const lo = worldKey(w);
-        const hi = worldKey.hi;
-        if (!seen.add(lo, hi)) {
-          const again = por ? revisit(sleeps, lo, hi, sleep) : null;
-          if (again) {
-            tally.woken++;
-            parent.push(e.node);
-            via.push(action);
-            next.push({ world: w, node: parent.length - 1, ...again, record: null });
-          }
-          continue;
-        }
-        limits.onWorld?.(w, lo, hi);
-        parent.push(e.node);
-        via.push(action);
-        const id = parent.length - 1;
-        const v = check(w, e.world);
-        if (v)
-          return done('found', depth + 1, {
-            violation: v,
-            actions: pathTo(id, parent, via),
-            by: 'bfs',
-          });
-        const child: Entry = { world: w, node: id, sleep, only: null, record: null };
-        if (sleep.length > 0) {
-          const k = mapKey(lo, hi);
-          if (sleeps.size < SLEEP_MAX && !sleeps.has(k)) {
-            child.record = { lo, hi, sleep, entry: child };
-            sleeps.set(k, child.record);
-          } else {
-            // Nothing remembered for a later visit (full, or another world holds the slot): it
-            // must sleep nothing now.
-            tally.unremembered++;
-            child.sleep = NONE;
-          }
-        }
-        next.push(child);
-        if (seen.size >= limits.states) return done('states', depth);
+      const stop = expandEntry(run, e, next);
+      if (stop?.kind === 'states') return done('states', depth);
+      if (stop?.kind === 'found') {
+        const actions = pathTo(stop.node, run.parent, run.via);
+        return done('found', depth + 1, { violation: stop.violation, actions, by: 'bfs' });
       }
       if ((++expanded & 63) === 0 && clock() - started > limits.ms) return done('time', depth);
     }
     frontier = next;
   }
   return done('exhausted', lastDepth);
+}
+
+/** Takes every action of one frontier world (but what sleeps there), queuing new worlds on `next`. */
+function expandEntry(run: Run, e: Entry, next: Entry[]): Stop | null {
+  const { setup, seen, worldKey } = run;
+  if (e.record) e.record.entry = null;
+  const taken: Asleep[] = [];
+  for (const action of enabled(setup, e.world)) {
+    const entry = run.por ? asleepEntry(e.world, action) : null;
+    if (e.only && !(entry && asleep(e.only, entry))) continue;
+    if (entry && asleep(e.sleep, entry)) {
+      run.tally.slept++;
+      continue;
+    }
+    run.transitions++;
+    const w = move(setup, e.world, action);
+    const quiet = entry !== null && quietAfter(setup, e.world, w, run.index.get(entry.node)!);
+    const sleep = quiet ? childSleep(e.sleep, taken, entry) : NONE;
+    if (quiet) taken.push(entry);
+    const lo = worldKey(w);
+    const hi = worldKey.hi;
+    if (!seen.add(lo, hi)) {
+      const again = run.por ? revisit(run.sleeps, lo, hi, sleep) : null;
+      if (again) {
+        run.tally.woken++;
+        run.parent.push(e.node);
+        run.via.push(action);
+        next.push({ world: w, node: run.parent.length - 1, ...again, record: null });
+      }
+      continue;
+    }
+    run.limits.onWorld?.(w, lo, hi);
+    run.parent.push(e.node);
+    run.via.push(action);
+    const id = run.parent.length - 1;
+    const v = run.check(w, e.world);
+    if (v) return { kind: 'found', violation: v, node: id };
+    next.push(remember(run, { world: w, node: id, sleep, only: null, record: null }, lo, hi));
+    if (seen.size >= run.limits.states) return { kind: 'states' };
+  }
+  return null;
+}
+
+/** A new world's sleep set, kept by fingerprint for a later visit (or, past the bound, emptied). */
+function remember(run: Run, child: Entry, lo: number, hi: number): Entry {
+  if (child.sleep.length === 0) return child;
+  const k = mapKey(lo, hi);
+  if (run.sleeps.size < SLEEP_MAX && !run.sleeps.has(k)) {
+    child.record = { lo, hi, sleep: child.sleep, entry: child };
+    run.sleeps.set(k, child.record);
+  } else {
+    // Nothing remembered for a later visit (full, or another world holds the slot): it must
+    // sleep nothing now.
+    run.tally.unremembered++;
+    child.sleep = NONE;
+  }
+  return child;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { initialWorld, move } from './engine.ts';
 import { breadthFirst, type SearchLimits, type SearchResult } from './bfs.ts';
+import { splitBreadthFirst, type ShardPool, type SplitTally } from './levels.ts';
 import {
   live,
   procOf,
@@ -70,11 +71,45 @@ export function search(
   limits: SearchLimits,
   clock: () => number,
 ): SearchResult {
-  const which = limits.check ?? ['safety', 'agreement'];
-  const r = breadthFirst(setup, limits, clock, (w, prev) => check(setup, w, which, prev));
+  const r = breadthFirst(setup, limits, clock, checker(setup, limits.check));
+  return withProbes(setup, limits, clock, r);
+}
+
+/** A world's verdict for the properties `which` (default safety and agreement); `prev` for a work invariant. */
+export function checker(
+  setup: ExploreSetup,
+  which: readonly Property[] = ['safety', 'agreement'],
+): (w: World, prev?: World | null) => Violation | null {
+  return (w, prev = null) => check(setup, w, which, prev);
+}
+
+/**
+ * The plain breadth-first search split across the pool's shards (levels.ts; the same answer as
+ * `search` with sleep sets off), then the same random probes, run here.
+ */
+export async function searchSplit<B>(
+  setup: ExploreSetup,
+  limits: SearchLimits,
+  pool: ShardPool<B>,
+  clock: () => number,
+): Promise<SearchResult & { split: SplitTally }> {
+  // A work invariant reads the step between two worlds, which a shard does not keep.
+  if (setup.invariant) throw new Error('explore: a work invariant is searched by one worker');
+  const r = await splitBreadthFirst(pool, limits, clock);
+  return { ...withProbes(setup, limits, clock, r), split: r.split };
+}
+
+/** Random probes after a search stopped at a bound (none when it exhausted, found, or none asked). */
+function withProbes(
+  setup: ExploreSetup,
+  limits: SearchLimits,
+  clock: () => number,
+  r: SearchResult,
+): SearchResult {
   if (r.bound === null || !limits.probes || limits.probes.count === 0) return r;
+  const which = limits.check ?? ['safety', 'agreement'];
   const started = clock();
-  const p = probe(setup, limits.probes, clock, (w, prev) => check(setup, w, which, prev), which);
+  const p = probe(setup, limits.probes, clock, checker(setup, which), which);
   const elapsedMs = r.elapsedMs + (clock() - started);
   if (!p.finding) return { ...r, probes: p.tally, elapsedMs };
   return {
