@@ -1,6 +1,6 @@
 // bench:core's explorer tables (issue 26): every algorithm at N = 4, coordinator 3 down, with one
-// crash and one restart, searched with and without partial-order reduction in the same run (the
-// ratio is against the plain search measured here, so the machine's load cancels out as far as
+// crash and one restart, searched plain, with partial-order reduction, and with it and symmetry
+// (the default) in the same run (each ratio is against the plain search measured here, so the machine's load cancels out as far as
 // it can); and the targets: each algorithm's N = 4 lab with one crash within the grader's default
 // budget (3 s), the ring at N = 4 and Bully at N = 5 exhausted in under 10 s.
 import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
@@ -10,6 +10,7 @@ import { parseExploreCli } from '../scripts/explore.ts';
 export interface ExploreRun {
   args: string[];
   por: boolean;
+  symmetry: boolean;
   states: number;
   transitions: number;
   depth: number;
@@ -26,7 +27,7 @@ export interface ExploreTarget {
   met: boolean;
 }
 
-function run(args: string[], por: boolean): ExploreRun {
+function run(args: string[], por: boolean, symmetry = true): ExploreRun {
   const cli = parseExploreCli([
     ...args,
     '--probes',
@@ -37,12 +38,14 @@ function run(args: string[], por: boolean): ExploreRun {
     '20000000',
   ]);
   cli.limits.por = por;
+  cli.setup.symmetry = symmetry;
   const started = performance.now();
   const r = search(cli.setup, cli.limits, () => performance.now());
   const wallMs = performance.now() - started;
   return {
     args,
     por,
+    symmetry,
     states: r.states,
     transitions: r.transitions,
     depth: r.depth,
@@ -64,12 +67,19 @@ const lab = (algorithm: string, nodes: number, faults: string, seconds: number) 
   String(seconds),
 ];
 
-/** Every algorithm at N = 4 with one crash and one restart, plain then with sleep sets. */
+/** The runs of each algorithm in `restartRuns`: plain, sleep sets, sleep sets and symmetry. */
+const RESTART_RUNS: [por: boolean, symmetry: boolean][] = [
+  [false, false],
+  [true, false],
+  [true, true],
+];
+
+/** Every algorithm at N = 4 with one crash and one restart, in each of `RESTART_RUNS`'s ways. */
 export function restartRuns(seconds: number): ExploreRun[] {
   const out: ExploreRun[] = [];
   for (const algorithm of ALGORITHM_NAMES)
-    for (const por of [false, true])
-      out.push(run(lab(algorithm, 4, 'crash,restart', seconds), por));
+    for (const [por, symmetry] of RESTART_RUNS)
+      out.push(run(lab(algorithm, 4, 'crash,restart', seconds), por, symmetry));
   return out;
 }
 
@@ -116,7 +126,12 @@ function line(r: ExploreRun, plain?: ExploreRun): string {
   const ratio = plain
     ? `; ${(r.statesPerSecond / plain.statesPerSecond).toFixed(2)}x plain's states/s, ${(r.transitions / Math.max(1, plain.transitions)).toFixed(2)}x its transitions${plain.stoppedBy === 'exhausted' && r.stoppedBy === 'exhausted' ? `, ${(r.wallMs / plain.wallMs).toFixed(2)}x its time` : ''}`
     : '';
-  return `  ${r.args[1]} ${r.por ? 'sleep sets' : 'plain     '}: ${fmt(r.states)} states, ${fmt(r.transitions)} transitions, ${fmt(r.statesPerSecond)} states/s, ${end(r)}${ratio}`;
+  const how = r.por
+    ? r.symmetry
+      ? 'sleep sets + symmetry'
+      : 'sleep sets           '
+    : 'plain                ';
+  return `  ${r.args[1]} ${how}: ${fmt(r.states)} states, ${fmt(r.transitions)} transitions, ${fmt(r.statesPerSecond)} states/s, ${end(r)}${ratio}`;
 }
 
 export function exploreReport(
@@ -127,11 +142,13 @@ export function exploreReport(
   const out = [
     `explorer, N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds ${seconds} --probes 0), 1 worker:`,
   ];
-  for (let i = 0; i < restart.length; i += 2) {
+  const k = RESTART_RUNS.length;
+  for (let i = 0; i < restart.length; i += k) {
     out.push(line(restart[i]!));
-    out.push(line(restart[i + 1]!, restart[i]));
+    for (let j = 1; j < k && i + j < restart.length; j++)
+      out.push(line(restart[i + j]!, restart[i]));
   }
-  out.push('explorer targets (sleep sets on, 1 worker):');
+  out.push('explorer targets (sleep sets and symmetry on, 1 worker):');
   for (const r of t.runs) out.push(line(r));
   for (const x of t.targets)
     out.push(`target ${x.name}: ${x.target}: ${x.value} (${x.met ? 'met' : 'missed'})`);
