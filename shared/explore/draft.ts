@@ -111,9 +111,10 @@ export class WorldDraft {
 
   /** Removes and returns the pending event `id`. */
   take(id: number): Pending | undefined {
-    const i = this.pending.findIndex((x) => x.id === id);
-    if (i < 0) return undefined;
-    return this.pending.splice(i, 1)[0];
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++)
+      if (pending[i]!.id === id) return pending.splice(i, 1)[0];
+    return undefined;
   }
 
   dropped(p: Extract<Pending, { kind: 'deliver' }>, reason: DropReason): void {
@@ -323,10 +324,14 @@ export class WorldDraft {
 
   cancelTimerOf(name: string): void {
     const node = this.node;
-    const i = this.pending.findIndex(
-      (p) => p.kind === 'timer' && p.node === node && p.name === name,
-    );
-    if (i >= 0) this.pending.splice(i, 1);
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
+      if (p.kind === 'timer' && p.node === node && p.name === name) {
+        pending.splice(i, 1);
+        return;
+      }
+    }
   }
 
   /** The stepping process's next random number: it depends only on how many draws the process made (the same world, the same numbers). */

@@ -103,22 +103,8 @@ export function memoKey(stateHash: number, sig: number, now: number, draws: numb
   return finish(x, y);
 }
 
-/**
- * Message fingerprints by message object: a remembered step hands back the same effects, so the
- * same message object is sent again in many worlds (algorithm values are never mutated: steps
- * are pure). Keyed weakly, with its link, so a message sent on two links is hashed for each.
- */
-const messageSigs = new WeakMap<object, { from: ProcessId; to: ProcessId; sig: number }>();
-
 export function sigOfMessage(from: ProcessId, to: ProcessId, message: Message): number {
-  const known = messageSigs.get(message);
-  if (known !== undefined && known.from === from && known.to === to) return known.sig;
-  const sig = hashValue(
-    message,
-    Math.imul(from + 1, 0x9e3779b1) ^ Math.imul(to + 1, 0x85ebca77) ^ 0x64,
-  );
-  messageSigs.set(message, { from, to, sig });
-  return sig;
+  return hashValue(message, Math.imul(from + 1, 0x9e3779b1) ^ Math.imul(to + 1, 0x85ebca77) ^ 0x64);
 }
 
 export function sigOfTimer(node: ProcessId, name: string): number {
