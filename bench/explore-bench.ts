@@ -18,6 +18,8 @@ export interface ExploreRun {
   wallMs: number;
   statesPerSecond: number;
   collisionBound: number;
+  /** `levels[d]`: distinct worlds within d moves, for each depth the search began. */
+  levels: number[];
 }
 
 export interface ExploreTarget {
@@ -39,6 +41,8 @@ function run(args: string[], por: boolean, symmetry = true): ExploreRun {
   ]);
   cli.limits.por = por;
   cli.setup.symmetry = symmetry;
+  const levels: number[] = [];
+  cli.limits.onDepth = (depth, states) => void (levels[depth] = states);
   const started = performance.now();
   const r = search(cli.setup, cli.limits, () => performance.now());
   const wallMs = performance.now() - started;
@@ -53,6 +57,7 @@ function run(args: string[], por: boolean, symmetry = true): ExploreRun {
     wallMs,
     statesPerSecond: r.states / (wallMs / 1000),
     collisionBound: r.collisionBound,
+    levels,
   };
 }
 
@@ -134,6 +139,21 @@ function line(r: ExploreRun, plain?: ExploreRun): string {
   return `  ${r.args[1]} ${how}: ${fmt(r.states)} states, ${fmt(r.transitions)} transitions, ${fmt(r.statesPerSecond)} states/s, ${end(r)}${ratio}`;
 }
 
+/**
+ * The worlds within the deepest depth every run began: the same count plain and with sleep sets
+ * (they visit the same worlds), fewer with symmetry where it merges; unlike states/s, not moved
+ * by the machine's load.
+ */
+function levelLine(runs: ExploreRun[]): string {
+  const depth = Math.min(...runs.map((r) => r.levels.length - 1));
+  const plain = runs[0]!.levels[depth]!;
+  const counts = runs.map((r) => {
+    const n = r.levels[depth]!;
+    return `${fmt(n)} (${(n / plain).toFixed(3)}x)`;
+  });
+  return `  ${runs[0]!.args[1]} worlds within ${depth} moves, plain / sleep sets / + symmetry: ${counts.join(' / ')}`;
+}
+
 export function exploreReport(
   restart: ExploreRun[],
   seconds: number,
@@ -144,9 +164,10 @@ export function exploreReport(
   ];
   const k = RESTART_RUNS.length;
   for (let i = 0; i < restart.length; i += k) {
-    out.push(line(restart[i]!));
-    for (let j = 1; j < k && i + j < restart.length; j++)
-      out.push(line(restart[i + j]!, restart[i]));
+    const runs = restart.slice(i, i + k);
+    out.push(line(runs[0]!));
+    for (let j = 1; j < runs.length; j++) out.push(line(runs[j]!, runs[0]));
+    out.push(levelLine(runs));
   }
   out.push('explorer targets (sleep sets and symmetry on, 1 worker):');
   for (const r of t.runs) out.push(line(r));
