@@ -15,7 +15,7 @@
 // never asserted.
 // --reductions: what duplicate-state detection saves, as state counts with it and without it (a
 // plain tree search over the same actions, bounded in count and time); a minute or two.
-// --restart: every algorithm at N = 4 with one crash and one restart, plain and with sleep sets,
+// --restart: every algorithm at N = 4 with one crash and one restart, plain, with sleep sets, and with sleep sets and symmetry,
 // and the explorer's targets of issue 26 (bench/explore-bench.ts); several minutes.
 // Targets (issue 11): the worst case in under 1 s (at least 1,000,000 events/s), the explorer at
 // 100,000 states/s or more. The figures and the before/after are in docs/CORE_SPEED.md.
@@ -311,8 +311,8 @@ explorer's states/s on ring --nodes 4 --faults slow (docs/CORE_SPEED.md).
   --json         the figures as JSON
   --reductions   also the explorer's state counts with and without duplicate-state detection
   --restart      also every algorithm at N = 4 with one crash and one restart, plain, with
-                 sleep sets, and plain on 2 worker threads (ratios against plain on 1, same
-                 run), and the explorer's targets
+                 sleep sets, with sleep sets and symmetry, and plain on 2 worker threads
+                 (each against plain on 1, same run), and the explorer's targets
   --explore-seconds S   each of those searches' time bound (default 20)
   --help         this text`;
 

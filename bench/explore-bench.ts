@@ -1,7 +1,8 @@
 // bench:core's explorer tables (issue 26): every algorithm at N = 4, coordinator 3 down, with one
-// crash and one restart, searched plain, with partial-order reduction, and plain split across 2
-// worker threads, in the same run (the ratios are against the plain one-thread search measured
-// here, so the machine's load cancels out as far as it can); and the targets: each algorithm's
+// crash and one restart, searched plain, with partial-order reduction, with it and symmetry (the
+// default), and plain split across 2 worker threads, in the same run (the ratios are against the
+// plain one-thread search measured here, so the machine's load cancels out as far as it can);
+// and the targets: each algorithm's
 // N = 4 lab with one crash within the grader's default budget (3 s), the ring at N = 4 and Bully
 // at N = 5 exhausted in under 10 s, 300,000 distinct states/s on 2 cores.
 import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
@@ -13,7 +14,10 @@ import { searchWithWorkers } from '../scripts/explore-workers.ts';
 export interface ExploreRun {
   args: string[];
   por: boolean;
+  symmetry: boolean;
   workers: number;
+  /** `levels[d]`: distinct worlds within d moves, for each depth the search began. */
+  levels: number[];
   /** With workers: the worlds handed between them, the bytes, and the packing time against the search's. */
   split: SplitTally | null;
   states: number;
@@ -32,10 +36,20 @@ export interface ExploreTarget {
   met: boolean;
 }
 
-async function run(args: string[], por: boolean, workers = 1): Promise<ExploreRun> {
+interface How {
+  por: boolean;
+  symmetry?: boolean;
+  workers?: number;
+}
+
+async function run(args: string[], how: How): Promise<ExploreRun> {
+  const { por, symmetry = true, workers = 1 } = how;
+  // The switches go on the command line: worker threads rebuild the lab from it.
   const argv = [...args, '--probes', '0', '--depth', '1000', '--states', '20000000'];
+  argv.push('--symmetry', symmetry ? 'on' : 'off', '--por', por && workers === 1 ? 'on' : 'off');
   const cli = parseExploreCli(argv);
-  cli.limits.por = por && workers === 1;
+  const levels: number[] = [];
+  cli.limits.onDepth = (depth, states) => void (levels[depth] = states);
   const clock = () => performance.now();
   const started = clock();
   // With workers the clock starts before they do: their start-up (about a second each) is counted.
@@ -46,8 +60,10 @@ async function run(args: string[], por: boolean, workers = 1): Promise<ExploreRu
   const wallMs = clock() - started;
   return {
     args,
-    por: cli.limits.por,
+    por: cli.limits.por === true,
+    symmetry: cli.setup.symmetry !== false,
     workers,
+    levels,
     split: 'split' in r ? (r.split as SplitTally) : null,
     states: r.states,
     transitions: r.transitions,
@@ -70,13 +86,20 @@ const lab = (algorithm: string, nodes: number, faults: string, seconds: number) 
   String(seconds),
 ];
 
-/** Every algorithm at N = 4 with one crash and one restart: plain, with sleep sets, plain on 2 workers. */
+/** The runs of each algorithm in `restartRuns`, the first the plain baseline. */
+const RESTART_RUNS: How[] = [
+  { por: false, symmetry: false },
+  { por: true, symmetry: false },
+  { por: true, symmetry: true },
+  { por: false, symmetry: false, workers: 2 },
+];
+
+/** Every algorithm at N = 4 with one crash and one restart, in each of `RESTART_RUNS`'s ways. */
 export async function restartRuns(seconds: number): Promise<ExploreRun[]> {
   const out: ExploreRun[] = [];
-  for (const algorithm of ALGORITHM_NAMES) {
-    const args = lab(algorithm, 4, 'crash,restart', seconds);
-    out.push(await run(args, false), await run(args, true), await run(args, false, 2));
-  }
+  for (const algorithm of ALGORITHM_NAMES)
+    for (const how of RESTART_RUNS)
+      out.push(await run(lab(algorithm, 4, 'crash,restart', seconds), how));
   return out;
 }
 
@@ -87,10 +110,10 @@ export async function exploreTargets(): Promise<{ runs: ExploreRun[]; targets: E
   const runs: ExploreRun[] = [];
   const targets: ExploreTarget[] = [];
   for (const algorithm of ALGORITHM_NAMES) {
-    const r = await run(lab(algorithm, 4, 'crash', GRADER_SECONDS), true);
+    const r = await run(lab(algorithm, 4, 'crash', GRADER_SECONDS), { por: true });
     runs.push(r);
     targets.push({
-      name: `${algorithm} N = 4, one crash, exhausted within the grader's ${GRADER_SECONDS} s (1 worker, sleep sets)`,
+      name: `${algorithm} N = 4, one crash, exhausted within the grader's ${GRADER_SECONDS} s (1 worker, sleep sets, symmetry)`,
       target: 'exhausted',
       value: end(r),
       met: r.stoppedBy === 'exhausted',
@@ -104,7 +127,7 @@ export async function exploreTargets(): Promise<{ runs: ExploreRun[]; targets: E
       [1, true],
       [2, false],
     ] as const) {
-      const r = await run(lab(algorithm, nodes, 'crash', 10), por, workers);
+      const r = await run(lab(algorithm, nodes, 'crash', 10), { por, workers });
       runs.push(r);
       targets.push({
         name: `${algorithm} N = ${nodes}, one crash, exhausted from the CLI (${how(r)})`,
@@ -126,7 +149,7 @@ export async function exploreTargets(): Promise<{ runs: ExploreRun[]; targets: E
 }
 
 const how = (r: ExploreRun) =>
-  `${r.workers} worker${r.workers > 1 ? 's' : ''}, ${r.por ? 'sleep sets' : 'plain'}`;
+  `${r.workers} worker${r.workers > 1 ? 's' : ''}, ${r.por ? 'sleep sets' : 'plain'}${r.symmetry ? ' + symmetry' : ''}`;
 
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -143,7 +166,22 @@ function line(r: ExploreRun, plain?: ExploreRun): string {
   const split = r.split
     ? `; ${fmt(r.split.shipped)} worlds handed over (${(r.split.bytes / 1e6).toFixed(0)} MB), ${fmt(r.split.codecMs)} ms packing beside ${fmt(r.split.workMs)} ms of search, threads summed`
     : '';
-  return `  ${r.args[1]} ${how(r).padEnd(22)}: ${fmt(r.states)} states, ${fmt(r.transitions)} transitions, ${fmt(r.statesPerSecond)} states/s, ${end(r)}${ratio}${split}`;
+  return `  ${r.args[1]} ${how(r).padEnd(33)}: ${fmt(r.states)} states, ${fmt(r.transitions)} transitions, ${fmt(r.statesPerSecond)} states/s, ${end(r)}${ratio}${split}`;
+}
+
+/**
+ * The worlds within the deepest depth every one-thread run began: the same count plain and with
+ * sleep sets (they visit the same worlds), fewer with symmetry where it merges; unlike states/s,
+ * not moved by the machine's load.
+ */
+function levelLine(runs: ExploreRun[]): string {
+  const depth = Math.min(...runs.map((r) => r.levels.length - 1));
+  const plain = runs[0]!.levels[depth]!;
+  const counts = runs.map((r) => {
+    const n = r.levels[depth]!;
+    return `${fmt(n)} (${(n / plain).toFixed(3)}x)`;
+  });
+  return `  ${runs[0]!.args[1]} worlds within ${depth} moves, plain / sleep sets / + symmetry: ${counts.join(' / ')}`;
 }
 
 export function exploreReport(
@@ -154,10 +192,12 @@ export function exploreReport(
   const out = [
     `explorer, N = 4, coordinator 3 down, one crash and one restart (explore --faults crash,restart --seconds ${seconds} --probes 0); ratios against the plain 1-worker search:`,
   ];
-  for (let i = 0; i < restart.length; i += 3) {
-    out.push(line(restart[i]!));
-    out.push(line(restart[i + 1]!, restart[i]));
-    out.push(line(restart[i + 2]!, restart[i]));
+  const k = RESTART_RUNS.length;
+  for (let i = 0; i < restart.length; i += k) {
+    const runs = restart.slice(i, i + k);
+    out.push(line(runs[0]!));
+    for (let j = 1; j < runs.length; j++) out.push(line(runs[j]!, runs[0]));
+    out.push(levelLine(runs.filter((r) => r.workers === 1)));
   }
   out.push('explorer targets:');
   for (const r of t.runs) out.push(line(r));

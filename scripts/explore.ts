@@ -52,6 +52,8 @@ for the shortest schedule that breaks safety or agreement. Writes it as a replay
   --alive              nobody is down at the start (N-1 leads; detectors fire at --initiators)
   --probes N           random schedules carried to quiescence or the documents' bound once the
                        search stops at a bound (default 1000; 0: none); --probe-seconds S (default 5)
+  --symmetry on|off    worlds that differ only where nothing can read it are one world
+                       (default on; docs/CORE_SPEED.md, "Symmetry")
   --por on|off         partial-order reduction by sleep sets (default on: the same worlds,
                        fewer transitions; docs/CORE_SPEED.md)
   --workers N          worker threads the search's levels are split across (default 1; from 2
@@ -92,6 +94,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
       'detect-window': { type: 'string' },
       early: { type: 'boolean', default: false },
       por: { type: 'string', default: 'on' },
+      symmetry: { type: 'string', default: 'on' },
       alive: { type: 'boolean', default: false },
       probes: { type: 'string', default: '1000' },
       'probe-seconds': { type: 'string', default: '5' },
@@ -147,6 +150,8 @@ export function parseExploreCli(argv: string[]): ExploreCli {
   if (workers < 1 || workers > 16) throw new Error('--workers: from 1 to 16');
   if (workers > 1 && work)
     throw new Error('--workers: a work schedule (--workload) is searched by one worker');
+  if (values.symmetry !== 'on' && values.symmetry !== 'off')
+    throw new Error(`--symmetry: "${values.symmetry}" is not on or off`);
   const timing = DEFAULT_TIMING;
   const election = getAlgorithm(algorithm);
   const setup: ExploreSetup = {
@@ -164,6 +169,7 @@ export function parseExploreCli(argv: string[]): ExploreCli {
     budget,
     seed: int(values.seed, '--seed'),
     extremes: !values.early,
+    symmetry: values.symmetry === 'on',
     // With a job, random probes go on until it can be done: every task twice over, after the election.
     settle: work
       ? (settleBound(algorithm, ids, timing) ?? 0) + 2 * work.tasks * work.taskMs + 2000

@@ -18,7 +18,9 @@ import { execute, type EffectHandlers } from '../sim/executor.ts';
 import { hashValue, memoKey, sigOfElect, sigOfMessage, sigOfTimer } from './hash.ts';
 import {
   derived,
+  DOWN,
   hearsReports,
+  indexOf,
   MEMO_MAX,
   type Derived,
   type ExploreSetup,
@@ -50,6 +52,8 @@ export class WorldDraft {
   private readonly d: Derived;
   /** With crashes or restarts the detectors also notice a lost leader or a higher one (`unsettled`). */
   readonly hears: boolean;
+  /** Equal worlds written one way (`setup.symmetry`, default on): see `downProc`. */
+  private readonly canon: boolean;
 
   constructor(
     readonly setup: ExploreSetup,
@@ -67,14 +71,15 @@ export class WorldDraft {
     this.twoLeadersSince = w.twoLeadersSince;
     this.d = derived(setup);
     this.hears = hearsReports(setup);
+    this.canon = setup.symmetry !== false;
   }
 
   proc(id: ProcessId): Proc {
-    return this.procs[this.d.index.get(id)!]!;
+    return this.procs[indexOf(this.d, id)]!;
   }
 
   has(id: ProcessId): boolean {
-    return this.d.index.has(id);
+    return indexOf(this.d, id) >= 0;
   }
 
   setProc(id: ProcessId, p: Proc): void {
@@ -82,14 +87,34 @@ export class WorldDraft {
       this.procs = this.procs.slice();
       this.ownProcs = true;
     }
-    (this.procs as Proc[])[this.d.index.get(id)!] = p;
+    (this.procs as Proc[])[indexOf(this.d, id)] = p;
+  }
+
+  /**
+   * A process that is down, with its random stream's position kept for a restart. With
+   * `setup.symmetry` on (the default) and no restart left, the position can never be read again,
+   * so it is not kept: worlds that differ only there are one world.
+   */
+  downProc(draws: number): Proc {
+    if (draws === 0 || (this.canon && this.used.restart >= this.setup.budget.restart)) return DOWN;
+    return { ...DOWN, draws };
+  }
+
+  /** The last restart was used: no down process's random stream can be read again (see `downProc`). */
+  forgetDownDraws(): void {
+    if (!this.canon) return;
+    for (let i = 0; i < this.procs.length; i++) {
+      const p = this.procs[i]!;
+      if (p.state === null && p.draws !== 0) this.setProc(this.setup.ids[i]!, DOWN);
+    }
   }
 
   /** Removes and returns the pending event `id`. */
   take(id: number): Pending | undefined {
-    const i = this.pending.findIndex((x) => x.id === id);
-    if (i < 0) return undefined;
-    return this.pending.splice(i, 1)[0];
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++)
+      if (pending[i]!.id === id) return pending.splice(i, 1)[0];
+    return undefined;
   }
 
   dropped(p: Extract<Pending, { kind: 'deliver' }>, reason: DropReason): void {
@@ -180,35 +205,36 @@ export class WorldDraft {
    * that followed a winner that crashed, would simply never move.
    */
   detect(only?: ProcessId): void {
-    if (only !== undefined) return this.detectOne(this.d.index.get(only)!);
-    for (const i of this.d.sorted) this.detectOne(i);
+    // One pass over the pending events for every process's detections (not one per process).
+    const elects = this.d.elects;
+    elects.fill(0);
+    for (const p of this.pending)
+      if (p.kind === 'elect') elects[indexOf(this.d, p.node)]! |= p.watch ? 3 : 1;
+    if (only !== undefined) {
+      const i = indexOf(this.d, only);
+      return this.detectOne(i, elects[i]!);
+    }
+    for (const i of this.d.sorted) this.detectOne(i, elects[i]!);
   }
 
-  private detectOne(i: number): void {
+  /** `elects`: 0 none pending for it, bit 1 one pending, bit 2 one of them watching. */
+  private detectOne(i: number, elects: number): void {
     const { setup } = this;
     const me = this.procs[i]!;
     if (me.state === null) return;
     const id = setup.ids[i]!;
     const c = me.report?.coordinator;
+    const ci = c === undefined || c === null ? -1 : indexOf(this.d, c);
     const dead =
-      (c !== undefined && c !== null && this.has(c) && this.proc(c).state === null) ||
-      (this.hears && this.unsettled(id, me));
-    let mine = 0;
-    let watching = false;
-    for (const p of this.pending) {
-      if (p.kind === 'elect' && p.node === id) {
-        mine++;
-        if (p.watch) watching = true;
-      }
-    }
+      (ci >= 0 && this.procs[ci]!.state === null) || (this.hears && this.unsettled(i, me));
     if (!dead) {
-      if (watching)
+      if (elects & 2)
         this.pending = this.pending.filter(
           (p) => !(p.kind === 'elect' && p.node === id && p.watch),
         );
       return;
     }
-    if (mine > 0) return;
+    if (elects !== 0) return;
     const at = this.now + setup.timing.heartbeatTimeout;
     this.pending.push({
       id: this.nextId++,
@@ -229,25 +255,19 @@ export class WorldDraft {
    * communication ... it assumes there is no viable leader"); and every detector for a process
    * following one that no longer leads (its heartbeats stop).
    */
-  private unsettled(id: ProcessId, me: Proc): boolean {
+  private unsettled(i: number, me: Proc): boolean {
+    const kind = this.d.unsettled;
+    if (kind === 'none') return false;
+    const id = this.setup.ids[i]!;
     const c = me.report?.coordinator ?? null;
-    const name = this.setup.algorithm.name;
-    if (name !== 'raft' && name !== 'bully' && name !== 'ring' && name !== 'ring-active-list')
-      return false;
+    const ci = c === null || c === id ? -1 : indexOf(this.d, c);
     // Following a live process that no longer leads: its heartbeats stop, the detector times out.
-    if (
-      c !== null &&
-      c !== id &&
-      this.has(c) &&
-      this.proc(c).state !== null &&
-      !leads(this.proc(c).report)
-    )
-      return true;
-    if (name === 'raft') return c === null && !me.report?.electing;
-    for (const i of this.d.sorted) {
-      const other = this.setup.ids[i]!;
+    if (ci >= 0 && this.procs[ci]!.state !== null && !leads(this.procs[ci]!.report)) return true;
+    if (kind === 'raft') return c === null && !me.report?.electing;
+    for (const j of this.d.sorted) {
+      const other = this.setup.ids[j]!;
       if (other === id || other <= (c ?? -1)) continue;
-      const p = this.procs[i]!;
+      const p = this.procs[j]!;
       if (p.state !== null && leads(p.report)) return true;
     }
     return false;
@@ -304,10 +324,14 @@ export class WorldDraft {
 
   cancelTimerOf(name: string): void {
     const node = this.node;
-    const i = this.pending.findIndex(
-      (p) => p.kind === 'timer' && p.node === node && p.name === name,
-    );
-    if (i >= 0) this.pending.splice(i, 1);
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
+      if (p.kind === 'timer' && p.node === node && p.name === name) {
+        pending.splice(i, 1);
+        return;
+      }
+    }
   }
 
   /** The stepping process's next random number: it depends only on how many draws the process made (the same world, the same numbers). */

@@ -21,7 +21,6 @@ import { sigOfElect } from './hash.ts';
 import { checkSafety } from '../analysis/properties.ts';
 import {
   deadline,
-  derived,
   DOWN,
   live,
   reportsOf,
@@ -98,10 +97,12 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   }
   const d = deadline(w);
   const lossy = w.used.drop < setup.budget.drop;
-  for (const p of w.pending) {
+  const pending = w.pending;
+  for (let i = 0; i < pending.length; i++) {
+    const p = pending[i]!;
     if (p.earliest > d) continue;
     // Links are FIFO (as in the network model without reordering): only a link's oldest message may arrive.
-    if (p.kind === 'deliver' && !oldestOnLink(w, p)) continue;
+    if (p.kind === 'deliver' && !oldestOnLink(pending, i)) continue;
     out.push({ kind: 'fire', id: p.id, at: 'early' });
     // Firing as late as allowed is a different world only when that is later and finite.
     if (setup.extremes && d !== Infinity && d > Math.max(w.now, p.earliest))
@@ -110,18 +111,21 @@ export function enabled(setup: ExploreSetup, w: World): Action[] {
   }
   if (w.used.crash < setup.budget.crash) for (const node of up) out.push({ kind: 'crash', node });
   if (w.used.restart < setup.budget.restart)
-    for (const node of setup.ids)
-      if (w.procs[derived(setup).index.get(node)!]!.state === null)
-        out.push({ kind: 'restart', node });
+    for (let i = 0; i < setup.ids.length; i++)
+      if (w.procs[i]!.state === null) out.push({ kind: 'restart', node: setup.ids[i]! });
   if (w.groups) out.push({ kind: 'heal' });
   else if (w.used.partition < setup.budget.partition)
     for (const g of splits(up)) out.push({ kind: 'partition', groups: g });
   return out;
 }
 
-function oldestOnLink(w: World, p: Extract<Pending, { kind: 'deliver' }>): boolean {
-  for (const q of w.pending)
+/** Whether `pending[i]` (a message) is its link's oldest (no message on its link has a smaller id). */
+function oldestOnLink(pending: readonly Pending[], i: number): boolean {
+  const p = pending[i] as Extract<Pending, { kind: 'deliver' }>;
+  for (let j = 0; j < pending.length; j++) {
+    const q = pending[j]!;
     if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) return false;
+  }
   return true;
 }
 
@@ -153,54 +157,16 @@ function moveOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder
   const w = new WorldDraft(setup, w0, rec);
   w.fresh = false;
   switch (action.kind) {
-    case 'fire': {
-      const p = w.take(action.id)!;
-      w.now = action.at === 'late' ? deadline(w0) : Math.max(w.now, p.earliest);
-      const node = p.kind === 'deliver' ? p.to : p.node;
-      if (w.proc(node).state === null) {
-        if (p.kind === 'deliver') w.dropped(p, 'receiver-crashed');
-        return w.done();
-      }
-      // As in the network model: a message still in flight when a cut separates its ends is dropped when due.
-      if (p.kind === 'deliver' && separated(w.groups, p.from, p.to)) {
-        w.dropped(p, 'partition');
-        return w.done();
-      }
-      if (p.kind === 'deliver')
-        rec?.({
-          t: w.now,
-          kind: 'deliver',
-          msg: p.id,
-          from: p.from,
-          to: p.to,
-          type: p.message.type,
-        });
-      else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
-      else rec?.({ t: w.now, kind: 'elect', node });
-      w.run(node, null, p);
-      // Only this process's report and pending detections changed: the others are as detect() left
-      // them (with crashes or restarts, a new leader may be heard by all).
-      w.detect(w.hears ? undefined : node);
-      return w.done();
-    }
-    case 'crash': {
-      w.used = { ...w.used, crash: w.used.crash + 1 };
-      w.setProc(action.node, { ...DOWN, draws: w.proc(action.node).draws });
-      rec?.({ t: w.now, kind: 'crash', node: action.node });
-      // Its timers die with it; messages to it would only be dropped on arrival.
-      for (const p of w.pending)
-        if (p.kind === 'deliver' && p.to === action.node) w.dropped(p, 'receiver-crashed');
-      w.pending = w.pending.filter((p) =>
-        p.kind === 'deliver' ? p.to !== action.node : p.node !== action.node,
-      );
-      w.detect();
-      return w.done();
-    }
+    case 'fire':
+      return fire(w, w0, action);
+    case 'crash':
+      return crash(w, action.node);
     case 'restart': {
       w.used = { ...w.used, restart: w.used.restart + 1 };
       rec?.({ t: w.now, kind: 'recover', node: action.node });
       // Its random stream goes on where it stopped (draws kept at the crash), its memory does not.
       w.run(action.node, configOf(setup, action.node, false), null);
+      if (w.used.restart >= setup.budget.restart) w.forgetDownDraws();
       w.detect();
       return w.done();
     }
@@ -220,21 +186,60 @@ function moveOnce(setup: ExploreSetup, w0: World, action: Action, rec?: Recorder
       w.groups = null;
       rec?.({ t: w.now, kind: 'partition', groups: null });
       return w.done();
-    case 'slow': {
-      w.used = { ...w.used, slow: w.used.slow + 1 };
-      w.slow = [action.from, action.to];
-      // Messages already on the link may now be late too.
-      w.pending = w.pending.map((p) =>
-        p.kind === 'deliver' && p.from === action.from && p.to === action.to
-          ? { ...p, latest: Infinity }
-          : p,
-      );
-      rec?.({
-        t: w.now,
-        kind: 'note',
-        text: `link ${action.from}->${action.to} is slow from now on: its messages may arrive after any timeout`,
-      });
-      return w.done();
-    }
+    case 'slow':
+      return slowLink(w, action.from, action.to);
   }
+}
+
+/** A pending event fires (as early as it can or as late as it may): its process steps. */
+function fire(w: WorldDraft, w0: World, action: Extract<Action, { kind: 'fire' }>): World {
+  const p = w.take(action.id)!;
+  w.now = action.at === 'late' ? deadline(w0) : Math.max(w.now, p.earliest);
+  const node = p.kind === 'deliver' ? p.to : p.node;
+  if (w.proc(node).state === null) {
+    if (p.kind === 'deliver') w.dropped(p, 'receiver-crashed');
+    return w.done();
+  }
+  // As in the network model: a message still in flight when a cut separates its ends is dropped when due.
+  if (p.kind === 'deliver' && separated(w.groups, p.from, p.to)) {
+    w.dropped(p, 'partition');
+    return w.done();
+  }
+  const rec = w.rec;
+  if (p.kind === 'deliver')
+    rec?.({ t: w.now, kind: 'deliver', msg: p.id, from: p.from, to: p.to, type: p.message.type });
+  else if (p.kind === 'timer') rec?.({ t: w.now, kind: 'timer', node, name: p.name });
+  else rec?.({ t: w.now, kind: 'elect', node });
+  w.run(node, null, p);
+  // Only this process's report and pending detections changed: the others are as detect() left
+  // them (with crashes or restarts, a new leader may be heard by all).
+  w.detect(w.hears ? undefined : node);
+  return w.done();
+}
+
+function crash(w: WorldDraft, node: ProcessId): World {
+  w.used = { ...w.used, crash: w.used.crash + 1 };
+  w.setProc(node, w.downProc(w.proc(node).draws));
+  w.rec?.({ t: w.now, kind: 'crash', node });
+  // Its timers die with it; messages to it would only be dropped on arrival.
+  for (const p of w.pending)
+    if (p.kind === 'deliver' && p.to === node) w.dropped(p, 'receiver-crashed');
+  w.pending = w.pending.filter((p) => (p.kind === 'deliver' ? p.to !== node : p.node !== node));
+  w.detect();
+  return w.done();
+}
+
+function slowLink(w: WorldDraft, from: ProcessId, to: ProcessId): World {
+  w.used = { ...w.used, slow: w.used.slow + 1 };
+  w.slow = [from, to];
+  // Messages already on the link may now be late too.
+  w.pending = w.pending.map((p) =>
+    p.kind === 'deliver' && p.from === from && p.to === to ? { ...p, latest: Infinity } : p,
+  );
+  w.rec?.({
+    t: w.now,
+    kind: 'note',
+    text: `link ${from}->${to} is slow from now on: its messages may arrive after any timeout`,
+  });
+  return w.done();
 }

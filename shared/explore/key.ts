@@ -2,7 +2,7 @@
 // open-addressing table of two Uint32Arrays, so a million worlds cost 16 MB of typed array and no
 // object per world. Two different worlds with one fingerprint would make the search skip one of
 // them: `collisionBound` says how likely that is (the birthday bound n^2 / 2^65).
-import type { World } from './world.ts';
+import type { Pending, World } from './world.ts';
 import { hashValue } from './hash.ts';
 
 /**
@@ -22,56 +22,13 @@ interface Keyer {
  * summed, so its order does not matter.
  */
 export function createKeyer(): Keyer {
-  // Scratch for the per-link ranks: links seen in this world and how many messages each had so far.
-  const linkFrom: number[] = [];
-  const linkTo: number[] = [];
-  const linkCount: number[] = [];
+  const scratch: LinkScratch = { from: [], to: [], count: [], lo: 0, hi: 0 };
   const key = (w: World): number => {
-    const now = w.now;
-    let lo = 0;
-    let hi = 0;
-    const pending = w.pending;
-    // Pending events are kept in id order (each is appended when made), so a message's rank on
-    // its link is the count of its link's messages before it; any other order is counted pairwise.
-    let ordered = true;
-    for (let i = 1; i < pending.length; i++)
-      if (pending[i]!.id < pending[i - 1]!.id) ordered = false;
-    let links = 0;
-    for (let i = 0; i < pending.length; i++) {
-      const p = pending[i]!;
-      const what = p.sig;
-      // Messages on one link arrive in order, so a message's place in its link's queue matters.
-      let rank = 0;
-      if (p.kind === 'deliver') {
-        if (ordered) {
-          let k = 0;
-          while (k < links && (linkFrom[k] !== p.from || linkTo[k] !== p.to)) k++;
-          if (k === links) {
-            linkFrom[k] = p.from;
-            linkTo[k] = p.to;
-            linkCount[k] = 0;
-            links++;
-          }
-          rank = linkCount[k]!++;
-        } else {
-          for (let j = 0; j < pending.length; j++) {
-            const q = pending[j]!;
-            if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) rank++;
-          }
-        }
-      }
-      // Times relative to now, to the microsecond, mixed in as integers; -1 for "no bound".
-      const e = p.earliest === Infinity ? -1 : Math.round(Math.max(0, p.earliest - now) * 1000);
-      const l = p.latest === Infinity ? -1 : Math.round(Math.max(0, p.latest - now) * 1000);
-      const a = mix(mix(mix(what >>> 0, e), l), rank);
-      const b = mix(mix(Math.floor(what / 4294967296), l ^ 0x5bd1e995), e ^ 0x27d4eb2f);
-      lo = (lo + a) >>> 0;
-      hi = (hi + b) >>> 0;
-    }
+    pendingLanes(w, scratch);
     // Two independent 32-bit chains over everything else, in a fixed order, each fed every field
     // (with its own constants), so the two lanes make one 64-bit fingerprint.
-    let x = mix(lo, pending.length);
-    let y = mix(hi, pending.length ^ 0x9e3779b9);
+    let x = mix(scratch.lo, w.pending.length);
+    let y = mix(scratch.hi, w.pending.length ^ 0x9e3779b9);
     const procs = w.procs;
     for (let i = 0; i < procs.length; i++) {
       const p = procs[i]!;
@@ -88,7 +45,7 @@ export function createKeyer(): Keyer {
     x = mix(mix(x, faults), rest);
     y = mix(mix(y, faults ^ 0x5bd1e995), rest ^ 0x7feb352d);
     if (w.twoLeadersSince !== null) {
-      const since = 1 + Math.round((now - w.twoLeadersSince) * 1000);
+      const since = 1 + Math.round((w.now - w.twoLeadersSince) * 1000);
       x = mix(x, since);
       y = mix(y, since ^ 0x846ca68b);
     }
@@ -111,6 +68,64 @@ export function createKeyer(): Keyer {
   return key;
 }
 
+/** Scratch for the per-link ranks (links seen in this world, messages each had so far) and the two sums. */
+interface LinkScratch {
+  from: number[];
+  to: number[];
+  count: number[];
+  lo: number;
+  hi: number;
+}
+
+/** The pending multiset's two 32-bit sums, left in `s.lo` and `s.hi`. */
+function pendingLanes(w: World, s: LinkScratch): void {
+  const now = w.now;
+  const pending = w.pending;
+  let lo = 0;
+  let hi = 0;
+  // Pending events are kept in id order (each is appended when made), so a message's rank on
+  // its link is the count of its link's messages before it; any other order is counted pairwise.
+  let ordered = true;
+  for (let i = 1; i < pending.length; i++) if (pending[i]!.id < pending[i - 1]!.id) ordered = false;
+  let links = 0;
+  for (let i = 0; i < pending.length; i++) {
+    const p = pending[i]!;
+    const what = p.sig;
+    // Messages on one link arrive in order, so a message's place in its link's queue matters.
+    let rank = 0;
+    if (p.kind === 'deliver') {
+      if (ordered) {
+        let k = 0;
+        while (k < links && (s.from[k] !== p.from || s.to[k] !== p.to)) k++;
+        if (k === links) {
+          s.from[k] = p.from;
+          s.to[k] = p.to;
+          s.count[k] = 0;
+          links++;
+        }
+        rank = s.count[k]!++;
+      } else rank = rankOf(pending, p);
+    }
+    // Times relative to now, to the microsecond, mixed in as integers; -1 for "no bound".
+    const e = p.earliest === Infinity ? -1 : Math.round(Math.max(0, p.earliest - now) * 1000);
+    const l = p.latest === Infinity ? -1 : Math.round(Math.max(0, p.latest - now) * 1000);
+    const a = mix(mix(mix(what >>> 0, e), l), rank);
+    const b = mix(mix(Math.floor(what / 4294967296), l ^ 0x5bd1e995), e ^ 0x27d4eb2f);
+    lo = (lo + a) >>> 0;
+    hi = (hi + b) >>> 0;
+  }
+  s.lo = lo;
+  s.hi = hi;
+}
+
+/** A message's place in its link's queue: its link's messages with a smaller id. */
+function rankOf(pending: readonly Pending[], p: Extract<Pending, { kind: 'deliver' }>): number {
+  let rank = 0;
+  for (const q of pending)
+    if (q.kind === 'deliver' && q.id < p.id && q.from === p.from && q.to === p.to) rank++;
+  return rank;
+}
+
 function mix(h: number, v: number): number {
   h = Math.imul(h ^ (v >>> 0), 2654435761);
   // v may exceed 32 bits (long timers in microseconds): fold its high part in too.
@@ -119,49 +134,52 @@ function mix(h: number, v: number): number {
   return (h ^ (h >>> 15)) >>> 0;
 }
 
-/** The worlds seen so far, by 64-bit fingerprint: linear probing, grown at half full. */
+/**
+ * The worlds seen so far, by 64-bit fingerprint: linear probing, grown at half full. Both lanes
+ * of a slot sit side by side in one array (one cache line read per probe, not two).
+ */
 export class SeenSet {
-  private lo = new Uint32Array(1 << 16);
-  private hi = new Uint32Array(1 << 16);
+  private slots = new Uint32Array(2 << 16);
   private mask = (1 << 16) - 1;
   size = 0;
 
   /** Adds the fingerprint (lo, hi); false if it was there. (0, 0) marks an empty slot, so it is stored as (1, 0). */
   add(lo: number, hi: number): boolean {
     if (lo === 0 && hi === 0) lo = 1;
+    const slots = this.slots;
     let i = slot(lo, hi) & this.mask;
     for (;;) {
-      const l = this.lo[i]!;
-      const h = this.hi[i]!;
+      const l = slots[2 * i]!;
+      const h = slots[2 * i + 1]!;
       if (l === 0 && h === 0) break;
       if (l === lo && h === hi) return false;
       i = (i + 1) & this.mask;
     }
-    this.lo[i] = lo;
-    this.hi[i] = hi;
-    if (++this.size * 2 > this.lo.length) this.grow();
+    slots[2 * i] = lo;
+    slots[2 * i + 1] = hi;
+    if (++this.size * 4 > slots.length) this.grow();
     return true;
   }
 
-  /** Bytes the table holds (both arrays). */
+  /** Bytes the table holds. */
   get bytes(): number {
-    return this.lo.byteLength + this.hi.byteLength;
+    return this.slots.byteLength;
   }
 
   private grow(): void {
-    const { lo: oldLo, hi: oldHi } = this;
-    this.lo = new Uint32Array(oldLo.length * 2);
-    this.hi = new Uint32Array(oldLo.length * 2);
-    this.mask = this.lo.length - 1;
-    for (let k = 0; k < oldLo.length; k++) {
-      const l = oldLo[k]!;
-      const h = oldHi[k]!;
+    const old = this.slots;
+    const slots = new Uint32Array(old.length * 2);
+    this.mask = slots.length / 2 - 1;
+    for (let k = 0; k < old.length; k += 2) {
+      const l = old[k]!;
+      const h = old[k + 1]!;
       if (l === 0 && h === 0) continue;
       let i = slot(l, h) & this.mask;
-      while (this.lo[i] !== 0 || this.hi[i] !== 0) i = (i + 1) & this.mask;
-      this.lo[i] = l;
-      this.hi[i] = h;
+      while (slots[2 * i] !== 0 || slots[2 * i + 1] !== 0) i = (i + 1) & this.mask;
+      slots[2 * i] = l;
+      slots[2 * i + 1] = h;
     }
+    this.slots = slots;
   }
 }
 

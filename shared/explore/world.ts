@@ -39,6 +39,12 @@ export interface ExploreSetup {
   extremes: boolean;
   options?: Record<string, unknown>;
   /**
+   * Worlds that differ only where nothing can ever read the difference are written one way, so
+   * the search meets them once (default on; docs/CORE_SPEED.md, "Symmetry"): today the random
+   * stream's position of a process that is down with no restart left.
+   */
+  symmetry?: boolean;
+  /**
    * Ms after the last fault (with the network whole) by which the documents' bounds say the
    * election is over: random probes check agreement there (probe.ts). Unset: agreement
    * only at quiescence.
@@ -140,6 +146,12 @@ export type Recorder = (e: DistributiveOmit<TraceEvent, 'seq'>) => void;
 /** What the explorer derives once per setup: the id order, the link rule, the remembered steps. */
 export interface Derived {
   index: Map<ProcessId, number>;
+  /** `index` as an array by id, for ids that are small non-negative integers (-1: not in the lab). */
+  at: Int32Array;
+  /** Scratch for `WorldDraft.detect`: per process, 1 if it has a pending detection, 2 if one is watching. */
+  elects: Uint8Array;
+  /** Which extra detectors `WorldDraft.unsettled` models for this algorithm (see there). */
+  unsettled: 'none' | 'raft' | 'higher';
   /** Indices into `setup.ids`, ascending by id. */
   sorted: number[];
   link: LinkRules;
@@ -168,8 +180,12 @@ export function derived(setup: ExploreSetup): Derived {
   let d = derivedOf.get(setup);
   if (!d) {
     const sorted = setup.ids.map((_, i) => i).sort((a, b) => setup.ids[a]! - setup.ids[b]!);
+    const index = new Map(setup.ids.map((id, i) => [id, i]));
     d = {
-      index: new Map(setup.ids.map((id, i) => [id, i])),
+      index,
+      at: idArray(setup.ids),
+      elects: new Uint8Array(setup.ids.length),
+      unsettled: unsettledKind(setup.algorithm.name),
       sorted,
       // Within the bound: the model's window for a link whose whole delay is jitter up to T.
       link: { ...DEFAULT_LINK, delay: 0, jitter: setup.timing.transmission },
@@ -178,6 +194,30 @@ export function derived(setup: ExploreSetup): Derived {
     derivedOf.set(setup, d);
   }
   return d;
+}
+
+/** Ids up to this are looked up in an array (`Derived.at`); larger ones through the map. */
+const AT_MAX = 1 << 16;
+
+function idArray(ids: readonly ProcessId[]): Int32Array {
+  let top = -1;
+  for (const id of ids) if (Number.isInteger(id) && id >= 0 && id < AT_MAX) top = Math.max(top, id);
+  const at = new Int32Array(top + 1).fill(-1);
+  ids.forEach((id, i) => {
+    if (Number.isInteger(id) && id >= 0 && id < AT_MAX) at[id] = i;
+  });
+  return at;
+}
+
+/** The index of process `id` in `setup.ids` (-1: not in the lab). */
+export function indexOf(d: Derived, id: ProcessId): number {
+  if (id >= 0 && id < d.at.length && (id | 0) === id) return d.at[id]!;
+  return d.index.get(id) ?? -1;
+}
+
+function unsettledKind(name: string): Derived['unsettled'] {
+  if (name === 'raft') return 'raft';
+  return name === 'bully' || name === 'ring' || name === 'ring-active-list' ? 'higher' : 'none';
 }
 
 /** The process `id` in world `w`, or undefined when `id` is not in the lab. */

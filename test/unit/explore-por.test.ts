@@ -4,77 +4,13 @@
 // transitions; and the 64-bit visited set (shared/explore/key.ts) must keep every distinct
 // fingerprint. docs/CORE_SPEED.md, "What each reduction assumes".
 import { describe, expect, it } from 'vitest';
-import { checkAgreement, checkSafety } from '@shared/analysis/properties.ts';
 import { enabled, move } from '@shared/explore/engine.ts';
 import { collisionBound, createKeyer, SeenSet } from '@shared/explore/key.ts';
-import { search, type SearchResult } from '@shared/explore/search.ts';
+import { search } from '@shared/explore/search.ts';
 import { asleepEntry, quietAfter } from '@shared/explore/sleep.ts';
-import { derived, live, reportsOf, type World } from '@shared/explore/world.ts';
-import { parseExploreCli, type ExploreCli } from '../../scripts/explore.ts';
-
-const clock = () => performance.now();
-
-/** A lab as the CLI makes it, searched to exhaustion with no property stopping it. */
-function lab(algorithm: string, nodes: number, faults: string): ExploreCli {
-  const args = ['--algorithm', algorithm, '--nodes', String(nodes), '--depth', '200'];
-  args.push('--states', '400000', '--seconds', '120', '--probes', '0', '--check', '');
-  if (faults) args.push('--faults', faults);
-  return parseExploreCli(args);
-}
-
-interface Visit {
-  result: SearchResult;
-  keys: Set<string>;
-  /** Every violation met in any world (not only the first), and the reports of every quiet world. */
-  violations: Set<string>;
-  quiet: Set<string>;
-}
-
-function visit(cli: ExploreCli, por: boolean): Visit {
-  const { setup } = cli;
-  const keys = new Set<string>();
-  const violations = new Set<string>();
-  const quiet = new Set<string>();
-  const result = search(
-    setup,
-    {
-      ...cli.limits,
-      por,
-      onWorld: (w, lo, hi) => {
-        keys.add(`${lo}:${hi}`);
-        const up = live(setup, w);
-        const reports = reportsOf(setup, w);
-        const s = checkSafety(up, reports);
-        if (s) violations.add(s.message);
-        if (w.pending.length > 0) return;
-        quiet.add(JSON.stringify(reports));
-        const a = checkAgreement(setup.algorithm.name, up, reports);
-        if (a) violations.add(a.message);
-      },
-    },
-    clock,
-  );
-  return { result, keys, violations, quiet };
-}
-
-// Every small lab plain search exhausts within a unit test's time: the five algorithms at N = 3
-// with no fault and with one crash, Bully at N = 3 with a crash and a restart, and Bully
-// with no fault and with one crash at N = 4 (the rings and Raft at N = 4 do not end within a
-// unit test's time: bench:core compares them).
-const LABS: [string, number, string][] = [
-  ['bully', 3, ''],
-  ['bully', 3, 'crash'],
-  ['bully', 3, 'crash,restart'],
-  ['ring', 3, ''],
-  ['ring', 3, 'crash'],
-  ['ring-active-list', 3, ''],
-  ['ring-active-list', 3, 'crash'],
-  ['emergent', 3, ''],
-  ['emergent', 3, 'crash'],
-  ['raft', 3, ''],
-  ['bully', 4, ''],
-  ['bully', 4, 'crash'],
-];
+import { derived, type World } from '@shared/explore/world.ts';
+import { parseExploreCli } from '../../scripts/explore.ts';
+import { clock, lab, LABS, visit } from '../helpers/explore-labs.ts';
 
 describe('explore: partial-order reduction', () => {
   it('explore: sleep sets visit every world plain search visits, so the same violations and quiet outcomes, at the same depth, with fewer transitions', () => {
@@ -169,7 +105,7 @@ describe('explore: the 64-bit visited set', () => {
     expect(seen.add(5, 2)).toBe(true);
     expect(seen.add(5, 2)).toBe(false);
     expect(seen.size).toBe(n + 2);
-    // Two Uint32Arrays at most half full: 16 bytes a world at most, with no object per world.
+    // One Uint32Array of lane pairs, at most half full: 16 bytes a world at most, no object per world.
     expect(seen.bytes).toBeLessThanOrEqual(16 * 2 * seen.size);
   });
 
