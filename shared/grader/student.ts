@@ -266,15 +266,16 @@ function detectorStep(
   ctx: StepContext,
 ): Step<Boxed> | null {
   if (!s.shim) return null;
-  const setup = s.perProcess.get(box.self)!.setup;
+  // Read only for the detector's own events, as a user event never needs it.
+  const setup = () => s.perProcess.get(box.self)!.setup;
   let d: DetectorStep<Message>;
   let elect: string | null = null;
   if (event.kind === 'message' && isDetectorMessage(event.message)) {
-    d = detectorMessage<Message>(setup, box.fd, event.from, event.message);
+    d = detectorMessage<Message>(setup(), box.fd, event.from, event.message);
     if (d.observed.kind === 'leader-seen' && callsElection(box.last, d.observed.id))
       elect = `elect (the host's detector hears leader ${d.observed.id})`;
   } else if (event.kind === 'timer' && isDetectorTimer(event.name)) {
-    d = detectorTimer<Message>(setup, box.fd, event.name);
+    d = detectorTimer<Message>(setup(), box.fd, event.name);
     if (d.observed.kind === 'suspect' && !box.last?.electing)
       elect = `elect (the host's detector suspects ${d.observed.leader})`;
   } else return null;
