@@ -1,7 +1,8 @@
 // npm run contract: writes docs/schema.json and docs/openapi.json from the zod schemas. The relay
 // serves the same text; test/relay/contract.test.ts fails until the checked-in files are regenerated.
 import { writeFileSync } from 'node:fs';
-import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
+import { buildSchema, contractText } from '@shared/protocol/contract.ts';
+import { buildOpenApi } from '@shared/protocol/openapi.ts';
 import { handleHelp, usageError } from './cli.ts';
 
 const USAGE = `Usage: npm run contract

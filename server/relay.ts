@@ -117,13 +117,118 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
   const counters = new Counters();
   const byteLimits: ByteLimits = { ...DEFAULT_BYTE_LIMITS, ...opts.byteLimits };
   const cluster = opts.cluster ? await Cluster.connect({ ...opts.cluster, onError }) : null;
-  // The lab list's observers hear of changes through socket.io (set once the server exists).
-  let labList: LabListHub | null = null;
-  // Each lab's lesson (made below, after the lessons are loaded): a removed lab's goes with it.
-  let lessonRooms: LessonRooms | null = null;
-  const labs = new Labs({
-    onChange: () => labList?.changed(),
-    onGone: async (lab) => lessonRooms?.forget(lab),
+  const late: Late = { labList: null, lessonRooms: null, bots: null };
+  const labs = createLabs(opts, { clock, counters, byteLimits, cluster, onError, late });
+  // A lone relay opens every lab in its folder; a cluster member opens only the labs it leases.
+  if (cluster) await cluster.start(labs);
+  else await labs.loadAll();
+  const { lessons, challenges, live } = loadRooms(opts, labs, counters, onError, late);
+  const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
+  const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
+  const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
+  const newSession = (conn: Conn) =>
+    new Session(conn, {
+      labs,
+      counters,
+      clock,
+      rateLimits,
+      addressBuckets,
+      onError,
+      lessons: lessons.rooms,
+      challenges: challenges.rooms,
+      ...(locate ? { locate } : {}),
+      ...(late.labList ? { labList: late.labList } : {}),
+    });
+
+  const { app, server, originOk } = createHttp(opts, counters);
+  const { ws, io } = openTransports(server, opts, { newSession, counters, originOk, cluster });
+  late.labList = new LabListHub(io, cluster !== null);
+
+  const bots = opts.bots === false ? null : createBots(opts, labs, newSession);
+  late.bots = bots;
+  const demo = new DemoLoops(labs);
+  const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
+  app.use(
+    '/api',
+    createApi({
+      labs,
+      counters,
+      token: opts.token,
+      connections,
+      onError,
+      lessons,
+      challenges,
+      demo,
+      ...(bots ? { bots } : {}),
+      ...(cluster ? { cluster } : {}),
+    }),
+  );
+  serveClient(app, clientDirOf(opts), locate);
+
+  const close = closer(
+    () => {
+      demo.closeAll();
+      live.closeAll();
+      bots?.closeAll();
+      ws.close();
+    },
+    async () => {
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      server.closeAllConnections();
+      await labs.close();
+      await lessons.rooms.flushed();
+      await cluster?.close();
+    },
+  );
+  const relay = { app, server, io, labs, counters, bots, demo, cluster };
+  return { ...relay, lessons: lessons.rooms, session: newSession, close };
+}
+
+/** The express app on an http.Server, guarded: connection caps, and only allowed origins may change things. */
+function createHttp(opts: RelayOptions, counters: Counters) {
+  const app = express();
+  app.disable('x-powered-by');
+  const server = createServer(app);
+  const net: NetLimits = { ...DEFAULT_NET_LIMITS, ...opts.net };
+  guardServer(server, net, counters);
+  // Browsers from other origins may not drive the relay (ALLOWED_ORIGINS); non-browsers send no Origin.
+  const originOk = (req: IncomingMessage) => requestOriginAllowed(req, net.allowedOrigins);
+  app.use((req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || originOk(req))
+      return next();
+    counters.inc('ORIGIN_NOT_ALLOWED');
+    const e = errorFrame('ORIGIN_NOT_ALLOWED');
+    res.status(ERRORS.ORIGIN_NOT_ALLOWED.status).json(e);
+  });
+  return { app, server, originOk };
+}
+
+/**
+ * Parts made after the labs that the labs' hooks and the lesson runner read when called: the lab
+ * list (once the server exists), the lesson rooms (once the lessons are loaded), the bots (once
+ * the sessions they need exist).
+ */
+interface Late {
+  labList: LabListHub | null;
+  lessonRooms: LessonRooms | null;
+  bots: ServerBots | null;
+}
+
+interface LabsDeps {
+  clock: Clock;
+  counters: Counters;
+  byteLimits: ByteLimits;
+  cluster: Cluster | null;
+  onError: (err: unknown) => void;
+  late: Late;
+}
+
+/** The labs, with the relay's limits and trace options; a removed lab's lesson goes with it. */
+function createLabs(opts: RelayOptions, d: LabsDeps): Labs {
+  const { clock, counters, byteLimits, cluster, onError, late } = d;
+  return new Labs({
+    onChange: () => late.labList?.changed(),
+    onGone: async (lab) => late.lessonRooms?.forget(lab),
     dataDir: opts.dataDir,
     clock,
     vectorLimit: opts.vectorLimit ?? 64,
@@ -141,62 +246,53 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     onError,
     ...(cluster ? { cluster } : {}),
   });
-  // A lone relay opens every lab in its folder; a cluster member opens only the labs it leases.
-  if (cluster) await cluster.start(labs);
-  else await labs.loadAll();
+}
 
+/** The lesson and challenge files (a refused one told to onError) and each lab's room for them. */
+function loadRooms(
+  opts: RelayOptions,
+  labs: Labs,
+  counters: Counters,
+  onError: (err: unknown) => void,
+  late: Late,
+) {
   const catalog = loadLessons(
     opts.lessonsDir ?? fileURLToPath(new URL('../lessons', import.meta.url)),
   );
   for (const r of catalog.refused)
     onError(new Error(`lesson file ${r.file} refused: ${r.errors.join('; ')}`));
-  // Lesson steps and challenge replays run in the live lab, one runner for both; the relay's
-  // bots are made below, after the sessions they need, so the runner reads them when a run starts.
-  const live = new LiveScripts({ labs, bots: (): ServerBots | null => bots, onError });
-  lessonRooms = new LessonRooms({
+  // Lesson steps and challenge replays run in the live lab, one runner for both, with the
+  // relay's bots as they are when a run starts.
+  const live = new LiveScripts({ labs, bots: () => late.bots, onError });
+  const rooms = new LessonRooms({
     dataDir: opts.dataDir,
     onError,
     onTooLarge: () => counters.inc('lesson-state-too-large'),
     live: new LessonLiveRuns(live),
   });
-  const lessons = { catalog, rooms: lessonRooms };
+  late.lessonRooms = rooms;
   const challengeCatalog = loadChallenges(
     opts.challengesDir ?? fileURLToPath(new URL('../challenges', import.meta.url)),
   );
   for (const r of challengeCatalog.refused)
     onError(new Error(`challenge file ${r.file} refused: ${r.errors.join('; ')}`));
-  const challenges = { catalog: challengeCatalog, rooms: new ChallengeRooms(live) };
-  const rateLimits = opts.rateLimits ?? DEFAULT_RATE_LIMITS;
-  const locate = cluster ? (lab: string) => cluster.locate(lab) : undefined;
-  const addressBuckets = new AddressBuckets(byteLimits.perAddress, () => clock.now());
-  const newSession = (conn: Conn) =>
-    new Session(conn, {
-      labs,
-      counters,
-      clock,
-      rateLimits,
-      addressBuckets,
-      onError,
-      lessons: lessons.rooms,
-      challenges: challenges.rooms,
-      ...(locate ? { locate } : {}),
-      ...(labList ? { labList } : {}),
-    });
+  return {
+    lessons: { catalog, rooms },
+    challenges: { catalog: challengeCatalog, rooms: new ChallengeRooms(live) },
+    live,
+  };
+}
 
-  const app = express();
-  app.disable('x-powered-by');
-  const server = createServer(app);
-  const net: NetLimits = { ...DEFAULT_NET_LIMITS, ...opts.net };
-  guardServer(server, net, counters);
-  // Browsers from other origins may not drive the relay (ALLOWED_ORIGINS); non-browsers send no Origin.
-  const originOk = (req: IncomingMessage) => requestOriginAllowed(req, net.allowedOrigins);
-  app.use((req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || originOk(req))
-      return next();
-    counters.inc('ORIGIN_NOT_ALLOWED');
-    const e = errorFrame('ORIGIN_NOT_ALLOWED');
-    res.status(ERRORS.ORIGIN_NOT_ALLOWED.status).json(e);
-  });
+interface TransportDeps {
+  newSession: (conn: Conn) => Session;
+  counters: Counters;
+  originOk: (req: IncomingMessage) => boolean;
+  cluster: Cluster | null;
+}
+
+/** The raw WebSocket at /ws and socket.io on `server`; any other upgrade is refused. */
+function openTransports(server: HttpServer, opts: RelayOptions, d: TransportDeps) {
+  const { newSession, counters, originOk, cluster } = d;
   const maxBacklogBytes = opts.maxBacklogBytes ?? 4 * 1024 * 1024;
   const ws = new WsTransport({
     newSession,
@@ -215,8 +311,6 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     onRefused: (what) => counters.inc(what),
     ...(cluster ? { adapter: cluster.socketIoAdapter() } : {}),
   });
-  labList = new LabListHub(io, cluster !== null);
-
   server.on('upgrade', (req, socket, head) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/ws') {
@@ -230,63 +324,35 @@ export async function createRelay(opts: RelayOptions): Promise<Relay> {
     // socket.io answers its own upgrades; anything else is refused.
     if (!path?.startsWith('/socket.io/')) socket.destroy();
   });
+  return { ws, io };
+}
 
-  const bots: ServerBots | null =
-    opts.bots === false
-      ? null
-      : new ServerBots({
-          labs,
-          session: newSession,
-          ...(opts.botRegistry ? { registry: opts.botRegistry } : {}),
-        });
-  const demo = new DemoLoops(labs);
-  const connections = () => ({ ws: ws.size, socketio: io.engine.clientsCount });
-  app.use(
-    '/api',
-    createApi({
-      labs,
-      counters,
-      token: opts.token,
-      connections,
-      onError,
-      lessons,
-      challenges,
-      demo,
-      ...(bots ? { bots } : {}),
-      ...(cluster ? { cluster } : {}),
-    }),
-  );
-  const clientDir =
-    opts.clientDir === undefined
-      ? fileURLToPath(new URL('../client/dist', import.meta.url))
-      : opts.clientDir;
-  serveClient(app, clientDir, locate);
-
+/** Close once: stop what makes new work at once, then drain in order; a second call awaits the first. */
+function closer(stop: () => void, drain: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | null = null;
-  const close = () =>
+  return () =>
     (closing ??= (async () => {
-      demo.closeAll();
-      live.closeAll();
-      bots?.closeAll();
-      ws.close();
-      await new Promise<void>((resolve) => io.close(() => resolve()));
-      server.closeAllConnections();
-      await labs.close();
-      await lessons.rooms.flushed();
-      await cluster?.close();
+      stop();
+      await drain();
     })());
+}
 
-  return {
-    app,
-    server,
-    io,
+/** The server-side bots, speaking through in-process sessions. */
+function createBots(
+  opts: RelayOptions,
+  labs: Labs,
+  newSession: (conn: Conn) => Session,
+): ServerBots {
+  return new ServerBots({
     labs,
-    counters,
-    bots,
-    demo,
-    cluster,
-    lessons: lessonRooms,
     session: newSession,
-    close,
-  };
+    ...(opts.botRegistry ? { registry: opts.botRegistry } : {}),
+  });
+}
+
+/** The built dashboard's folder: client/dist beside server/ unless told (null: none). */
+function clientDirOf(opts: RelayOptions): string | null {
+  return opts.clientDir === undefined
+    ? fileURLToPath(new URL('../client/dist', import.meta.url))
+    : opts.clientDir;
 }

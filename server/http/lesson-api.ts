@@ -5,7 +5,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { LESSON_ACTIONS, type LessonAction } from '@shared/lessons/lesson-class.ts';
 import { SetLessonBodySchema } from '@shared/lessons/lesson-api.ts';
 import { parseLesson, type Lesson } from '@shared/lessons/lesson-schema.ts';
-import { errorFrame } from '@shared/protocol/errors.ts';
+import { errorFrame, type ErrorFrame } from '@shared/protocol/errors.ts';
 import { parseBody, sendError } from './api-util.ts';
 import type { Counters } from '../lab/counters.ts';
 import type { Lab } from '../lab/lab.ts';
@@ -35,17 +35,7 @@ export function lessonRoutes(deps: LessonDeps): Router {
   // The reveals (expected values, formulas) are the answer key: only the instructor reads them
   // here; the class sees each step's title and question.
   r.get('/lessons', (req, res) => {
-    const full = deps.isInstructor(req);
-    const lessons = full
-      ? catalog.lessons
-      : catalog.lessons.map((l) => ({
-          ...l,
-          steps: l.steps.map((s) => ({
-            title: s.title,
-            ...(s.question ? { question: s.question } : {}),
-          })),
-        }));
-    res.json({ lessons, refused: catalog.refused });
+    res.json({ lessons: shipped(catalog, deps.isInstructor(req)), refused: catalog.refused });
   });
 
   r.get('/labs/:lab/lesson', (req, res) => {
@@ -70,24 +60,9 @@ export function lessonRoutes(deps: LessonDeps): Router {
     const lab = labOf(req, res);
     const body = lab && parseBody(SetLessonBodySchema, req, res, counters);
     if (!lab || !body) return;
-    let lesson: Lesson | undefined;
-    if (typeof body.lesson === 'string') {
-      lesson = catalog.lessons.find((l) => l.id === body.lesson);
-      if (!lesson) return sendError(res, counters, 'UNKNOWN_LESSON');
-    } else {
-      const parsed = parseLesson(body.lesson);
-      if (!parsed.ok)
-        return sendError(
-          res,
-          counters,
-          errorFrame('BAD_REQUEST', {
-            message: 'The lesson does not match the lesson schema (docs/schema.json, Lesson)',
-            details: parsed.errors.map((e) => `lesson.${e}`),
-          }),
-        );
-      lesson = parsed.lesson;
-    }
-    const refused = rooms.begin(lab, lesson, body.step ?? 0);
+    const asked = lessonOf(body.lesson, catalog);
+    if (!asked.ok) return sendError(res, counters, asked.error);
+    const refused = rooms.begin(lab, asked.lesson, body.step ?? 0);
     if (refused) return sendError(res, counters, refused);
     res.json(rooms.get(lab)!.view(true));
   });
@@ -120,4 +95,34 @@ export function lessonRoutes(deps: LessonDeps): Router {
   });
 
   return r;
+}
+
+/** The shipped lessons: whole for the instructor; for the class, each step's title and question. */
+function shipped(catalog: LessonCatalog, full: boolean) {
+  if (full) return catalog.lessons;
+  return catalog.lessons.map((l) => ({
+    ...l,
+    steps: l.steps.map((s) => ({
+      title: s.title,
+      ...(s.question ? { question: s.question } : {}),
+    })),
+  }));
+}
+
+/** The lesson a POST names: a shipped one by id, or her own checked against the lesson schema. */
+function lessonOf(
+  asked: unknown,
+  catalog: LessonCatalog,
+): { ok: true; lesson: Lesson } | { ok: false; error: ErrorFrame } {
+  if (typeof asked === 'string') {
+    const lesson = catalog.lessons.find((l) => l.id === asked);
+    return lesson ? { ok: true, lesson } : { ok: false, error: errorFrame('UNKNOWN_LESSON') };
+  }
+  const parsed = parseLesson(asked);
+  if (parsed.ok) return { ok: true, lesson: parsed.lesson };
+  const error = errorFrame('BAD_REQUEST', {
+    message: 'The lesson does not match the lesson schema (docs/schema.json, Lesson)',
+    details: parsed.errors.map((e) => `lesson.${e}`),
+  });
+  return { ok: false, error };
 }

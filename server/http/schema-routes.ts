@@ -2,7 +2,8 @@
 import express, { type Router } from 'express';
 import { ALGORITHMS } from '@shared/algorithms/registry.ts';
 import { ALGORITHM_NAMES } from '@shared/algorithms/algorithm.ts';
-import { buildOpenApi, buildSchema, contractText } from '@shared/protocol/contract.ts';
+import { buildSchema, contractText } from '@shared/protocol/contract.ts';
+import { buildOpenApi } from '@shared/protocol/openapi.ts';
 
 export function schemaRoutes(): Router {
   const r = express.Router();

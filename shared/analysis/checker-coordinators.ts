@@ -42,41 +42,9 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
   const splits = new Map<number, Split>();
   const leaderOfTerm = new Map<number, ProcessId>();
 
-  const termFindings = (t: number, acting: Map<number, ProcessId[]>): Finding[] => {
-    const out: Finding[] = [];
-    for (const [term, ids] of acting) {
-      for (const id of ids) {
-        const first = leaderOfTerm.get(term);
-        if (first === undefined) {
-          leaderOfTerm.set(term, id);
-          if (leaderOfTerm.size > TERMS_KEPT) leaderOfTerm.delete(Math.min(...leaderOfTerm.keys()));
-        } else if (first !== id) {
-          const sim = ids.includes(first) ? 'at once' : 'one after the other';
-          out.push({
-            kind: 'safety',
-            at: t,
-            term,
-            processes: [first, id],
-            detail: `two leaders in term ${term} (${first} then ${id}, ${sim})`,
-          });
-          leaderOfTerm.set(term, id);
-        }
-      }
-    }
-    return out;
-  };
-
   return {
     update(t, procs) {
-      const acting = new Map<number, ProcessId[]>();
-      for (const [id, p] of procs) {
-        if (!p.live || !leads(p.report)) continue;
-        const key = profile.terms ? (p.report!.term ?? -1) : -1;
-        acting.set(
-          key,
-          [...(acting.get(key) ?? []), id].sort((a, b) => a - b),
-        );
-      }
+      const acting = actingByKey(profile, procs);
       for (const key of [...splits.keys()])
         if ((acting.get(key)?.length ?? 0) < 2) splits.delete(key);
       for (const [key, members] of acting) {
@@ -93,7 +61,7 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
       }
       if (!profile.terms) return [];
       for (const s of splits.values()) s.flagged = true; // reported below, at once
-      return termFindings(t, acting);
+      return termFindings(leaderOfTerm, t, acting);
     },
     nextDue(overlap) {
       // Asked three times per journaled event: no iterator when there is no split to watch.
@@ -131,4 +99,50 @@ export function createCoordinatorWatch(profile: CheckerProfile): CoordinatorWatc
       leaderOfTerm.clear();
     },
   };
+}
+
+/** Who acts as coordinator, by term (Raft) or under the single key -1, ids ascending. */
+function actingByKey(
+  profile: CheckerProfile,
+  procs: ReadonlyMap<ProcessId, { live: boolean; report: Report | null }>,
+): Map<number, ProcessId[]> {
+  const acting = new Map<number, ProcessId[]>();
+  for (const [id, p] of procs) {
+    if (!p.live || !leads(p.report)) continue;
+    const key = profile.terms ? (p.report!.term ?? -1) : -1;
+    acting.set(
+      key,
+      [...(acting.get(key) ?? []), id].sort((a, b) => a - b),
+    );
+  }
+  return acting;
+}
+
+/** A second leader of a term already led (remembered in `leaderOfTerm`): Election Safety broken. */
+function termFindings(
+  leaderOfTerm: Map<number, ProcessId>,
+  t: number,
+  acting: Map<number, ProcessId[]>,
+): Finding[] {
+  const out: Finding[] = [];
+  for (const [term, ids] of acting) {
+    for (const id of ids) {
+      const first = leaderOfTerm.get(term);
+      if (first === undefined) {
+        leaderOfTerm.set(term, id);
+        if (leaderOfTerm.size > TERMS_KEPT) leaderOfTerm.delete(Math.min(...leaderOfTerm.keys()));
+      } else if (first !== id) {
+        const sim = ids.includes(first) ? 'at once' : 'one after the other';
+        out.push({
+          kind: 'safety',
+          at: t,
+          term,
+          processes: [first, id],
+          detail: `two leaders in term ${term} (${first} then ${id}, ${sim})`,
+        });
+        leaderOfTerm.set(term, id);
+      }
+    }
+  }
+  return out;
 }

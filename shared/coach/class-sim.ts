@@ -19,6 +19,7 @@ import { expectedMessages } from '../analysis/formulas.ts';
 import { DEFAULT_FABRIC } from '../protocol/lab-config.ts';
 import { TimeQueue } from '../sim/event-queue.ts';
 import { LOST, Network, networkRandom, PARTITIONED } from '../sim/network.ts';
+import type { HostIO } from '../sim/process-host.ts';
 import { createRng, deriveSeed } from '../sim/rng.ts';
 import { Student, MISTAKES, type Mistake, type StudentResult } from './class-student.ts';
 
@@ -86,110 +87,15 @@ function scaledTiming(scale: number, t: Timing = DEFAULT_TIMING): Timing {
 }
 
 export function runClass(spec: ClassSpec): ClassResult {
-  const n = spec.students;
-  const ids = Array.from({ length: n }, (_, i) => i);
-  const timing = scaledTiming(spec.scale);
-  const ub = roundTripBound(timing);
-  const algorithm = getAlgorithm(spec.algorithm);
-  const network = new Network(
-    { ...DEFAULT_FABRIC, timeScale: spec.scale },
-    networkRandom(spec.seed),
-  );
-  const queue = new TimeQueue<Entry>();
-  const timers = new Map<number, () => void>();
-  let now = 0;
-  let handles = 0;
-  let counts: Record<string, number> = {};
-  const students = new Map<ProcessId, Student>();
-
-  const mistakes = pickMistakes(ids, Math.min(spec.mistakes, n), spec.seed);
-  for (const id of ids) {
-    const think = createRng(deriveSeed(spec.seed, id));
-    students.set(
-      id,
-      new Student(id, mistakes.get(id) ?? null, {
-        algorithm,
-        seed: spec.seed,
-        think: () => 1000 * (spec.think[0] + think() * (spec.think[1] - spec.think[0])),
-        now: () => now,
-        look: (at) => queue.push({ at, kind: 'look', id }),
-        io: {
-          send: (to, message) => {
-            counts[message.type] = (counts[message.type] ?? 0) + 1;
-            const at = network.decideAt(id, to, now);
-            if (at !== LOST && at !== PARTITIONED)
-              queue.push({ at, kind: 'deliver', from: id, to, message });
-          },
-          report: () => {},
-          setTimer: (fn, ms) => {
-            timers.set(++handles, fn);
-            queue.push({ at: now + ms, kind: 'timer', handle: handles });
-            return handles;
-          },
-          clearTimer: (h) => void timers.delete(h as number),
-          now: () => now,
-          random: createRng(deriveSeed(spec.seed, n + id)),
-        },
-      }),
-    );
-  }
-  const config = {
-    ids,
-    ring: ids,
-    timing,
-    detector: spec.detector ?? 'heartbeat',
-    options: undefined,
-  };
-  for (const s of students.values()) s.start({ ...config, self: s.id });
-
-  /** Runs until the class agrees (then `settle` more) or `limit`; returns when it agreed. */
-  const runPhase = (
-    start: number,
-    limit: number,
-  ): { agreed: number | null; coordinator: ProcessId | null } => {
-    let agreed: number | null = null;
-    let coordinator: ProcessId | null = null;
-    for (let guard = 0; guard < MAX_ENTRIES; guard++) {
-      const next = queue.peek();
-      const stopAt = agreed === null ? start + limit : agreed + SETTLE_UB * ub;
-      if (!next || next.at > stopAt) {
-        now = stopAt;
-        break;
-      }
-      queue.pop();
-      now = next.at;
-      if (next.kind === 'timer') {
-        timers.get(next.handle)?.();
-        timers.delete(next.handle);
-      } else if (next.kind === 'deliver') students.get(next.to)!.deliver(next.from, next.message);
-      else students.get(next.id)!.look();
-      const c = agreement([...students.values()], spec.algorithm);
-      if (c === null) agreed = null;
-      else if (agreed === null || c !== coordinator) [agreed, coordinator] = [now, c];
-    }
-    return { agreed, coordinator };
-  };
-
-  const phase = (start: number, limit: number, formulaN: number): PhaseResult => {
-    counts = {};
-    const { agreed, coordinator } = runPhase(start, limit);
-    const worst = expectedMessages(spec.algorithm, formulaN, 'worst', timing).messages;
-    return {
-      agreedAfter: agreed === null ? null : agreed - start,
-      coordinator: agreed === null ? null : coordinator,
-      messages: counts,
-      worstCase: Object.fromEntries(Object.entries(worst).map(([t, r]) => [t, r.max])),
-      stuck: laggards([...students.values()], agreed === null ? null : coordinator, start, 2 * ub),
-    };
-  };
-
+  const run = new ClassRun(spec);
+  const { timing, ub } = run;
   const limit = phaseLimit(spec, timing);
-  const start = phase(0, limit, n + 1);
+  const start = run.phase(0, limit, spec.students + 1);
   let crash: PhaseResult | null = null;
   if (start.coordinator !== null) {
-    const crashAt = now;
-    students.get(start.coordinator)!.crash();
-    crash = phase(crashAt, limit + timing.heartbeatTimeout, n);
+    const crashAt = run.now;
+    run.students.get(start.coordinator)!.crash();
+    crash = run.phase(crashAt, limit + timing.heartbeatTimeout, spec.students);
   }
   return {
     spec,
@@ -198,9 +104,118 @@ export function runClass(spec: ClassSpec): ClassResult {
       spec.algorithm === 'bully' ? 2 * ub + timing.transmission + timing.processing : null,
     start,
     crash,
-    students: [...students.values()].map((s) => s.result()),
-    endTime: now,
+    students: [...run.students.values()].map((s) => s.result()),
+    endTime: run.now,
   };
+}
+
+/** The class in virtual time: its students, the network between them, the queue of what is due. */
+class ClassRun {
+  readonly timing: Timing;
+  readonly ub: number;
+  readonly students = new Map<ProcessId, Student>();
+  now = 0;
+  private readonly network: Network;
+  private readonly queue = new TimeQueue<Entry>();
+  private readonly timers = new Map<number, () => void>();
+  private handles = 0;
+  /** Messages sent in the current phase, by type. */
+  private counts: Record<string, number> = {};
+
+  constructor(private readonly spec: ClassSpec) {
+    const n = spec.students;
+    const ids = Array.from({ length: n }, (_, i) => i);
+    this.timing = scaledTiming(spec.scale);
+    this.ub = roundTripBound(this.timing);
+    this.network = new Network(
+      { ...DEFAULT_FABRIC, timeScale: spec.scale },
+      networkRandom(spec.seed),
+    );
+    const algorithm = getAlgorithm(spec.algorithm);
+    const mistakes = pickMistakes(ids, Math.min(spec.mistakes, n), spec.seed);
+    for (const id of ids) {
+      const think = createRng(deriveSeed(spec.seed, id));
+      this.students.set(
+        id,
+        new Student(id, mistakes.get(id) ?? null, {
+          algorithm,
+          seed: spec.seed,
+          think: () => 1000 * (spec.think[0] + think() * (spec.think[1] - spec.think[0])),
+          now: () => this.now,
+          look: (at) => this.queue.push({ at, kind: 'look', id }),
+          io: this.io(id),
+        }),
+      );
+    }
+    const detector = spec.detector ?? 'heartbeat';
+    const config = { ids, ring: ids, timing: this.timing, detector, options: undefined };
+    for (const s of this.students.values()) s.start({ ...config, self: s.id });
+  }
+
+  /** A student's host: sends go through the lab's network model, timers onto the queue. */
+  private io(id: ProcessId): HostIO {
+    return {
+      send: (to, message) => {
+        this.counts[message.type] = (this.counts[message.type] ?? 0) + 1;
+        const at = this.network.decideAt(id, to, this.now);
+        if (at !== LOST && at !== PARTITIONED)
+          this.queue.push({ at, kind: 'deliver', from: id, to, message });
+      },
+      report: () => {},
+      setTimer: (fn, ms) => {
+        this.timers.set(++this.handles, fn);
+        this.queue.push({ at: this.now + ms, kind: 'timer', handle: this.handles });
+        return this.handles;
+      },
+      clearTimer: (h) => void this.timers.delete(h as number),
+      now: () => this.now,
+      random: createRng(deriveSeed(this.spec.seed, this.spec.students + id)),
+    };
+  }
+
+  /** One phase from `start`: its messages against the documents' worst case for `formulaN`. */
+  phase(start: number, limit: number, formulaN: number): PhaseResult {
+    this.counts = {};
+    const { agreed, coordinator } = this.runPhase(start, limit);
+    const worst = expectedMessages(this.spec.algorithm, formulaN, 'worst', this.timing).messages;
+    const students = [...this.students.values()];
+    return {
+      agreedAfter: agreed === null ? null : agreed - start,
+      coordinator: agreed === null ? null : coordinator,
+      messages: this.counts,
+      worstCase: Object.fromEntries(Object.entries(worst).map(([t, r]) => [t, r.max])),
+      stuck: laggards(students, agreed === null ? null : coordinator, start, 2 * this.ub),
+    };
+  }
+
+  /** Runs until the class agrees (then `settle` more) or `limit`; returns when it agreed. */
+  private runPhase(
+    start: number,
+    limit: number,
+  ): { agreed: number | null; coordinator: ProcessId | null } {
+    let agreed: number | null = null;
+    let coordinator: ProcessId | null = null;
+    for (let guard = 0; guard < MAX_ENTRIES; guard++) {
+      const next = this.queue.peek();
+      const stopAt = agreed === null ? start + limit : agreed + SETTLE_UB * this.ub;
+      if (!next || next.at > stopAt) {
+        this.now = stopAt;
+        break;
+      }
+      this.queue.pop();
+      this.now = next.at;
+      if (next.kind === 'timer') {
+        this.timers.get(next.handle)?.();
+        this.timers.delete(next.handle);
+      } else if (next.kind === 'deliver')
+        this.students.get(next.to)!.deliver(next.from, next.message);
+      else this.students.get(next.id)!.look();
+      const c = agreement([...this.students.values()], this.spec.algorithm);
+      if (c === null) agreed = null;
+      else if (agreed === null || c !== coordinator) [agreed, coordinator] = [this.now, c];
+    }
+    return { agreed, coordinator };
+  }
 }
 
 /**

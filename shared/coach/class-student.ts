@@ -11,7 +11,7 @@ import { hints } from './hints.ts';
 export const MISTAKES = ['late', 'extra', 'believe'] as const;
 export type Mistake = (typeof MISTAKES)[number];
 
-/** The moves that start an election of her own, per algorithm (hand-kit.ts `moves`). */
+/** The moves that start an election of her own, per algorithm (hand-moves.ts `moves`). */
 const ELECTION_MOVES = new Set(['elect', 'vote', 'candidate']);
 
 interface StudentDeps {

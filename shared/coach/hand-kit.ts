@@ -1,10 +1,10 @@
 // What a hand-played process can do, per algorithm: the replies a queued event offers (OK to an
-// ELECTION, forward a ring hop to the chosen successor...) and her own moves (hold an election,
-// declare herself, set a timeout of UB...). Each offer is a list of actions one click carries
-// out; the fields the messages need are filled from the event and her tab's counters, and every
-// message is checked against the algorithm's schema before it is offered (parseMessage).
+// ELECTION, forward a ring hop to the chosen successor...); her own moves (hold an election,
+// declare herself, set a timeout of UB...) are in hand-moves.ts. Each offer is a list of actions
+// one click carries out; the fields the messages need are filled from the event and her tab's
+// counters, and every message is checked against the algorithm's schema before it is offered
+// (parseMessage).
 import {
-  roundTripBound,
   successorsOf,
   type AlgorithmConfig,
   type AlgorithmName,
@@ -15,7 +15,7 @@ import { bullyTimeouts } from '../algorithms/bully.ts';
 import { parseMessage } from '../algorithms/messages.ts';
 import { MESSAGE_SCHEMAS } from '../algorithms/registry.ts';
 import type { HandAction } from './coach.ts';
-import { BEAT, POLL, PONG, SILENCE, usesSharedDetector } from './auto-beat.ts';
+import { BEAT, POLL, PONG, SILENCE } from './auto-beat.ts';
 
 /** One click: what it says on the button and what it does. `timer`: a local timeout she sets. */
 export type HandStep =
@@ -61,7 +61,7 @@ export const PERIODIC: ReadonlySet<string> = new Set([
   'SLAVE_HEARTBEAT',
 ]);
 
-const TIMER_UB = 'her:ub';
+export const TIMER_UB = 'her:ub';
 const TIMER_COORDINATOR_WAIT = 'her:coordinator-wait';
 
 const isRing = (a: AlgorithmName) => a === 'ring' || a === 'ring-active-list';
@@ -278,103 +278,8 @@ const REPLIES: Partial<Record<AlgorithmName, (a: Asked) => Offer[]>> = {
   },
 };
 
-/** Her own moves, whatever is queued. */
-export function moves(algorithm: AlgorithmName, config: AlgorithmConfig, c: HandCounters): Offer[] {
-  const self = config.self;
-  const ub = roundTripBound(config.timing);
-  const higher = config.ids.filter((i) => i > self);
-  const lower = config.ids.filter((i) => i < self);
-  const others = config.ids.filter((i) => i !== self);
-  const n = c.elections + 1;
-  const out: Offer[] = [];
-  const everyone = (m: Message) => others.map((to) => send(to, m));
-  const to = c.successor;
-  if (algorithm === 'bully') {
-    // 003: ELECTION to every higher id, then wait UB; with none answering, COORDINATOR to every lower id.
-    const elect = [
-      ...higher.map((h) => send(h, { type: 'ELECTION', election: n })),
-      { kind: 'set-timer', name: TIMER_UB, after: ub } as const,
-    ];
-    if (higher.length)
-      out.push(
-        offer(
-          'elect',
-          `Hold an election: ELECTION to every higher id (${higher.join(', ')}) and a timeout of UB`,
-          elect,
-        ),
-      );
-    const label = lower.length
-      ? `Declare myself coordinator: COORDINATOR to every lower id (${lower.join(', ')})`
-      : 'Declare myself coordinator';
-    out.push(
-      offer('declare', label, [
-        { kind: 'declare' },
-        ...lower.map((l) => send(l, { type: 'COORDINATOR' })),
-      ]),
-    );
-  } else if (algorithm === 'ring' && to !== null) {
-    const start = { type: 'ELECTION', seq: 0, eid: `${self}-h${n}`, list: [self] };
-    out.push(offer('elect', `Start an election: ELECTION([${self}]) to ${to}`, [send(to, start)]));
-  } else if (algorithm === 'ring-active-list' && to !== null) {
-    // 001, on detection: a new election (the epoch after the newest she knows) with Elect(i).
-    out.push(
-      offer('elect', `Start an election: Elect(${self}) to ${to}`, [
-        send(to, { type: 'ELECT', seq: 0, id: self, epoch: c.epoch + 1 }),
-      ]),
-    );
-  } else if (algorithm === 'emergent') {
-    out.push(
-      offer(
-        'candidate',
-        'Stand as candidate: CANDIDATE to everyone',
-        everyone({ type: 'CANDIDATE' }),
-      ),
-    );
-    out.push(
-      offer('master', 'Act as master: MASTER_HEARTBEAT to everyone', [
-        { kind: 'declare' },
-        ...everyone({ type: 'MASTER_HEARTBEAT' }),
-      ]),
-    );
-    // 003, "Operation ii": an idle that sees fewer than poolMin slaves joins the pool; a slave
-    // heartbeats every interval to stay in it, and leaves when it sees more than poolMax.
-    out.push(
-      offer(
-        'pool-beat',
-        'Slave heartbeat (join or stay in the pool): SLAVE_HEARTBEAT to everyone',
-        everyone({ type: 'SLAVE_HEARTBEAT' }),
-      ),
-    );
-    out.push(
-      offer(
-        'pool-leave',
-        'Leave the slave pool: SLAVE_LEAVE to everyone',
-        everyone({ type: 'SLAVE_LEAVE' }),
-      ),
-    );
-  } else if (algorithm === 'raft') {
-    // §5.2: "a follower increments its current term and transitions to candidate state".
-    const term = c.term + 1;
-    out.push(
-      offer(
-        'vote',
-        `Stand for term ${term}: REQUEST_VOTE to everyone`,
-        everyone({ type: 'REQUEST_VOTE', term }),
-      ),
-    );
-  }
-  if (algorithm !== 'bully')
-    out.push(offer('declare', 'Declare myself coordinator', [{ kind: 'declare' }]));
-  out.push(
-    offer('ub', `Set a timeout of UB (${seconds(ub)})`, [
-      { kind: 'set-timer', name: TIMER_UB, after: ub },
-    ]),
-  );
-  return out.filter((o) => o.steps.every(valid(algorithm)));
-}
-
 /** A duration as the tab says it: seconds, one decimal where it matters. */
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
@@ -411,21 +316,6 @@ export function secondsLeft(ms: number): string {
   return `${(Math.max(0, Math.ceil(ms / 100)) / 10).toFixed(1)} s`;
 }
 
-/** The moves that hold an election of her own, first found first (the top Bully id's: declaring). */
-const ELECTION_MOVES = ['elect', 'vote', 'candidate', 'declare'];
-
-/** Her move that answers a call for an election (the start, the detector, the instructor): only where the lab's shared detector calls. */
-export function electionMove(
-  algorithm: AlgorithmName,
-  config: AlgorithmConfig | null,
-  c: HandCounters,
-): Offer[] {
-  if (!config || !usesSharedDetector(algorithm)) return [];
-  const all = moves(algorithm, config, c);
-  const move = ELECTION_MOVES.map((k) => all.find((m) => m.key === k)).find((m) => m !== undefined);
-  return move ? [move] : [];
-}
-
 /** The ring's successors of `self` in order, for her "forward to" choice. */
 export function successorChoices(config: AlgorithmConfig): ProcessId[] {
   return successorsOf(config.ring, config.self);
@@ -436,8 +326,12 @@ export function composed(algorithm: AlgorithmName, message: unknown): Message | 
   return parseMessage<Message>(MESSAGE_SCHEMAS[algorithm], message);
 }
 
-const send = (to: ProcessId, message: Message): HandStep => ({ kind: 'send', to, message });
-const offer = (key: string, label: string, steps: HandStep[]): Offer => ({ key, label, steps });
+export const send = (to: ProcessId, message: Message): HandStep => ({ kind: 'send', to, message });
+export const offer = (key: string, label: string, steps: HandStep[]): Offer => ({
+  key,
+  label,
+  steps,
+});
 
 /** The reply of `type` carrying the listed fields of `m` that it has. */
 function pick(m: Message, type: string, fields: string[]): Message {
@@ -446,5 +340,5 @@ function pick(m: Message, type: string, fields: string[]): Message {
   return out;
 }
 
-const valid = (algorithm: AlgorithmName) => (s: HandStep) =>
+export const valid = (algorithm: AlgorithmName) => (s: HandStep) =>
   s.kind !== 'send' || composed(algorithm, s.message) !== null;

@@ -216,7 +216,7 @@ const sameReply = (a: Message, b: Message) =>
     (f) => a[f] === undefined || b[f] === undefined || a[f] === b[f],
   );
 
-/** The moves that start an election of her own (hand-kit.ts `moves`): they answer a call for one. */
+/** The moves that start an election of her own (hand-moves.ts `moves`): they answer a call for one. */
 const ELECTION_KEYS = new Set(['elect', 'vote', 'candidate', 'declare']);
 
 /**

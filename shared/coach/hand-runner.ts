@@ -31,8 +31,6 @@ import { AutoBeat, usesSharedDetector } from './auto-beat.ts';
 import { CoachFold, CoachStream, explain, type CoachView, type Deviation } from './coach.ts';
 import { identify } from './identify.ts';
 import {
-  electionMove,
-  moves,
   replies,
   successorChoices,
   timerWords,
@@ -40,6 +38,7 @@ import {
   type HandStep,
   type Offer,
 } from './hand-kit.ts';
+import { electionMove, moves } from './hand-moves.ts';
 import { HandQueue, type QueuedItem } from './hand-queue.ts';
 import { IDLE_COACH, type HandView } from './hand-view.ts';
 import { HandWorkDriver } from './hand-work-driver.ts';

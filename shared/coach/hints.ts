@@ -28,6 +28,8 @@ const WORDS: Record<string, string> = {
   WORK_REFUSED: 'Refuse the stale order (WORK_REFUSED) of',
 };
 
+type Owed = { to: ProcessId; message: Message; due: number };
+
 /** The hints, most urgent (earliest deadline) first; never empty. */
 export function hints(view: HandView, self: ProcessId): Hint[] {
   const c = view.coach;
@@ -39,8 +41,7 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
         due: null,
       },
     ];
-  const out: Hint[] = [];
-  const groups = new Map<string, { to: ProcessId; message: Message; due: number }[]>();
+  const groups = new Map<string, Owed[]>();
   for (const s of [...c.owed, ...c.suggestions])
     groups.set(s.message.type, [...(groups.get(s.message.type) ?? []), s]);
   // The reference holds itself coordinator and her tab does not: declare (with its COORDINATORs, one click).
@@ -48,36 +49,7 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
   const mine = view.report;
   const reconcile = believes !== null && (mine.coordinator !== believes || mine.electing);
   const declare = reconcile && believes === self;
-  for (const [type, owed] of groups) {
-    const sends: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
-    const compute = type === 'WORK_RESULT' ? computeFirst(view) : null;
-    if (compute?.waiting) {
-      // Its time is not over on her clock: nothing to click yet (the result goes after Compute).
-      out.push({ label: `${compute.label} first: its time is not over`, offer: null, due: null });
-      continue;
-    }
-    // The result hint carries her Compute click: it never sends a result she has not computed.
-    const steps: HandStep[] = compute ? [{ kind: 'compute' }, ...sends] : sends;
-    const withDeclare = declare && type === 'COORDINATOR';
-    // Several of one kind to one id (results passed to the analyser): the id once, the count after.
-    const to = [...new Set(owed.map((s) => s.to))];
-    const many = owed.length > to.length ? ` (${owed.length} messages)` : '';
-    const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}${many}`;
-    const label = withDeclare
-      ? `Declare myself coordinator: ${what}`
-      : compute
-        ? `${compute.label}, then: ${what}`
-        : what;
-    out.push({
-      label,
-      offer: {
-        key: `hint-${type}`,
-        label,
-        steps: withDeclare ? [{ kind: 'declare' }, ...steps] : steps,
-      },
-      due: Math.min(...owed.map((s) => s.due)),
-    });
-  }
+  const out = [...groups].map(([type, owed]) => sendHint(view, type, owed, declare));
   if (reconcile && !(declare && groups.has('COORDINATOR'))) {
     const step: HandStep = declare
       ? { kind: 'declare' }
@@ -99,26 +71,66 @@ export function hints(view: HandView, self: ProcessId): Hint[] {
       due: null,
     });
   out.sort((a, b) => (a.due ?? Infinity) - (b.due ?? Infinity));
-  // A ring hop she received is acknowledged (plumbing the coach does not judge, but the sender
-  // takes her for dead without it): with the first hint, or alone.
+  withAcks(view, out);
+  return out.length ? out : idleHints(view, self);
+}
+
+/** One button for every send of one type the reference owes (with her Compute or her declaring first). */
+function sendHint(view: HandView, type: string, owed: Owed[], declare: boolean): Hint {
+  const sends: HandStep[] = owed.map((s) => ({ kind: 'send', to: s.to, message: s.message }));
+  const compute = type === 'WORK_RESULT' ? computeFirst(view) : null;
+  if (compute?.waiting)
+    // Its time is not over on her clock: nothing to click yet (the result goes after Compute).
+    return { label: `${compute.label} first: its time is not over`, offer: null, due: null };
+  // The result hint carries her Compute click: it never sends a result she has not computed.
+  const steps: HandStep[] = compute ? [{ kind: 'compute' }, ...sends] : sends;
+  const withDeclare = declare && type === 'COORDINATOR';
+  // Several of one kind to one id (results passed to the analyser): the id once, the count after.
+  const to = [...new Set(owed.map((s) => s.to))];
+  const many = owed.length > to.length ? ` (${owed.length} messages)` : '';
+  const what = `${WORDS[type] ?? (type === 'OK' ? 'Answer OK to' : `Send ${type} to`)} ${to.length > 1 ? `all ${to.length} (${to.join(', ')})` : to[0]}${many}`;
+  const label = withDeclare
+    ? `Declare myself coordinator: ${what}`
+    : compute
+      ? `${compute.label}, then: ${what}`
+      : what;
+  return {
+    label,
+    offer: {
+      key: `hint-${type}`,
+      label,
+      steps: withDeclare ? [{ kind: 'declare' }, ...steps] : steps,
+    },
+    due: Math.min(...owed.map((s) => s.due)),
+  };
+}
+
+/**
+ * A ring hop she received is acknowledged (plumbing the coach does not judge, but the sender
+ * takes her for dead without it): with the first hint, or alone.
+ */
+function withAcks(view: HandView, out: Hint[]): void {
   const acks = view.queue
     .filter((q) => !q.done)
     .flatMap((q) =>
       (q.offers[0]?.steps ?? []).filter((s) => s.kind === 'send' && s.message.type === 'ACK'),
     );
-  if (acks.length) {
-    const first = out[0];
-    const to = acks.map((s) => (s.kind === 'send' ? s.to : null)).join(', ');
-    if (first?.offer)
-      out[0] = { ...first, offer: { ...first.offer, steps: [...acks, ...first.offer.steps] } };
-    else
-      out.unshift({
-        label: `Acknowledge the ring messages waiting (ACK to ${to})`,
-        offer: { key: 'hint-ack', label: `ACK to ${to}`, steps: acks },
-        due: null,
-      });
-  }
-  if (out.length) return out;
+  if (!acks.length) return;
+  const first = out[0];
+  const to = acks.map((s) => (s.kind === 'send' ? s.to : null)).join(', ');
+  if (first?.offer)
+    out[0] = { ...first, offer: { ...first.offer, steps: [...acks, ...first.offer.steps] } };
+  else
+    out.unshift({
+      label: `Acknowledge the ring messages waiting (ACK to ${to})`,
+      offer: { key: 'hint-ack', label: `ACK to ${to}`, steps: acks },
+      due: null,
+    });
+}
+
+/** Nothing owed: a plain line saying what she waits for. */
+function idleHints(view: HandView, self: ProcessId): Hint[] {
+  const c = view.coach;
   if (c.report?.electing)
     return [
       {

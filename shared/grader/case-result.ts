@@ -1,7 +1,7 @@
 // One case of a grade as the report lists it: its verdict, figures, reason and, for a failure, the
 // run as a trace (shared by the grade, its explorer case and the runners).
 import type { FaultInfo } from './module-fault.ts';
-import type { CaseGroup } from './cases.ts';
+import type { CaseGroup } from './grade-case.ts';
 import type { SearchResult } from '../explore/search.ts';
 
 export interface Figure {

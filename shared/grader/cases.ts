@@ -8,13 +8,7 @@
 //   checker's overlap bound), agreement at the end (e_i = P: every live process believes in the
 //   same live leader, the highest live id for Bully and the rings), and liveness (everyone
 //   settled within the checker's bounds after the last fault).
-import {
-  DEFAULT_TIMING,
-  type AlgorithmName,
-  type ProcessId,
-  type Timing,
-} from '../algorithms/algorithm.ts';
-import { checkerProfile } from '../analysis/checker-profiles.ts';
+import type { AlgorithmName } from '../algorithms/algorithm.ts';
 import { emergentOptions } from '../algorithms/emergent-state.ts';
 import {
   detectorsFor,
@@ -23,75 +17,11 @@ import {
   formulaTypes,
   type ElectionCase,
 } from '../analysis/formulas.ts';
-import type { SimulationSpec } from '../sim/simulator.ts';
-import type { Peers } from './peers.ts';
-
-export type CaseGroup =
-  'example' | 'counts' | 'crash' | 'recovery' | 'initiators' | 'loss' | 'partition';
-
-export interface GradeCase {
-  id: string;
-  group: CaseGroup;
-  title: string;
-  spec: Omit<SimulationSpec, 'algorithm'>;
-  /** Check safety (false where the case leaves the algorithm's assumptions: message loss). */
-  safety: boolean;
-  /** Exact message counts from `countFrom` on, by type, with the formula each comes from. */
-  counts?: { from: number; expected: Record<string, number>; formulas: Record<string, string> };
-  /** The election (from `from`) must end by `from + bound`; `formula` names where the bound comes from. */
-  liveness: { from: number; bound: number; formula: string };
-  /** Who must end up coordinator, where the documents say (null: any one agreed live process). */
-  winner: ProcessId | null;
-  /** Safety from this time on only (a partition: each side may elect its own until it heals). */
-  safetyFrom?: number;
-  /** The emergent slave pool at the end (slaves and candidates among the live), within [min, max]. */
-  pool?: { min: number; max: number; formula: string };
-  /** Ids that run a peer implementation beside hers (peers.ts); the reference's run has the same peers. */
-  peers?: Peers;
-  /**
-   * Two leaders at once that the documents predict in this case (outside their assumptions): not
-   * her bug. A safety violation is then reported as expected behaviour, with this citation.
-   */
-  predictedSplit?: string;
-  /**
-   * Raft with no majority alive until `until`: no leader is what the documents predict (not her
-   * bug, reported with this citation); a leader then is hers (elected without a majority).
-   */
-  noMajority?: { until: number; citation: string };
-}
-
-const T = DEFAULT_TIMING.transmission;
-const TIMING: Timing = DEFAULT_TIMING;
-const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => i + from);
-const HIGHEST: readonly AlgorithmName[] = ['bully', 'ring', 'ring-active-list'];
+import { exampleCase } from './example-cases.ts';
+import { afterFault, bounds, HIGHEST, range, T, TIMING, type GradeCase } from './grade-case.ts';
 
 /** Detection at the documents' formulas' setting happens here (as the experiment runner's). */
 const DETECT_AT = 1000;
-
-function bounds(algorithm: AlgorithmName, ids: readonly number[]) {
-  return checkerProfile({ algorithm, ids, timing: TIMING }).bounds;
-}
-
-/** Liveness after the last fault at `at`: noticing it (the checker's quiet bound) plus one election. */
-function afterFault(
-  algorithm: AlgorithmName,
-  ids: readonly number[],
-  at: number,
-  detector: boolean,
-) {
-  const b = bounds(algorithm, ids);
-  return detector
-    ? {
-        from: at,
-        bound: b.quiet + b.election,
-        formula: "detection + one election (the checker's quiet + election bounds)",
-      }
-    : {
-        from: at,
-        bound: 2 * b.election + b.quiet,
-        formula: "two elections and a timeout (the checker's bounds)",
-      };
-}
 
 /** How long the documents' runs go on after detection (the experiment runner's horizon). */
 function horizon(algorithm: AlgorithmName): number {
@@ -142,141 +72,6 @@ function formulaText(algorithm: AlgorithmName, n: number, c: ElectionCase): Reco
 }
 function expectedTimeFormula(algorithm: AlgorithmName, n: number, c: ElectionCase): string {
   return expectedMessages(algorithm, n, c, TIMING).time.formula;
-}
-
-/** The documents' worked example for the algorithm (the seed documents' figures; the scenario scripts in test/scenarios). */
-function example(algorithm: AlgorithmName): GradeCase {
-  switch (algorithm) {
-    case 'bully': {
-      const ids = range(8);
-      return {
-        id: 'figure-6-20',
-        group: 'example',
-        title: 'Figure 6-20 (000): 7 has crashed, 4 notices; 6 must win',
-        spec: {
-          ids,
-          timing: TIMING,
-          detector: 'none',
-          link: { delay: T },
-          crashes: [{ id: 7, at: 0 }],
-          elections: [{ id: 4, at: 0 }],
-          until: 20_000,
-        },
-        safety: true,
-        counts: {
-          from: 0,
-          expected: { ELECTION: 6, OK: 3, COORDINATOR: 6 },
-          formulas: { ELECTION: '(a) 3 + (c) 3', OK: '(b) 2 + (d) 1', COORDINATOR: '(e) N−2' },
-        },
-        liveness: { from: 0, bound: 4 * T + TIMING.processing, formula: 'T + UB + T = 4T + M' },
-        winner: 6,
-      };
-    }
-    case 'ring': {
-      const ids = range(8);
-      return {
-        id: 'ring-002',
-        group: 'example',
-        title: 'Ring example (002): 7 has crashed, 2 and 5 notice at once; both elect 6',
-        spec: {
-          ids,
-          timing: TIMING,
-          detector: 'none',
-          link: { delay: T },
-          crashes: [{ id: 7, at: 0 }],
-          elections: [
-            { id: 5, at: 0 },
-            { id: 2, at: 0 },
-          ],
-          until: 20_000,
-        },
-        safety: true,
-        liveness: {
-          from: 0,
-          bound: bounds('ring', ids).election,
-          formula: "2N(T + M) + UB (the checker's election bound)",
-        },
-        winner: 6,
-      };
-    }
-    case 'ring-active-list': {
-      const ids = range(4, 1);
-      return {
-        id: 'ring-001',
-        group: 'example',
-        title: 'Active-list example (001): ring P1..P4, P1 and P4 crash, P2 notices; both choose 3',
-        spec: {
-          ids,
-          ring: ids,
-          timing: TIMING,
-          detector: 'none',
-          link: { delay: T },
-          initialCoordinator: 4,
-          crashes: [
-            { id: 1, at: 0 },
-            { id: 4, at: 0 },
-          ],
-          elections: [{ id: 2, at: 0 }],
-          until: 20_000,
-        },
-        safety: true,
-        liveness: {
-          from: 0,
-          bound: bounds('ring-active-list', ids).election,
-          formula: "2N(T + M) + UB (the checker's election bound)",
-        },
-        winner: 3,
-      };
-    }
-    case 'emergent': {
-      const ids = range(8);
-      return {
-        id: 'master-crash',
-        group: 'example',
-        title: 'Master crash (003): 7 is master, slaves 3..6; the master crashes, the slaves elect',
-        spec: {
-          ids,
-          timing: TIMING,
-          link: { delay: T },
-          options: { initialPool: 4 },
-          crashes: [{ id: 7, at: 500 }],
-          until: 12_000,
-        },
-        safety: true,
-        counts: {
-          from: 500,
-          expected: { CANDIDATE: 12, ABORT: 0 },
-          formulas: { CANDIDATE: 'k(k−1), k = 4', ABORT: '0' },
-        },
-        liveness: afterFault('emergent', ids, 500, true),
-        winner: null,
-      };
-    }
-    case 'raft': {
-      const ids = range(5);
-      return {
-        id: 'split-vote',
-        group: 'example',
-        title: 'Split vote (§5.2): 4 led and crashed; 1 and 3 campaign at once',
-        spec: {
-          ids,
-          timing: TIMING,
-          detector: 'none',
-          link: { delay: T },
-          links: { '1->0': { delay: 50 }, '3->2': { delay: 50 } },
-          crashes: [{ id: 4, at: 0 }],
-          elections: [
-            { id: 1, at: 0 },
-            { id: 3, at: 0 },
-          ],
-          until: 30_000,
-        },
-        safety: true,
-        liveness: afterFault('raft', ids, 0, false),
-        winner: null,
-      };
-    }
-  }
 }
 
 function crashDuringElection(algorithm: AlgorithmName): GradeCase {
@@ -567,7 +362,7 @@ export function casesFor(algorithm: AlgorithmName): GradeCase[] {
             ? [lateAck()]
             : [];
   return [
-    example(algorithm),
+    exampleCase(algorithm),
     ...counts,
     crashDuringElection(algorithm),
     recovery(algorithm),

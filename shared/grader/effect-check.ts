@@ -75,73 +75,19 @@ export function checkEffects(effects: unknown, rules: Rules): Effect[] {
     if (!e || typeof e !== 'object' || Array.isArray(e))
       throw new Error(`${at} is ${kindOf(e)}, not an effect object`);
     switch (e.kind) {
-      case 'send': {
+      case 'send':
         if (++sends > rules.maxSends)
           throw new Error(
             `more than ${rules.maxSends} sends in one step (a lab of ${rules.ids.size} processes never needs that many)`,
           );
-        const to = e.to;
-        if (typeof to !== 'number' || !Number.isInteger(to))
-          throw new Error(
-            `${at}: send.to must be a process id (a whole number), got ${kindOf(to)}`,
-          );
-        if (to === rules.self)
-          throw new Error(`${at}: a send to itself (${to}); to act later, set a timer`);
-        if (!rules.ids.has(to))
-          throw new Error(
-            `${at}: a send to ${to}, which is not in this lab (ids ${describeIds(rules.ids)})`,
-          );
-        const message = jsonCopy(e.message, `${at}.message`);
-        if (!message || typeof message !== 'object' || Array.isArray(message))
-          throw new Error(
-            `${at}.message must be an object with a string type, got ${kindOf(message)}`,
-          );
-        const type = (message as { type?: unknown }).type;
-        if (typeof type !== 'string' || type.length === 0 || type.length > 32)
-          throw new Error(`${at}.message.type must be a string of 1 to 32 characters`);
-        if (rules.reservedTypes.has(type))
-          throw new Error(
-            `${at}: ${type} belongs to the host's failure detector; the host sends it`,
-          );
-        if (!rules.types.has(type))
-          throw new Error(
-            `${at}: message type ${type} is not in your messageTypes (${[...rules.types].join(', ')})`,
-          );
-        out.push({ kind: 'send', to, message: message as Message });
+        out.push(checkSend(e, at, rules));
         break;
-      }
-      case 'set-timer': {
-        const name = e.name;
-        if (typeof name !== 'string' || !TIMER_NAME.test(name))
-          throw new Error(`${at}: set-timer.name must be a string of 1 to 64 characters`);
-        if (rules.reservedTimers && name.startsWith('fd:'))
-          throw new Error(
-            `${at}: timer names starting with fd: belong to the host's failure detector`,
-          );
-        const after = e.after;
-        if (
-          typeof after !== 'number' ||
-          !Number.isFinite(after) ||
-          after < 0 ||
-          after > MAX_TIMER_MS
-        )
-          throw new Error(
-            `${at}: set-timer.after must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${kindOf(after)}`,
-          );
-        out.push({ kind: 'set-timer', name, after });
+      case 'set-timer':
+        out.push(checkSetTimer(e, at, rules));
         break;
-      }
-      case 'cancel-timer': {
-        const name = e.name;
-        if (typeof name !== 'string' || !TIMER_NAME.test(name))
-          throw new Error(`${at}: cancel-timer.name must be a string of 1 to 64 characters`);
-        if (rules.reservedTimers && name.startsWith('fd:'))
-          throw new Error(
-            `${at}: timer names starting with fd: belong to the host's failure detector`,
-          );
-        out.push({ kind: 'cancel-timer', name });
+      case 'cancel-timer':
+        out.push({ kind: 'cancel-timer', name: checkTimerName(e.name, at, 'cancel-timer', rules) });
         break;
-      }
       case 'report':
         break;
       default:
@@ -151,6 +97,51 @@ export function checkEffects(effects: unknown, rules: Rules): Effect[] {
     }
   }
   return out;
+}
+
+/** A send to another process of this lab, of one of her message types, as a JSON copy. */
+function checkSend(e: Record<string, unknown>, at: string, rules: Rules): Effect {
+  const to = e.to;
+  if (typeof to !== 'number' || !Number.isInteger(to))
+    throw new Error(`${at}: send.to must be a process id (a whole number), got ${kindOf(to)}`);
+  if (to === rules.self)
+    throw new Error(`${at}: a send to itself (${to}); to act later, set a timer`);
+  if (!rules.ids.has(to))
+    throw new Error(
+      `${at}: a send to ${to}, which is not in this lab (ids ${describeIds(rules.ids)})`,
+    );
+  const message = jsonCopy(e.message, `${at}.message`);
+  if (!message || typeof message !== 'object' || Array.isArray(message))
+    throw new Error(`${at}.message must be an object with a string type, got ${kindOf(message)}`);
+  const type = (message as { type?: unknown }).type;
+  if (typeof type !== 'string' || type.length === 0 || type.length > 32)
+    throw new Error(`${at}.message.type must be a string of 1 to 32 characters`);
+  if (rules.reservedTypes.has(type))
+    throw new Error(`${at}: ${type} belongs to the host's failure detector; the host sends it`);
+  if (!rules.types.has(type))
+    throw new Error(
+      `${at}: message type ${type} is not in your messageTypes (${[...rules.types].join(', ')})`,
+    );
+  return { kind: 'send', to, message: message as Message };
+}
+
+/** A timer of hers: a named one (not the host detector's), due within MAX_TIMER_MS. */
+function checkSetTimer(e: Record<string, unknown>, at: string, rules: Rules): Effect {
+  const name = checkTimerName(e.name, at, 'set-timer', rules);
+  const after = e.after;
+  if (typeof after !== 'number' || !Number.isFinite(after) || after < 0 || after > MAX_TIMER_MS)
+    throw new Error(
+      `${at}: set-timer.after must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${kindOf(after)}`,
+    );
+  return { kind: 'set-timer', name, after };
+}
+
+function checkTimerName(name: unknown, at: string, kind: string, rules: Rules): string {
+  if (typeof name !== 'string' || !TIMER_NAME.test(name))
+    throw new Error(`${at}: ${kind}.name must be a string of 1 to 64 characters`);
+  if (rules.reservedTimers && name.startsWith('fd:'))
+    throw new Error(`${at}: timer names starting with fd: belong to the host's failure detector`);
+  return name;
 }
 
 /** A JSON round trip, with the reason when the value is not JSON (undefined, NaN, a function, a cycle...). */

@@ -59,213 +59,257 @@ function plan(
     { id: 'explore', title: 'explorer', group: 'explore' as const },
   ];
 }
+type Phase = 'start' | 'load' | 'cases' | 'explore';
+type PlanStep = ReturnType<typeof plan>[number];
 
 export function runGrade(opts: RunnerOptions): Promise<GradeReport> {
-  const loadMs = opts.loadMs ?? 2 * opts.stepMs;
-  const startMs = opts.startMs ?? 60_000;
-  const steps = plan(opts.algorithm, opts.source !== null);
-  const results = new Map<string, CaseResult>();
-  const phases = new Map<string, number>();
-  const addPhase = (name: string, ms: number) => phases.set(name, (phases.get(name) ?? 0) + ms);
-
-  return new Promise((resolve) => {
-    let restarts = 0;
-    let finished = false;
-
-    const finish = (loadError: FaultInfo | null) => {
-      if (finished) return;
-      finished = true;
-      const ordered = steps.flatMap((s) => results.get(s.id) ?? []);
-      resolve(
-        assemble(
-          opts.algorithm,
-          opts.subject,
-          loadError ? [] : ordered,
-          [...phases].map(([name, ms]) => ({ name, ms: Math.round(ms) })),
-          loadError,
-        ),
-      );
-    };
-
-    const launch = () => {
-      let phase: 'start' | 'load' | 'cases' | 'explore' = 'start';
-      let phaseAt = opts.clock();
-      let current: string | null = null;
-      let last: { process: number; t: number; event: string } | null = null;
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      let dead = false;
-      /** When the explorer's budget runs out (runner clock), once it has started. */
-      let exploreEnd = Infinity;
-
-      const enter = (next: typeof phase) => {
-        const now = opts.clock();
-        addPhase(label(phase), now - phaseAt);
-        phase = next;
-        phaseAt = now;
-      };
-      const arm = (ms: number, why: () => FaultInfo) => {
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(() => kill(why()), ms);
-      };
-      const disarm = () => {
-        if (timer) clearTimeout(timer);
-        timer = null;
-      };
-
-      const kill = (fault: FaultInfo) => {
-        if (dead) return;
-        dead = true;
-        disarm();
-        worker.terminate();
-        enter(phase);
-        if (phase === 'start' || phase === 'load' || current === null)
-          return finish(phase === 'start' ? { kind: 'load', message: fault.message } : fault);
-        const step = steps.find((s) => s.id === current)!;
-        const result: CaseResult = {
-          id: step.id,
-          group: step.group,
-          title: step.title,
-          pass: false,
-          figures: [],
-          reason: describeFault(fault),
-          fault,
-          divergence: null,
-          trace: null,
-          ms: 0,
-        };
-        results.set(step.id, result);
-        opts.onCase?.(result);
-        if (++restarts > MAX_RESTARTS) {
-          for (const s of steps) {
-            if (results.has(s.id)) continue;
-            results.set(s.id, {
-              id: s.id,
-              group: s.group,
-              title: s.title,
-              pass: false,
-              figures: [],
-              reason: `not run: the sandbox was stopped ${MAX_RESTARTS + 1} times`,
-              fault: null,
-              divergence: null,
-              trace: null,
-              ms: 0,
-            });
-          }
-          return finish(null);
-        }
-        launch();
-      };
-
-      // In the explorer, news from the worker (a call, its clock) shows it is not wedged: the
-      // backstop counts from the last news, never before the budget's end.
-      const rearmExplore = () =>
-        arm(Math.max(0, exploreEnd - opts.clock()) + 2 * opts.stepMs + BACKSTOP_MS, runaway);
-
-      const runaway = (): FaultInfo => {
-        const where = last ? { process: last.process, t: last.t, event: last.event } : {};
-        if (phase === 'load')
-          return {
-            kind: 'runaway',
-            message: `the module did not finish loading within ${loadMs} ms (an endless loop at the top level?); the sandbox was stopped`,
-          };
-        return {
-          kind: 'runaway',
-          message: `the sandbox stopped answering${phase === 'explore' ? ' in the explorer' : ''} (a call past ${2 * opts.stepMs} ms that the engine did not interrupt); it was stopped; the last call seen`,
-          ...where,
-        };
-      };
-
-      const worker = opts.spawn({
-        message(m) {
-          if (dead) return;
-          switch (m.kind) {
-            case 'ready':
-              enter('load');
-              arm(startMs, () => ({ kind: 'load', message: 'the grader did not start' }));
-              worker.post({
-                kind: 'grade',
-                algorithm: opts.algorithm,
-                source: opts.source,
-                subject: opts.subject,
-                exploreMs: opts.exploreMs,
-                stepMs: opts.stepMs,
-                loadMs,
-                memoryMb: opts.memoryMb,
-                skip: [...results.keys()],
-              });
-              return;
-            case 'loading':
-              arm(loadMs + BACKSTOP_MS, runaway);
-              return;
-            case 'loaded':
-              disarm();
-              enter('cases');
-              return;
-            case 'load-error':
-              dead = true;
-              disarm();
-              worker.terminate();
-              enter(phase);
-              return finish(m.fault);
-            case 'start':
-              current = m.id;
-              last = null;
-              if (m.id === 'explore') {
-                enter('explore');
-                exploreEnd = opts.clock() + opts.exploreMs;
-                // The explorer's own work between her calls is bounded by its budget, not by her step limit.
-                arm(opts.exploreMs + 2 * opts.stepMs + BACKSTOP_MS, runaway);
-              } else disarm();
-              return;
-            case 'call':
-              last = { process: m.process, t: m.t, event: m.event };
-              // A call is interrupted by the wall after stepMs and retried once: the backstop waits longer.
-              if (phase !== 'explore') arm(2 * opts.stepMs + BACKSTOP_MS, runaway);
-              else rearmExplore();
-              return;
-            case 'alive':
-              if (phase === 'explore') rearmExplore();
-              return;
-            case 'case':
-              disarm();
-              results.set(m.result.id, m.result);
-              opts.onCase?.(m.result);
-              return;
-            case 'done':
-              dead = true;
-              disarm();
-              worker.terminate();
-              enter(phase);
-              return finish(null);
-          }
-        },
-        died(reason) {
-          if (dead) return;
-          const where = last ? { process: last.process, t: last.t, event: last.event } : {};
-          kill(
-            // Her memory is the engine's, bounded inside the wall: a worker out of memory is the grader's own.
-            reason.memory
-              ? {
-                  kind: 'throw',
-                  message:
-                    "the grader's worker ran out of memory (its own, not the module's); the last call seen",
-                  ...where,
-                }
-              : { kind: 'throw', message: `the sandbox stopped: ${reason.message}`, ...where },
-          );
-        },
-      });
-      arm(startMs, () => ({
-        kind: 'load',
-        message: `the grader's worker did not start within ${startMs} ms`,
-      }));
-    };
-
-    launch();
-  });
+  return new Promise((resolve) => new GradeRun(opts, resolve).launch());
 }
 
-function label(phase: 'start' | 'load' | 'cases' | 'explore'): string {
+/** One grade: its results and phase times, across the workers it takes (a fresh one per restart). */
+class GradeRun {
+  readonly loadMs: number;
+  readonly startMs: number;
+  readonly steps: PlanStep[];
+  readonly results = new Map<string, CaseResult>();
+  private readonly phases = new Map<string, number>();
+  private restarts = 0;
+  private finished = false;
+
+  constructor(
+    readonly opts: RunnerOptions,
+    private readonly resolve: (report: GradeReport) => void,
+  ) {
+    this.loadMs = opts.loadMs ?? 2 * opts.stepMs;
+    this.startMs = opts.startMs ?? 60_000;
+    this.steps = plan(opts.algorithm, opts.source !== null);
+  }
+
+  launch(): void {
+    new Attempt(this);
+  }
+
+  addPhase(phase: Phase, ms: number): void {
+    const name = label(phase);
+    this.phases.set(name, (this.phases.get(name) ?? 0) + ms);
+  }
+
+  record(result: CaseResult): void {
+    this.results.set(result.id, result);
+    this.opts.onCase?.(result);
+  }
+
+  finish(loadError: FaultInfo | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    const ordered = this.steps.flatMap((s) => this.results.get(s.id) ?? []);
+    this.resolve(
+      assemble(
+        this.opts.algorithm,
+        this.opts.subject,
+        loadError ? [] : ordered,
+        [...this.phases].map(([name, ms]) => ({ name, ms: Math.round(ms) })),
+        loadError,
+      ),
+    );
+  }
+
+  /** The worker was stopped in case `id`: it fails with the fault, and a fresh worker carries on (at most MAX_RESTARTS times). */
+  stoppedIn(id: string, fault: FaultInfo): void {
+    const step = this.steps.find((s) => s.id === id)!;
+    this.record(failedCase(step, describeFault(fault), fault));
+    if (++this.restarts > MAX_RESTARTS) {
+      const reason = `not run: the sandbox was stopped ${MAX_RESTARTS + 1} times`;
+      for (const s of this.steps)
+        if (!this.results.has(s.id)) this.results.set(s.id, failedCase(s, reason, null));
+      return this.finish(null);
+    }
+    this.launch();
+  }
+}
+
+function failedCase(step: PlanStep, reason: string, fault: FaultInfo | null): CaseResult {
+  return {
+    id: step.id,
+    group: step.group,
+    title: step.title,
+    pass: false,
+    figures: [],
+    reason,
+    fault,
+    divergence: null,
+    trace: null,
+    ms: 0,
+  };
+}
+
+/** One worker's life: the phase it is in, the case and the last call it told, the backstop timer. */
+class Attempt {
+  private phase: Phase = 'start';
+  private phaseAt: number;
+  private current: string | null = null;
+  private last: { process: number; t: number; event: string } | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private dead = false;
+  /** When the explorer's budget runs out (runner clock), once it has started. */
+  private exploreEnd = Infinity;
+  private readonly worker: WorkerHandle;
+
+  constructor(private readonly run: GradeRun) {
+    this.phaseAt = run.opts.clock();
+    this.worker = run.opts.spawn({
+      message: (m) => {
+        if (!this.dead) this.onMessage(m);
+      },
+      died: (reason) => {
+        if (!this.dead) this.onDied(reason);
+      },
+    });
+    this.arm(run.startMs, () => ({
+      kind: 'load',
+      message: `the grader's worker did not start within ${run.startMs} ms`,
+    }));
+  }
+
+  private onMessage(m: GradeProgress): void {
+    const { opts } = this.run;
+    switch (m.kind) {
+      case 'ready':
+        this.enter('load');
+        this.arm(this.run.startMs, () => ({ kind: 'load', message: 'the grader did not start' }));
+        return this.postRequest();
+      case 'loading':
+        return this.arm(this.run.loadMs + BACKSTOP_MS, () => this.runaway());
+      case 'loaded':
+        this.disarm();
+        return this.enter('cases');
+      case 'load-error':
+        this.stop();
+        return this.run.finish(m.fault);
+      case 'start':
+        return this.onStart(m.id);
+      case 'call':
+        this.last = { process: m.process, t: m.t, event: m.event };
+        // A call is interrupted by the wall after stepMs and retried once: the backstop waits longer.
+        if (this.phase !== 'explore') this.arm(2 * opts.stepMs + BACKSTOP_MS, () => this.runaway());
+        else this.rearmExplore();
+        return;
+      case 'alive':
+        if (this.phase === 'explore') this.rearmExplore();
+        return;
+      case 'case':
+        this.disarm();
+        return this.run.record(m.result);
+      case 'done':
+        this.stop();
+        return this.run.finish(null);
+    }
+  }
+
+  private postRequest(): void {
+    const { opts } = this.run;
+    this.worker.post({
+      kind: 'grade',
+      algorithm: opts.algorithm,
+      source: opts.source,
+      subject: opts.subject,
+      exploreMs: opts.exploreMs,
+      stepMs: opts.stepMs,
+      loadMs: this.run.loadMs,
+      memoryMb: opts.memoryMb,
+      skip: [...this.run.results.keys()],
+    });
+  }
+
+  private onStart(id: string): void {
+    const { opts } = this.run;
+    this.current = id;
+    this.last = null;
+    if (id !== 'explore') return this.disarm();
+    this.enter('explore');
+    this.exploreEnd = opts.clock() + opts.exploreMs;
+    // The explorer's own work between her calls is bounded by its budget, not by her step limit.
+    this.arm(opts.exploreMs + 2 * opts.stepMs + BACKSTOP_MS, () => this.runaway());
+  }
+
+  private onDied(reason: { memory: boolean; message: string }): void {
+    this.kill(
+      // Her memory is the engine's, bounded inside the wall: a worker out of memory is the grader's own.
+      reason.memory
+        ? {
+            kind: 'throw',
+            message:
+              "the grader's worker ran out of memory (its own, not the module's); the last call seen",
+            ...this.where(),
+          }
+        : { kind: 'throw', message: `the sandbox stopped: ${reason.message}`, ...this.where() },
+    );
+  }
+
+  private where(): { process?: number; t?: number; event?: string } {
+    const last = this.last;
+    return last ? { process: last.process, t: last.t, event: last.event } : {};
+  }
+
+  private enter(next: Phase): void {
+    const now = this.run.opts.clock();
+    this.run.addPhase(this.phase, now - this.phaseAt);
+    this.phase = next;
+    this.phaseAt = now;
+  }
+
+  private arm(ms: number, why: () => FaultInfo): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kill(why()), ms);
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The worker is done with (finished, failed to load, or stopped): no timer, no more news. */
+  private stop(): void {
+    this.dead = true;
+    this.disarm();
+    this.worker.terminate();
+    this.enter(this.phase);
+  }
+
+  private kill(fault: FaultInfo): void {
+    if (this.dead) return;
+    this.stop();
+    if (this.phase === 'start' || this.phase === 'load' || this.current === null)
+      return this.run.finish(
+        this.phase === 'start' ? { kind: 'load', message: fault.message } : fault,
+      );
+    this.run.stoppedIn(this.current, fault);
+  }
+
+  // In the explorer, news from the worker (a call, its clock) shows it is not wedged: the
+  // backstop counts from the last news, never before the budget's end.
+  private rearmExplore(): void {
+    const { opts } = this.run;
+    this.arm(Math.max(0, this.exploreEnd - opts.clock()) + 2 * opts.stepMs + BACKSTOP_MS, () =>
+      this.runaway(),
+    );
+  }
+
+  private runaway(): FaultInfo {
+    if (this.phase === 'load')
+      return {
+        kind: 'runaway',
+        message: `the module did not finish loading within ${this.run.loadMs} ms (an endless loop at the top level?); the sandbox was stopped`,
+      };
+    return {
+      kind: 'runaway',
+      message: `the sandbox stopped answering${this.phase === 'explore' ? ' in the explorer' : ''} (a call past ${2 * this.run.opts.stepMs} ms that the engine did not interrupt); it was stopped; the last call seen`,
+      ...this.where(),
+    };
+  }
+}
+
+function label(phase: Phase): string {
   return {
     start: 'start the sandbox',
     load: 'load the module',

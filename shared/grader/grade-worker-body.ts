@@ -3,13 +3,13 @@
 // each call is bounded in time and memory on its own) and grades it case by case, telling its
 // runner (grade-runner.ts) as it goes. Her code never runs in this realm: the verdict is computed
 // here from what her calls return, and nothing else of hers reaches the runner.
-import type { AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
+import type { Algorithm, AlgorithmName, ProcessId } from '../algorithms/algorithm.ts';
 import { getAlgorithm } from '../algorithms/registry.ts';
 import { gradeAll } from './grading.ts';
 import type { CaseResult } from './case-result.ts';
 import { checkSource } from './module-check.ts';
 import { ModuleFault, WallFault, type FaultInfo } from './module-fault.ts';
-import { studentAlgorithm, type Beacon, type WireProblem } from './student.ts';
+import { studentAlgorithm, type Beacon, type Boxed, type WireProblem } from './student.ts';
 import { loadEngine, openWalled, type WalledModule } from './student-wall.ts';
 
 export interface GradeRequest {
@@ -62,39 +62,53 @@ const EXPLORER_CALL_EVERY_MS = 50;
 const ALIVE_EVERY_MS = 1000;
 
 export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Promise<void> {
-  const { post, clock } = host;
+  const { post } = host;
   const skip = new Set(req.skip);
+  const common = {
+    algorithm: req.algorithm,
+    subjectName: req.subject,
+    exploreMs: req.exploreMs,
+    skip,
+    onStart: (id: string) => post({ kind: 'start', id }),
+    onCase: (result: CaseResult) => post({ kind: 'case', result }),
+  };
   if (req.source === null) {
     post({ kind: 'loaded' });
-    gradeAll({
-      algorithm: req.algorithm,
-      subject: getAlgorithm(req.algorithm),
-      compare: false,
-      clock,
-      subjectName: req.subject,
-      exploreMs: req.exploreMs,
-      wire: null,
-      skip,
-      onStart: (id) => post({ kind: 'start', id }),
-      onCase: (result) => post({ kind: 'case', result }),
-    });
+    const subject = getAlgorithm(req.algorithm);
+    gradeAll({ ...common, subject, compare: false, clock: host.clock, wire: null });
     post({ kind: 'done' });
     return;
   }
-  const problems = checkSource(req.source);
+  const loaded = await loadStudent(req, req.source, host);
+  if (!loaded) return;
+  const wire: WireProblem[] = [];
+  const subjects = wrapStudent(req, loaded, wire, host);
+  if (!subjects) return;
+  gradeAll({ ...common, ...subjects, compare: true, clock: aliveClock(host), wire });
+  loaded.dispose();
+  post({ kind: 'done' });
+}
+
+/** Her module checked and loaded behind the wall; null (a `load-error` told) when it does not load. */
+async function loadStudent(
+  req: GradeRequest,
+  source: string,
+  { post, clock }: WorkerHost,
+): Promise<WalledModule | null> {
+  const problems = checkSource(source);
   if (problems.length > 0) {
     const p = problems[0]!;
     post({
       kind: 'load-error',
       fault: { kind: 'load', message: p.message, line: p.line, column: p.column },
     });
-    return;
+    return null;
   }
   await loadEngine(req.memoryMb);
   post({ kind: 'loading' });
   let loaded: WalledModule;
   try {
-    loaded = await openWalled(req.source, {
+    loaded = await openWalled(source, {
       memoryMb: req.memoryMb,
       stepMs: req.stepMs,
       loadMs: req.loadMs,
@@ -108,9 +122,23 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
           ? err.info
           : { kind: 'load', message: `the module did not load: ${String(err)}` },
     });
-    return;
+    return null;
   }
   post({ kind: 'loaded' });
+  return loaded;
+}
+
+/**
+ * Her exports as the cases' subject (every call told, states checked, wire problems kept) and the
+ * explorer's (calls told at most every EXPLORER_CALL_EVERY_MS); null (a `load-error` told) when
+ * they do not meet the contract.
+ */
+function wrapStudent(
+  req: GradeRequest,
+  loaded: WalledModule,
+  wire: WireProblem[],
+  { post, clock }: WorkerHost,
+): { subject: Algorithm<Boxed>; exploreSubject: Algorithm<Boxed> } | null {
   const precise: Beacon = {
     begin: (process, event, t) => post({ kind: 'call', process, t, event }),
     end() {},
@@ -125,27 +153,32 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
     },
     end() {},
   };
-  const wire: WireProblem[] = [];
-  let subject, exploreSubject;
   try {
     // The wall bounds each call's time and copies every state across as JSON: no stepMs or copyState here.
     const common = { algorithm: req.algorithm, url: loaded.url };
-    subject = studentAlgorithm(loaded.exports, {
+    const subject = studentAlgorithm(loaded.exports, {
       ...common,
       checkState: true,
       beacon: precise,
       onWire: (p) => void (wire.length < 50 && wire.push(p)),
     });
-    exploreSubject = studentAlgorithm(loaded.exports, { ...common, beacon: coarse });
+    return {
+      subject,
+      exploreSubject: studentAlgorithm(loaded.exports, { ...common, beacon: coarse }),
+    };
   } catch (err) {
     post({
       kind: 'load-error',
       fault: err instanceof ModuleFault ? err.info : { kind: 'load', message: String(err) },
     });
-    return;
+    return null;
   }
+}
+
+/** The grader's clock, which also tells the runner it is alive (at most every ALIVE_EVERY_MS). */
+function aliveClock({ post, clock }: WorkerHost): () => number {
   let lastAlive = clock();
-  const ticking = () => {
+  return () => {
     const now = clock();
     if (now - lastAlive >= ALIVE_EVERY_MS) {
       lastAlive = now;
@@ -153,19 +186,4 @@ export async function runGradeRequest(req: GradeRequest, host: WorkerHost): Prom
     }
     return now;
   };
-  gradeAll({
-    algorithm: req.algorithm,
-    subject,
-    exploreSubject,
-    compare: true,
-    clock: ticking,
-    subjectName: req.subject,
-    exploreMs: req.exploreMs,
-    wire,
-    skip,
-    onStart: (id) => post({ kind: 'start', id }),
-    onCase: (result) => post({ kind: 'case', result }),
-  });
-  loaded.dispose();
-  post({ kind: 'done' });
 }

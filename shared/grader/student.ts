@@ -143,6 +143,34 @@ export function checkExports(exported: unknown, algorithm: AlgorithmName): Stude
   return m as StudentModule;
 }
 
+/** Where a call into her code happens: every fault it raises names the process, time and event. */
+interface At {
+  process: ProcessId;
+  t: number;
+  event: string;
+}
+
+const fault = (kind: FaultInfo['kind'], message: string, at: At) =>
+  new ModuleFault({ kind, message, process: at.process, t: at.t, event: at.event });
+
+/** Per-process constants (rules, detector setup), computed at init and kept off the state. */
+interface PerProcess {
+  rules: Rules;
+  setup: DetectorSetup;
+  grace: number;
+}
+
+/** What the wrapper's parts share: her checked module, the host's options, per-process constants. */
+interface Student {
+  mod: StudentModule;
+  opts: StudentOptions;
+  /** The host runs the failure detector for her (Bully and both rings). */
+  shim: boolean;
+  types: Set<string>;
+  reservedTypes: Set<string>;
+  perProcess: Map<ProcessId, PerProcess>;
+}
+
 /**
  * Her module as an Algorithm over boxed states. Every call is guarded; a failure throws a
  * ModuleFault. `reference` supplies the message types listed on the dashboard.
@@ -150,267 +178,236 @@ export function checkExports(exported: unknown, algorithm: AlgorithmName): Stude
 export function studentAlgorithm(exported: unknown, opts: StudentOptions): Algorithm<Boxed> {
   const mod = checkExports(exported, opts.algorithm);
   const shim = HOST_DETECTOR.includes(opts.algorithm);
-  const types = new Set(mod.messageTypes);
-  const reservedTypes = new Set<string>(shim ? DETECTOR_MESSAGE_TYPES : []);
-  const clock = opts.clock;
-  // Per-process constants (rules, detector setup), computed at init and kept off the state.
-  const perProcess = new Map<ProcessId, { rules: Rules; setup: DetectorSetup; grace: number }>();
-
-  const call = <T>(self: ProcessId, t: number, event: string, fn: () => T): T => {
-    opts.beacon?.begin(self, event, t);
-    const started = clock?.();
-    let out: T;
-    try {
-      out = fn();
-    } catch (err) {
-      opts.beacon?.end();
-      if (err instanceof ModuleFault) throw err;
-      throw new ModuleFault(thrown(err, self, t, event, opts.url));
-    }
-    opts.beacon?.end();
-    if (started !== undefined && opts.stepMs !== undefined) {
-      const took = clock!() - started;
-      if (took > opts.stepMs)
-        throw new ModuleFault({
-          kind: 'slow',
-          message: `a call took ${Math.round(took)} ms; each may take at most ${opts.stepMs} ms`,
-          process: self,
-          t,
-          event,
-        });
-    }
-    return out;
+  const s: Student = {
+    mod,
+    opts,
+    shim,
+    types: new Set(mod.messageTypes),
+    reservedTypes: new Set<string>(shim ? DETECTOR_MESSAGE_TYPES : []),
+    perProcess: new Map(),
   };
-
-  const fault = (
-    kind: FaultInfo['kind'],
-    message: string,
-    self: ProcessId,
-    t: number,
-    event: string,
-  ) => new ModuleFault({ kind, message, process: self, t, event });
-
-  /** Her `{ state, effects }` checked; her report after it, announced when it changed. */
-  const finish = (
-    box: Boxed,
-    out: unknown,
-    self: ProcessId,
-    t: number,
-    event: string,
-    fx: Effect[],
-  ): Step<Boxed> => {
-    if (!out || typeof out !== 'object' || !('state' in out) || !('effects' in out)) {
-      throw fault(
-        'effects',
-        `${event === 'init' ? 'init' : 'step'} must return { state, effects }, got ${kindOf(out)}`,
-        self,
-        t,
-        event,
-      );
-    }
-    const p = perProcess.get(self)!;
-    const { state, effects } = out as { state: unknown; effects: unknown };
-    if (state === undefined)
-      throw fault(
-        'state',
-        'the state is undefined: return the state (a plain object) with the effects',
-        self,
-        t,
-        event,
-      );
-    if (opts.checkState) {
-      const problem = plainProblem(state, 'state');
-      if (problem)
-        throw fault(
-          'state',
-          `${problem} (the state must be plain data: the explorer copies and compares states)`,
-          self,
-          t,
-          event,
-        );
-    }
-    let checked: Effect[];
-    try {
-      checked = checkEffects(effects, p.rules);
-    } catch (err) {
-      throw fault('effects', (err as Error).message, self, t, event);
-    }
-    if (opts.onWire) {
-      for (const e of checked) {
-        if (e.kind !== 'send') continue;
-        const problem = wireProblem(opts.algorithm, e.message);
-        if (problem) opts.onWire({ process: self, type: e.message.type, message: problem });
-      }
-    }
-    const raw = call(self, t, `report after ${event}`, () => mod.report(state));
-    const parsed = ReportSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw fault(
-        'report',
-        `report(state) returned something that is not a report: ${issue.path.map(String).join('.') || 'the report'}: ${issue.message} (a report is { role, coordinator, electing })`,
-        self,
-        t,
-        event,
-      );
-    }
-    const report = parsed.data as Report;
-    if (report.coordinator !== null && !p.rules.ids.has(report.coordinator))
-      throw fault(
-        'report',
-        `report.coordinator is ${report.coordinator}, which is not in this lab`,
-        self,
-        t,
-        event,
-      );
-    let next: Boxed = { self, user: state, fd: box.fd, last: box.last };
-    const all = [...fx, ...checked];
-    if (shim) next = sync(next, report, p.setup, self, p.grace, all);
-    if (!next.last || !sameReport(next.last, report)) {
-      all.push({ kind: 'report', report });
-      next = { ...next, last: report };
-    }
-    return { state: next, effects: all };
-  };
-
-  /** The detector follows her report: lead when she leads, follow her coordinator, rest while she elects. */
-  const sync = (
-    box: Boxed,
-    r: Report,
-    setup: DetectorSetup,
-    self: ProcessId,
-    grace: number,
-    fx: Effect[],
-  ): Boxed => {
-    let d: DetectorStep<Message> | null = null;
-    if (leads(r)) {
-      if (box.fd.role !== 'lead') d = lead(setup);
-    } else if (!r.electing && r.coordinator !== null && r.coordinator !== self) {
-      if (box.fd.role !== 'follow' || box.fd.leader !== r.coordinator)
-        d = follow(setup, r.coordinator, grace);
-    } else if (box.fd.role !== 'off') d = stopDetector(setup, box.fd);
-    if (!d) return box;
-    fx.push(...d.effects);
-    return { ...box, fd: d.state };
-  };
-
-  const userStep = (
-    box: Boxed,
-    event: AlgorithmEvent,
-    ctx: StepContext,
-    self: ProcessId,
-    fx: Effect[],
-    label = describeAlgorithmEvent(event),
-  ): Step<Boxed> => {
-    let input = box.user;
-    if (opts.copyState) {
-      try {
-        input = structuredClone(box.user);
-      } catch (err) {
-        throw fault(
-          'state',
-          `the state cannot be copied: ${(err as Error).message} (keep it plain data)`,
-          self,
-          ctx.now,
-          label,
-        );
-      }
-    }
-    // The event is hers to keep: a copy, so nothing she does to it reaches another process's.
-    const ev =
-      event.kind === 'message'
-        ? { kind: 'message' as const, from: event.from, message: structuredClone(event.message) }
-        : { ...event };
-    const out = call(self, ctx.now, label, () => mod.step(input, ev, ctx));
-    return finish(box, out, self, ctx.now, label, fx);
-  };
-
   return {
     name: opts.algorithm,
     messageTypes: wireTypes(opts.algorithm),
-    init(config, ctx) {
-      const self = config.self;
-      const others = config.ids.filter((id) => id !== self);
-      perProcess.set(self, {
-        rules: {
-          self,
-          ids: new Set(config.ids),
-          types,
-          reservedTypes,
-          reservedTimers: shim,
-          maxSends: maxSendsPerStep(config.ids.length),
-        },
-        setup: {
-          mode: config.detector,
-          timing: config.timing,
-          peers: others,
-          probes: others.filter((id) => id > self),
-        },
-        grace: opts.algorithm === 'bully' ? 0 : settleGrace(config),
-      });
-      // Her own copy of the config: nothing she changes in it reaches the host.
-      const mine: AlgorithmConfig = structuredClone({
-        ...config,
-        ids: [...config.ids],
-        ring: [...config.ring],
-      });
-      const out = call(self, ctx.now, 'init', () => mod.init(mine, ctx));
-      return finish(
-        { self, user: null, fd: DETECTOR_OFF, last: null },
-        out,
-        self,
-        ctx.now,
-        'init',
-        [],
-      );
-    },
-    step(box, event, ctx) {
-      const self = box.self;
-      if (shim && event.kind === 'message' && isDetectorMessage(event.message)) {
-        const fx: Effect[] = [];
-        const d = detectorMessage<Message>(
-          perProcess.get(self)!.setup,
-          box.fd,
-          event.from,
-          event.message,
-        );
-        fx.push(...d.effects);
-        const next = { ...box, fd: d.state };
-        if (d.observed.kind === 'leader-seen' && callsElection(box.last, d.observed.id)) {
-          return userStep(
-            next,
-            { kind: 'elect' },
-            ctx,
-            self,
-            fx,
-            `elect (the host's detector hears leader ${d.observed.id})`,
-          );
-        }
-        return { state: next, effects: fx };
-      }
-      if (shim && event.kind === 'timer' && isDetectorTimer(event.name)) {
-        const fx: Effect[] = [];
-        const d = detectorTimer<Message>(perProcess.get(self)!.setup, box.fd, event.name);
-        fx.push(...d.effects);
-        const next = { ...box, fd: d.state };
-        if (d.observed.kind === 'suspect' && !box.last?.electing) {
-          return userStep(
-            next,
-            { kind: 'elect' },
-            ctx,
-            self,
-            fx,
-            `elect (the host's detector suspects ${d.observed.leader})`,
-          );
-        }
-        return { state: next, effects: fx };
-      }
-      return userStep(box, event, ctx, self, []);
-    },
-    report(box) {
-      return box.last ?? { role: 'starting', coordinator: null, electing: false };
-    },
+    init: (config, ctx) => initProcess(s, config, ctx),
+    step: (box, event, ctx) => detectorStep(s, box, event, ctx) ?? userStep(s, box, event, ctx, []),
+    report: (box) => box.last ?? { role: 'starting', coordinator: null, electing: false },
   };
+}
+
+/** One call into her code, told to the beacon, an exception or an overlong call made a fault. */
+function guardedCall<T>(s: Student, at: At, fn: () => T): T {
+  const { beacon, clock, stepMs, url } = s.opts;
+  beacon?.begin(at.process, at.event, at.t);
+  const started = clock?.();
+  let out: T;
+  try {
+    out = fn();
+  } catch (err) {
+    beacon?.end();
+    if (err instanceof ModuleFault) throw err;
+    throw new ModuleFault(thrown(err, at.process, at.t, at.event, url));
+  }
+  beacon?.end();
+  if (started !== undefined && stepMs !== undefined) {
+    const took = clock!() - started;
+    if (took > stepMs)
+      throw new ModuleFault({
+        kind: 'slow',
+        message: `a call took ${Math.round(took)} ms; each may take at most ${stepMs} ms`,
+        process: at.process,
+        t: at.t,
+        event: at.event,
+      });
+  }
+  return out;
+}
+
+/** Her init, on her own copy of the config, with the process's rules and detector set up first. */
+function initProcess(s: Student, config: AlgorithmConfig, ctx: StepContext): Step<Boxed> {
+  const self = config.self;
+  const others = config.ids.filter((id) => id !== self);
+  s.perProcess.set(self, {
+    rules: {
+      self,
+      ids: new Set(config.ids),
+      types: s.types,
+      reservedTypes: s.reservedTypes,
+      reservedTimers: s.shim,
+      maxSends: maxSendsPerStep(config.ids.length),
+    },
+    setup: {
+      mode: config.detector,
+      timing: config.timing,
+      peers: others,
+      probes: others.filter((id) => id > self),
+    },
+    grace: s.opts.algorithm === 'bully' ? 0 : settleGrace(config),
+  });
+  // Her own copy of the config: nothing she changes in it reaches the host.
+  const mine: AlgorithmConfig = structuredClone({
+    ...config,
+    ids: [...config.ids],
+    ring: [...config.ring],
+  });
+  const at: At = { process: self, t: ctx.now, event: 'init' };
+  const out = guardedCall(s, at, () => s.mod.init(mine, ctx));
+  return finish(s, { self, user: null, fd: DETECTOR_OFF, last: null }, out, at, []);
+}
+
+/**
+ * The host's detector handles its own messages and timers; when it hears a higher leader or
+ * suspects hers, she gets an `elect` event. Null when the event is hers.
+ */
+function detectorStep(
+  s: Student,
+  box: Boxed,
+  event: AlgorithmEvent,
+  ctx: StepContext,
+): Step<Boxed> | null {
+  if (!s.shim) return null;
+  // Read only for the detector's own events, as a user event never needs it.
+  const setup = () => s.perProcess.get(box.self)!.setup;
+  let d: DetectorStep<Message>;
+  let elect: string | null = null;
+  if (event.kind === 'message' && isDetectorMessage(event.message)) {
+    d = detectorMessage<Message>(setup(), box.fd, event.from, event.message);
+    if (d.observed.kind === 'leader-seen' && callsElection(box.last, d.observed.id))
+      elect = `elect (the host's detector hears leader ${d.observed.id})`;
+  } else if (event.kind === 'timer' && isDetectorTimer(event.name)) {
+    d = detectorTimer<Message>(setup(), box.fd, event.name);
+    if (d.observed.kind === 'suspect' && !box.last?.electing)
+      elect = `elect (the host's detector suspects ${d.observed.leader})`;
+  } else return null;
+  const fx: Effect[] = [...d.effects];
+  const next = { ...box, fd: d.state };
+  if (elect === null) return { state: next, effects: fx };
+  return userStep(s, next, { kind: 'elect' }, ctx, fx, elect);
+}
+
+/** Her step on (a copy of) her state and her own copy of the event, then checked. */
+function userStep(
+  s: Student,
+  box: Boxed,
+  event: AlgorithmEvent,
+  ctx: StepContext,
+  fx: Effect[],
+  label = describeAlgorithmEvent(event),
+): Step<Boxed> {
+  const at: At = { process: box.self, t: ctx.now, event: label };
+  let input = box.user;
+  if (s.opts.copyState) {
+    try {
+      input = structuredClone(box.user);
+    } catch (err) {
+      throw fault(
+        'state',
+        `the state cannot be copied: ${(err as Error).message} (keep it plain data)`,
+        at,
+      );
+    }
+  }
+  // The event is hers to keep: a copy, so nothing she does to it reaches another process's.
+  const ev =
+    event.kind === 'message'
+      ? { kind: 'message' as const, from: event.from, message: structuredClone(event.message) }
+      : { ...event };
+  const out = guardedCall(s, at, () => s.mod.step(input, ev, ctx));
+  return finish(s, box, out, at, fx);
+}
+
+/** Her `{ state, effects }` checked; her report after it, announced when it changed. */
+function finish(s: Student, box: Boxed, out: unknown, at: At, fx: Effect[]): Step<Boxed> {
+  const { state, checked } = checkStepResult(s, out, at);
+  const report = checkReport(s, state, at);
+  const p = s.perProcess.get(at.process)!;
+  let next: Boxed = { self: at.process, user: state, fd: box.fd, last: box.last };
+  const all = [...fx, ...checked];
+  if (s.shim) next = syncDetector(next, report, p, all);
+  if (!next.last || !sameReport(next.last, report)) {
+    all.push({ kind: 'report', report });
+    next = { ...next, last: report };
+  }
+  return { state: next, effects: all };
+}
+
+/** What her init or step returned: a defined state (plain data when asked) and valid effects. */
+function checkStepResult(s: Student, out: unknown, at: At): { state: unknown; checked: Effect[] } {
+  if (!out || typeof out !== 'object' || !('state' in out) || !('effects' in out)) {
+    const fn = at.event === 'init' ? 'init' : 'step';
+    throw fault('effects', `${fn} must return { state, effects }, got ${kindOf(out)}`, at);
+  }
+  const { state, effects } = out as { state: unknown; effects: unknown };
+  if (state === undefined)
+    throw fault(
+      'state',
+      'the state is undefined: return the state (a plain object) with the effects',
+      at,
+    );
+  if (s.opts.checkState) {
+    const problem = plainProblem(state, 'state');
+    if (problem)
+      throw fault(
+        'state',
+        `${problem} (the state must be plain data: the explorer copies and compares states)`,
+        at,
+      );
+  }
+  let checked: Effect[];
+  try {
+    checked = checkEffects(effects, s.perProcess.get(at.process)!.rules);
+  } catch (err) {
+    throw fault('effects', (err as Error).message, at);
+  }
+  const onWire = s.opts.onWire;
+  if (onWire)
+    for (const e of checked) {
+      if (e.kind !== 'send') continue;
+      const problem = wireProblem(s.opts.algorithm, e.message);
+      if (problem) onWire({ process: at.process, type: e.message.type, message: problem });
+    }
+  return { state, checked };
+}
+
+/** Her report of the new state: a report, naming a coordinator that is in this lab. */
+function checkReport(s: Student, state: unknown, at: At): Report {
+  const raw = guardedCall(s, { ...at, event: `report after ${at.event}` }, () =>
+    s.mod.report(state),
+  );
+  const parsed = ReportSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw fault(
+      'report',
+      `report(state) returned something that is not a report: ${issue.path.map(String).join('.') || 'the report'}: ${issue.message} (a report is { role, coordinator, electing })`,
+      at,
+    );
+  }
+  const report = parsed.data as Report;
+  if (
+    report.coordinator !== null &&
+    !s.perProcess.get(at.process)!.rules.ids.has(report.coordinator)
+  )
+    throw fault(
+      'report',
+      `report.coordinator is ${report.coordinator}, which is not in this lab`,
+      at,
+    );
+  return report;
+}
+
+/** The detector follows her report: lead when she leads, follow her coordinator, rest while she elects. */
+function syncDetector(box: Boxed, r: Report, p: PerProcess, fx: Effect[]): Boxed {
+  let d: DetectorStep<Message> | null = null;
+  if (leads(r)) {
+    if (box.fd.role !== 'lead') d = lead(p.setup);
+  } else if (!r.electing && r.coordinator !== null && r.coordinator !== box.self) {
+    if (box.fd.role !== 'follow' || box.fd.leader !== r.coordinator)
+      d = follow(p.setup, r.coordinator, p.grace);
+  } else if (box.fd.role !== 'off') d = stopDetector(p.setup, box.fd);
+  if (!d) return box;
+  fx.push(...d.effects);
+  return { ...box, fd: d.state };
 }
 
 /** A leader heard above the coordinator she follows (or while she follows none): elect, as the bots do. */

@@ -15,7 +15,8 @@ import {
 } from '@shared/algorithms/algorithm.ts';
 import { getAlgorithm, MESSAGE_SCHEMAS } from '@shared/algorithms/registry.ts';
 import { parseMessage } from '@shared/algorithms/messages.ts';
-import { moves, replies } from '@shared/coach/hand-kit.ts';
+import { replies } from '@shared/coach/hand-kit.ts';
+import { moves } from '@shared/coach/hand-moves.ts';
 import { HandRunner } from '@shared/coach/hand-runner.ts';
 import { coach, type CoachEntry, type HandAction } from '@shared/coach/coach.ts';
 import type { HostIO } from '@shared/sim/process-host.ts';
