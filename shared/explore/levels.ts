@@ -67,6 +67,45 @@ export function mergeRanks(keys: readonly Float64Array[]): Uint32Array[] {
   return ranks;
 }
 
+/** The tally's handed-over worlds, bytes and times, plus one shard's. */
+function addCosts(
+  tally: SplitTally,
+  c: { shipped: number; bytes: number; codecMs: number; workMs: number },
+): void {
+  tally.shipped += c.shipped;
+  tally.bytes += c.bytes;
+  tally.codecMs += c.codecMs;
+  tally.workMs += c.workMs;
+}
+
+/** A split search's result, shaped as the one-thread search's (no probes, no sleep sets). */
+function splitResult(
+  r: {
+    stoppedBy: SearchResult['stoppedBy'];
+    depth: number;
+    finding: SearchResult['finding'];
+    states: number;
+    transitions: number;
+    tally: SplitTally;
+  },
+  elapsedMs: number,
+): SearchResult & { split: SplitTally } {
+  return {
+    finding: r.finding,
+    states: r.states,
+    transitions: r.transitions,
+    depth: r.depth,
+    stoppedBy: r.stoppedBy,
+    exhaustive: r.stoppedBy === 'exhausted',
+    bound: r.stoppedBy === 'found' || r.stoppedBy === 'exhausted' ? null : r.stoppedBy,
+    probes: { run: 0, settled: 0, steps: 0 },
+    collisionBound: collisionBound(r.states),
+    por: null,
+    elapsedMs,
+    split: r.tally,
+  };
+}
+
 /** The plain breadth-first search over the pool's shards; probes are the caller's (search.ts). */
 export async function splitBreadthFirst<B>(
   pool: ShardPool<B>,
@@ -89,20 +128,7 @@ export async function splitBreadthFirst<B>(
     stoppedBy: SearchResult['stoppedBy'],
     depth: number,
     finding: SearchResult['finding'] = null,
-  ) => ({
-    finding,
-    states,
-    transitions,
-    depth,
-    stoppedBy,
-    exhaustive: stoppedBy === 'exhausted',
-    bound: stoppedBy === 'found' || stoppedBy === 'exhausted' ? null : stoppedBy,
-    probes: { run: 0, settled: 0, steps: 0 },
-    collisionBound: collisionBound(states),
-    por: null,
-    elapsedMs: clock() - started,
-    split: tally,
-  });
+  ) => splitResult({ stoppedBy, depth, finding, states, transitions, tally }, clock() - started);
   const starts = await Promise.all(shards.map((s) => pool.start(s)));
   const root = starts.find((x) => x.owns)!;
   if (root.violation)
@@ -115,17 +141,11 @@ export async function splitBreadthFirst<B>(
     const ex = await Promise.all(shards.map((s) => pool.expand(s, ranks[s]!, ms)));
     for (const e of ex) {
       transitions += e.transitions;
-      tally.shipped += e.shipped;
-      tally.bytes += e.bytes;
-      tally.codecMs += e.codecMs;
-      tally.workMs += e.workMs;
+      addCosts(tally, e);
     }
     const inbox = (s: number) => ex.flatMap((e) => (e.out[s] ? [e.out[s]] : []));
     const acc = await Promise.all(shards.map((s) => pool.accept(s, inbox(s))));
-    for (const a of acc) {
-      tally.codecMs += a.codecMs;
-      tally.workMs += a.workMs;
-    }
+    for (const a of acc) addCosts(tally, { shipped: 0, bytes: 0, ...a });
     const before = states;
     states = acc.reduce((n, a) => n + a.seen, 0);
     tally.digest = acc.reduce<[number, number]>(

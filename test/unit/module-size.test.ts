@@ -25,29 +25,12 @@ const ALLOWED: Record<string, string> = {
     'the lab hub (issue 25 names it): its split by responsibility is its own change, not a mechanical move',
 };
 
-const SPLITTING = 'being split on branch workers/speed/funcs';
 /**
  * Functions allowed over the bound, by "file name", each with its reason; an entry back under it
  * (or carrying its own `// long:` line) must go. A function that stays long for good says why
  * beside it instead.
  */
-const FUNCTIONS_ALLOWED: Record<string, string> = {
-  'shared/explore/bfs.ts breadthFirst': SPLITTING,
-  'shared/explore/engine.ts moveOnce': SPLITTING,
-  'shared/explore/key.ts createKeyer': SPLITTING,
-  'shared/explore/key.ts key': SPLITTING,
-  'client/src/composables/use-replay.ts useReplay': SPLITTING,
-  'client/src/composables/use-lab-observer.ts useLabObserver': SPLITTING,
-  'client/src/composables/use-lab-process.ts useLabProcess': SPLITTING,
-  'client/src/composables/use-code-mode.ts useCodeMode': SPLITTING,
-  'client/src/utils/space-time-layout.ts spaceTimeLayout': SPLITTING,
-  'client/src/components/dashboard/SpaceTimeCanvas.vue draw': SPLITTING,
-  'client/src/composables/use-hand-mode.ts useHandMode': SPLITTING,
-  'client/src/composables/use-instructor.ts useInstructor': SPLITTING,
-  'client/src/composables/use-api.ts useInstructorApi': SPLITTING,
-  'client/src/utils/process-look.ts processLook': SPLITTING,
-  'client/src/composables/use-sweep.ts useSweep': SPLITTING,
-};
+const FUNCTIONS_ALLOWED: Record<string, string> = {};
 
 describe('module size (house rule: modules of a few hundred lines)', () => {
   const sizes = moduleSizes(ROOT, ['shared', 'server']);
