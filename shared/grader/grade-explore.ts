@@ -55,13 +55,13 @@ function lab(
 }
 
 /** A lab, and what is checked in it (safety and agreement unless said). */
-interface Lab {
+export interface Lab {
   setup: ExploreSetup;
   check?: readonly Property[];
 }
 
 /** The labs her module is explored in, in order (the first finding ends the case). */
-function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): Lab[] {
+export function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): Lab[] {
   const at = (n: number, alive: boolean, initiators: number[], budget: FaultBudget): Lab => ({
     setup: lab(algorithm, subject, n, alive, initiators, budget),
   });
