@@ -2,7 +2,15 @@
 // the active-list ring's elections (shared/algorithms/ring-active-list.ts), and when an Elect of
 // an unknown or older epoch is a copy or a leftover to drop: the predicates onElect asks.
 import type { ProcessId } from './algorithm.ts';
-import type { ActiveListState } from './ring-active-list.ts';
+
+/** What the predicates read of a process's state (ActiveListState has it). */
+interface ElectionView {
+  self: ProcessId;
+  epoch: number;
+  participating: boolean;
+  coordinator: ProcessId | null;
+  activeList: readonly ProcessId[];
+}
 
 /** The epoch of a process that does not know the current one (first start or restart). */
 export const UNKNOWN_EPOCH = 0;
@@ -16,7 +24,7 @@ export const UNKNOWN_EPOCH = 0;
  * --mistakes 1 --seed 66`). A process that restarts while the others are still in epoch 0 and
  * sends such an Elect gets no answer, and its watchdog holds a new election.
  */
-export function startElectCopy(s: ActiveListState, j: ProcessId): boolean {
+export function startElectCopy(s: ElectionView, j: ProcessId): boolean {
   return (
     s.epoch === UNKNOWN_EPOCH &&
     s.coordinator !== null &&
@@ -35,7 +43,7 @@ export function startElectCopy(s: ActiveListState, j: ProcessId): boolean {
  * election includes it. In epoch 0 a copy from j is a late ACK's resend, so that is left out; a j
  * not in the list is carried by rule (b), and the Elect(j) revives j here, so j hears the result.
  */
-export function restartedMidElection(s: ActiveListState, j: ProcessId, from: ProcessId): boolean {
+export function restartedMidElection(s: ElectionView, j: ProcessId, from: ProcessId): boolean {
   return (
     s.participating &&
     s.epoch !== UNKNOWN_EPOCH &&
@@ -53,6 +61,6 @@ export function restartedMidElection(s: ActiveListState, j: ProcessId, from: Pro
  * Dropped as a leftover, j waited a watchdog per epoch behind (4,960 ms after the restart in
  * issue 26's restart lab, past the 3,890 ms bound); a newer election includes it now.
  */
-export function missedByLastElection(s: ActiveListState, j: ProcessId, from: ProcessId): boolean {
+export function missedByLastElection(s: ElectionView, j: ProcessId, from: ProcessId): boolean {
   return !s.participating && j !== s.self && from === j && !s.activeList.includes(j);
 }

@@ -55,7 +55,7 @@ function lab(
 }
 
 /** A lab, and what is checked in it (safety and agreement unless said). */
-export interface Lab {
+interface Lab {
   setup: ExploreSetup;
   check?: readonly Property[];
 }
