@@ -26,7 +26,8 @@
 // (rule (a)); leftovers of the current or an older epoch are dropped. Epoch 0 means "I do not
 // know the epoch": a process that starts without a coordinator (first start or restart) uses it.
 // An idle process that hears such an Elect holds a fresh election for the newcomer; one taking
-// part in an election carries it into its own epoch. With reliable links every process is in
+// part in an election carries it into its own epoch (ring-active-list-rejoin.ts: when a process
+// back up is let in, also by its watchdog's Elect of an older epoch). With reliable links every process is in
 // the same epoch and the rules run exactly as 001 writes them.
 //
 // Late ACKs and duplicates (beyond 001): an ACK that arrives after UB makes the sender skip a
@@ -85,14 +86,17 @@ import {
   watchdogDelay,
   WATCHDOG_TIMER,
 } from './ring-detection.ts';
+import {
+  missedByLastElection,
+  restartedMidElection,
+  startElectCopy,
+  UNKNOWN_EPOCH,
+} from './ring-active-list-rejoin.ts';
 
 type ElectMessage = { type: 'ELECT'; seq: number; id: ProcessId; epoch: number };
 type ElectedMessage = { type: 'ELECTED'; seq: number; coordinator: ProcessId; epoch: number };
 type Hop = ElectMessage | ElectedMessage;
 export type ActiveListMessage = Hop | AckMessage | DetectorMessage;
-
-/** The epoch of a process that does not know the current one (first start or restart). */
-const UNKNOWN_EPOCH = 0;
 
 export interface ActiveListState extends Counted {
   self: ProcessId;
@@ -215,8 +219,8 @@ function onElect(s: ActiveListState, j: ProcessId, e: number, from: ProcessId): 
     if (j === s.self && s.epoch !== UNKNOWN_EPOCH) return drop;
     if (restartedMidElection(s, j, from)) return detect(seen, s.epoch + 1);
   } else if (e < s.epoch) {
-    // A leftover of an older election.
-    return drop;
+    // A leftover of an older election, unless j was missed (see missedByLastElection).
+    return missedByLastElection(s, j, from) ? detect(seen, s.epoch + 1) : drop;
   }
   if (j !== s.self) {
     // (b) "if (i != j), add [j] to active list + forward Elect(j) message to the next process".
@@ -245,44 +249,6 @@ function onElect(s: ActiveListState, j: ProcessId, e: number, from: ProcessId): 
     next,
     forward(next.fwd, { type: 'ELECTED', coordinator: x, epoch: s.epoch }),
     [],
-  );
-}
-
-/**
- * A copy of a start election's Elect(j) at a process that settled that election already: it knows
- * no epoch yet, j passed here (it is in the list) and is no higher than the coordinator. A late
- * ACK made j's Elect skip a process and go on twice; rule (b) forwards an Elect(j) once, so the
- * copy is dropped. Taken for a newcomer's Elect, it opened a new epoch in a settled class that then
- * stalled (`npm run class -- --algorithm ring-active-list --students 12 --think 1-4.8s
- * --mistakes 1 --seed 66`). A process that restarts while the others are still in epoch 0 and
- * sends such an Elect gets no answer, and its watchdog holds a new election.
- */
-function startElectCopy(s: ActiveListState, j: ProcessId): boolean {
-  return (
-    s.epoch === UNKNOWN_EPOCH &&
-    s.coordinator !== null &&
-    j <= s.coordinator &&
-    s.activeList.includes(j)
-  );
-}
-
-/**
- * j's own Elect of unknown epoch, from j itself, at a process taking part in a known epoch that j
- * joined already (j is in the list): j restarted with its state lost (003: "a process holds an
- * election on start or re-start"). Carried by rule (b) it would be dropped as a copy, and j,
- * skipped as dead meanwhile, would hear no Elected: its watchdog's election (epoch 1) is no newer
- * than the others', and it waited past the bound (`npm run explore -- --algorithm
- * ring-active-list --nodes 4 --faults crash,restart --initiators 0,1,2 --states 30000`). A newer
- * election includes it. In epoch 0 a copy from j is a late ACK's resend, so that is left out; a j
- * not in the list is carried by rule (b), and the Elect(j) revives j here, so j hears the result.
- */
-function restartedMidElection(s: ActiveListState, j: ProcessId, from: ProcessId): boolean {
-  return (
-    s.participating &&
-    s.epoch !== UNKNOWN_EPOCH &&
-    j !== s.self &&
-    from === j &&
-    s.activeList.includes(j)
   );
 }
 

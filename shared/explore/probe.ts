@@ -54,6 +54,8 @@ export interface ProbeLimits {
   steps: number;
   /** Wall time for all probes, ms. */
   ms: number;
+  /** The number of the first probe (default 0): probe k is the same schedule whenever it runs. */
+  first?: number;
 }
 
 export interface ProbeTally {
@@ -85,7 +87,7 @@ export function probe(
   const started = clock();
   const tally: ProbeTally = { run: 0, settled: 0, steps: 0 };
   while (tally.run < limits.count && clock() - started < limits.ms) {
-    const rng = createRng(deriveSeed(setup.seed ^ 0x5eed, tally.run));
+    const rng = createRng(deriveSeed(setup.seed ^ 0x5eed, (limits.first ?? 0) + tally.run));
     tally.run++;
     const r = oneProbe(setup, limits.steps, rng, check, which);
     tally.steps += r.actions.length;

@@ -61,7 +61,7 @@ interface Lab {
 }
 
 /** The labs her module is explored in, in order (the first finding ends the case). */
-function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): Lab[] {
+export function exploreLabs(algorithm: AlgorithmName, subject: AnyAlgorithm): Lab[] {
   const at = (n: number, alive: boolean, initiators: number[], budget: FaultBudget): Lab => ({
     setup: lab(algorithm, subject, n, alive, initiators, budget),
   });

@@ -241,6 +241,28 @@ describe('ring-active-list step (001: Election In A Ring)', () => {
       expect(hopsSent(copy.effects)).toEqual([]);
     });
 
+    it('ring-active-list: a restarted process missed by the election decided here, whose watchdog sends its own Elect of an older epoch, gets a newer election (003: "a process holds an election on start or re-start"; issue 26 restart lab)', () => {
+      // 3 settled epoch 2 with the list [2,3]: 1 came back with its state lost, its epoch-0 Elect
+      // was carried into epoch 2, which then skipped it as dead. Its watchdog knows only epoch 1.
+      const inEpoch2 = deliver(start(3), 2, { type: 'ELECT', id: 2, epoch: 2, seq: 1 }).state;
+      const idle = deliver(inEpoch2, 2, {
+        type: 'ELECTED',
+        coordinator: 3,
+        epoch: 2,
+        seq: 2,
+      }).state;
+      expect(ringActiveList.report(idle)).toMatchObject({ coordinator: 3, electing: false });
+      const out = deliver(idle, 1, { type: 'ELECT', id: 1, epoch: 1, seq: 1 });
+      expect(hopsSent(out.effects)).toEqual([{ to: 4, type: 'ELECT', id: 3, epoch: 3, seq: 3 }]);
+      // Not from 1 itself, or from a process the last election included: a leftover, dropped.
+      expect(
+        hopsSent(deliver(idle, 2, { type: 'ELECT', id: 1, epoch: 1, seq: 3 }).effects),
+      ).toEqual([]);
+      expect(
+        hopsSent(deliver(idle, 2, { type: 'ELECT', id: 2, epoch: 1, seq: 3 }).effects),
+      ).toEqual([]);
+    });
+
     it('ring-active-list: a process started without a coordinator elects in the unknown epoch 0', () => {
       const out = ringActiveList.init({ ...config(2), initialCoordinator: null }, ctx);
       expect(hopsSent(out.effects)).toEqual([{ to: 3, type: 'ELECT', id: 2, epoch: 0, seq: 1 }]);

@@ -173,8 +173,14 @@ function onElect(s0, j, e, from) {
     // lost; as a copy it would be dropped and j never told the result. Elect again, with j.
     if (s.epoch !== 0 && j !== s.self && from === j && s.activeList.includes(j))
       return detect(s, s.epoch + 1);
-  } else if (e < s.epoch)
-    return none; // a leftover of an older election
+  } else if (e < s.epoch) {
+    // A leftover of an older election, unless it is j's own, straight from j, and the election
+    // decided here left j out: j restarted, was skipped as dead, and its watchdog's election
+    // carries the only epoch it knows. Dropped, j would wait a watchdog per epoch behind.
+    if (!s.participating && j !== s.self && from === j && !s.activeList.includes(j))
+      return detect(s, s.epoch + 1);
+    return none;
+  }
   // j joins an election already decided here (it restarted and its watchdog reused this epoch):
   // rule (c) ran without it and nobody will tell it the result. Elect again, with j.
   else if (e === s.epoch && !s.participating && j !== s.self && !s.activeList.includes(j))
