@@ -8,7 +8,7 @@ import {
   type ProcessId,
   type Report,
 } from '@shared/algorithms/algorithm.ts';
-import { ok, type Result } from '@shared/protocol/errors.ts';
+import type { Result } from '@shared/protocol/errors.ts';
 import type { DistributiveOmit } from '@shared/sim/event-queue.ts';
 import {
   DEFAULT_LIMITS,
@@ -21,11 +21,10 @@ import type {
   LabSnapshot,
   ProcessConfig,
   ProcessInfo,
-  ProcessKind,
   ServerFrame,
 } from '@shared/protocol/frames.ts';
 import type { GradeSummary, ProcessMode } from '@shared/protocol/grade-summary.ts';
-import { PROTOCOL_VERSION } from '@shared/protocol/frames.ts';
+
 import type { DropReason, TraceEvent } from '@shared/protocol/trace.ts';
 import { Network, networkRandom } from '@shared/sim/network.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -36,7 +35,7 @@ import { sendFrame, type Conn } from './conn.ts';
 import { processConfigOf } from './lab-settings.ts';
 import { ObserverHub, type ObserverOptions } from './observers.ts';
 import { PausedHolds } from './paused-holds.ts';
-import { ProcessTable, statusOf, type ProcessEntry } from './process-table.ts';
+import { ProcessTable, type ProcessEntry } from './process-table.ts';
 import { Scheduler } from './scheduler.ts';
 import { StatsTracker } from './stats-tracker.ts';
 import { LabIntake, type SendRefusal } from './lab-intake.ts';
@@ -44,14 +43,12 @@ import type { RateLimits, TokenBucket } from './rate-limit.ts';
 import { TraceGate } from '../trace/trace-gate.ts';
 import type { TraceStore } from '../trace/trace-store.ts';
 import type { LabFence } from './lab-fence.ts';
+import { LabNumbers } from './lab-numbers.ts';
+import { labSnapshot, processInfo } from './lab-view.ts';
 import type { TraceTail } from '../trace/trace-tail.ts';
-import {
-  deliverFrame,
-  messageHeadMaxBytes,
-  putMessageHead,
-  scratch,
-  traceLine,
-} from '../trace/wire-encode.ts';
+import { deliverFrame } from '../trace/wire-encode.ts';
+import { recordEvent, recordMessage } from './lab-journal.ts';
+import { joinProcess, type JoinRequest } from './lab-join.ts';
 
 /** A message the relay holds until it is due. */
 interface Held {
@@ -89,8 +86,6 @@ export interface LabDeps {
 
 export type EventBody = DistributiveOmit<TraceEvent, 'seq' | 't' | 'lamport' | 'vector'>;
 
-const MESSAGE_KINDS = new Set(['send', 'deliver', 'drop', 'duplicate']);
-
 export class Lab {
   config: LabConfig;
   readonly processes: ProcessTable;
@@ -113,16 +108,8 @@ export class Lab {
   readonly figures: ClassFigures;
   /** Readers of every journaled event while they listen (a lesson step's live run, lesson-live.ts). */
   readonly taps = new Set<(event: TraceEvent) => void>();
-  private seq: number;
-  private nextMsg: number;
-  /** Numbers from these on are not reserved on disk yet (Infinity without a fence record). */
-  private seqLimit = Infinity;
-  private msgLimit = Infinity;
-  /**
-   * A newer owner's epoch refused the next block: numbers past this relay's last block may be
-   * the new owner's, so the lab records, sends and delivers nothing more (the cluster lets it go).
-   */
-  inert = false;
+  /** Trace sequence numbers and message ids, never handed out twice (lab-numbers.ts). */
+  readonly numbers: LabNumbers;
   private startedAt: number;
   private processConfigCache: ProcessConfig | null = null;
 
@@ -143,13 +130,11 @@ export class Lab {
     this.gate = new TraceGate(
       deps.store,
       (text) => this.record({ kind: 'note', text }, undefined, true),
-      () => this.seq,
+      () => this.numbers.seq,
     );
     this.intake = new LabIntake(deps.store, deps.clock, deps.byteLimits);
     const tail = deps.tail;
-    this.seq = tail?.nextSeq ?? 0;
-    this.nextMsg = tail?.nextMsg ?? 1;
-    if (deps.fence) this.reserveNumbers();
+    this.numbers = new LabNumbers(deps.fence, tail);
     // A reloaded lab continues its timeline where the file left off.
     this.startedAt = deps.clock.now() - (tail ? tail.lastT + 1 : 0);
     if (tail?.clock) for (const id of config.ids) this.clocks.restore(id, tail.clock);
@@ -203,7 +188,12 @@ export class Lab {
   }
 
   get lastSeq(): number {
-    return this.seq - 1;
+    return this.numbers.seq - 1;
+  }
+
+  /** A newer owner took the lab's numbers (lab-numbers.ts): it records, sends and delivers nothing more. */
+  get inert(): boolean {
+    return this.numbers.inert;
   }
 
   processConfig(): ProcessConfig {
@@ -212,46 +202,9 @@ export class Lab {
 
   // --- processes -------------------------------------------------------------------------
 
-  join(
-    conn: Conn,
-    req: {
-      id?: ProcessId;
-      resume?: string;
-      name?: string;
-      kind?: ProcessKind;
-      ref?: string | number;
-    },
-  ): Result<ProcessEntry> {
-    const claimed = this.processes.claim(conn, req, this.deps.clock.now());
-    if (!claimed.ok) return claimed;
-    const { entry, displaced, resumed, yielded } = claimed.value;
-    if (displaced) sendFrame(displaced, { type: 'left' });
-    // A server bot gave its id to a person: it leaves, in the trace as any process that leaves.
-    if (yielded) {
-      sendFrame(yielded, { type: 'left' });
-      this.figures.stop(entry.id);
-      this.record({ kind: 'leave', node: entry.id }, this.clocks.tick(entry.id));
-    }
-    // A new holder's figures start from nothing (her name and kind: process-table.ts); a resume keeps them.
-    if (!resumed) this.figures.forget(entry.id);
-    entry.name = req.name ?? entry.name;
-    entry.kind = req.kind ?? entry.kind ?? 'external';
-    // Wall-clock time, for people (the class roster); the lab's timeline keeps the monotonic clock.
-    if (!displaced) entry.since = Date.now();
-    sendFrame(conn, {
-      type: 'joined',
-      protocol: PROTOCOL_VERSION,
-      lab: this.name,
-      id: entry.id,
-      resume: entry.resume!,
-      config: this.processConfig(),
-      status: entry.crashed ? 'crashed' : 'up',
-      ...(entry.paused ? { paused: true as const } : {}),
-      ...(this.config.play ? { play: this.config.play } : {}),
-      ...(req.ref !== undefined ? { ref: req.ref } : {}),
-    });
-    if (!displaced) this.record({ kind: 'join', node: entry.id }, this.clocks.tick(entry.id));
-    return ok(entry);
+  /** A process joins, resumes or takes an id over (lab-join.ts). */
+  join(conn: Conn, req: JoinRequest): Result<ProcessEntry> {
+    return joinProcess(this, conn, req);
   }
 
   /** The process left (`explicit`) or its connection dropped (its id is then held for its resume token). */
@@ -303,10 +256,10 @@ export class Lab {
     if (refusal) return refusal;
     const from = entry.id;
     const type = message.type;
-    const msg = this.takeMsg();
+    const msg = this.numbers.takeMsg();
     if (this.inert) return;
     const stamp = this.clocks.tick(from);
-    this.recordMessage('send', msg, from, to, type, message, json, stamp);
+    recordMessage(this, 'send', msg, from, to, type, message, json, stamp);
     if (entry.mode === 'hand' && !entry.crashed) this.figures.sent(from, to, message);
     if (entry.crashed) return this.drop(msg, from, to, type, 'sender-crashed');
     if (!this.processes.has(to)) return this.drop(msg, from, to, type, 'unknown-destination');
@@ -315,7 +268,7 @@ export class Lab {
     if (this.heldFull(json.length)) return this.drop(msg, from, to, type, 'overflow');
     this.scheduler.push({ at: fate.at, msg, from, to, type, json, stamp });
     if (fate.dupAt !== null && !this.heldFull(json.length)) {
-      const copy = this.takeMsg();
+      const copy = this.numbers.takeMsg();
       if (this.inert) return;
       this.record({ kind: 'duplicate', msg: copy, of: msg, from, to, type });
       this.scheduler.push({ at: fate.dupAt, msg: copy, from, to, type, json, stamp, of: msg });
@@ -396,7 +349,8 @@ export class Lab {
       this.drop(h.msg, h.from, h.to, type, reason ?? 'receiver-gone');
       return reason ?? 'receiver-gone';
     }
-    this.recordMessage(
+    recordMessage(
+      this,
       'deliver',
       h.msg,
       h.from,
@@ -417,129 +371,18 @@ export class Lab {
 
   // --- trace and views -----------------------------------------------------------------------
 
-  /** Journals one event: seq and time, the clocks of the process it happened at, to disk (as the gate says; `always`: its notes) and to observers. */
+  /** Journals one event: seq and time, the clocks of the process it happened at, to disk (as the gate says; `always`: its notes) and to observers (lab-journal.ts). */
   record(body: EventBody, stamp?: LiveStamp, always = false): void {
-    const isMessage = MESSAGE_KINDS.has(body.kind);
-    const written =
-      always || (isMessage ? this.gate.message(body.kind) : this.gate.other(body.kind));
-    const seq = this.takeSeq();
-    if (this.inert) return;
-    const event = { seq, t: this.now(), ...body } as TraceEvent;
-    const observed = this.observers.admit(isMessage);
-    if (written || observed) {
-      const line = traceLine(event, stamp ? this.clocks.json(stamp) : null);
-      if (written) this.deps.store.append(line);
-      if (observed) this.observers.push(line);
-    }
-    this.checker.observe(event);
-    this.stats.observe(event);
-    for (const tap of this.taps) tap(event);
+    recordEvent(this, body, stamp, always);
   }
 
-  /**
-   * The per-message events (send, deliver), the same text as `record` gives, written as bytes
-   * straight into the trace's buffer (wire-encode.ts): no string is made unless an observer
-   * takes the line, and the payload is not encoded twice (`messageJson`: the send's, null for a
-   * deliver). The checker and the stats get the event without the clocks, which they never read.
-   */
-  private recordMessage(
-    kind: 'send' | 'deliver',
-    msg: number,
-    from: ProcessId,
-    to: ProcessId,
-    type: string,
-    message: Message | undefined,
-    messageJson: string | null,
-    stamp: LiveStamp,
-  ): void {
-    const written = this.gate.message(kind);
-    const seq = this.takeSeq();
-    if (this.inert) return;
-    const t = this.now();
-    const observed = this.observers.admit(true);
-    if (written || observed) {
-      const max = messageHeadMaxBytes(type, messageJson) + this.clocks.maxBytes;
-      // The trace's own chunk when the line is written, else a scratch buffer (an observer's copy only).
-      const chunk = written ? this.deps.store.reserve(max) : null;
-      const buf = chunk ?? scratch(max);
-      const start = chunk ? this.deps.store.lineStart : 0;
-      let end = this.clocks.put(
-        buf,
-        putMessageHead(buf, start, seq, t, kind, msg, from, to, type, messageJson),
-        stamp,
-      );
-      buf[end++] = 0x7d; // }
-      if (chunk) this.deps.store.commit(end);
-      if (observed) this.observers.push(buf.toString('utf8', start, end));
-    }
-    // One object of a fixed shape (no spread copy): this runs twice for every message.
-    const event = (
-      message
-        ? { seq, t, kind, msg, from, to, type, message }
-        : { seq, t, kind, msg, from, to, type }
-    ) as TraceEvent;
-    this.checker.observe(event);
-    this.stats.observe(event);
-    for (const tap of this.taps) tap(event);
-  }
-
-  // Numbers are taken here only: a block is reserved on disk before its first number is used.
-  private takeSeq(): number {
-    if (this.seq >= this.seqLimit) this.reserveNumbers();
-    return this.seq++;
-  }
-
-  private takeMsg(): number {
-    if (this.nextMsg >= this.msgLimit) this.reserveNumbers();
-    return this.nextMsg++;
-  }
-
-  private reserveNumbers(): void {
-    const fence = this.deps.fence!;
-    if (!fence.reserve(this.seq, this.nextMsg)) this.inert = true;
-    this.seqLimit = fence.seqLimit;
-    this.msgLimit = fence.msgLimit;
-  }
-
+  /** What the relay shows of one process (lab-view.ts). */
   info(entry: ProcessEntry): ProcessInfo {
-    const hand = this.figures.info(entry.id);
-    return {
-      id: entry.id,
-      name: entry.name,
-      status: statusOf(entry),
-      kind: entry.conn ? entry.kind : null,
-      transport: entry.conn?.transport ?? null,
-      report: entry.report,
-      group: this.fabric.groupIndex(entry.id),
-      ...(entry.mode ? { mode: entry.mode } : {}),
-      ...(entry.grade
-        ? {
-            claimedGrade: {
-              ...entry.grade.summary,
-              claimed: true as const,
-              at: entry.grade.at,
-              trace: entry.grade.trace !== null,
-            },
-          }
-        : {}),
-      since: entry.since,
-      ...(hand ? { hand } : {}),
-      ...(entry.findings ? { findings: entry.findings } : {}),
-      ...(entry.paused ? { paused: true as const, held: this.pausedHolds.count(entry.id) } : {}),
-    };
+    return processInfo(this, entry);
   }
 
   snapshot(): LabSnapshot {
-    return {
-      config: this.config,
-      processes: this.processes.list().map((e) => this.info(e)),
-      paused: this.scheduler.paused,
-      inFlight: this.scheduler.size + this.pausedHolds.size,
-      now: this.now(),
-      partition: this.fabric.partition,
-      seq: this.lastSeq,
-      joinCode: this.joinCode,
-    };
+    return labSnapshot(this);
   }
 
   /**
@@ -572,22 +415,12 @@ export class Lab {
     this.scheduler.dispose();
     await this.observers.close();
     await this.deps.store.close();
-    // Everything is written: the record can name the exact next numbers (no gap after a clean restart).
-    this.deps.fence?.settle(this.seq, this.nextMsg);
-    this.deps.fence?.close();
+    this.numbers.close();
   }
 
   /** A fresh timeline (lab reset): sequence numbers, message ids, time, clocks and link state start over (the stats on the `reset` event). */
   restartTimeline(): void {
-    this.seq = 0;
-    this.nextMsg = 1;
-    // The store's chain holds the rotation queued just before: the old marks stay until it lands.
-    if (this.deps.fence) {
-      this.deps.fence.restart(this.deps.store.flush());
-      this.seqLimit = this.deps.fence.seqLimit;
-      this.msgLimit = this.deps.fence.msgLimit;
-      if (this.deps.fence.fenced) this.inert = true;
-    }
+    this.numbers.restart(() => this.deps.store.flush());
     this.startedAt = this.deps.clock.now();
     this.clocks.clear();
     this.fabric.resetLinks();
