@@ -8,10 +8,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
-import { searchSolution } from '@shared/challenges/challenge-search.ts';
 import type { Relay } from '../../server/relay.ts';
 import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
-import { buildSchedule } from '../helpers/challenge-page.ts';
+import { buildSchedule, challengeLab } from '../helpers/challenge-page.ts';
 import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'replay-live-token';
@@ -28,12 +27,11 @@ let solution: Schedule;
 
 beforeAll(async () => {
   ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-replay-', TOKEN));
-  expect((await api('POST', '/api/labs', { name: LAB, algorithm: 'bully', size: 6 })).status).toBe(
-    201,
-  );
-  const list = (await (await api('GET', '/api/challenges')).json()) as { challenges: Challenge[] };
-  challenge = list.challenges.find((c) => c.id === ID)!;
-  solution = searchSolution(challenge)!;
+  ({ challenge, solution } = await challengeLab(
+    api,
+    { name: LAB, algorithm: 'bully', size: 6 },
+    ID,
+  ));
   expect((await api('POST', `/api/labs/${LAB}/challenge`, { challenge: ID })).status).toBe(200);
 }, 180_000);
 

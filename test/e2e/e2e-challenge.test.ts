@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
 import type { Relay } from '../../server/relay.ts';
 import { screenshot, screenshotOf, toDocs, watchErrors } from '../helpers/browser.ts';
-import { searchSolution } from '@shared/challenges/challenge-search.ts';
-import { buildSchedule } from '../helpers/challenge-page.ts';
+import { buildSchedule, challengeLab } from '../helpers/challenge-page.ts';
 import { startServedLab, stopServedLab, type Api } from '../helpers/served-relay.ts';
 
 const TOKEN = 'challenge-token';
@@ -27,13 +26,11 @@ let solution: Schedule;
 
 beforeAll(async () => {
   ({ relay, base, dataDir, api, browser } = await startServedLab('election-lab-challenge-', TOKEN));
-  expect((await api('POST', '/api/labs', { name: LAB, algorithm: 'ring', size: 6 })).status).toBe(
-    201,
-  );
-  const list = (await (await api('GET', '/api/challenges')).json()) as { challenges: Challenge[] };
-  challenge = list.challenges.find((c) => c.id === ID)!;
-  // The schedule the student types in is found by search, not written here.
-  solution = searchSolution(challenge)!;
+  ({ challenge, solution } = await challengeLab(
+    api,
+    { name: LAB, algorithm: 'ring', size: 6 },
+    ID,
+  ));
   expect(solution.links?.length).toBeGreaterThan(0);
 }, 180_000);
 

@@ -1,7 +1,25 @@
 // The challenge page driven as a student would (the browser tests): her schedule of faults typed
 // into the editor, row by row.
 import type { Page } from 'playwright-core';
-import type { Schedule } from '@shared/challenges/challenge-schema.ts';
+import { expect } from 'vitest';
+import type { Challenge, Schedule } from '@shared/challenges/challenge-schema.ts';
+import { searchSolution } from '@shared/challenges/challenge-search.ts';
+import type { Api } from './served-relay.ts';
+
+/**
+ * A lab of `algorithm` with `size` ids on the served relay, and the shipped challenge `id` with a
+ * schedule that breaks it: found by search, never written in a test.
+ */
+export async function challengeLab(
+  api: Api,
+  lab: { name: string; algorithm: string; size: number },
+  id: string,
+): Promise<{ challenge: Challenge; solution: Schedule }> {
+  expect((await api('POST', '/api/labs', lab)).status).toBe(201);
+  const list = (await (await api('GET', '/api/challenges')).json()) as { challenges: Challenge[] };
+  const challenge = list.challenges.find((c) => c.id === id)!;
+  return { challenge, solution: searchSolution(challenge)! };
+}
 
 /** Types the schedule into the editor, row by row, as a student would. */
 export async function buildSchedule(page: Page, s: Schedule): Promise<void> {
