@@ -46,7 +46,10 @@ const startBots = async (name: string, count: number) =>
 describe('the live checker on a lab with a workload', () => {
   it('static sharing, a worker crashed mid-share: "result lost" for its tasks (003: "a crashed machine means missing results")', async () => {
     const name = 'lost-static';
-    await lab(name, 4, { tasks: 9, taskMs: 400, sharing: 'static', fencing: true });
+    // Tasks of 2 s: 0's share (three tasks) takes 6 s, so the crash below lands before it is done
+    // even when a loaded machine answers the stats poll and the crash request slowly (with 400 ms
+    // tasks, 1.2 s of margin, a loaded run once crashed 0 after its results were stored).
+    await lab(name, 4, { tasks: 9, taskMs: 2000, sharing: 'static', fencing: true });
     await startBots(name, 4);
     // Coordinator 3 splits the nine tasks among 0, 1 and 2 up front; 0 goes down before its share is done.
     await waitFor(async () => ((await byType(name))['WORK_ASSIGN'] ?? 0) >= 9, 10_000, 'the split');
