@@ -2,7 +2,7 @@
 // isPacketValid): size, JSON, a known type, then the frame's schema. Errors are values carrying
 // the error code and the offending fields' paths, never the raw input.
 import type { z } from 'zod';
-import { errorFrame, fail, ok, type Result } from '@shared/protocol/errors.ts';
+import { errorFrame, fail, issueLines, ok, type Result } from '@shared/protocol/errors.ts';
 import {
   CLIENT_FRAME_TYPES,
   ClientFrameSchema,
@@ -129,7 +129,5 @@ function refOf(raw: unknown): string | number | undefined {
 }
 
 export function issuePaths(error: z.ZodError): string[] {
-  return error.issues
-    .slice(0, 10)
-    .map((i) => `${i.path.map(String).join('.') || '(frame)'}: ${i.message}`.slice(0, 160));
+  return issueLines(error.issues, '(frame)').map((line) => line.slice(0, 160));
 }

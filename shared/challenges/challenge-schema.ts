@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ProcessIdSchema } from '../protocol/lab-config.ts';
 import { RunSchema, SetupSchema } from '../lessons/lesson-schema.ts';
+import { issueLines } from '../protocol/errors.ts';
 
 const Text = (max: number) => z.string().min(1).max(max);
 const Count = (max: number) => z.int().min(0).max(max);
@@ -118,9 +119,7 @@ export function parseChallenge(
   if (!parsed.success)
     return {
       ok: false,
-      errors: parsed.error.issues
-        .slice(0, 10)
-        .map((i) => `${i.path.map(String).join('.') || '(challenge)'}: ${i.message}`),
+      errors: issueLines(parsed.error.issues, '(challenge)'),
     };
   const ids = new Set(parsed.data.setup.ids);
   const errors = parsed.data.budget.protect

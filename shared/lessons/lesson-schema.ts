@@ -11,6 +11,7 @@ import {
   WorkloadSchema,
 } from '../protocol/lab-config.ts';
 import { FINDING_KINDS } from '../protocol/finding.ts';
+import { issueLines } from '../protocol/errors.ts';
 
 /** Virtual times of a run, ms; a lesson's run is short (a class watches it). */
 const At = z.number().min(0).max(600_000);
@@ -192,9 +193,7 @@ export function parseLesson(
   if (!parsed.success)
     return {
       ok: false,
-      errors: parsed.error.issues
-        .slice(0, 10)
-        .map((i) => `${i.path.map(String).join('.') || '(lesson)'}: ${i.message}`),
+      errors: issueLines(parsed.error.issues, '(lesson)'),
     };
   const errors = parsed.data.steps.flatMap((s, i) =>
     strangers(s).map((what) => `steps.${i}.${what}`),

@@ -101,3 +101,15 @@ export const fail = <T = never>(
   code: ErrorCode,
   opts?: Parameters<typeof errorFrame>[1],
 ): Result<T> => ({ ok: false, error: errorFrame(code, opts) });
+
+/**
+ * A schema's first `max` complaints, each as "field.path: message" (`whole` when the value itself
+ * is wrong), as the person who sent or wrote it needs to read them.
+ */
+export function issueLines(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  whole: string,
+  max = 10,
+): string[] {
+  return issues.slice(0, max).map((i) => `${i.path.map(String).join('.') || whole}: ${i.message}`);
+}
